@@ -1,0 +1,80 @@
+/**
+ * Trust framing: the wrappers that tell the model how much a piece of text may be trusted.
+ * Projection ({@link projectHumanInput}) always runs before these, so a speaker label sits inside
+ * the frame it attributes. SPEC §5 "Trust framing".
+ */
+import { attrEscape, inlineUntrusted } from "./neutralizers.ts";
+
+/** Longest `from="…"` / `kind="…"` value kept in a fence header, in code points. */
+export const HEADER_VALUE_MAX_CHARS = 64;
+
+/** A source of random bytes. Injected so tests can pin nonces; defaults to Web Crypto. */
+export type RandomBytes = (size: number) => Uint8Array;
+
+export const defaultRandomBytes: RandomBytes = (size) => globalThis.crypto.getRandomValues(new Uint8Array(size));
+
+// Any spelling of a reminder tag a model might honour (case, inner whitespace, attributes), and a
+// tag left unclosed, which the block's own closing line would otherwise complete.
+const REMINDER_TAG = /<(\s*\/?\s*system-reminder[^<>]*)(>?)/gi;
+
+/**
+ * Wrap trusted feedback (a hook's message, a supervisor's words) in a `<system-reminder>` block.
+ * Any `<system-reminder>` or `</system-reminder>` tag inside the text is defused first (its angle
+ * brackets become `‹ ›`), so the text cannot close the block early or open a nested one.
+ */
+export function formatHookFeedback(text: string): string {
+  const defused = text.replace(
+    REMINDER_TAG,
+    (_tag, inner: string, close: string) => `‹${inner}${close === "" ? "" : "›"}`,
+  );
+  return `<system-reminder>\n${defused}\n</system-reminder>`;
+}
+
+/** Where a fenced text came from, for its header. Both values are neutralized. */
+export interface DelimitUntrustedOptions {
+  /** Who or what produced the text: a tool name, a webhook, an email sender. */
+  from?: string;
+  /** What the text is: `tool_output`, `web_page`, `email`, … */
+  kind?: string;
+  /** Random source for the boundary nonce. Tests pin it; production leaves it out. */
+  randomBytes?: RandomBytes;
+}
+
+const NONCE_BYTES = 8;
+const MAX_NONCE_DRAWS = 16;
+
+function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** A nonce that does not occur in `text`; terminates even with a constant random source. */
+function freshNonce(text: string, randomBytes: RandomBytes): string {
+  let nonce = hex(randomBytes(NONCE_BYTES));
+  for (let draw = 1; draw < MAX_NONCE_DRAWS && text.includes(nonce); draw++) {
+    nonce = hex(randomBytes(NONCE_BYTES));
+  }
+  // A pinned or broken source can keep repeating itself; a counter suffix always escapes, since
+  // the text has finitely many substrings.
+  for (let suffix = 0; text.includes(nonce); suffix++) nonce = `${nonce.split("-")[0]}-${suffix}`;
+  return nonce;
+}
+
+/**
+ * Fence untrusted text (a tool's output, a webhook body, a relayed message) so the model can tell
+ * exactly where it begins and ends. The boundary tag carries a random nonce that does not occur in
+ * the text, so the text cannot forge the closing boundary; the header's `from` and `kind` go
+ * through {@link inlineUntrusted} then {@link attrEscape}; the text inside is verbatim; the closing
+ * boundary appears exactly once, last.
+ */
+export function delimitUntrusted(text: string, options: DelimitUntrustedOptions = {}): string {
+  const nonce = freshNonce(text, options.randomBytes ?? defaultRandomBytes);
+  const tag = `untrusted-${nonce}`;
+  let header = `<${tag}`;
+  if (options.kind !== undefined)
+    header += ` kind="${attrEscape(inlineUntrusted(options.kind, HEADER_VALUE_MAX_CHARS))}"`;
+  if (options.from !== undefined)
+    header += ` from="${attrEscape(inlineUntrusted(options.from, HEADER_VALUE_MAX_CHARS))}"`;
+  return `${header}>\n${text}\n</${tag}>`;
+}
