@@ -3,6 +3,11 @@
  * task-oriented AI agent core. Test helpers live on `@sema-agent/core/testing`.
  */
 
+export { MemoryStore } from "./adapters/memory-store.ts";
+export * from "./adapters/store-rules.ts";
+export { ChangeNotifier, type TailSource, tailEvents } from "./adapters/tail-events.ts";
+// Core: pure functions over the log.
+export { validateEvents } from "./core/event-validation.ts";
 export {
   buildAppliedHumanInputEvent,
   buildHumanInputEvent,
@@ -14,6 +19,14 @@ export {
 } from "./core/human-input-projection.ts";
 export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
 export {
+  EMPTY_SUMMARY,
+  isTerminal,
+  reduceSummary,
+  summarize,
+  type TaskStatus,
+  type TaskSummary,
+} from "./core/task-summary.ts";
+export {
   type DelimitUntrustedOptions,
   defaultRandomBytes,
   delimitUntrusted,
@@ -21,7 +34,18 @@ export {
   HEADER_VALUE_MAX_CHARS,
   type RandomBytes,
 } from "./core/trust-framing.ts";
-export type { ActorAssertion } from "./internal/llm.ts";
+export { newId } from "./internal/ids.ts";
+export type {
+  ActorAssertion,
+  FinishReason,
+  ToolCall,
+  ToolResultStatus,
+  TranscriptEntry,
+  Usage,
+} from "./internal/llm.ts";
+// Ports and the in-memory adapter; the rules and the live tail other adapters build on.
+export type * from "./ports/store.ts";
+export * from "./protocol/errors.ts";
 export type {
   CoreCarrier,
   HumanInputDelivery,
@@ -30,3 +54,7 @@ export type {
   HumanInputSource,
   TaskEventIdentity,
 } from "./protocol/human-input.ts";
+// Protocol: the session log's vocabulary and the typed errors.
+export type { JsonValue } from "./protocol/json.ts";
+export * from "./protocol/stream-event.ts";
+export * from "./protocol/task-event.ts";

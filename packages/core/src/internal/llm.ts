@@ -1,4 +1,9 @@
 /**
+ * The model-facing vocabulary shared by every ring: who spoke, and the transcript a model sees.
+ */
+import type { JsonValue } from "../protocol/json.ts";
+
+/**
  * Who spoke: the identity an ingress attaches to a piece of human text it accepted.
  *
  * **Normative: attribution, never authority.** The label rendered from an assertion tells the
@@ -17,3 +22,34 @@ export interface ActorAssertion {
   /** Who minted the assertion (`"sema-token"`, the relaying front end's own actor id, …). */
   issuer?: string;
 }
+
+/** One tool call the model asked for. `input` is the parsed arguments (or the raw text when they
+ *  were not valid JSON, which the tool's schema then rejects). */
+export interface ToolCall {
+  callId: string;
+  name: string;
+  input: JsonValue;
+}
+
+/** Token counts as the provider reported them. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** Why a model turn ended (the AI SDK's vocabulary). */
+export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
+
+/** How a tool call ended, as the model is told. */
+export type ToolResultStatus = "ok" | "error" | "denied" | "interrupted";
+
+/**
+ * One entry of the transcript the model sees (system instructions aside). Every string in it is
+ * exactly the bytes the model receives: framing happened when the entry was recorded.
+ */
+export type TranscriptEntry =
+  | { role: "user"; entryId: string; content: string }
+  | { role: "assistant"; text: string; reasoning?: string; toolCalls: ToolCall[] }
+  | { role: "tool"; callId: string; name: string; status: ToolResultStatus; content: string };

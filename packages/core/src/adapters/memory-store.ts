@@ -1,0 +1,241 @@
+/**
+ * `MemoryStore`: the `Store` port in process memory, for tests and embedded use. Stored events are
+ * deep-frozen copies, so no caller can change the log by mutating an object it passed or read.
+ */
+
+import { validateEvents } from "../core/event-validation.ts";
+import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
+import { newId } from "../internal/ids.ts";
+import type {
+  AcquireLeaseOptions,
+  AppendOptions,
+  CreateTaskInput,
+  Lease,
+  ListRunnableOptions,
+  ListTasksOptions,
+  ReadOptions,
+  Snapshot,
+  Store,
+  StoreClock,
+  TaskPage,
+  TaskRecord,
+  WatchOptions,
+} from "../ports/store.ts";
+import {
+  LeaseLostError,
+  SeqConflictError,
+  StoreUnavailableError,
+  TaskExistsError,
+  TaskNotFoundError,
+} from "../protocol/errors.ts";
+import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+import {
+  assertAfterSeq,
+  assertLeaseAvailable,
+  assertLimit,
+  assertSnapshotSeq,
+  assertTtl,
+  decodeCursor,
+  encodeCursor,
+  isAfterCursor,
+  isLeaseLive,
+  isRunnableRecord,
+  stampEvent,
+} from "./store-rules.ts";
+import { ChangeNotifier, tailEvents } from "./tail-events.ts";
+
+interface Entry {
+  record: TaskRecord;
+  events: StoredEvent[];
+  snapshot?: Snapshot;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+export class MemoryStore implements Store {
+  readonly #tasks = new Map<string, Entry>();
+  readonly #notifier = new ChangeNotifier();
+  readonly #now: () => number;
+  #closed = false;
+
+  constructor(options: StoreClock = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StoreUnavailableError("the memory store is closed");
+  }
+
+  #entry(taskId: string): Entry {
+    this.#open();
+    const entry = this.#tasks.get(taskId);
+    if (entry === undefined) throw new TaskNotFoundError(taskId);
+    return entry;
+  }
+
+  /** Stamp, freeze and index events at the end of the log; the caller has validated them. */
+  #commit(entry: Entry, events: readonly TaskEvent[]): StoredEvent[] {
+    const at = new Date(this.#now()).toISOString();
+    const record = entry.record;
+    const stored: StoredEvent[] = [];
+    let summary = record.summary;
+    for (const event of events) {
+      const copy = deepFreeze(
+        stampEvent(structuredClone(event), record.taskId, record.lastSeq + stored.length + 1, at),
+      );
+      stored.push(copy);
+      summary = reduceSummary(summary, event);
+    }
+    entry.events.push(...stored);
+    record.lastSeq += stored.length;
+    record.updatedAt = at;
+    record.summary = summary;
+    this.#notifier.notify(record.taskId);
+    return stored;
+  }
+
+  async createTask(input: CreateTaskInput): Promise<StoredEvent[]> {
+    this.#open();
+    const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
+    validateEvents(events);
+    const taskId = input.taskId ?? newId();
+    if (this.#tasks.has(taskId)) throw new TaskExistsError(taskId);
+    const at = new Date(this.#now()).toISOString();
+    const record: TaskRecord = {
+      taskId,
+      principal: input.created.principal,
+      lastSeq: 0,
+      createdAt: at,
+      updatedAt: at,
+      summary: EMPTY_SUMMARY,
+    };
+    if (input.created.parentTaskId !== undefined) record.parentTaskId = input.created.parentTaskId;
+    const entry: Entry = { record, events: [] };
+    this.#tasks.set(taskId, entry);
+    return this.#commit(entry, events);
+  }
+
+  async getTask(taskId: string): Promise<TaskRecord> {
+    return structuredClone(this.#entry(taskId).record);
+  }
+
+  async append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
+    const entry = this.#entry(taskId);
+    validateEvents(events);
+    if (options.leaseToken !== undefined) {
+      const lease = entry.record.lease;
+      if (!isLeaseLive(lease, this.#now()) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
+    }
+    if (options.expectedSeq !== entry.record.lastSeq) {
+      throw new SeqConflictError(taskId, options.expectedSeq, entry.record.lastSeq);
+    }
+    if (events.length === 0) return [];
+    return this.#commit(entry, events);
+  }
+
+  async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    const { events } = this.#entry(taskId);
+    const afterSeq = assertAfterSeq(options.afterSeq);
+    const limit =
+      options.limit === undefined ? events.length : assertLimit(options.limit, events.length, Number.MAX_SAFE_INTEGER);
+    // seq n sits at index n - 1: the log is gapless.
+    return events.slice(afterSeq, afterSeq + limit);
+  }
+
+  watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
+    const afterSeq = assertAfterSeq(options.afterSeq);
+    return tailEvents(
+      {
+        read: (seq, limit) => this.read(taskId, { afterSeq: seq, limit }),
+        changed: (signal) => this.#notifier.wait(taskId, signal),
+      },
+      afterSeq,
+      options.signal,
+    );
+  }
+
+  async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
+    const entry = this.#entry(taskId);
+    assertTtl(options.ttlMs);
+    const now = this.#now();
+    assertLeaseAvailable(taskId, entry.record.lease, options.holder, now);
+    const lease: Lease = {
+      taskId,
+      token: newId(),
+      holder: structuredClone(options.holder),
+      expiresAt: new Date(now + options.ttlMs).toISOString(),
+    };
+    entry.record.lease = lease;
+    return structuredClone(lease);
+  }
+
+  async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
+    const entry = this.#entry(taskId);
+    assertTtl(ttlMs);
+    const now = this.#now();
+    const lease = entry.record.lease;
+    if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
+    lease.expiresAt = new Date(now + ttlMs).toISOString();
+    return structuredClone(lease);
+  }
+
+  async releaseLease(taskId: string, token: string): Promise<void> {
+    const entry = this.#entry(taskId);
+    if (entry.record.lease?.token === token) {
+      delete entry.record.lease;
+      // A release can make a task runnable for others; wake anyone tailing it.
+      this.#notifier.notify(taskId);
+    }
+  }
+
+  async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    this.#open();
+    const limit = assertLimit(options.limit, 100);
+    const now = this.#now();
+    const runnable: TaskRecord[] = [];
+    for (const { record } of this.#tasks.values()) {
+      if (isRunnableRecord(record, now)) runnable.push(record);
+    }
+    runnable.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
+    return structuredClone(runnable.slice(0, limit));
+  }
+
+  async listTasks(options: ListTasksOptions): Promise<TaskPage> {
+    this.#open();
+    const limit = assertLimit(options.limit, 50, 1000);
+    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const matching: TaskRecord[] = [];
+    for (const { record } of this.#tasks.values()) {
+      if (record.principal !== options.principal) continue;
+      if (options.status !== undefined && record.summary.status !== options.status) continue;
+      if (cursor !== undefined && !isAfterCursor(record, cursor)) continue;
+      matching.push(record);
+    }
+    matching.sort((a, b) => (isAfterCursor(a, b) ? 1 : isAfterCursor(b, a) ? -1 : 0));
+    const tasks = structuredClone(matching.slice(0, limit));
+    const last = tasks.at(-1);
+    return matching.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+  }
+
+  async putSnapshot(snapshot: Snapshot): Promise<void> {
+    const entry = this.#entry(snapshot.taskId);
+    assertSnapshotSeq(snapshot.seq, entry.record.lastSeq);
+    if (entry.snapshot === undefined || snapshot.seq >= entry.snapshot.seq)
+      entry.snapshot = deepFreeze(structuredClone(snapshot));
+  }
+
+  async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
+    return this.#entry(taskId).snapshot;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#notifier.notifyAll();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The rules every store adapter applies the same way: how an event is stamped, when a lease is
+ * live, who may take it, which tasks a worker should run, how a listing cursor looks. Adapters
+ * keep only the storage; the semantics live here once.
+ */
+
+import type { Lease, TaskRecord } from "../ports/store.ts";
+import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
+import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+
+/** The stored form: identity first (`taskId`, `seq`, `at`), then the event's own keys. */
+export function stampEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {
+  return { taskId, seq, at, ...event } as StoredEvent;
+}
+
+export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is Lease {
+  return lease !== undefined && Date.parse(lease.expiresAt) > nowMs;
+}
+
+/** Throws `LeaseHeld` when another holder's lease is live; the same holder may take it again. */
+export function assertLeaseAvailable(
+  taskId: string,
+  current: Lease | undefined,
+  holder: LeaseHolder,
+  nowMs: number,
+): void {
+  if (isLeaseLive(current, nowMs) && current.holder.id !== holder.id) {
+    throw new LeaseHeldError(taskId, current.holder, current.expiresAt);
+  }
+}
+
+export function assertTtl(ttlMs: number): void {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new InvalidInputError(`lease ttlMs must be a positive number, got ${ttlMs}`);
+}
+
+/** Whether a worker should start (or recover) a leg for this task now. */
+export function isRunnableRecord(record: TaskRecord, nowMs: number): boolean {
+  if (isLeaseLive(record.lease, nowMs)) return false;
+  // A task still "running" with no live lease lost its host mid-leg: it needs recovery.
+  return record.summary.runnable || record.summary.status === "running";
+}
+
+export function assertLimit(limit: number | undefined, fallback: number, max = 10_000): number {
+  if (limit === undefined) return fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new InvalidInputError(`limit must be an integer from 1 to ${max}, got ${limit}`);
+  }
+  return limit;
+}
+
+export function assertAfterSeq(afterSeq: number | undefined): number {
+  if (afterSeq === undefined) return 0;
+  if (!Number.isInteger(afterSeq) || afterSeq < 0)
+    throw new InvalidInputError(`afterSeq must be a non-negative integer, got ${afterSeq}`);
+  return afterSeq;
+}
+
+/** Listing order is newest first by (createdAt, taskId); a cursor is the last row's position. */
+export interface ListPosition {
+  createdAt: string;
+  taskId: string;
+}
+
+export function encodeCursor(position: ListPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.taskId])).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): ListPosition {
+  try {
+    const [createdAt, taskId] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof createdAt === "string" && typeof taskId === "string") return { createdAt, taskId };
+  } catch {
+    // fall through to the typed error
+  }
+  throw new InvalidInputError("malformed cursor", { cursor });
+}
+
+/** True when `a` comes after `b` in listing order (older). */
+export function isAfterCursor(a: ListPosition, cursor: ListPosition): boolean {
+  return a.createdAt < cursor.createdAt || (a.createdAt === cursor.createdAt && a.taskId < cursor.taskId);
+}
+
+export function assertSnapshotSeq(seq: number, lastSeq: number): void {
+  if (!Number.isInteger(seq) || seq < 1 || seq > lastSeq) {
+    throw new InvalidInputError(`snapshot seq must be within the log (1..${lastSeq}), got ${seq}`);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The live tail every store adapter's `watch` is built on: read what is stored after a position,
+ * then wait for a change signal (an in-process notification, a database NOTIFY, or a poll timer)
+ * and read again. Each event is delivered exactly once and in order, because every delivery comes
+ * from a read after the last delivered seq; a lost or early signal only delays, never loses.
+ */
+import type { StoredEvent } from "../protocol/task-event.ts";
+
+export interface TailSource {
+  /** Stored events with `seq > afterSeq`, in order, at most `limit`. */
+  read(afterSeq: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * Resolve when something may have been appended (or after `pollMs` at most), or when `signal`
+   * aborts. Registering the waiter happens before the read that follows it, so nothing slips by.
+   */
+  changed(signal: AbortSignal): Promise<void>;
+}
+
+/** Upper bound on events fetched per read while catching up. */
+const PAGE = 1000;
+
+/**
+ * Yield every event after `afterSeq`, stored then live, until `signal` aborts (which ends the
+ * iteration cleanly). Errors from the source (a closed store) propagate to the consumer.
+ */
+export async function* tailEvents(
+  source: TailSource,
+  afterSeq: number,
+  signal?: AbortSignal,
+): AsyncGenerator<StoredEvent> {
+  const local = new AbortController();
+  const onAbort = () => local.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) local.abort();
+  let seq = afterSeq;
+  try {
+    while (!local.signal.aborted) {
+      // Arm the waiter before reading, so an append landing between the read and the wait wakes us.
+      const changed = source.changed(local.signal);
+      let page = await source.read(seq, PAGE);
+      while (page.length > 0) {
+        for (const event of page) {
+          if (local.signal.aborted) return;
+          seq = event.seq;
+          yield event;
+        }
+        page = page.length === PAGE ? await source.read(seq, PAGE) : [];
+      }
+      await changed;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    local.abort();
+  }
+}
+
+/**
+ * An in-process change notifier per task: appends call `notify`, tails `wait`. Waiters resolve on
+ * the next notify, on abort, or after `pollMs` (so changes made by another process are seen too).
+ */
+export class ChangeNotifier {
+  readonly #waiters = new Map<string, Set<() => void>>();
+
+  notify(taskId: string): void {
+    const waiters = this.#waiters.get(taskId);
+    if (waiters === undefined) return;
+    this.#waiters.delete(taskId);
+    for (const wake of waiters) wake();
+  }
+
+  /** Wake every waiter of every task (used on close). */
+  notifyAll(): void {
+    for (const taskId of [...this.#waiters.keys()]) this.notify(taskId);
+  }
+
+  wait(taskId: string, signal: AbortSignal, pollMs?: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.#waiters.get(taskId)?.delete(done);
+        resolve();
+      };
+      if (signal.aborted) return resolve();
+      signal.addEventListener("abort", done, { once: true });
+      let set = this.#waiters.get(taskId);
+      if (set === undefined) {
+        set = new Set();
+        this.#waiters.set(taskId, set);
+      }
+      set.add(done);
+      if (pollMs !== undefined) timer = setTimeout(done, pollMs);
+    });
+  }
+}

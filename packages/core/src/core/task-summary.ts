@@ -1,0 +1,143 @@
+/**
+ * The task summary: the small part of a task's state that a store indexes (status, what it waits
+ * for, whether a worker should pick it up). One pure reducer serves the stores, which apply it on
+ * every append, and `fold`, which embeds it; so the index and the folded state can never disagree.
+ */
+import type { Usage } from "../internal/llm.ts";
+import type { ParkReason, TaskEvent } from "../protocol/task-event.ts";
+
+export type TaskStatus = "created" | "running" | "parked" | "completed" | "failed" | "cancelled";
+
+export interface TaskSummary {
+  status: TaskStatus;
+  /** What a parked task waits for. */
+  parkedReason?: ParkReason;
+  /** The open leg (started, not ended). */
+  legId?: string;
+  /** Inputs received or parked and neither applied nor dropped: inputId → carrier. */
+  openInputs: Record<string, string>;
+  /** Approvals requested and not yet decided (callIds). */
+  openApprovals: string[];
+  /** Child results that arrived since the task last parked. */
+  childResults: number;
+  /** Model turns taken in the whole session. */
+  sessionSeq: number;
+  usage: Usage;
+  /** Set while a parked or finished task has pending work a worker should start a leg for. */
+  runnable: boolean;
+}
+
+export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
+  status: "created",
+  openInputs: {},
+  openApprovals: [],
+  childResults: 0,
+  sessionSeq: 0,
+  usage: { inputTokens: 0, outputTokens: 0 },
+  runnable: true,
+}) as TaskSummary;
+
+export function isTerminal(status: TaskStatus): boolean {
+  return status === "completed" || status === "failed" || status === "cancelled";
+}
+
+function hasInputs(summary: TaskSummary, carrier?: string): boolean {
+  for (const key in summary.openInputs) {
+    if (carrier === undefined || summary.openInputs[key] === carrier) return true;
+  }
+  return false;
+}
+
+/** Whether a worker should start a leg: pending work while no leg runs. */
+function isRunnable(summary: TaskSummary): boolean {
+  switch (summary.status) {
+    case "created":
+      return true;
+    case "running":
+    case "cancelled":
+      return false;
+    case "completed":
+    case "failed":
+      return hasInputs(summary, "wake");
+    case "parked":
+      switch (summary.parkedReason) {
+        case "approval":
+          return summary.openApprovals.length === 0;
+        case "child":
+          return summary.childResults > 0 || hasInputs(summary);
+        case "crash":
+          return true;
+        default:
+          return hasInputs(summary);
+      }
+  }
+}
+
+function addUsage(total: Usage, turn: Usage): Usage {
+  const sum: Usage = {
+    inputTokens: total.inputTokens + turn.inputTokens,
+    outputTokens: total.outputTokens + turn.outputTokens,
+  };
+  const cached = (total.cachedInputTokens ?? 0) + (turn.cachedInputTokens ?? 0);
+  const reasoning = (total.reasoningTokens ?? 0) + (turn.reasoningTokens ?? 0);
+  if (cached > 0) sum.cachedInputTokens = cached;
+  if (reasoning > 0) sum.reasoningTokens = reasoning;
+  return sum;
+}
+
+/** The summary after one more event. Pure: returns a new object when anything changed. */
+export function reduceSummary(summary: TaskSummary, event: TaskEvent): TaskSummary {
+  const next = applyEvent(summary, event);
+  if (next === summary) return summary;
+  next.runnable = isRunnable(next);
+  return next;
+}
+
+function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
+  switch (event.type) {
+    case "leg_started": {
+      const { parkedReason: _dropped, ...rest } = s;
+      return { ...rest, status: "running", legId: event.legId, childResults: 0 };
+    }
+    case "leg_ended": {
+      const { legId: _ended, parkedReason: _old, ...rest } = s;
+      if (event.reason.startsWith("parked:")) {
+        return { ...rest, status: "parked", parkedReason: event.reason.slice("parked:".length) as ParkReason };
+      }
+      // A leg that ended the task leaves the terminal status its task_* event already set.
+      return { ...rest };
+    }
+    case "human_input": {
+      if (event.delivery === "received" || event.delivery === "parked") {
+        if (s.openInputs[event.inputId] === event.carrier) return s;
+        return { ...s, openInputs: { ...s.openInputs, [event.inputId]: event.carrier } };
+      }
+      if (!(event.inputId in s.openInputs)) return s;
+      const { [event.inputId]: _closed, ...open } = s.openInputs;
+      return { ...s, openInputs: open };
+    }
+    case "model_turn":
+      return { ...s, sessionSeq: event.sessionSeq, usage: addUsage(s.usage, event.usage) };
+    case "approval_requested":
+      return s.openApprovals.includes(event.callId) ? s : { ...s, openApprovals: [...s.openApprovals, event.callId] };
+    case "approval_decided":
+      return { ...s, openApprovals: s.openApprovals.filter((callId) => callId !== event.callId) };
+    case "child_task":
+      return event.phase === "result" ? { ...s, childResults: s.childResults + 1 } : s;
+    case "task_completed":
+      return { ...s, status: "completed" };
+    case "task_failed":
+      return { ...s, status: "failed" };
+    case "task_cancelled":
+      return { ...s, status: "cancelled" };
+    default:
+      return s;
+  }
+}
+
+/** The summary of a whole sequence of events. */
+export function summarize(events: Iterable<TaskEvent>, from: TaskSummary = EMPTY_SUMMARY): TaskSummary {
+  let summary = from;
+  for (const event of events) summary = reduceSummary(summary, event);
+  return summary;
+}

@@ -1,0 +1,137 @@
+/**
+ * The `Store` port: the session log, leases, snapshots and the task index. The harness is written
+ * against this interface only; adapters (memory, SQLite, PostgreSQL) implement it and all pass the
+ * shared conformance suite on `@sema-agent/core/testing`.
+ */
+
+import type { TaskSummary } from "../core/task-summary.ts";
+import type { JsonValue } from "../protocol/json.ts";
+import type { LeaseHolder, StoredEvent, TaskCreatedEvent, TaskEvent } from "../protocol/task-event.ts";
+
+/** A task as the index knows it: identity, ownership and the summary folded from its events. */
+export interface TaskRecord {
+  taskId: string;
+  principal: string;
+  parentTaskId?: string;
+  /** Seq of the last event; the `expectedSeq` for the next append. */
+  lastSeq: number;
+  createdAt: string;
+  updatedAt: string;
+  summary: TaskSummary;
+  /** The live or expired lease, if one was taken and not released. */
+  lease?: Lease;
+}
+
+/** Who runs the task's current leg, until when. */
+export interface Lease {
+  taskId: string;
+  /** Secret to the holder; appends and renewals under the lease present it. */
+  token: string;
+  holder: LeaseHolder;
+  /** ISO-8601, by the store's clock. */
+  expiresAt: string;
+}
+
+export interface CreateTaskInput {
+  /** Defaults to a fresh time-ordered id. */
+  taskId?: string;
+  /** The first event of the log (seq 1). Its `principal` and `parentTaskId` index the task. */
+  created: TaskCreatedEvent;
+  /** Further events appended in the same transaction (seq 2 …), e.g. the objective's input. */
+  more?: TaskEvent[];
+}
+
+export interface AppendOptions {
+  /** The seq of the last event the caller has seen; the append fails with `SeqConflict` otherwise. */
+  expectedSeq: number;
+  /** When given, the append fails with `LeaseLost` unless this lease is live. */
+  leaseToken?: string;
+}
+
+export interface ReadOptions {
+  /** Return events with `seq > afterSeq`. Default 0 (from the start). */
+  afterSeq?: number;
+  /** At most this many events. Default: all. */
+  limit?: number;
+}
+
+export interface WatchOptions {
+  /** Deliver every event with `seq > afterSeq`, stored ones first, then live ones, each once, in order. */
+  afterSeq?: number;
+  /** Aborting ends the iteration cleanly. */
+  signal?: AbortSignal;
+}
+
+export interface AcquireLeaseOptions {
+  holder: LeaseHolder;
+  ttlMs: number;
+}
+
+export interface ListTasksOptions {
+  principal: string;
+  /** Only tasks whose summary has this status. */
+  status?: TaskSummary["status"];
+  /** Tasks are listed newest first; `cursor` is the `nextCursor` of the previous page. */
+  cursor?: string;
+  limit?: number;
+}
+
+export interface TaskPage {
+  tasks: TaskRecord[];
+  /** Present when more tasks follow. */
+  nextCursor?: string;
+}
+
+export interface ListRunnableOptions {
+  limit?: number;
+}
+
+/** A folded state stored at a seq, so a resume folds only what came after. */
+export interface Snapshot {
+  taskId: string;
+  seq: number;
+  /** Schema version of `state`; a reader that does not know it folds from scratch instead. */
+  v: number;
+  state: JsonValue;
+}
+
+/** Options common to every adapter. */
+export interface StoreClock {
+  /** Milliseconds since the epoch; leases expire and `at` stamps by it. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface Store {
+  /** Create a task with its first events. `TaskExists` if the id is taken. Returns the stored events. */
+  createTask(input: CreateTaskInput): Promise<StoredEvent[]>;
+  /** The task's record. `TaskNotFound` if there is none. */
+  getTask(taskId: string): Promise<TaskRecord>;
+  /**
+   * Append events atomically (all or none) and conditionally (`expectedSeq`). Each is validated
+   * first (`InvalidEvent` with the failing path, nothing written). Returns the stamped events.
+   */
+  append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]>;
+  /** Stored events in seq order. */
+  read(taskId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  /** A live tail: stored events after `afterSeq`, then new ones as they are appended. */
+  watch(taskId: string, options?: WatchOptions): AsyncIterable<StoredEvent>;
+
+  /** Take the lease. `LeaseHeld` if another holder's lease is live; an expired one is taken over. */
+  acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease>;
+  /** Extend a live lease. `LeaseLost` if it expired, was released or taken over. */
+  renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease>;
+  /** Give the lease up. A no-op if it is no longer held by `token`. */
+  releaseLease(taskId: string, token: string): Promise<void>;
+
+  /** Tasks a worker should pick up: pending work and no live lease, or a lease that expired mid-leg. */
+  listRunnable(options?: ListRunnableOptions): Promise<TaskRecord[]>;
+  /** One principal's tasks, newest first. */
+  listTasks(options: ListTasksOptions): Promise<TaskPage>;
+
+  putSnapshot(snapshot: Snapshot): Promise<void>;
+  /** The snapshot with the highest seq, if any. */
+  latestSnapshot(taskId: string): Promise<Snapshot | undefined>;
+
+  /** Release resources. Every later call fails with `StoreUnavailable`. */
+  close(): Promise<void>;
+}

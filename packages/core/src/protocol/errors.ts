@@ -1,0 +1,122 @@
+/**
+ * Typed errors with stable `code`s. Hosts map codes to HTTP statuses and exit codes; `isRetryable`
+ * says whether the same call may succeed later unchanged.
+ */
+
+/** Every stable error code Sema raises. */
+export type SemaErrorCode =
+  | "TaskNotFound"
+  | "TaskExists"
+  | "SeqConflict"
+  | "LeaseHeld"
+  | "LeaseLost"
+  | "InvalidEvent"
+  | "InvalidInput"
+  | "StoreUnavailable"
+  | "InputRejected"
+  | "TaskFinished"
+  | "ModelError"
+  | "ToolError";
+
+/** The base of every Sema error. */
+export class SemaError extends Error {
+  readonly code: SemaErrorCode;
+  readonly isRetryable: boolean;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: SemaErrorCode,
+    message: string,
+    options: { isRetryable?: boolean; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = `${code}Error`;
+    this.code = code;
+    this.isRetryable = options.isRetryable ?? false;
+    this.details = options.details ?? {};
+  }
+
+  /** A plain-JSON form for logs and HTTP bodies. */
+  toJSON(): { code: SemaErrorCode; message: string; details?: Record<string, unknown> } {
+    return Object.keys(this.details).length === 0
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: { ...this.details } };
+  }
+}
+
+export class TaskNotFoundError extends SemaError {
+  constructor(taskId: string) {
+    super("TaskNotFound", `task ${taskId} not found`, { details: { taskId } });
+  }
+}
+
+export class TaskExistsError extends SemaError {
+  constructor(taskId: string) {
+    super("TaskExists", `task ${taskId} already exists`, { details: { taskId } });
+  }
+}
+
+/** A conditional append lost a race: the log is no longer at `expectedSeq`. Re-read and retry. */
+export class SeqConflictError extends SemaError {
+  readonly expectedSeq: number;
+  readonly actualSeq: number;
+  constructor(taskId: string, expectedSeq: number, actualSeq: number) {
+    super("SeqConflict", `task ${taskId}: expected the log at seq ${expectedSeq}, it is at ${actualSeq}`, {
+      isRetryable: true,
+      details: { taskId, expectedSeq, actualSeq },
+    });
+    this.expectedSeq = expectedSeq;
+    this.actualSeq = actualSeq;
+  }
+}
+
+/** Another holder has a live lease on the task. */
+export class LeaseHeldError extends SemaError {
+  readonly holder: { id: string; host?: string; pid?: number };
+  readonly expiresAt: string;
+  constructor(taskId: string, holder: { id: string; host?: string; pid?: number }, expiresAt: string) {
+    super("LeaseHeld", `task ${taskId} is leased by ${holder.id} until ${expiresAt}`, {
+      isRetryable: true,
+      details: { taskId, holder, expiresAt },
+    });
+    this.holder = holder;
+    this.expiresAt = expiresAt;
+  }
+}
+
+/** The caller's lease expired, was released or was taken over: it must stop before its next side effect. */
+export class LeaseLostError extends SemaError {
+  constructor(taskId: string) {
+    super("LeaseLost", `task ${taskId}: the lease is no longer held by this holder`, { details: { taskId } });
+  }
+}
+
+/** An event failed its schema; nothing was written. `path` names the failing field. */
+export class InvalidEventError extends SemaError {
+  readonly path: string;
+  constructor(path: string, reason: string, index: number) {
+    super("InvalidEvent", `invalid event at index ${index}: ${path === "" ? "(root)" : path}: ${reason}`, {
+      details: { path, reason, index },
+    });
+    this.path = path;
+  }
+}
+
+/** A caller's argument was malformed (not an event: an id, a limit, a lease TTL …). */
+export class InvalidInputError extends SemaError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("InvalidInput", message, { details });
+  }
+}
+
+/** The store could not be reached or used (closed, corrupt, connection lost). Retryable. */
+export class StoreUnavailableError extends SemaError {
+  constructor(message: string, cause?: unknown) {
+    super("StoreUnavailable", message, { isRetryable: true, cause });
+  }
+}
+
+/** True when `error` is a Sema error with the given code. */
+export function isSemaError<C extends SemaErrorCode>(error: unknown, code?: C): error is SemaError & { code: C } {
+  return error instanceof SemaError && (code === undefined || error.code === code);
+}

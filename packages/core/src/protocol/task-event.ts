@@ -1,0 +1,290 @@
+/**
+ * The session log's vocabulary (SPEC §4): every state change of a task is one of these flat JSON
+ * objects, discriminated on `type`, carrying its schema version `v`. The store stamps `taskId`,
+ * `seq` and `at` on append. Each arm is a zod schema (validated at append, so nothing malformed is
+ * ever written) and the type inferred from it, so the two cannot drift.
+ */
+import { z } from "zod";
+import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
+import type { JsonValue } from "./json.ts";
+
+const json: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]),
+);
+const nonEmpty = z.string().min(1);
+const count = z.number().int().nonnegative();
+
+export const actorSchema = z.strictObject({
+  id: z.string(),
+  verified: z.boolean(),
+  issuer: z.string().exactOptional(),
+});
+
+export const toolCallSchema = z.strictObject({ callId: nonEmpty, name: nonEmpty, input: json });
+
+export const usageSchema = z.strictObject({
+  inputTokens: count,
+  outputTokens: count,
+  cachedInputTokens: count.exactOptional(),
+  reasoningTokens: count.exactOptional(),
+});
+
+/** Why a leg parked: the thing it waits for. */
+export const parkReasonSchema = z.enum(["approval", "input", "wake", "child", "budget", "interrupt", "crash"]);
+export type ParkReason = z.infer<typeof parkReasonSchema>;
+
+/** Why a leg ended: the task ended (`completed`, `failed`, `cancelled`) or parked (`parked:<reason>`). */
+export const legEndReasonSchema = z.enum([
+  "completed",
+  "failed",
+  "cancelled",
+  ...parkReasonSchema.options.map((reason) => `parked:${reason}` as const),
+]);
+export type LegEndReason = z.infer<typeof legEndReasonSchema>;
+
+/** Who runs a leg: enough for a host on the same machine to tell that the holder died. */
+export const holderSchema = z.strictObject({
+  id: nonEmpty,
+  host: z.string().exactOptional(),
+  pid: count.exactOptional(),
+});
+export type LeaseHolder = z.infer<typeof holderSchema>;
+
+const v1 = z.literal(1);
+
+export const taskCreatedSchema = z.strictObject({
+  type: z.literal("task_created"),
+  v: v1,
+  objective: z.string(),
+  principal: nonEmpty,
+  agent: nonEmpty.exactOptional(),
+  model: nonEmpty.exactOptional(),
+  parentTaskId: nonEmpty.exactOptional(),
+  actor: actorSchema.exactOptional(),
+  metadata: z.record(z.string(), json).exactOptional(),
+});
+
+export const legStartedSchema = z.strictObject({
+  type: z.literal("leg_started"),
+  v: v1,
+  legId: nonEmpty,
+  /** What started it: a new task, a resume, a wake, recovery after a crash. */
+  trigger: z.enum(["start", "resume", "wake", "recover"]),
+  holder: holderSchema.exactOptional(),
+});
+
+export const legEndedSchema = z.strictObject({
+  type: z.literal("leg_ended"),
+  v: v1,
+  legId: nonEmpty,
+  reason: legEndReasonSchema,
+  detail: z.string().exactOptional(),
+});
+
+export const humanInputSchema = z.strictObject({
+  type: z.literal("human_input"),
+  v: v1,
+  inputId: nonEmpty,
+  carrier: nonEmpty,
+  source: z.enum(["user", "operator", "supervisor", "external", "system"]),
+  delivery: z.enum(["received", "parked", "applied", "dropped"]),
+  sessionSeq: count,
+  text: z.string().exactOptional(),
+  actor: actorSchema.exactOptional(),
+  issuer: z.string().exactOptional(),
+  principal: z.string().exactOptional(),
+  entryId: z.string().exactOptional(),
+  legId: z.string().exactOptional(),
+  policy: z.enum(["steer", "queue", "interrupt", "reject"]).exactOptional(),
+  reason: z.string().exactOptional(),
+});
+
+/** The transcript entry that commits applied inputs to what the model sees, with the exact bytes. */
+export const userMessageSchema = z.strictObject({
+  type: z.literal("user_message"),
+  v: v1,
+  entryId: nonEmpty,
+  content: z.string(),
+  inputIds: z.array(nonEmpty),
+});
+
+export const modelTurnSchema = z.strictObject({
+  type: z.literal("model_turn"),
+  v: v1,
+  legId: nonEmpty,
+  /** The session's model-turn count including this one (1 for the first turn). */
+  sessionSeq: count,
+  text: z.string(),
+  reasoning: z.string().exactOptional(),
+  toolCalls: z.array(toolCallSchema),
+  usage: usageSchema,
+  finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"]),
+  model: z.string().exactOptional(),
+});
+
+export const toolCallStartedSchema = z.strictObject({
+  type: z.literal("tool_call_started"),
+  v: v1,
+  legId: nonEmpty,
+  callId: nonEmpty,
+  name: nonEmpty,
+  /** 1 for the first run; a re-run of an idempotent tool after a crash counts up. */
+  attempt: z.number().int().positive(),
+});
+
+export const toolResultSchema = z.strictObject({
+  type: z.literal("tool_result"),
+  v: v1,
+  callId: nonEmpty,
+  name: nonEmpty,
+  status: z.enum(["ok", "error", "denied", "interrupted"]),
+  /** Exactly what the model receives (already truncated and, for untrusted output, fenced). */
+  content: z.string(),
+  /** The tool's own output, for hosts and consoles. */
+  output: json.exactOptional(),
+  truncated: z.literal(true).exactOptional(),
+  durationMs: count.exactOptional(),
+  legId: z.string().exactOptional(),
+});
+
+export const approvalRequestedSchema = z.strictObject({
+  type: z.literal("approval_requested"),
+  v: v1,
+  legId: nonEmpty,
+  callId: nonEmpty,
+  name: nonEmpty,
+  /** The call's input as canonical JSON (sorted keys, no insignificant whitespace). */
+  inputJson: z.string(),
+  /** SHA-256 of `inputJson`, lowercase hex. */
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const approvalDecidedSchema = z.strictObject({
+  type: z.literal("approval_decided"),
+  v: v1,
+  callId: nonEmpty,
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  decision: z.enum(["approve", "deny"]),
+  /** `tool-for-task`: the decision also stands for later calls of the same tool in this task. */
+  scope: z.enum(["call", "tool-for-task"]).exactOptional(),
+  reason: z.string().exactOptional(),
+  actor: actorSchema,
+});
+
+export const hookFeedbackSchema = z.strictObject({
+  type: z.literal("hook_feedback"),
+  v: v1,
+  hook: nonEmpty,
+  /** Exactly what the model receives (already framed). */
+  content: z.string(),
+  legId: z.string().exactOptional(),
+});
+
+export const engineNoteSchema = z.strictObject({
+  type: z.literal("engine_note"),
+  v: v1,
+  kind: nonEmpty,
+  text: z.string(),
+  data: json.exactOptional(),
+  legId: z.string().exactOptional(),
+});
+
+export const childTaskSchema = z.strictObject({
+  type: z.literal("child_task"),
+  v: v1,
+  phase: z.enum(["spawned", "result"]),
+  childTaskId: nonEmpty,
+  callId: z.string().exactOptional(),
+  status: z.enum(["completed", "failed", "cancelled"]).exactOptional(),
+  result: z.string().exactOptional(),
+});
+
+export const compactionSchema = z.strictObject({
+  type: z.literal("compaction"),
+  v: v1,
+  /** The summary that replaces the transcript entries recorded up to and including `throughSeq`. */
+  summary: z.string(),
+  throughSeq: count,
+  entryId: nonEmpty,
+});
+
+export const taskCompletedSchema = z.strictObject({ type: z.literal("task_completed"), v: v1, result: z.string() });
+
+export const taskFailedSchema = z.strictObject({
+  type: z.literal("task_failed"),
+  v: v1,
+  error: z.strictObject({ code: nonEmpty, message: z.string() }),
+});
+
+export const taskCancelledSchema = z.strictObject({
+  type: z.literal("task_cancelled"),
+  v: v1,
+  reason: z.string().exactOptional(),
+  actor: actorSchema.exactOptional(),
+});
+
+/** Every arm, for validation at append. */
+export const taskEventSchema = z.discriminatedUnion("type", [
+  taskCreatedSchema,
+  legStartedSchema,
+  legEndedSchema,
+  humanInputSchema,
+  userMessageSchema,
+  modelTurnSchema,
+  toolCallStartedSchema,
+  toolResultSchema,
+  approvalRequestedSchema,
+  approvalDecidedSchema,
+  hookFeedbackSchema,
+  engineNoteSchema,
+  childTaskSchema,
+  compactionSchema,
+  taskCompletedSchema,
+  taskFailedSchema,
+  taskCancelledSchema,
+]);
+
+export type TaskCreatedEvent = z.infer<typeof taskCreatedSchema>;
+export type LegStartedEvent = z.infer<typeof legStartedSchema>;
+export type LegEndedEvent = z.infer<typeof legEndedSchema>;
+export type UserMessageEvent = z.infer<typeof userMessageSchema>;
+export type ModelTurnEvent = z.infer<typeof modelTurnSchema>;
+export type ToolCallStartedEvent = z.infer<typeof toolCallStartedSchema>;
+export type ToolResultEvent = z.infer<typeof toolResultSchema>;
+export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
+export type ApprovalDecidedEvent = z.infer<typeof approvalDecidedSchema>;
+export type HookFeedbackEvent = z.infer<typeof hookFeedbackSchema>;
+export type EngineNoteEvent = z.infer<typeof engineNoteSchema>;
+export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
+export type CompactionEvent = z.infer<typeof compactionSchema>;
+export type TaskCompletedEvent = z.infer<typeof taskCompletedSchema>;
+export type TaskFailedEvent = z.infer<typeof taskFailedSchema>;
+export type TaskCancelledEvent = z.infer<typeof taskCancelledSchema>;
+
+/** One entry of the session log as written (before the store stamps its identity). */
+export type TaskEvent =
+  | TaskCreatedEvent
+  | LegStartedEvent
+  | LegEndedEvent
+  | HumanInputEvent
+  | UserMessageEvent
+  | ModelTurnEvent
+  | ToolCallStartedEvent
+  | ToolResultEvent
+  | ApprovalRequestedEvent
+  | ApprovalDecidedEvent
+  | HookFeedbackEvent
+  | EngineNoteEvent
+  | ChildTaskEvent
+  | CompactionEvent
+  | TaskCompletedEvent
+  | TaskFailedEvent
+  | TaskCancelledEvent;
+
+export type TaskEventType = TaskEvent["type"];
+
+/** An event as the store returns it: stamped with the task, its position and the time of append. */
+export type StoredEvent = TaskEvent & Required<Pick<TaskEventIdentity, "taskId" | "seq" | "at">>;
+
+/** The terminal arms: after one of these the task is over until a wake. */
+export const TERMINAL_EVENT_TYPES = ["task_completed", "task_failed", "task_cancelled"] as const;

@@ -1,0 +1,64 @@
+/**
+ * Small constructors for valid events, for tests of stores, fold and hosts. Every one returns a
+ * fresh object that passes validation.
+ */
+import { buildHumanInputEvent } from "../core/human-input-projection.ts";
+import type { HumanInputEvent } from "../protocol/human-input.ts";
+import type {
+  EngineNoteEvent,
+  LegEndedEvent,
+  LegEndReason,
+  LegStartedEvent,
+  ModelTurnEvent,
+  TaskCreatedEvent,
+  ToolCallStartedEvent,
+  ToolResultEvent,
+} from "../protocol/task-event.ts";
+
+export const make = {
+  created(principal = "p1", objective = "Do the thing"): TaskCreatedEvent {
+    return { type: "task_created", v: 1, objective, principal };
+  },
+  legStarted(legId = "leg-1", trigger: LegStartedEvent["trigger"] = "start"): LegStartedEvent {
+    return { type: "leg_started", v: 1, legId, trigger };
+  },
+  legEnded(legId = "leg-1", reason: LegEndReason = "completed"): LegEndedEvent {
+    return { type: "leg_ended", v: 1, legId, reason };
+  },
+  note(text = "note", kind = "test"): EngineNoteEvent {
+    return { type: "engine_note", v: 1, kind, text };
+  },
+  input(delivery: HumanInputEvent["delivery"], carrier = "steer", inputId?: string, text = "hello"): HumanInputEvent {
+    return buildHumanInputEvent({
+      ...(inputId === undefined ? {} : { inputId }),
+      carrier,
+      source: "user",
+      delivery,
+      sessionSeq: 0,
+      ...(delivery === "received" || delivery === "parked" ? { text } : {}),
+    });
+  },
+  turn(sessionSeq: number, text = "ok", toolCalls: ModelTurnEvent["toolCalls"] = [], legId = "leg-1"): ModelTurnEvent {
+    return {
+      type: "model_turn",
+      v: 1,
+      legId,
+      sessionSeq,
+      text,
+      toolCalls,
+      usage: { inputTokens: 10, outputTokens: 5 },
+      finishReason: toolCalls.length > 0 ? "tool-calls" : "stop",
+    };
+  },
+  toolStarted(callId: string, name = "echo", legId = "leg-1"): ToolCallStartedEvent {
+    return { type: "tool_call_started", v: 1, legId, callId, name, attempt: 1 };
+  },
+  toolResult(
+    callId: string,
+    content = "done",
+    name = "echo",
+    status: ToolResultEvent["status"] = "ok",
+  ): ToolResultEvent {
+    return { type: "tool_result", v: 1, callId, name, status, content };
+  },
+};
