@@ -9,6 +9,22 @@ export { ChangeNotifier, type TailSource, tailEvents } from "./adapters/tail-eve
 // Core: pure functions over the log.
 export { validateEvents } from "./core/event-validation.ts";
 export {
+  type ApprovalState,
+  type ChildState,
+  EMPTY_STATE,
+  Folder,
+  fold,
+  type OpenToolCall,
+  type PendingInput,
+  stateFromJson,
+  stateToJson,
+  TASK_STATE_VERSION,
+  type TaskState,
+  UNSETTLED_CALL_CONTENT,
+  type WaitingInputs,
+  waitingInputs,
+} from "./core/fold.ts";
+export {
   buildAppliedHumanInputEvent,
   buildHumanInputEvent,
   frameMidTurnUserInput,

@@ -1,0 +1,178 @@
+// Historical fixtures: hand-written v1 logs, one per event arm, never regenerated. Whatever the
+// code becomes, these logs must still validate and fold to what they meant when they were written.
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { StoredEvent } from "../protocol/task-event.ts";
+import { taskEventSchema } from "../protocol/task-event.ts";
+import { validateEvents } from "./event-validation.ts";
+import { fold, UNSETTLED_CALL_CONTENT } from "./fold.ts";
+
+const DIR = new URL("../../fixtures/events/v1/", import.meta.url);
+
+function load(name: string): StoredEvent[] {
+  const text = readFileSync(new URL(`${name}.jsonl`, DIR), "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as StoredEvent);
+}
+
+function unstamped(events: StoredEvent[]): unknown[] {
+  return events.map(({ taskId: _t, seq: _s, at: _a, ...event }) => event);
+}
+
+describe("v1 fixtures", () => {
+  const files = readdirSync(DIR).filter((f) => f.endsWith(".jsonl"));
+
+  it("cover every arm of the union, one file each", () => {
+    const arms = taskEventSchema.options.map((option) => option.shape.type.value).sort();
+    expect(files.map((f) => f.replace(/\.jsonl$/, "")).sort()).toEqual(arms);
+    for (const arm of arms) expect(load(arm).some((event) => event.type === arm)).toBe(true);
+  });
+
+  it.each(files.map((f) => f.replace(/\.jsonl$/, "")))("%s validates and is gapless", (name) => {
+    const events = load(name);
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("task_created: objective, principal, agent, model", () => {
+    const state = fold(load("task_created"));
+    expect(state).toMatchObject({
+      objective: "Summarize README.md",
+      principal: "alice",
+      agent: "default",
+      model: "anthropic:claude-sonnet-4-5",
+      lastSeq: 2,
+    });
+    expect(state.summary.status).toBe("created");
+    expect(state.inputs.map((i) => i.inputId)).toEqual(["in-obj"]);
+  });
+
+  it("leg_started / leg_ended: running, then parked with unanswered calls settled", () => {
+    expect(fold(load("leg_started")).summary).toMatchObject({ status: "running", legId: "leg-1" });
+    const state = fold(load("leg_ended"));
+    expect(state.summary).toMatchObject({ status: "parked", parkedReason: "interrupt" });
+    expect(state.summary.legId).toBeUndefined();
+    expect(state.transcript.at(-1)).toEqual({
+      role: "tool",
+      callId: "call-1",
+      name: "list_dir",
+      status: "interrupted",
+      content: UNSETTLED_CALL_CONTENT,
+    });
+  });
+
+  it("human_input: received inputs wait, applied and dropped ones do not", () => {
+    const state = fold(load("human_input"));
+    expect(state.inputs.map((i) => [i.inputId, i.carrier, i.source])).toEqual([["in-2", "nextTurn", "supervisor"]]);
+    expect(state.summary.openInputs).toEqual({ "in-2": "nextTurn" });
+  });
+
+  it("user_message: enters the transcript with its exact bytes", () => {
+    const state = fold(load("user_message"));
+    expect(state.transcript).toEqual([{ role: "user", entryId: "entry-1", content: "Say hi" }]);
+    expect(state.inputs).toEqual([]);
+  });
+
+  it("model_turn: assistant entry, usage and sessionSeq", () => {
+    const state = fold(load("model_turn"));
+    expect(state.transcript.at(-1)).toEqual({
+      role: "assistant",
+      text: "Hi!",
+      reasoning: "The user wants a greeting.",
+      toolCalls: [],
+    });
+    expect(state.summary.usage).toEqual({
+      inputTokens: 50,
+      outputTokens: 3,
+      cachedInputTokens: 40,
+      reasoningTokens: 6,
+    });
+    expect(state.summary.sessionSeq).toBe(1);
+  });
+
+  it("tool_call_started: the call is open and in doubt", () => {
+    const state = fold(load("tool_call_started"));
+    expect(state.openToolCalls).toEqual([
+      {
+        callId: "call-1",
+        name: "append_file",
+        input: { path: "log.txt", content: "x\n" },
+        started: true,
+        attempt: 1,
+        legId: "leg-1",
+      },
+    ]);
+  });
+
+  it("tool_result: each call answered once with the stored content", () => {
+    const state = fold(load("tool_result"));
+    expect(state.openToolCalls).toEqual([]);
+    expect(
+      state.transcript.filter((e) => e.role === "tool").map((e) => e.role === "tool" && [e.callId, e.status]),
+    ).toEqual([
+      ["call-1", "ok"],
+      ["call-2", "error"],
+    ]);
+  });
+
+  it("approval_requested / approval_decided: pending, then decided with a grant", () => {
+    const requested = fold(load("approval_requested"));
+    expect(requested.summary).toMatchObject({
+      status: "parked",
+      parkedReason: "approval",
+      openApprovals: ["call-1"],
+      runnable: false,
+    });
+    expect(requested.approvals[0]?.decision).toBeUndefined();
+    const decided = fold(load("approval_decided"));
+    expect(decided.approvals[0]).toMatchObject({
+      decision: "approve",
+      reason: "fine",
+      actor: { id: "alice@example.com" },
+    });
+    expect(decided.grantedTools).toEqual(["delete_file"]);
+    expect(decided.summary.runnable).toBe(true);
+    // A parked leg settles open calls; the decided approval stays until the call's result.
+    expect(decided.openToolCalls).toEqual([]);
+  });
+
+  it("hook_feedback: reaches the transcript framed", () => {
+    expect(fold(load("hook_feedback")).transcript.at(-1)).toEqual({
+      role: "user",
+      entryId: "hook:4",
+      content: "<system-reminder>\nRun the tests before you finish.\n</system-reminder>",
+    });
+  });
+
+  it("engine_note: recorded, changes nothing the model sees", () => {
+    expect(fold(load("engine_note")).transcript).toEqual([]);
+  });
+
+  it("child_task: spawned, then its result makes the parent runnable", () => {
+    const state = fold(load("child_task"));
+    expect(state.children).toEqual([
+      { childTaskId: "t-child", callId: "call-1", status: "completed", result: "Three sources found." },
+    ]);
+    expect(state.summary).toMatchObject({ status: "parked", parkedReason: "child", runnable: true });
+  });
+
+  it("compaction: the summary replaces what it covers", () => {
+    expect(fold(load("compaction")).transcript).toEqual([
+      { role: "user", entryId: "entry-c1", content: "Summary of earlier work: step one is done." },
+      { role: "user", entryId: "entry-2", content: "Continue." },
+    ]);
+  });
+
+  it("task_completed / task_failed / task_cancelled", () => {
+    expect(fold(load("task_completed"))).toMatchObject({
+      result: "Hi!",
+      summary: { status: "completed", runnable: false },
+    });
+    expect(fold(load("task_failed"))).toMatchObject({ error: { code: "ModelError" }, summary: { status: "failed" } });
+    const cancelled = fold(load("task_cancelled"));
+    expect(cancelled.summary.status).toBe("cancelled");
+    expect(cancelled.transcript.at(-1)).toMatchObject({ role: "tool", callId: "call-1", status: "interrupted" });
+  });
+});

@@ -1,0 +1,347 @@
+/**
+ * `fold`: the session log → the task's state (SPEC §4). Pure and total: any sequence of valid
+ * events folds without throwing, and folding a snapshot plus the events after it equals folding
+ * the whole log. `Folder` is the same reducer kept open, so the harness applies each event it
+ * appends in O(1) instead of refolding the log every turn.
+ */
+import type { ActorAssertion, ToolCall, TranscriptEntry } from "../internal/llm.ts";
+import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
+import type { JsonValue } from "../protocol/json.ts";
+import type { TaskEvent } from "../protocol/task-event.ts";
+import { EMPTY_SUMMARY, reduceSummary, type TaskSummary } from "./task-summary.ts";
+
+/** Schema version of {@link TaskState}, stored with snapshots. */
+export const TASK_STATE_VERSION = 1;
+
+/** An input that was received or parked and is neither applied nor dropped yet. */
+export interface PendingInput {
+  inputId: string;
+  carrier: string;
+  source: HumanInputSource;
+  /** `parked`: it arrived while no leg ran, and waits for the next one. */
+  delivery: "received" | "parked";
+  text: string;
+  actor?: ActorAssertion;
+  policy?: HumanInputPolicy;
+  /** The leg the sender meant it for. */
+  legId?: string;
+  /** Seq of the event that recorded it (0 when folding unstamped events). */
+  seq: number;
+}
+
+/** A tool call the model asked for that has no result yet. `started` ⇒ in doubt after a crash. */
+export interface OpenToolCall extends ToolCall {
+  started: boolean;
+  attempt: number;
+  legId?: string;
+}
+
+export interface ApprovalState {
+  callId: string;
+  name: string;
+  inputJson: string;
+  digest: string;
+  decision?: "approve" | "deny";
+  reason?: string;
+  actor?: ActorAssertion;
+}
+
+export interface ChildState {
+  childTaskId: string;
+  callId?: string;
+  status: "running" | "completed" | "failed" | "cancelled";
+  result?: string;
+}
+
+export interface TaskState {
+  v: typeof TASK_STATE_VERSION;
+  /** Seq of the last event folded (0 for an empty log). */
+  lastSeq: number;
+  objective: string;
+  principal: string;
+  agent?: string;
+  model?: string;
+  parentTaskId?: string;
+  /** Status, what it waits for, open leg, usage, sessionSeq: the same summary the store indexes. */
+  summary: TaskSummary;
+  /** What the model sees, system instructions aside; every string is the exact bytes. */
+  transcript: TranscriptEntry[];
+  /** Seq of the event each transcript entry came from (parallel to `transcript`), for compaction. */
+  transcriptSeqs: number[];
+  /** Inputs waiting for a carrier, in arrival order. */
+  inputs: PendingInput[];
+  openToolCalls: OpenToolCall[];
+  /** Requested approvals whose call has no result yet, decided or not. */
+  approvals: ApprovalState[];
+  /** Tools approved for the rest of the task ("always allow"), by recorded decision. */
+  grantedTools: string[];
+  children: ChildState[];
+  result?: string;
+  error?: { code: string; message: string };
+  /** Legs started so far. */
+  legs: number;
+}
+
+export const EMPTY_STATE: TaskState = Object.freeze({
+  v: TASK_STATE_VERSION,
+  lastSeq: 0,
+  objective: "",
+  principal: "",
+  summary: EMPTY_SUMMARY,
+  transcript: [],
+  transcriptSeqs: [],
+  inputs: [],
+  openToolCalls: [],
+  approvals: [],
+  grantedTools: [],
+  children: [],
+  legs: 0,
+}) as TaskState;
+
+/** What the model is told about a call whose leg ended before it had a result. */
+export const UNSETTLED_CALL_CONTENT =
+  "The tool call was interrupted before it returned a result; its effect is unknown. Check before relying on it or repeating it.";
+
+/**
+ * An open fold: owns a private copy of the state and applies events to it one at a time. The
+ * state it exposes is its own; callers read it and never mutate it.
+ */
+export class Folder {
+  #s: TaskState;
+
+  constructor(from: TaskState = EMPTY_STATE) {
+    // One shallow copy of every collection: entries are immutable once made, so this is enough
+    // to keep `from` untouched whatever is applied later.
+    this.#s = {
+      ...from,
+      transcript: [...from.transcript],
+      transcriptSeqs: [...from.transcriptSeqs],
+      inputs: [...from.inputs],
+      openToolCalls: [...from.openToolCalls],
+      approvals: [...from.approvals],
+      grantedTools: [...from.grantedTools],
+      children: [...from.children],
+    };
+  }
+
+  get state(): TaskState {
+    return this.#s;
+  }
+
+  applyAll(events: Iterable<TaskEvent>): this {
+    for (const event of events) this.apply(event);
+    return this;
+  }
+
+  apply(event: TaskEvent): this {
+    const s = this.#s;
+    const stamped = (event as { seq?: unknown }).seq;
+    const seq = typeof stamped === "number" ? stamped : s.lastSeq + 1;
+    s.lastSeq = seq;
+    s.summary = reduceSummary(s.summary, event);
+    switch (event.type) {
+      case "task_created":
+        s.objective = event.objective;
+        s.principal = event.principal;
+        if (event.agent !== undefined) s.agent = event.agent;
+        if (event.model !== undefined) s.model = event.model;
+        if (event.parentTaskId !== undefined) s.parentTaskId = event.parentTaskId;
+        break;
+      case "leg_started":
+        s.legs += 1;
+        break;
+      case "leg_ended":
+        this.#settleOpenCalls(seq);
+        break;
+      case "human_input":
+        this.#input(event, seq);
+        break;
+      case "user_message":
+        this.#push({ role: "user", entryId: event.entryId, content: event.content }, seq);
+        break;
+      case "hook_feedback":
+        this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
+        break;
+      case "model_turn": {
+        const entry: TranscriptEntry = { role: "assistant", text: event.text, toolCalls: event.toolCalls };
+        if (event.reasoning !== undefined) entry.reasoning = event.reasoning;
+        this.#push(entry, seq);
+        for (const call of event.toolCalls) {
+          if (s.openToolCalls.some((open) => open.callId === call.callId)) continue;
+          s.openToolCalls.push({ ...call, started: false, attempt: 0, legId: event.legId });
+        }
+        break;
+      }
+      case "tool_call_started":
+        s.openToolCalls = s.openToolCalls.map((open) =>
+          open.callId === event.callId ? { ...open, started: true, attempt: event.attempt } : open,
+        );
+        break;
+      case "tool_result": {
+        // Only a call the model made and that is still open gets a result in the transcript, so
+        // every call is answered exactly once whatever the log holds.
+        const index = s.openToolCalls.findIndex((open) => open.callId === event.callId);
+        if (index === -1) break;
+        s.openToolCalls.splice(index, 1);
+        this.#push(
+          { role: "tool", callId: event.callId, name: event.name, status: event.status, content: event.content },
+          seq,
+        );
+        s.approvals = s.approvals.filter((approval) => approval.callId !== event.callId);
+        break;
+      }
+      case "approval_requested":
+        if (s.approvals.some((a) => a.callId === event.callId)) break;
+        s.approvals.push({ callId: event.callId, name: event.name, inputJson: event.inputJson, digest: event.digest });
+        break;
+      case "approval_decided":
+        s.approvals = s.approvals.map((approval) => {
+          if (approval.callId !== event.callId || approval.decision !== undefined) return approval;
+          const decided: ApprovalState = { ...approval, decision: event.decision, actor: event.actor };
+          if (event.reason !== undefined) decided.reason = event.reason;
+          if (
+            event.decision === "approve" &&
+            event.scope === "tool-for-task" &&
+            !s.grantedTools.includes(approval.name)
+          ) {
+            s.grantedTools.push(approval.name);
+          }
+          return decided;
+        });
+        break;
+      case "child_task":
+        this.#child(event);
+        break;
+      case "compaction":
+        this.#compact(event.summary, event.entryId, event.throughSeq, seq);
+        break;
+      case "task_completed":
+        s.result = event.result;
+        break;
+      case "task_failed":
+        s.error = { ...event.error };
+        break;
+      case "task_cancelled":
+        this.#settleOpenCalls(seq);
+        break;
+      case "engine_note":
+        break;
+    }
+    return this;
+  }
+
+  #push(entry: TranscriptEntry, seq: number): void {
+    this.#s.transcript.push(entry);
+    this.#s.transcriptSeqs.push(seq);
+  }
+
+  #input(event: HumanInputEvent, seq: number): void {
+    const s = this.#s;
+    const index = s.inputs.findIndex((input) => input.inputId === event.inputId);
+    if (event.delivery === "applied" || event.delivery === "dropped") {
+      if (index !== -1) s.inputs.splice(index, 1);
+      return;
+    }
+    const pending: PendingInput = {
+      inputId: event.inputId,
+      carrier: event.carrier,
+      source: event.source,
+      delivery: event.delivery,
+      text: event.text ?? "",
+      seq,
+    };
+    if (event.actor !== undefined) pending.actor = event.actor;
+    if (event.policy !== undefined) pending.policy = event.policy;
+    if (event.legId !== undefined) pending.legId = event.legId;
+    // A later stage of the same input (received → parked) replaces it in place.
+    if (index === -1) s.inputs.push(pending);
+    else s.inputs[index] = { ...pending, seq: s.inputs[index]?.seq ?? seq };
+  }
+
+  /** A leg that ends (or a task cancelled) with calls unanswered: each gets an interrupted result. */
+  #settleOpenCalls(seq: number): void {
+    const s = this.#s;
+    for (const open of s.openToolCalls) {
+      this.#push(
+        { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: UNSETTLED_CALL_CONTENT },
+        seq,
+      );
+    }
+    s.openToolCalls = [];
+  }
+
+  #child(event: Extract<TaskEvent, { type: "child_task" }>): void {
+    const s = this.#s;
+    const index = s.children.findIndex((child) => child.childTaskId === event.childTaskId);
+    const base: ChildState =
+      index === -1 ? { childTaskId: event.childTaskId, status: "running" } : { ...(s.children[index] as ChildState) };
+    if (event.callId !== undefined) base.callId = event.callId;
+    if (event.phase === "result") {
+      base.status = event.status ?? "completed";
+      if (event.result !== undefined) base.result = event.result;
+    }
+    if (index === -1) s.children.push(base);
+    else s.children[index] = base;
+  }
+
+  #compact(summary: string, entryId: string, throughSeq: number, seq: number): void {
+    const s = this.#s;
+    let keepFrom = 0;
+    while (keepFrom < s.transcriptSeqs.length && (s.transcriptSeqs[keepFrom] ?? 0) <= throughSeq) keepFrom++;
+    // Never summarize away the turn of a call still waiting for its result …
+    const open = new Set(s.openToolCalls.map((call) => call.callId));
+    const firstOpenTurn = s.transcript.findIndex(
+      (e) => e.role === "assistant" && e.toolCalls.some((c) => open.has(c.callId)),
+    );
+    if (firstOpenTurn !== -1 && firstOpenTurn < keepFrom) keepFrom = firstOpenTurn;
+    // … nor keep a result whose call was summarized: tool-call/result pairs are never split.
+    while (s.transcript[keepFrom]?.role === "tool") keepFrom++;
+    s.transcript = [{ role: "user", entryId, content: summary }, ...s.transcript.slice(keepFrom)];
+    s.transcriptSeqs = [seq, ...s.transcriptSeqs.slice(keepFrom)];
+  }
+}
+
+/** Fold events onto a snapshot state (or from scratch). Pure: `from` is never modified. */
+export function fold(events: Iterable<TaskEvent>, from: TaskState = EMPTY_STATE): TaskState {
+  return new Folder(from).applyAll(events).state;
+}
+
+/** The inputs waiting for each core carrier, as a leg would deliver them now. */
+export interface WaitingInputs {
+  /** Live steers for the running leg: delivered at the next step boundary. */
+  steer: PendingInput[];
+  /** Follow-ups delivered when the agent would otherwise finish. */
+  nextTurn: PendingInput[];
+  /** Inputs that arrived while no leg ran (or meant for a leg that ended): drained on resume. */
+  resume: PendingInput[];
+  /** Wake messages: start a new leg on a parked or finished task. */
+  wake: PendingInput[];
+}
+
+export function waitingInputs(state: TaskState): WaitingInputs {
+  const out: WaitingInputs = { steer: [], nextTurn: [], resume: [], wake: [] };
+  const openLeg = state.summary.legId;
+  for (const input of state.inputs) {
+    if (input.carrier === "wake") out.wake.push(input);
+    else if (input.carrier === "nextTurn" || input.policy === "queue") out.nextTurn.push(input);
+    else if (
+      input.delivery === "received" &&
+      openLeg !== undefined &&
+      (input.legId === undefined || input.legId === openLeg)
+    ) {
+      out.steer.push(input);
+    } else out.resume.push(input);
+  }
+  return out;
+}
+
+/** A JSON form of the state for a snapshot. */
+export function stateToJson(state: TaskState): JsonValue {
+  return state as unknown as JsonValue;
+}
+
+/** The state stored in a snapshot, or undefined when its version is not this code's. */
+export function stateFromJson(v: number, json: JsonValue): TaskState | undefined {
+  if (v !== TASK_STATE_VERSION || json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
+  return json as unknown as TaskState;
+}
