@@ -62,32 +62,28 @@ const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
   fc
     .record({ n: fc.nat({ max: 12 }), status: fc.constantFrom("ok", "error", "denied", "interrupted" as const) })
     .map(({ n, status }) => make.toolResult(`c${n}`, `result ${n}`, "echo", status)),
-  fc
-    .nat({ max: 12 })
-    .map(
-      (n): TaskEvent => ({
-        type: "approval_requested",
-        v: 1,
-        legId: "leg-1",
-        callId: `c${n}`,
-        name: "echo",
-        inputJson: "{}",
-        digest,
-      }),
-    ),
-  fc
-    .record({ n: fc.nat({ max: 12 }), decision: fc.constantFrom("approve", "deny" as const) })
-    .map(
-      ({ n, decision }): TaskEvent => ({
-        type: "approval_decided",
-        v: 1,
-        callId: `c${n}`,
-        digest,
-        decision,
-        scope: "tool-for-task",
-        actor: { id: "a", verified: true },
-      }),
-    ),
+  fc.nat({ max: 12 }).map(
+    (n): TaskEvent => ({
+      type: "approval_requested",
+      v: 1,
+      legId: "leg-1",
+      callId: `c${n}`,
+      name: "echo",
+      inputJson: "{}",
+      digest,
+    }),
+  ),
+  fc.record({ n: fc.nat({ max: 12 }), decision: fc.constantFrom("approve", "deny" as const) }).map(
+    ({ n, decision }): TaskEvent => ({
+      type: "approval_decided",
+      v: 1,
+      callId: `c${n}`,
+      digest,
+      decision,
+      scope: "tool-for-task",
+      actor: { id: "a", verified: true },
+    }),
+  ),
   fc.string().map((content): TaskEvent => ({ type: "hook_feedback", v: 1, hook: "onStop", content })),
   fc.constant(make.note()),
   fc
@@ -98,17 +94,15 @@ const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
           ? { type: "child_task", v: 1, phase: "result", childTaskId: id, status: "completed", result: "r" }
           : { type: "child_task", v: 1, phase: "spawned", childTaskId: id },
     ),
-  fc
-    .nat({ max: 40 })
-    .map(
-      (throughSeq): TaskEvent => ({
-        type: "compaction",
-        v: 1,
-        summary: "summary",
-        throughSeq,
-        entryId: `c-${throughSeq}`,
-      }),
-    ),
+  fc.nat({ max: 40 }).map(
+    (throughSeq): TaskEvent => ({
+      type: "compaction",
+      v: 1,
+      summary: "summary",
+      throughSeq,
+      entryId: `c-${throughSeq}`,
+    }),
+  ),
   fc.constant<TaskEvent>({ type: "task_completed", v: 1, result: "done" }),
   fc.constant<TaskEvent>({ type: "task_failed", v: 1, error: { code: "ModelError", message: "boom" } }),
   fc.constant<TaskEvent>({ type: "task_cancelled", v: 1 }),
