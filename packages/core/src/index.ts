@@ -50,6 +50,7 @@ export {
   HEADER_VALUE_MAX_CHARS,
   type RandomBytes,
 } from "./core/trust-framing.ts";
+export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
 export { newId } from "./internal/ids.ts";
 export type {
   ActorAssertion,
@@ -59,8 +60,12 @@ export type {
   TranscriptEntry,
   Usage,
 } from "./internal/llm.ts";
+// Model and tool ports.
+export type * from "./ports/model.ts";
+export type * from "./ports/standard-schema.ts";
 // Ports and the in-memory adapter; the rules and the live tail other adapters build on.
 export type * from "./ports/store.ts";
+export type * from "./ports/tool.ts";
 export * from "./protocol/errors.ts";
 export type {
   CoreCarrier,

@@ -1,0 +1,61 @@
+/**
+ * The `Model` port: one streaming call. Parts follow the AI SDK's LanguageModelV4 stream-part
+ * vocabulary, so an adapter from any AI SDK provider is a thin mapping. An adapter never throws
+ * once called: a failure is the last part, `{ type: "error" }`, typed, with `isRetryable`.
+ */
+import type { FinishReason, TranscriptEntry, Usage } from "../internal/llm.ts";
+import type { JsonValue } from "../protocol/json.ts";
+
+/** A tool as the model is told about it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 2020-12 or 7) of the tool's input object. */
+  inputSchema: { [key: string]: JsonValue };
+}
+
+/** Everything a model call needs. A pure function of the folded log and the agent's definition. */
+export interface ModelRequest {
+  /** Standing instructions, then the agent's own. */
+  system: string;
+  transcript: readonly TranscriptEntry[];
+  tools: readonly ToolSpec[];
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/** A failure as the last part of a stream. */
+export interface ModelFailure {
+  /** Stable code: `rate_limited`, `server_error`, `connection`, `auth`, `bad_request`, `malformed_response`, `aborted`, `script` … */
+  code: string;
+  message: string;
+  isRetryable: boolean;
+  /** HTTP status when the failure came from one. */
+  status?: number;
+  /** The provider asked to wait this long before retrying (`retry-after`). */
+  retryAfterMs?: number;
+}
+
+export type ModelPart =
+  | { type: "text-start"; id: string }
+  | { type: "text-delta"; id: string; delta: string }
+  | { type: "text-end"; id: string }
+  | { type: "reasoning-start"; id: string }
+  | { type: "reasoning-delta"; id: string; delta: string }
+  | { type: "reasoning-end"; id: string }
+  | { type: "tool-input-start"; id: string; toolName: string }
+  | { type: "tool-input-delta"; id: string; delta: string }
+  | { type: "tool-input-end"; id: string }
+  /** A complete tool call; `input` is the arguments as JSON text, as in LanguageModelV4. */
+  | { type: "tool-call"; toolCallId: string; toolName: string; input: string }
+  | { type: "finish"; usage: Usage; finishReason: FinishReason }
+  /** A retry is about to happen (emitted by retry wrappers so the harness can record it). */
+  | { type: "retry"; attempt: number; delayMs: number; failure: ModelFailure }
+  | { type: "error"; failure: ModelFailure };
+
+export interface Model {
+  /** `provider:model-id`, recorded with the task. */
+  readonly id: string;
+  /** Stream one model turn. Never throws and never rejects once called. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelPart>;
+}

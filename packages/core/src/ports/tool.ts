@@ -1,0 +1,41 @@
+/**
+ * Tools: typed functions the model may call (SPEC §6). Define one with `defineTool`, which checks
+ * the definition and derives the JSON Schema the model sees from the input schema.
+ */
+import type { JsonValue } from "../protocol/json.ts";
+import type { StandardSchemaV1 } from "./standard-schema.ts";
+
+/** What a tool's `execute` gets besides its input. */
+export interface ToolContext {
+  /** Aborted on interrupt, cancel, lease loss or the tool's timeout: stop promptly. */
+  signal: AbortSignal;
+  taskId: string;
+  legId: string;
+  callId: string;
+  /** 1 for the first run; higher when an idempotent tool is re-run after a crash. */
+  attempt: number;
+  principal: string;
+}
+
+/** A tool's result: a string reaches the model as is; anything else as JSON. */
+export type ToolOutput = string | JsonValue;
+
+export interface Tool<Input = unknown> {
+  name: string;
+  description: string;
+  /** Validates the model's arguments; input that fails never reaches `execute`. */
+  inputSchema: StandardSchemaV1<unknown, Input>;
+  /** The JSON Schema shown to the model (derived by `defineTool` for zod schemas). */
+  jsonSchema: { [key: string]: JsonValue };
+  execute(input: Input, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+  /** No side effects: may run concurrently with the turn's other read-only calls. */
+  readOnly?: boolean;
+  /** Running it twice with the same input has the effect of running it once: re-run after a crash. */
+  idempotent?: boolean;
+  /** Abort `execute` after this long (default: the harness's tool timeout). */
+  timeoutMs?: number;
+  /** Its output is third-party text (a web page, a file, an API): fenced as untrusted for the model. */
+  untrustedOutput?: boolean;
+  /** Results longer than this (in characters) are truncated with a note (default: the harness's cap). */
+  maxOutputChars?: number;
+}
