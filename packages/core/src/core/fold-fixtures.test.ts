@@ -134,8 +134,9 @@ describe("v1 fixtures", () => {
     });
     expect(decided.grantedTools).toEqual(["delete_file"]);
     expect(decided.summary.runnable).toBe(true);
-    // A parked leg settles open calls; the decided approval stays until the call's result.
-    expect(decided.openToolCalls).toEqual([]);
+    // The call waits for its approval through the park, so the leg that resumes runs it.
+    expect(decided.openToolCalls.map((c) => c.callId)).toEqual(["call-1"]);
+    expect(decided.transcript.filter((e) => e.role === "tool")).toEqual([]);
   });
 
   it("hook_feedback: reaches the transcript framed", () => {

@@ -151,7 +151,8 @@ export class Folder {
         s.legs += 1;
         break;
       case "leg_ended":
-        this.#settleOpenCalls(seq);
+        // A crashed leg's calls are in doubt, for the recovering leg to settle (SPEC §4).
+        if (event.reason !== "parked:crash") this.#settleOpenCalls(seq);
         break;
       case "human_input":
         this.#input(event, seq);
@@ -222,7 +223,7 @@ export class Folder {
         s.error = { ...event.error };
         break;
       case "task_cancelled":
-        this.#settleOpenCalls(seq);
+        this.#settleOpenCalls(seq, true);
         break;
       case "engine_note":
         break;
@@ -258,16 +259,29 @@ export class Folder {
     else s.inputs[index] = { ...pending, seq: s.inputs[index]?.seq ?? seq };
   }
 
-  /** A leg that ends (or a task cancelled) with calls unanswered: each gets an interrupted result. */
-  #settleOpenCalls(seq: number): void {
+  /**
+   * A leg that ends (or a task cancelled) with calls unanswered: each gets an interrupted result,
+   * so the transcript pairs every call, except a call that waits for an approval or a child task
+   * while the task is parked: that one is answered when the leg that resumes it runs it.
+   */
+  #settleOpenCalls(seq: number, cancelled = false): void {
     const s = this.#s;
+    const waiting = (callId: string) =>
+      !cancelled &&
+      (s.approvals.some((a) => a.callId === callId) ||
+        s.children.some((c) => c.callId === callId && c.status === "running"));
+    const kept: OpenToolCall[] = [];
     for (const open of s.openToolCalls) {
+      if (waiting(open.callId)) {
+        kept.push(open);
+        continue;
+      }
       this.#push(
         { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: UNSETTLED_CALL_CONTENT },
         seq,
       );
     }
-    s.openToolCalls = [];
+    s.openToolCalls = kept;
   }
 
   #child(event: Extract<TaskEvent, { type: "child_task" }>): void {
