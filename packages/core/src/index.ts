@@ -33,7 +33,10 @@ export {
   projectHumanInput,
   speakerLabel,
 } from "./core/human-input-projection.ts";
+export { renderInput, renderInputs } from "./core/input-rendering.ts";
+export { buildModelRequest, systemText, toolSpecs } from "./core/model-request.ts";
 export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
+export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
 export {
   EMPTY_SUMMARY,
   isTerminal,
@@ -47,10 +50,29 @@ export {
   defaultRandomBytes,
   delimitUntrusted,
   formatHookFeedback,
+  frameOperatorInput,
   HEADER_VALUE_MAX_CHARS,
   type RandomBytes,
 } from "./core/trust-framing.ts";
+// Harness: the turn loop and the task operations.
+export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
+export { CRASHED_CALL_CONTENT } from "./harness/leg-loop.ts";
+export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/run-leg.ts";
+export { runTask, type TaskRun } from "./harness/run-task.ts";
+export {
+  cancel,
+  InputRejectedError,
+  interrupt,
+  type SendInputOptions,
+  type SentInput,
+  type StartTaskInput,
+  sendInput,
+  startTask,
+  TaskFinishedError,
+  wake,
+} from "./harness/task-api.ts";
+export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tool-runner.ts";
 export { newId } from "./internal/ids.ts";
 export type {
   ActorAssertion,

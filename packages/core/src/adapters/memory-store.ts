@@ -164,7 +164,7 @@ export class MemoryStore implements Store {
     const entry = this.#entry(taskId);
     assertTtl(options.ttlMs);
     const now = this.#now();
-    assertLeaseAvailable(taskId, entry.record.lease, options.holder, now);
+    assertLeaseAvailable(taskId, entry.record.lease, options.holder, now, options.replaceHolderId);
     const lease: Lease = {
       taskId,
       token: newId(),

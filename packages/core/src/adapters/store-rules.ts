@@ -17,14 +17,18 @@ export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is L
   return lease !== undefined && Date.parse(lease.expiresAt) > nowMs;
 }
 
-/** Throws `LeaseHeld` when another holder's lease is live; the same holder may take it again. */
+/**
+ * Throws `LeaseHeld` when another holder's lease is live; the same holder may take it again, and
+ * `replaceHolderId` names a holder whose live lease may be taken over.
+ */
 export function assertLeaseAvailable(
   taskId: string,
   current: Lease | undefined,
   holder: LeaseHolder,
   nowMs: number,
+  replaceHolderId?: string,
 ): void {
-  if (isLeaseLive(current, nowMs) && current.holder.id !== holder.id) {
+  if (isLeaseLive(current, nowMs) && current.holder.id !== holder.id && current.holder.id !== replaceHolderId) {
     throw new LeaseHeldError(taskId, current.holder, current.expiresAt);
   }
 }

@@ -241,9 +241,12 @@ describe("fold", () => {
       make.input("received", "nextTurn", "n1"),
       { ...make.input("received", "steer", "q1"), policy: "queue" },
       make.input("parked", "wake", "w1"),
+      make.input("received", "wake", "w2"),
+      make.input("received", "objective", "o1"),
     ]);
     const waiting = waitingInputs(state);
-    expect(waiting.steer.map((i) => i.inputId)).toEqual(["s1"]);
+    expect(waiting.steer.map((i) => i.inputId)).toEqual(["s1", "w2"]);
+    expect(waiting.objective.map((i) => i.inputId)).toEqual(["o1"]);
     expect(waiting.resume.map((i) => i.inputId)).toEqual(["old"]);
     expect(waiting.nextTurn.map((i) => i.inputId)).toEqual(["n1", "q1"]);
     expect(waiting.wake.map((i) => i.inputId)).toEqual(["w1"]);

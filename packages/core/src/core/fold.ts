@@ -214,7 +214,7 @@ export class Folder {
         this.#child(event);
         break;
       case "compaction":
-        this.#compact(event.summary, event.entryId, event.throughSeq, seq);
+        this.#compact(event.summary, event.entryId, event.throughSeq);
         break;
       case "task_completed":
         s.result = event.result;
@@ -298,20 +298,30 @@ export class Folder {
     else s.children[index] = base;
   }
 
-  #compact(summary: string, entryId: string, throughSeq: number, seq: number): void {
+  #compact(summary: string, entryId: string, throughSeq: number): void {
     const s = this.#s;
     let keepFrom = 0;
     while (keepFrom < s.transcriptSeqs.length && (s.transcriptSeqs[keepFrom] ?? 0) <= throughSeq) keepFrom++;
-    // Never summarize away the turn of a call still waiting for its result …
+    // Never summarize away the turn of a call still waiting for its result.
     const open = new Set(s.openToolCalls.map((call) => call.callId));
     const firstOpenTurn = s.transcript.findIndex(
       (e) => e.role === "assistant" && e.toolCalls.some((c) => open.has(c.callId)),
     );
     if (firstOpenTurn !== -1 && firstOpenTurn < keepFrom) keepFrom = firstOpenTurn;
-    // … nor keep a result whose call was summarized: tool-call/result pairs are never split.
-    while (s.transcript[keepFrom]?.role === "tool") keepFrom++;
-    s.transcript = [{ role: "user", entryId, content: summary }, ...s.transcript.slice(keepFrom)];
-    s.transcriptSeqs = [seq, ...s.transcriptSeqs.slice(keepFrom)];
+    // Nor keep a result whose call was summarized: tool-call/result pairs are never split.
+    const asked = new Set<string>();
+    const transcript: TranscriptEntry[] = [{ role: "user", entryId, content: summary }];
+    // The summary stands for what it replaced, so it takes the last replaced seq (seqs stay ordered).
+    const seqs: number[] = [keepFrom > 0 ? (s.transcriptSeqs[keepFrom - 1] ?? 0) : 0];
+    for (let i = keepFrom; i < s.transcript.length; i++) {
+      const entry = s.transcript[i] as TranscriptEntry;
+      if (entry.role === "assistant") for (const call of entry.toolCalls) asked.add(call.callId);
+      if (entry.role === "tool" && !asked.has(entry.callId)) continue;
+      transcript.push(entry);
+      seqs.push(s.transcriptSeqs[i] ?? 0);
+    }
+    s.transcript = transcript;
+    s.transcriptSeqs = seqs;
   }
 }
 
@@ -322,7 +332,9 @@ export function fold(events: Iterable<TaskEvent>, from: TaskState = EMPTY_STATE)
 
 /** The inputs waiting for each core carrier, as a leg would deliver them now. */
 export interface WaitingInputs {
-  /** Live steers for the running leg: delivered at the next step boundary. */
+  /** The task's first words, delivered when its first leg starts. */
+  objective: PendingInput[];
+  /** Live steers for the running leg (and wakes sent while it runs): delivered at the next step boundary. */
   steer: PendingInput[];
   /** Follow-ups delivered when the agent would otherwise finish. */
   nextTurn: PendingInput[];
@@ -333,18 +345,16 @@ export interface WaitingInputs {
 }
 
 export function waitingInputs(state: TaskState): WaitingInputs {
-  const out: WaitingInputs = { steer: [], nextTurn: [], resume: [], wake: [] };
+  const out: WaitingInputs = { objective: [], steer: [], nextTurn: [], resume: [], wake: [] };
   const openLeg = state.summary.legId;
   for (const input of state.inputs) {
-    if (input.carrier === "wake") out.wake.push(input);
+    const live =
+      input.delivery === "received" && openLeg !== undefined && (input.legId === undefined || input.legId === openLeg);
+    if (input.carrier === "objective") out.objective.push(input);
     else if (input.carrier === "nextTurn" || input.policy === "queue") out.nextTurn.push(input);
-    else if (
-      input.delivery === "received" &&
-      openLeg !== undefined &&
-      (input.legId === undefined || input.legId === openLeg)
-    ) {
-      out.steer.push(input);
-    } else out.resume.push(input);
+    else if (live) out.steer.push(input);
+    else if (input.carrier === "wake") out.wake.push(input);
+    else out.resume.push(input);
   }
   return out;
 }

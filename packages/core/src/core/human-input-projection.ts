@@ -41,7 +41,8 @@ export interface HumanInputFrame {
   source: HumanInputSource;
 }
 
-const MID_TURN_HEAD =
+/** The static head of the mid-turn frame (exported for tests that compare whole frames). */
+export const MID_TURN_FRAME_HEAD =
   "[The user sent the message below while you were working. It arrived between your steps; take it into account from here on.]\n";
 
 /**
@@ -51,7 +52,7 @@ const MID_TURN_HEAD =
  */
 export function frameMidTurnUserInput(projected: string): string {
   if (projected.trim() === "") return projected;
-  return MID_TURN_HEAD + projected;
+  return MID_TURN_FRAME_HEAD + projected;
 }
 
 /** The speaker label for an actor: `[from "ID"]`, plus ` (unverified)` unless verified. */

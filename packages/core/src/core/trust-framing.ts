@@ -78,3 +78,14 @@ export function delimitUntrusted(text: string, options: DelimitUntrustedOptions 
     header += ` from="${attrEscape(inlineUntrusted(options.from, HEADER_VALUE_MAX_CHARS))}"`;
   return `${header}>\n${text}\n</${tag}>`;
 }
+
+const OPERATOR_HEAD = "[Message from your operator, the agent that delegated this task to you:]\n";
+
+/**
+ * Frame a delegating parent agent's steer (the `operator` lane) for its child. Static text; a
+ * blank projection is returned verbatim, like the mid-turn frame.
+ */
+export function frameOperatorInput(projected: string): string {
+  if (projected.trim() === "") return projected;
+  return OPERATOR_HEAD + projected;
+}

@@ -65,6 +65,11 @@ export interface WatchOptions {
 export interface AcquireLeaseOptions {
   holder: LeaseHolder;
   ttlMs: number;
+  /**
+   * Take the lease even while it is live, but only from this holder (compare-and-swap): for a
+   * host that established the holder is dead (a process on the same machine that no longer exists).
+   */
+  replaceHolderId?: string;
 }
 
 export interface ListTasksOptions {

@@ -3,4 +3,11 @@
  * conformance suite and valid-event constructors.
  */
 export { make } from "./event-factories.ts";
+export {
+  ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  type ScriptStep,
+} from "./scripted-model.ts";
 export { runStoreConformance, type StoreConformanceOptions } from "./store-conformance.ts";

@@ -293,6 +293,23 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
         await expectCode(store.renewLease(id, lease.token, 200), "LeaseLost");
       });
 
+      it("lets a caller take a live lease over only from the holder it names", async () => {
+        const store = await fresh();
+        const id = await newTask(store);
+        const dead = await store.acquireLease(id, { holder: { id: "host-dead", host: "m1", pid: 1 }, ttlMs: 60_000 });
+        await expectCode(
+          store.acquireLease(id, { holder: { id: "host-b" }, ttlMs: 5000, replaceHolderId: "someone-else" }),
+          "LeaseHeld",
+        );
+        const taken = await store.acquireLease(id, {
+          holder: { id: "host-b" },
+          ttlMs: 5000,
+          replaceHolderId: "host-dead",
+        });
+        expect(taken.holder.id).toBe("host-b");
+        await expectCode(store.append(id, [make.note()], { expectedSeq: 1, leaseToken: dead.token }), "LeaseLost");
+      });
+
       it("releases only with the right token", async () => {
         const store = await fresh();
         const id = await newTask(store);

@@ -1,0 +1,41 @@
+/**
+ * The model request as a pure function of the folded state and the agent's definition (SPEC §5
+ * "Bytes are pinned"): the same log yields the same request, whichever process builds it.
+ */
+import type { ModelRequest, ToolSpec } from "../ports/model.ts";
+import type { Tool } from "../ports/tool.ts";
+import type { TaskState } from "./fold.ts";
+import { STANDING_INSTRUCTIONS } from "./standing-instructions.ts";
+
+export interface RequestSettings {
+  instructions?: string;
+  tools: readonly Tool[];
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
+  return tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.jsonSchema }));
+}
+
+/** The system text: standing instructions, then the agent's own. */
+export function systemText(instructions: string | undefined): string {
+  return instructions === undefined || instructions === ""
+    ? STANDING_INSTRUCTIONS
+    : `${STANDING_INSTRUCTIONS}\n\n${instructions}`;
+}
+
+export function buildModelRequest(
+  state: TaskState,
+  settings: RequestSettings,
+  specs: readonly ToolSpec[] = toolSpecs(settings.tools),
+): ModelRequest {
+  const request: ModelRequest = {
+    system: systemText(settings.instructions),
+    transcript: state.transcript,
+    tools: specs,
+  };
+  if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) request.temperature = settings.temperature;
+  return request;
+}

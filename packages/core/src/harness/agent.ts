@@ -1,0 +1,59 @@
+/**
+ * What a harness runs: the agent (model, instructions, tools, limits) and the host's settings
+ * (store, lease holder, sinks, caps). Plain data; nothing here lives between calls.
+ */
+import { hostname } from "node:os";
+import type { RandomBytes } from "../core/trust-framing.ts";
+import { newId } from "../internal/ids.ts";
+import type { Model } from "../ports/model.ts";
+import type { Store } from "../ports/store.ts";
+import type { Tool } from "../ports/tool.ts";
+import type { Emit } from "../protocol/stream-event.ts";
+import type { LeaseHolder } from "../protocol/task-event.ts";
+
+export interface Agent {
+  /** Recorded with each task it starts. */
+  name?: string;
+  model: Model;
+  /** Appended to the standing instructions. */
+  instructions?: string;
+  tools?: Tool[];
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Stop a task that has taken this many model turns: it parks with reason `budget`. */
+  maxTurns?: number;
+}
+
+export interface HarnessOptions {
+  store: Store;
+  agent: Agent;
+  /** Who this process is, recorded on the lease. Default: host name, pid and a random suffix. */
+  holder?: LeaseHolder;
+  /** Default 30 s; renewed every third of it while a leg runs. */
+  leaseTtlMs?: number;
+  /** Receives every stored event of the task while a leg runs, and the ephemeral deltas. */
+  emit?: Emit;
+  /** Default 120 s per tool call, unless the tool sets its own. */
+  toolTimeoutMs?: number;
+  /** Default 50,000 characters per tool result, unless the tool sets its own. */
+  maxToolOutputChars?: number;
+  /** Store a snapshot after this many events since the last one (default 1000), and when a leg ends. */
+  snapshotEvery?: number;
+  /** Random source for fence nonces (tests pin it). */
+  randomBytes?: RandomBytes;
+}
+
+export const DEFAULTS = {
+  leaseTtlMs: 30_000,
+  toolTimeoutMs: 120_000,
+  maxToolOutputChars: 50_000,
+  snapshotEvery: 1000,
+} as const;
+
+let processHolder: LeaseHolder | undefined;
+
+/** This process's holder identity: stable for its lifetime, unique across processes. */
+export function defaultHolder(): LeaseHolder {
+  processHolder ??= { id: `${hostname()}:${process.pid}:${newId().slice(-8)}`, host: hostname(), pid: process.pid };
+  return processHolder;
+}

@@ -1,0 +1,80 @@
+/**
+ * What keeps a running leg honest while it waits on a model or a tool: the lease keeper (renew,
+ * or stop the leg when the lease is lost) and the watcher (a cancel, an interrupt or an
+ * interrupting input written by another process aborts the current step at once).
+ */
+
+import type { Store } from "../ports/store.ts";
+import { isSemaError } from "../protocol/errors.ts";
+import type { StoredEvent } from "../protocol/task-event.ts";
+
+/** Renew the lease every third of its TTL; call `onLost` once if it cannot be kept. */
+export function keepLease(
+  store: Store,
+  taskId: string,
+  token: string,
+  ttlMs: number,
+  onLost: (error: unknown) => void,
+): () => void {
+  let stopped = false;
+  let failingSince: number | undefined;
+  const timer = setInterval(
+    async () => {
+      if (stopped) return;
+      try {
+        await store.renewLease(taskId, token, ttlMs);
+        failingSince = undefined;
+      } catch (error) {
+        // A store that is briefly unavailable is retried until the lease would have expired.
+        failingSince ??= Date.now();
+        if (isSemaError(error, "LeaseLost") || Date.now() - failingSince >= ttlMs) {
+          stopped = true;
+          clearInterval(timer);
+          onLost(error);
+        }
+      }
+    },
+    Math.max(10, Math.floor(ttlMs / 3)),
+  );
+  timer.unref?.();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/** An event written by someone else that must stop the current step now. */
+export function isStopSignal(event: StoredEvent, legId: string): boolean {
+  switch (event.type) {
+    case "task_cancelled":
+      return true;
+    case "engine_note":
+      return event.kind === "interrupt_requested";
+    case "human_input":
+      return (
+        event.delivery === "received" &&
+        event.policy === "interrupt" &&
+        (event.legId === undefined || event.legId === legId)
+      );
+    default:
+      return false;
+  }
+}
+
+/** Tail the log from `afterSeq`, handing every event to `onEvent`. Returns a stop function. */
+export function watchForStops(
+  store: Store,
+  taskId: string,
+  afterSeq: number,
+  onEvent: (event: StoredEvent) => void,
+): () => void {
+  const controller = new AbortController();
+  void (async () => {
+    try {
+      for await (const event of store.watch(taskId, { afterSeq, signal: controller.signal })) onEvent(event);
+    } catch {
+      // The watcher is an accelerator: the leg also sees every event when it next refreshes.
+    }
+  })();
+  return () => controller.abort();
+}

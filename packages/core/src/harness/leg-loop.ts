@@ -1,0 +1,299 @@
+/**
+ * The turn loop of one leg. At each step boundary it folds what others wrote, stops if asked
+ * (cancel, interrupt, host abort), delivers waiting steers, calls the model, records the turn,
+ * runs the tools, and goes round again until the agent finishes or the task parks.
+ */
+import { type OpenToolCall, type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
+import { buildAppliedHumanInputEvent } from "../core/human-input-projection.ts";
+import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
+import { buildModelRequest, toolSpecs } from "../core/model-request.ts";
+import { newId } from "../internal/ids.ts";
+import type { ModelFailure, ToolSpec } from "../ports/model.ts";
+import type { Tool } from "../ports/tool.ts";
+import { LeaseLostError } from "../protocol/errors.ts";
+import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+import { DEFAULTS, type HarnessOptions } from "./agent.ts";
+import { isStopSignal } from "./leg-guards.ts";
+import type { LegWriter } from "./leg-writer.ts";
+import { type CollectedTurn, streamModelTurn } from "./model-step.ts";
+import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./tool-runner.ts";
+
+/** What the model is told about a non-idempotent call that was running when its host died. */
+export const CRASHED_CALL_CONTENT =
+  "The process running this tool call stopped before it recorded a result; the call's effect is unknown. It was not run again. Check its effect before relying on it or repeating it.";
+
+export class LegLoop {
+  readonly #o: HarnessOptions;
+  readonly #w: LegWriter;
+  readonly #legId: string;
+  readonly #host: AbortSignal | undefined;
+  readonly #lost: AbortSignal;
+  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #specs: ToolSpec[];
+  #step = new AbortController();
+  #interrupt = false;
+
+  constructor(
+    options: HarnessOptions,
+    writer: LegWriter,
+    legId: string,
+    host: AbortSignal | undefined,
+    lost: AbortSignal,
+  ) {
+    this.#o = options;
+    this.#w = writer;
+    this.#legId = legId;
+    this.#host = host;
+    this.#lost = lost;
+    const tools = options.agent.tools ?? [];
+    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.#specs = toolSpecs(tools);
+    writer.onForeign = (event) => {
+      if (event.type === "engine_note" && event.kind === "interrupt_requested") this.#interrupt = true;
+    };
+  }
+
+  /** Abort the current step for a stop signal the leg has not folded yet (from the watcher). */
+  stopSignal(event: StoredEvent): void {
+    if (event.seq > this.#w.state.lastSeq && isStopSignal(event, this.#legId)) this.#step.abort();
+  }
+
+  /** Abort the current step (host abort, lost lease). */
+  abortStep(): void {
+    this.#step.abort();
+  }
+
+  #stepSignal(): AbortSignal {
+    if (this.#step.signal.aborted) this.#step = new AbortController();
+    if (this.#host?.aborted === true || this.#lost.aborted) this.#step.abort();
+    return this.#step.signal;
+  }
+
+  async run(): Promise<void> {
+    const w = this.#w;
+    await this.#recoverInDoubt();
+    await this.#runCalls(w.state.openToolCalls);
+    for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
+    for (;;) {
+      await w.refresh();
+      if (await this.#stopIfAsked()) return;
+      await this.#deliver("steer");
+      if (await this.#parkIfOverBudget()) return;
+      const turn = await this.#modelStep();
+      if (turn === "stopped") continue;
+      if (turn === "failed") return;
+      if (turn.toolCalls.length === 0) {
+        if (await this.#finish(turn.text)) return;
+        continue;
+      }
+      await this.#runCalls(
+        w.state.openToolCalls.filter((open) => turn.toolCalls.some((c) => c.callId === open.callId)),
+      );
+      await w.maybeSnapshot();
+    }
+  }
+
+  async #end(reason: "cancelled" | "parked:interrupt" | "parked:budget", note?: TaskEvent): Promise<void> {
+    await this.#w.appendWhen((state) =>
+      state.summary.legId !== this.#legId
+        ? undefined
+        : [...(note === undefined ? [] : [note]), { type: "leg_ended", v: 1, legId: this.#legId, reason }],
+    );
+  }
+
+  /** Cancel, interrupt or a host abort end the leg here; a lost lease ends it with an error. */
+  async #stopIfAsked(): Promise<boolean> {
+    if (this.#lost.aborted) throw new LeaseLostError(this.#w.taskId);
+    if (this.#w.state.summary.status === "cancelled") {
+      await this.#end("cancelled");
+      return true;
+    }
+    if (this.#interrupt || this.#host?.aborted === true) {
+      await this.#end("parked:interrupt");
+      return true;
+    }
+    return false;
+  }
+
+  async #parkIfOverBudget(): Promise<boolean> {
+    const max = this.#o.agent.maxTurns;
+    if (max === undefined || this.#w.state.summary.sessionSeq < max) return false;
+    await this.#end("parked:budget", {
+      type: "engine_note",
+      v: 1,
+      kind: "budget",
+      text: `The task reached its limit of ${max} model turns.`,
+      legId: this.#legId,
+    });
+    return true;
+  }
+
+  /** The events that apply `inputs` on `carrier`: one `applied` each, then the entry with their exact bytes. */
+  #deliveryEvents(carrier: DeliveryCarrier, inputs: PendingInput[], state: TaskState): TaskEvent[] {
+    const events: TaskEvent[] = inputs.map((input) =>
+      buildAppliedHumanInputEvent({
+        carrier,
+        source: input.source,
+        sessionSeq: state.summary.sessionSeq,
+        inputId: input.inputId,
+        actor: input.actor,
+        principal: state.principal,
+      }),
+    );
+    const content = renderInputs(inputs, carrier, this.#o.randomBytes);
+    events.push({ type: "user_message", v: 1, entryId: newId(), content, inputIds: inputs.map((i) => i.inputId) });
+    return events;
+  }
+
+  async #deliver(carrier: "objective" | "resume" | "wake" | "steer"): Promise<void> {
+    await this.#w.appendWhen((state) => {
+      const inputs = waitingInputs(state)[carrier];
+      return inputs.length === 0 ? undefined : this.#deliveryEvents(carrier, inputs, state);
+    });
+  }
+
+  /** The agent would finish: a pending steer or a queued follow-up sends it back to work. */
+  async #finish(text: string): Promise<boolean> {
+    let done = false;
+    await this.#w.appendWhen((state) => {
+      const waiting = waitingInputs(state);
+      done = false;
+      if (waiting.steer.length > 0) return undefined;
+      if (waiting.nextTurn.length > 0) return this.#deliveryEvents("nextTurn", waiting.nextTurn, state);
+      done = true;
+      return [
+        { type: "task_completed", v: 1, result: text },
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "completed" },
+      ];
+    });
+    return done;
+  }
+
+  async #fail(failure: ModelFailure): Promise<void> {
+    const where = failure.status === undefined ? failure.code : `${failure.code}, HTTP ${failure.status}`;
+    await this.#w.append([
+      { type: "task_failed", v: 1, error: { code: "ModelError", message: `${failure.message} (${where})` } },
+      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+    ]);
+  }
+
+  async #modelStep(): Promise<CollectedTurn | "stopped" | "failed"> {
+    const signal = this.#stepSignal();
+    if (signal.aborted) return "stopped";
+    const state = this.#w.state;
+    const { agent } = this.#o;
+    const settings = { tools: agent.tools ?? [], ...pick(agent) };
+    const result = await streamModelTurn({
+      model: agent.model,
+      request: buildModelRequest(state, settings, this.#specs),
+      signal,
+      emit: this.#o.emit ?? (() => {}),
+      taskId: this.#w.taskId,
+      legId: this.#legId,
+      takenCallIds: new Set(state.openToolCalls.map((c) => c.callId)),
+      onRetry: async (part) => {
+        const f = part.failure;
+        await this.#w.append([
+          {
+            type: "engine_note",
+            v: 1,
+            kind: "model_retry",
+            text: `${f.message} (${f.code}); retry ${part.attempt} in ${part.delayMs} ms`,
+            data: {
+              attempt: part.attempt,
+              delayMs: part.delayMs,
+              code: f.code,
+              ...(f.status === undefined ? {} : { status: f.status }),
+            },
+            legId: this.#legId,
+          },
+        ]);
+      },
+    });
+    if (!result.ok) {
+      if (signal.aborted) return "stopped";
+      await this.#fail(result.failure);
+      return "failed";
+    }
+    const { turn } = result;
+    const event: TaskEvent = {
+      type: "model_turn",
+      v: 1,
+      legId: this.#legId,
+      sessionSeq: this.#w.state.summary.sessionSeq + 1,
+      text: turn.text,
+      toolCalls: turn.toolCalls,
+      usage: turn.usage,
+      finishReason: turn.finishReason,
+      model: agent.model.id,
+    };
+    if (turn.reasoning !== undefined) event.reasoning = turn.reasoning;
+    await this.#w.append([event]);
+    return turn;
+  }
+
+  /** Calls started by a leg that died: an idempotent tool runs again; any other is answered "unknown". */
+  async #recoverInDoubt(): Promise<void> {
+    const inDoubt = this.#w.state.openToolCalls.filter(
+      (call) => call.started && this.#tools.get(call.name)?.idempotent !== true,
+    );
+    if (inDoubt.length === 0) return;
+    await this.#w.append(
+      inDoubt.map((call) =>
+        resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 }, this.#legId),
+      ),
+    );
+  }
+
+  async #runCalls(calls: readonly OpenToolCall[]): Promise<void> {
+    if (calls.length === 0) return;
+    const signal = this.#stepSignal();
+    const settings: ToolRunSettings = {
+      tools: this.#tools,
+      toolTimeoutMs: this.#o.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      maxToolOutputChars: this.#o.maxToolOutputChars ?? DEFAULTS.maxToolOutputChars,
+      taskId: this.#w.taskId,
+      legId: this.#legId,
+      principal: this.#w.state.principal,
+    };
+    if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
+    for (const batch of batchCalls(calls, this.#tools)) {
+      if (signal.aborted) {
+        await this.#w.append(
+          batch.map((call) =>
+            resultEvent(call, { status: "interrupted", content: NOT_RUN_CONTENT, durationMs: 0 }, this.#legId),
+          ),
+        );
+        continue;
+      }
+      await this.#w.append(
+        batch.map((call) => ({
+          type: "tool_call_started",
+          v: 1,
+          legId: this.#legId,
+          callId: call.callId,
+          name: call.name,
+          attempt: call.attempt + 1,
+        })),
+      );
+      const outcomes = await Promise.all(batch.map((call) => executeCall(call, call.attempt + 1, signal, settings)));
+      await this.#w.append(
+        batch.map((call, i) =>
+          resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }, this.#legId),
+        ),
+      );
+    }
+  }
+}
+
+function pick(agent: HarnessOptions["agent"]): {
+  instructions?: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+} {
+  const out: { instructions?: string; maxOutputTokens?: number; temperature?: number } = {};
+  if (agent.instructions !== undefined) out.instructions = agent.instructions;
+  if (agent.maxOutputTokens !== undefined) out.maxOutputTokens = agent.maxOutputTokens;
+  if (agent.temperature !== undefined) out.temperature = agent.temperature;
+  return out;
+}

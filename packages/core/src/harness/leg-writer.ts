@@ -1,0 +1,104 @@
+/**
+ * The leg's view of the log: a `Folder` kept in step with the store, and the one way the leg
+ * appends. Every append is conditional on the last seq the leg has folded and carries the lease;
+ * when another writer got in first (a steer, a cancel, a decision), the leg folds what they wrote
+ * and tries again, so it never acts on a state the log has moved past.
+ */
+import { Folder, stateFromJson, stateToJson, type TaskState } from "../core/fold.ts";
+import type { Store } from "../ports/store.ts";
+import { isSemaError } from "../protocol/errors.ts";
+import type { Emit } from "../protocol/stream-event.ts";
+import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+
+/** Load a task's state: the latest usable snapshot, then the events after it. */
+export async function loadState(store: Store, taskId: string): Promise<{ folder: Folder; events: StoredEvent[] }> {
+  const snapshot = await store.latestSnapshot(taskId);
+  const from = snapshot === undefined ? undefined : stateFromJson(snapshot.v, snapshot.state);
+  const folder = new Folder(from);
+  const events = await store.read(taskId, { afterSeq: from === undefined ? 0 : (snapshot?.seq ?? 0) });
+  folder.applyAll(events);
+  return { folder, events };
+}
+
+export class LegWriter {
+  readonly store: Store;
+  readonly taskId: string;
+  readonly #folder: Folder;
+  readonly #emit: Emit;
+  readonly #leaseToken: string;
+  readonly #snapshotEvery: number;
+  #sinceSnapshot = 0;
+  /** Called with every event folded that this leg did not write. */
+  onForeign: (event: StoredEvent) => void = () => {};
+
+  constructor(store: Store, taskId: string, folder: Folder, leaseToken: string, emit: Emit, snapshotEvery: number) {
+    this.store = store;
+    this.taskId = taskId;
+    this.#folder = folder;
+    this.#leaseToken = leaseToken;
+    this.#emit = emit;
+    this.#snapshotEvery = snapshotEvery;
+  }
+
+  get state(): TaskState {
+    return this.#folder.state;
+  }
+
+  #take(events: StoredEvent[], foreign: boolean): void {
+    for (const event of events) {
+      this.#folder.apply(event);
+      this.#emit(event);
+      if (foreign) this.onForeign(event);
+    }
+    this.#sinceSnapshot += events.length;
+  }
+
+  /** Fold whatever others appended since the leg last looked. Returns those events. */
+  async refresh(): Promise<StoredEvent[]> {
+    const events = await this.store.read(this.taskId, { afterSeq: this.state.lastSeq });
+    this.#take(events, true);
+    return events;
+  }
+
+  /**
+   * Append events that are facts whatever else happened (a tool's result, a retry note): on a
+   * conflict the leg folds the newcomers and appends the same events after them.
+   */
+  async append(events: TaskEvent[]): Promise<StoredEvent[]> {
+    return this.appendWhen(() => events);
+  }
+
+  /**
+   * Append what `decide` says given the current state, re-deciding after every conflict; `decide`
+   * returns undefined when, given what arrived, there is nothing to append any more.
+   */
+  async appendWhen(decide: (state: TaskState) => TaskEvent[] | undefined): Promise<StoredEvent[]> {
+    for (;;) {
+      const events = decide(this.state);
+      if (events === undefined || events.length === 0) return [];
+      try {
+        const stored = await this.store.append(this.taskId, events, {
+          expectedSeq: this.state.lastSeq,
+          leaseToken: this.#leaseToken,
+        });
+        this.#take(stored, false);
+        return stored;
+      } catch (error) {
+        if (!isSemaError(error, "SeqConflict")) throw error;
+        await this.refresh();
+      }
+    }
+  }
+
+  /** Store a snapshot when enough events have passed since the last one (or when `force`d). */
+  async maybeSnapshot(force = false): Promise<void> {
+    if (this.#sinceSnapshot === 0 || (!force && this.#sinceSnapshot < this.#snapshotEvery)) return;
+    await this.store.putSnapshot({
+      taskId: this.taskId,
+      seq: this.state.lastSeq,
+      v: this.state.v,
+      state: stateToJson(this.state),
+    });
+    this.#sinceSnapshot = 0;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * `runLeg`: one leg of a task, from start / resume / wake / recovery until it parks or ends
+ * (SPEC §3 ring 3). Everything it knows comes from the log and everything it decides goes back to
+ * it before it acts, so killing it between any two instructions loses nothing: the next leg folds
+ * the log and carries on.
+ */
+import { type TaskState, waitingInputs } from "../core/fold.ts";
+import { isTerminal, type TaskStatus } from "../core/task-summary.ts";
+import { newId } from "../internal/ids.ts";
+import type { Emit } from "../protocol/stream-event.ts";
+import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
+import { acquireLeg } from "./acquire-leg.ts";
+import { DEFAULTS, type HarnessOptions } from "./agent.ts";
+import { keepLease, watchForStops } from "./leg-guards.ts";
+import { LegLoop } from "./leg-loop.ts";
+import { LegWriter, loadState } from "./leg-writer.ts";
+
+export interface LegOptions {
+  /** Aborting parks the task at its next step (`parked:interrupt`), aborting the model call and tools: Ctrl-C. */
+  signal?: AbortSignal;
+  /** Recorded on `leg_started`; inferred from the task's state when absent. */
+  trigger?: LegStartedEvent["trigger"];
+}
+
+export interface LegOutcome {
+  taskId: string;
+  /** The leg that ran; absent when there was nothing to do. */
+  legId?: string;
+  status: TaskStatus;
+  parkedReason?: ParkReason;
+  result?: string;
+  error?: { code: string; message: string };
+}
+
+/** Whether a leg has anything to do for a task in this state. */
+export function hasWork(state: TaskState): boolean {
+  const { status, parkedReason } = state.summary;
+  if (status === "cancelled") return false;
+  if (isTerminal(status)) return waitingInputs(state).wake.length > 0;
+  if (status === "parked" && parkedReason === "approval") return state.approvals.every((a) => a.decision !== undefined);
+  return true;
+}
+
+function inferTrigger(state: TaskState): LegStartedEvent["trigger"] {
+  if (state.summary.legId !== undefined) return "recover";
+  if (state.summary.status === "created") return "start";
+  return isTerminal(state.summary.status) ? "wake" : "resume";
+}
+
+/** What a host reports after a leg: the task's status as the log now says. */
+export function outcomeOf(taskId: string, state: TaskState, legId?: string): LegOutcome {
+  const outcome: LegOutcome = { taskId, status: state.summary.status };
+  if (legId !== undefined) outcome.legId = legId;
+  if (state.summary.parkedReason !== undefined) outcome.parkedReason = state.summary.parkedReason;
+  if (state.result !== undefined && state.summary.status === "completed") outcome.result = state.result;
+  if (state.error !== undefined && state.summary.status === "failed") outcome.error = state.error;
+  return outcome;
+}
+
+const noop: Emit = () => {};
+
+/**
+ * Run one leg of `taskId`: take the lease, fold the log, and work until the task parks or ends.
+ * Throws `LeaseHeld` when another live host runs it, `LeaseLost` when the lease could not be kept,
+ * `StoreUnavailable` when the store fails; the log is consistent in every case.
+ */
+export async function runLeg(
+  options: HarnessOptions,
+  taskId: string,
+  legOptions: LegOptions = {},
+): Promise<LegOutcome> {
+  const { store } = options;
+  const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
+  const lease = await acquireLeg(store, taskId, options.holder, ttlMs);
+  const lost = new AbortController();
+  let loop: LegLoop | undefined;
+  const stopLease = keepLease(store, taskId, lease.token, ttlMs, () => {
+    lost.abort();
+    loop?.abortStep();
+  });
+  const host = legOptions.signal;
+  const onHostAbort = () => loop?.abortStep();
+  host?.addEventListener("abort", onHostAbort);
+  let stopWatch = () => {};
+  let writer: LegWriter | undefined;
+  try {
+    const { folder } = await loadState(store, taskId);
+    writer = new LegWriter(
+      store,
+      taskId,
+      folder,
+      lease.token,
+      options.emit ?? noop,
+      options.snapshotEvery ?? DEFAULTS.snapshotEvery,
+    );
+    if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
+
+    const legId = newId();
+    const trigger = legOptions.trigger ?? inferTrigger(writer.state);
+    await writer.appendWhen((state) => {
+      const events: TaskEvent[] = [];
+      // A leg still open in the log belongs to a host that died: close it as crashed.
+      if (state.summary.legId !== undefined)
+        events.push({ type: "leg_ended", v: 1, legId: state.summary.legId, reason: "parked:crash" });
+      events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
+      return events;
+    });
+    const activeLoop = new LegLoop(options, writer, legId, host, lost.signal);
+    loop = activeLoop;
+    stopWatch = watchForStops(store, taskId, writer.state.lastSeq, (event) => activeLoop.stopSignal(event));
+    await activeLoop.run();
+    return outcomeOf(taskId, writer.state, legId);
+  } finally {
+    stopWatch();
+    stopLease();
+    host?.removeEventListener("abort", onHostAbort);
+    // Best effort: without this snapshot the next leg folds from an older one, nothing is lost.
+    await writer?.maybeSnapshot(true).catch(() => undefined);
+    await store.releaseLease(taskId, lease.token).catch(() => undefined);
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The task operations a host calls: start, send input, interrupt, cancel, wake. Each takes a
+ * store and ids and nothing that must stay alive between calls; each is one conditional append,
+ * retried when another writer got in first.
+ */
+
+import { isLeaseLive } from "../adapters/store-rules.ts";
+import { buildHumanInputEvent } from "../core/human-input-projection.ts";
+import { isTerminal } from "../core/task-summary.ts";
+import { newId } from "../internal/ids.ts";
+import type { ActorAssertion } from "../internal/llm.ts";
+import type { Store, TaskRecord } from "../ports/store.ts";
+import { InvalidInputError, isSemaError, SemaError } from "../protocol/errors.ts";
+import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
+import type { JsonValue } from "../protocol/json.ts";
+import type { TaskEvent } from "../protocol/task-event.ts";
+
+export interface StartTaskInput {
+  objective: string;
+  /** Whose authority the task runs on. Default `"local"` (a single-user host). */
+  principal?: string;
+  /** Who typed the objective; absent for a single-user host (the bytes stay unlabelled). */
+  actor?: ActorAssertion;
+  /** The agent's name, and the model id to record (resume uses it). */
+  agent?: string;
+  model?: string;
+  taskId?: string;
+  parentTaskId?: string;
+  metadata?: { [key: string]: JsonValue };
+}
+
+/** Create a task: `task_created`, then its objective as a received input. Returns the task id. */
+export async function startTask(store: Store, input: StartTaskInput): Promise<string> {
+  const principal = input.principal ?? "local";
+  const created: Extract<TaskEvent, { type: "task_created" }> = {
+    type: "task_created",
+    v: 1,
+    objective: input.objective,
+    principal,
+  };
+  if (input.agent !== undefined) created.agent = input.agent;
+  if (input.model !== undefined) created.model = input.model;
+  if (input.parentTaskId !== undefined) created.parentTaskId = input.parentTaskId;
+  if (input.actor !== undefined) created.actor = input.actor;
+  if (input.metadata !== undefined) created.metadata = input.metadata;
+  const objective = buildHumanInputEvent({
+    carrier: "objective",
+    source: "user",
+    delivery: "received",
+    sessionSeq: 0,
+    text: input.objective,
+    principal,
+    ...(input.actor === undefined
+      ? {}
+      : { actor: input.actor, ...(input.actor.issuer === undefined ? {} : { issuer: input.actor.issuer }) }),
+  });
+  const [first] = await store.createTask({
+    ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+    created,
+    more: [objective],
+  });
+  return first?.taskId ?? "";
+}
+
+export interface SendInputOptions {
+  /** Ingress-sanitized text. */
+  text: string;
+  /** `steer` (default), `nextTurn` or `wake`; a host may name its own. */
+  carrier?: string;
+  /** The lane; default `user`. */
+  source?: HumanInputSource;
+  actor?: ActorAssertion;
+  /** What to do if a leg is running: `steer` (default), `queue`, `interrupt`, `reject`. */
+  policy?: HumanInputPolicy;
+  /** The leg it was meant for: if that leg has ended, the input is parked, not applied to another. */
+  legId?: string;
+  /** Override the clock used to tell whether a lease is live (tests). */
+  now?: () => number;
+}
+
+export interface SentInput {
+  inputId: string;
+  delivery: HumanInputDelivery;
+}
+
+/** The input arrived while a leg ran and its policy was `reject`. */
+export class InputRejectedError extends SemaError {
+  constructor(taskId: string, inputId: string) {
+    super("InputRejected", `task ${taskId} is running and the input's policy is reject`, {
+      details: { taskId, inputId },
+    });
+  }
+}
+
+/** The task has ended and cannot take this input (only a wake reopens a completed or failed task). */
+export class TaskFinishedError extends SemaError {
+  constructor(taskId: string, status: string) {
+    super("TaskFinished", `task ${taskId} is ${status}`, { details: { taskId, status } });
+  }
+}
+
+function isRunning(record: TaskRecord, now: number): boolean {
+  return record.summary.status === "running" && record.summary.legId !== undefined && isLeaseLive(record.lease, now);
+}
+
+/**
+ * Record a human input. While a leg runs it is `received` (the leg applies it at its next step
+ * boundary, or as its policy says); otherwise it is `parked` for the next leg.
+ */
+export async function sendInput(store: Store, taskId: string, options: SendInputOptions): Promise<SentInput> {
+  if (typeof options.text !== "string") throw new InvalidInputError("input text must be a string");
+  const carrier = options.carrier ?? "steer";
+  const inputId = newId();
+  const now = options.now ?? Date.now;
+  for (;;) {
+    const record = await store.getTask(taskId);
+    const { status } = record.summary;
+    if (status === "cancelled" || (isTerminal(status) && carrier !== "wake"))
+      throw new TaskFinishedError(taskId, status);
+    const running = isRunning(record, now());
+    const forOtherLeg = options.legId !== undefined && options.legId !== record.summary.legId;
+    const base = {
+      inputId,
+      carrier,
+      source: options.source ?? "user",
+      sessionSeq: record.summary.sessionSeq,
+      principal: record.principal,
+      ...(options.actor === undefined
+        ? {}
+        : { actor: options.actor, ...(options.actor.issuer === undefined ? {} : { issuer: options.actor.issuer }) }),
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.legId === undefined ? {} : { legId: options.legId }),
+    };
+    const rejected = running && options.policy === "reject";
+    const delivery: HumanInputDelivery = rejected ? "dropped" : running && !forOtherLeg ? "received" : "parked";
+    const event = buildHumanInputEvent(
+      rejected
+        ? { ...base, delivery, reason: "rejected: a leg is running and the policy is reject" }
+        : { ...base, delivery, text: options.text },
+    );
+    try {
+      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
+    } catch (error) {
+      if (isSemaError(error, "SeqConflict")) continue;
+      throw error;
+    }
+    if (rejected) throw new InputRejectedError(taskId, inputId);
+    return { inputId, delivery };
+  }
+}
+
+/** Ask the running leg to stop at once and park (`parked:interrupt`). False when no leg runs. */
+export async function interrupt(
+  store: Store,
+  taskId: string,
+  options: { actor?: ActorAssertion; now?: () => number } = {},
+): Promise<boolean> {
+  const now = options.now ?? Date.now;
+  for (;;) {
+    const record = await store.getTask(taskId);
+    if (!isRunning(record, now())) return false;
+    const event: TaskEvent = { type: "engine_note", v: 1, kind: "interrupt_requested", text: "Interrupt requested." };
+    if (options.actor !== undefined) event.data = { actor: { ...options.actor } };
+    try {
+      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
+      return true;
+    } catch (error) {
+      if (!isSemaError(error, "SeqConflict")) throw error;
+    }
+  }
+}
+
+/** End the task for good. A running leg stops at once; its tools see their signal abort. */
+export async function cancel(
+  store: Store,
+  taskId: string,
+  options: { reason?: string; actor?: ActorAssertion } = {},
+): Promise<boolean> {
+  for (;;) {
+    const record = await store.getTask(taskId);
+    if (record.summary.status === "cancelled") return false;
+    const event: TaskEvent = { type: "task_cancelled", v: 1 };
+    if (options.reason !== undefined) event.reason = options.reason;
+    if (options.actor !== undefined) event.actor = options.actor;
+    try {
+      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
+      return true;
+    } catch (error) {
+      if (!isSemaError(error, "SeqConflict")) throw error;
+    }
+  }
+}
+
+/**
+ * Wake a task with a message from a machine (`system`) or a relayed third party (`external`,
+ * named by `from`). A running task gets it as a steer; a parked or finished one starts a new leg.
+ */
+export async function wake(
+  store: Store,
+  taskId: string,
+  options: { text: string; source: "system" | "external"; from?: string },
+): Promise<SentInput> {
+  const actor = options.from === undefined ? undefined : { id: options.from, verified: false };
+  return sendInput(store, taskId, {
+    text: options.text,
+    carrier: "wake",
+    source: options.source,
+    ...(actor === undefined ? {} : { actor }),
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Running one turn's tool calls: schema check first (bad input goes back to the model, never to
+ * `execute`), read-only calls concurrently and the others in order, each with its own timeout and
+ * an `AbortSignal` that interrupt and cancel really reach, results capped and, for untrusted
+ * output, fenced. Each call is recorded `tool_call_started` before it runs, so a crash leaves it
+ * in doubt rather than forgotten.
+ */
+import type { OpenToolCall } from "../core/fold.ts";
+import { delimitUntrusted, type RandomBytes } from "../core/trust-framing.ts";
+import type { ToolResultStatus } from "../internal/llm.ts";
+import type { StandardIssue } from "../ports/standard-schema.ts";
+import type { Tool, ToolContext } from "../ports/tool.ts";
+import type { ToolResultEvent } from "../protocol/task-event.ts";
+
+export interface ToolRunSettings {
+  tools: ReadonlyMap<string, Tool>;
+  toolTimeoutMs: number;
+  maxToolOutputChars: number;
+  randomBytes?: RandomBytes;
+  taskId: string;
+  legId: string;
+  principal: string;
+}
+
+export interface CallOutcome {
+  status: ToolResultStatus;
+  content: string;
+  truncated?: true;
+  durationMs: number;
+}
+
+/** Why a step's signal was aborted, as the model is told. */
+export const INTERRUPTED_CONTENT = "The tool call was interrupted before it finished; its effect is unknown.";
+export const NOT_RUN_CONTENT = "The tool call was not run: the turn was interrupted.";
+
+function describeIssues(issues: ReadonlyArray<StandardIssue>): string {
+  return issues
+    .slice(0, 10)
+    .map((issue) => {
+      const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+      return path === "" ? issue.message : `${path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+function toText(output: unknown): string {
+  if (typeof output === "string") return output;
+  if (output === undefined) return "";
+  try {
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    return String(output);
+  }
+}
+
+/** Build the model-facing content: capped, with a note, and fenced when the tool's output is untrusted. */
+export function toolContent(
+  tool: Tool | undefined,
+  raw: string,
+  settings: ToolRunSettings,
+): { content: string; truncated?: true } {
+  const cap = tool?.maxOutputChars ?? settings.maxToolOutputChars;
+  let text = raw;
+  let truncated: true | undefined;
+  if (text.length > cap) {
+    text = `${text.slice(0, cap)}\n[truncated: ${text.length - cap} more characters not shown]`;
+    truncated = true;
+  }
+  if (tool?.untrustedOutput === true) {
+    const options = settings.randomBytes === undefined ? {} : { randomBytes: settings.randomBytes };
+    text = delimitUntrusted(text, { ...options, kind: "tool_output", from: tool.name });
+  }
+  return truncated === undefined ? { content: text } : { content: text, truncated };
+}
+
+/** Validate, then execute one call under its own timeout. Never throws. */
+export async function executeCall(
+  call: OpenToolCall,
+  attempt: number,
+  stepSignal: AbortSignal,
+  settings: ToolRunSettings,
+): Promise<CallOutcome> {
+  const started = Date.now();
+  const done = (status: ToolResultStatus, raw: string, tool?: Tool): CallOutcome => ({
+    status,
+    ...(status === "ok" ? toolContent(tool, raw, settings) : { content: raw }),
+    durationMs: Date.now() - started,
+  });
+  const tool = settings.tools.get(call.name);
+  if (tool === undefined) {
+    const known = [...settings.tools.keys()].join(", ") || "none";
+    return done("error", `Unknown tool "${call.name}". Available tools: ${known}.`);
+  }
+  let input: unknown;
+  try {
+    const result = await tool.inputSchema["~standard"].validate(call.input);
+    if (result.issues !== undefined)
+      return done("error", `Invalid input for ${tool.name}: ${describeIssues(result.issues)}`);
+    input = result.value;
+  } catch (error) {
+    return done("error", `Invalid input for ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (stepSignal.aborted) return done("interrupted", NOT_RUN_CONTENT);
+
+  const controller = new AbortController();
+  const timeoutMs = tool.timeoutMs ?? settings.toolTimeoutMs;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  const onStepAbort = () => controller.abort(stepSignal.reason);
+  stepSignal.addEventListener("abort", onStepAbort, { once: true });
+  const context: ToolContext = {
+    signal: controller.signal,
+    taskId: settings.taskId,
+    legId: settings.legId,
+    callId: call.callId,
+    attempt,
+    principal: settings.principal,
+  };
+  // A tool that ignores its signal cannot hold the leg: the abort wins the race.
+  const aborted = new Promise<"aborted">((resolve) =>
+    controller.signal.addEventListener("abort", () => resolve("aborted"), { once: true }),
+  );
+  try {
+    const output = await Promise.race([Promise.resolve().then(() => tool.execute(input, context)), aborted]);
+    if (output === "aborted" || controller.signal.aborted) {
+      return timedOut
+        ? done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`)
+        : done("interrupted", INTERRUPTED_CONTENT);
+    }
+    return done("ok", toText(output), tool);
+  } catch (error) {
+    if (timedOut) return done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`);
+    if (stepSignal.aborted) return done("interrupted", INTERRUPTED_CONTENT);
+    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
+    stepSignal.removeEventListener("abort", onStepAbort);
+  }
+}
+
+/** The `tool_result` event for an outcome. */
+export function resultEvent(call: OpenToolCall, outcome: CallOutcome, legId: string): ToolResultEvent {
+  const event: ToolResultEvent = {
+    type: "tool_result",
+    v: 1,
+    callId: call.callId,
+    name: call.name,
+    status: outcome.status,
+    content: outcome.content,
+    durationMs: outcome.durationMs,
+    legId,
+  };
+  if (outcome.truncated === true) event.truncated = true;
+  return event;
+}
+
+/**
+ * Split a turn's calls into batches that run together: consecutive read-only calls form one
+ * concurrent batch, every other call is a batch of its own, in the model's order.
+ */
+export function batchCalls(calls: readonly OpenToolCall[], tools: ReadonlyMap<string, Tool>): OpenToolCall[][] {
+  const batches: OpenToolCall[][] = [];
+  let readOnly: OpenToolCall[] = [];
+  for (const call of calls) {
+    if (tools.get(call.name)?.readOnly === true) {
+      readOnly.push(call);
+      continue;
+    }
+    if (readOnly.length > 0) batches.push(readOnly);
+    readOnly = [];
+    batches.push([call]);
+  }
+  if (readOnly.length > 0) batches.push(readOnly);
+  return batches;
+}

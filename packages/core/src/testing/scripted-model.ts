@@ -1,0 +1,177 @@
+/**
+ * `ScriptedModel`: a `Model` that plays scripted turns, for tests and the offline demo. It
+ * records every request, and `assertConsumed()` fails a test that left turns unplayed or called
+ * the model more often than scripted.
+ *
+ * Two ways to pick the turn to play:
+ * - `"sequential"` (default): the n-th call plays turn n.
+ * - `"by-transcript"`: the turn is the number of assistant entries already in the request's
+ *   transcript, so the model itself is stateless: a task resumed in a fresh process continues the
+ *   script where it left off, and a turn retried after a crash plays the same answer again.
+ */
+
+import type { FinishReason, Usage } from "../internal/llm.ts";
+import type { Model, ModelFailure, ModelPart, ModelRequest } from "../ports/model.ts";
+import type { JsonValue } from "../protocol/json.ts";
+
+export interface ScriptedToolCall {
+  name: string;
+  input: JsonValue;
+  /** Default: `call-<turn>-<index>`, stable across replays. */
+  callId?: string;
+  /** Send the raw argument text instead of `input` (to script malformed JSON). */
+  rawInput?: string;
+}
+
+export interface ScriptedTurn {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Stream text and tool input in deltas of this many characters (default: one delta each). */
+  chunkSize?: number;
+  /** Wait this long before answering (abortable). */
+  delayMs?: number;
+  /** Wait this long between deltas (abortable), to let a test act mid-stream. */
+  deltaDelayMs?: number;
+  /** End the stream with this failure instead of a finish, after any content above. */
+  error?: Partial<ModelFailure> & { message: string };
+  usage?: Usage;
+  finishReason?: FinishReason;
+}
+
+export type ScriptStep = ScriptedTurn | ((request: ModelRequest, turn: number) => ScriptedTurn | Promise<ScriptedTurn>);
+
+export interface ScriptedModelOptions {
+  id?: string;
+  mode?: "sequential" | "by-transcript";
+}
+
+const DEFAULT_USAGE: Usage = { inputTokens: 10, outputTokens: 5 };
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const done = (completed: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(completed);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function chunks(text: string, size: number | undefined): string[] {
+  if (size === undefined || size <= 0 || text.length <= size) return [text];
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+export class ScriptedModel implements Model {
+  readonly id: string;
+  readonly #steps: ScriptStep[];
+  readonly #mode: "sequential" | "by-transcript";
+  /** Every request, in call order (transcripts copied at call time). */
+  readonly requests: ModelRequest[] = [];
+  #played = new Set<number>();
+  #overruns = 0;
+
+  constructor(steps: ScriptStep[], options: ScriptedModelOptions = {}) {
+    this.#steps = steps;
+    this.id = options.id ?? "script:inline";
+    this.#mode = options.mode ?? "sequential";
+  }
+
+  /** How many calls were made. */
+  get calls(): number {
+    return this.requests.length;
+  }
+
+  /** Throws when a scripted turn was never played or the model was called past the script. */
+  assertConsumed(): void {
+    const unplayed = this.#steps.map((_, i) => i).filter((i) => !this.#played.has(i));
+    if (this.#overruns > 0)
+      throw new Error(
+        `ScriptedModel was called ${this.#overruns} time(s) more than its ${this.#steps.length} scripted turn(s)`,
+      );
+    if (unplayed.length > 0)
+      throw new Error(`ScriptedModel left ${unplayed.length} scripted turn(s) unplayed: ${unplayed.join(", ")}`);
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelPart> {
+    const index =
+      this.#mode === "sequential"
+        ? this.requests.length
+        : request.transcript.filter((e) => e.role === "assistant").length;
+    this.requests.push({ ...request, transcript: [...request.transcript] });
+    const step = this.#steps[index];
+    if (step === undefined) {
+      this.#overruns += 1;
+      yield {
+        type: "error",
+        failure: {
+          code: "script",
+          message: `the script has ${this.#steps.length} turn(s) and turn ${index + 1} was requested`,
+          isRetryable: false,
+        },
+      };
+      return;
+    }
+    this.#played.add(index);
+    let turn: ScriptedTurn;
+    try {
+      turn = typeof step === "function" ? await step(request, index) : step;
+    } catch (error) {
+      yield {
+        type: "error",
+        failure: { code: "script", message: `script turn ${index + 1} threw: ${String(error)}`, isRetryable: false },
+      };
+      return;
+    }
+    yield* this.#play(turn, index, signal);
+  }
+
+  async *#play(turn: ScriptedTurn, index: number, signal: AbortSignal): AsyncGenerator<ModelPart> {
+    const aborted: ModelPart = {
+      type: "error",
+      failure: { code: "aborted", message: "the call was aborted", isRetryable: false },
+    };
+    const pause = async (ms: number | undefined) => ms === undefined || ms <= 0 || (await sleep(ms, signal));
+    if (signal.aborted || !(await pause(turn.delayMs))) return yield aborted;
+    if (turn.reasoning !== undefined) {
+      yield { type: "reasoning-start", id: "r0" };
+      for (const delta of chunks(turn.reasoning, turn.chunkSize)) {
+        yield { type: "reasoning-delta", id: "r0", delta };
+        if (signal.aborted || !(await pause(turn.deltaDelayMs))) return yield aborted;
+      }
+      yield { type: "reasoning-end", id: "r0" };
+    }
+    if (turn.text !== undefined && turn.text !== "") {
+      yield { type: "text-start", id: "t0" };
+      for (const delta of chunks(turn.text, turn.chunkSize)) {
+        yield { type: "text-delta", id: "t0", delta };
+        if (signal.aborted || !(await pause(turn.deltaDelayMs))) return yield aborted;
+      }
+      yield { type: "text-end", id: "t0" };
+    }
+    for (const [i, call] of (turn.toolCalls ?? []).entries()) {
+      const id = call.callId ?? `call-${index + 1}-${i + 1}`;
+      const input = call.rawInput ?? JSON.stringify(call.input);
+      yield { type: "tool-input-start", id, toolName: call.name };
+      for (const delta of chunks(input, turn.chunkSize)) {
+        yield { type: "tool-input-delta", id, delta };
+        if (signal.aborted || !(await pause(turn.deltaDelayMs))) return yield aborted;
+      }
+      yield { type: "tool-input-end", id };
+      yield { type: "tool-call", toolCallId: id, toolName: call.name, input };
+    }
+    if (turn.error !== undefined) {
+      yield { type: "error", failure: { code: "script", isRetryable: false, ...turn.error } };
+      return;
+    }
+    const finishReason = turn.finishReason ?? ((turn.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop");
+    yield { type: "finish", usage: turn.usage ?? DEFAULT_USAGE, finishReason };
+  }
+}
