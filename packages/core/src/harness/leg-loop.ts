@@ -7,7 +7,6 @@ import { type OpenToolCall, type PendingInput, type TaskState, waitingInputs } f
 import { buildAppliedHumanInputEvent } from "../core/human-input-projection.ts";
 import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
 import { buildModelRequest, toolSpecs } from "../core/model-request.ts";
-import { newId } from "../internal/ids.ts";
 import type { ModelFailure, ToolSpec } from "../ports/model.ts";
 import type { Tool } from "../ports/tool.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
@@ -78,14 +77,16 @@ export class LegLoop {
       await w.refresh();
       if (await this.#stopIfAsked()) return;
       await this.#deliver("steer");
+      // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
+      const last = w.state.transcript.at(-1);
+      if (last?.role === "assistant" && last.toolCalls.length === 0) {
+        if (await this.#finish(last.text)) return;
+        continue;
+      }
       if (await this.#parkIfOverBudget()) return;
       const turn = await this.#modelStep();
       if (turn === "stopped") continue;
       if (turn === "failed") return;
-      if (turn.toolCalls.length === 0) {
-        if (await this.#finish(turn.text)) return;
-        continue;
-      }
       await this.#runCalls(
         w.state.openToolCalls.filter((open) => turn.toolCalls.some((c) => c.callId === open.callId)),
       );
@@ -141,7 +142,9 @@ export class LegLoop {
       }),
     );
     const content = renderInputs(inputs, carrier, this.#o.randomBytes);
-    events.push({ type: "user_message", v: 1, entryId: newId(), content, inputIds: inputs.map((i) => i.inputId) });
+    // Derived from the inputs (each applied once), so a leg resumed from the same log writes the same entry.
+    const entryId = `entry:${inputs[0]?.inputId ?? ""}`;
+    events.push({ type: "user_message", v: 1, entryId, content, inputIds: inputs.map((i) => i.inputId) });
     return events;
   }
 

@@ -4,7 +4,6 @@
  * retried when another writer got in first.
  */
 
-import { isLeaseLive } from "../adapters/store-rules.ts";
 import { buildHumanInputEvent } from "../core/human-input-projection.ts";
 import { isTerminal } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
@@ -74,8 +73,11 @@ export interface SendInputOptions {
   policy?: HumanInputPolicy;
   /** The leg it was meant for: if that leg has ended, the input is parked, not applied to another. */
   legId?: string;
-  /** Override the clock used to tell whether a lease is live (tests). */
-  now?: () => number;
+  /**
+   * An idempotency key: a sender that retries (a timed-out HTTP request, a crashed relay) passes
+   * the same id, and an input already recorded under it is not recorded again.
+   */
+  inputId?: string;
 }
 
 export interface SentInput {
@@ -99,8 +101,12 @@ export class TaskFinishedError extends SemaError {
   }
 }
 
-function isRunning(record: TaskRecord, now: number): boolean {
-  return record.summary.status === "running" && record.summary.legId !== undefined && isLeaseLive(record.lease, now);
+/**
+ * Whether a leg is open on the task. A leg whose host died still counts: the leg that recovers it
+ * delivers what was sent meanwhile as live steers, so nothing waits for a later resume.
+ */
+function isRunning(record: TaskRecord): boolean {
+  return record.summary.status === "running" && record.summary.legId !== undefined;
 }
 
 /**
@@ -110,14 +116,17 @@ function isRunning(record: TaskRecord, now: number): boolean {
 export async function sendInput(store: Store, taskId: string, options: SendInputOptions): Promise<SentInput> {
   if (typeof options.text !== "string") throw new InvalidInputError("input text must be a string");
   const carrier = options.carrier ?? "steer";
-  const inputId = newId();
-  const now = options.now ?? Date.now;
+  const inputId = options.inputId ?? newId();
   for (;;) {
     const record = await store.getTask(taskId);
+    if (options.inputId !== undefined) {
+      const earlier = await findInput(store, taskId, inputId);
+      if (earlier !== undefined) return earlier;
+    }
     const { status } = record.summary;
     if (status === "cancelled" || (isTerminal(status) && carrier !== "wake"))
       throw new TaskFinishedError(taskId, status);
-    const running = isRunning(record, now());
+    const running = isRunning(record);
     const forOtherLeg = options.legId !== undefined && options.legId !== record.summary.legId;
     const base = {
       inputId,
@@ -149,6 +158,14 @@ export async function sendInput(store: Store, taskId: string, options: SendInput
   }
 }
 
+/** The first recorded stage of an input, if it exists: its delivery as the sender was told. */
+async function findInput(store: Store, taskId: string, inputId: string): Promise<SentInput | undefined> {
+  for (const event of await store.read(taskId)) {
+    if (event.type === "human_input" && event.inputId === inputId) return { inputId, delivery: event.delivery };
+  }
+  return undefined;
+}
+
 /** Ask the running leg to stop at once and park (`parked:interrupt`). False when no leg runs. */
 export async function interrupt(
   store: Store,
@@ -158,7 +175,7 @@ export async function interrupt(
   const now = options.now ?? Date.now;
   for (;;) {
     const record = await store.getTask(taskId);
-    if (!isRunning(record, now())) return false;
+    if (!isRunning(record)) return false;
     const event: TaskEvent = { type: "engine_note", v: 1, kind: "interrupt_requested", text: "Interrupt requested." };
     if (options.actor !== undefined) event.data = { actor: { ...options.actor } };
     try {

@@ -2,6 +2,8 @@
  * `@sema-agent/core/testing`: what tests of Sema and of code built on it need — the shared store
  * conformance suite and valid-event constructors.
  */
+
+export { type DyingStoreOptions, dyingStore, SimulatedDeath } from "./dying-store.ts";
 export { make } from "./event-factories.ts";
 export {
   ScriptedModel,

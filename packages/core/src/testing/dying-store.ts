@@ -1,0 +1,93 @@
+/**
+ * A `Store` wrapper that simulates the death of its host: after `appendsBeforeDeath` appends it
+ * dies — either before the next append commits or right after it commits but before the caller
+ * hears of it — and from then on every call fails, as for a process that is gone.
+ */
+import type { Store } from "../ports/store.ts";
+
+export class SimulatedDeath extends Error {
+  constructor() {
+    super("simulated death of the host");
+    this.name = "SimulatedDeath";
+  }
+}
+
+export interface DyingStoreOptions {
+  appendsBeforeDeath: number;
+  /** `before`: the fatal append writes nothing; `after`: it commits, then the host dies. */
+  when: "before" | "after";
+}
+
+export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { readonly dead: boolean } {
+  let appends = 0;
+  let dead = false;
+  const guard = () => {
+    if (dead) throw new SimulatedDeath();
+  };
+  const wrapper: Store & { readonly dead: boolean } = {
+    get dead() {
+      return dead;
+    },
+    async append(taskId, events, appendOptions) {
+      guard();
+      if (appends === options.appendsBeforeDeath) {
+        dead = true;
+        if (options.when === "after") await inner.append(taskId, events, appendOptions);
+        throw new SimulatedDeath();
+      }
+      appends++;
+      return inner.append(taskId, events, appendOptions);
+    },
+    async createTask(input) {
+      guard();
+      return inner.createTask(input);
+    },
+    async getTask(taskId) {
+      guard();
+      return inner.getTask(taskId);
+    },
+    async read(taskId, readOptions) {
+      guard();
+      return inner.read(taskId, readOptions);
+    },
+    async *watch(taskId, watchOptions) {
+      guard();
+      for await (const event of inner.watch(taskId, watchOptions)) {
+        guard();
+        yield event;
+      }
+    },
+    async acquireLease(taskId, leaseOptions) {
+      guard();
+      return inner.acquireLease(taskId, leaseOptions);
+    },
+    async renewLease(taskId, token, ttlMs) {
+      guard();
+      return inner.renewLease(taskId, token, ttlMs);
+    },
+    async releaseLease(taskId, token) {
+      guard();
+      return inner.releaseLease(taskId, token);
+    },
+    async listRunnable(listOptions) {
+      guard();
+      return inner.listRunnable(listOptions);
+    },
+    async listTasks(listOptions) {
+      guard();
+      return inner.listTasks(listOptions);
+    },
+    async putSnapshot(snapshot) {
+      guard();
+      return inner.putSnapshot(snapshot);
+    },
+    async latestSnapshot(taskId) {
+      guard();
+      return inner.latestSnapshot(taskId);
+    },
+    async close() {
+      dead = true;
+    },
+  };
+  return wrapper;
+}
