@@ -58,6 +58,7 @@ export {
 export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
 export { CRASHED_CALL_CONTENT } from "./harness/leg-loop.ts";
+export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";
 export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/run-leg.ts";
 export { runTask, type TaskRun } from "./harness/run-task.ts";
 export {

@@ -170,9 +170,8 @@ async function findInput(store: Store, taskId: string, inputId: string): Promise
 export async function interrupt(
   store: Store,
   taskId: string,
-  options: { actor?: ActorAssertion; now?: () => number } = {},
+  options: { actor?: ActorAssertion } = {},
 ): Promise<boolean> {
-  const now = options.now ?? Date.now;
   for (;;) {
     const record = await store.getTask(taskId);
     if (!isRunning(record)) return false;
