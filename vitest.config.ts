@@ -8,5 +8,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts"],
     testTimeout: 30_000,
+    // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
+    // pointing at its TypeScript, which Node will not load from node_modules. Inlining it and its
+    // importers makes Vite resolve and transform them instead of handing them to Node.
+    server: { deps: { inline: [/eventsource-parser/, /@ai-sdk\//] } },
   },
 });

@@ -1,0 +1,149 @@
+/**
+ * The real `@ai-sdk/anthropic` provider against a loopback server replaying Anthropic's Messages
+ * streaming format (fixtures/anthropic/), through `resolveModel` as a host would build it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveModel } from "./resolve-model.ts";
+import { type ReplayServer, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
+import { collect, describeWireSuite, lastFailure, textOf, WEATHER_REQUEST } from "./test-support/wire-suite.ts";
+
+const ENV = { ANTHROPIC_API_KEY: "sk-ant-test-key" };
+
+function anthropic(baseURL: string) {
+  return resolveModel("anthropic:claude-sonnet-4-5", { ...ENV, ANTHROPIC_BASE_URL: baseURL });
+}
+
+describeWireSuite({
+  name: "anthropic",
+  fixtures: "anthropic",
+  path: "/v1/messages",
+  model: anthropic,
+  rateLimit: { headers: { "retry-after": "7" }, retryAfterMs: 7_000 },
+  // input_tokens 472 is the uncached part; Anthropic reports cache reads beside it.
+  textUsage: { inputTokens: 728, outputTokens: 15, cachedInputTokens: 256 },
+  toolUsage: { inputTokens: 472, outputTokens: 89, cachedInputTokens: 0 },
+  toolCallId: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+  eventsThroughFirstDelta: 4,
+});
+
+describe("anthropic: wire, vendor specifics", () => {
+  let server: ReplayServer;
+  beforeAll(async () => {
+    server = await startReplayServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("sends the system prompt, the message, the tool's JSON schema and the sampling settings", async () => {
+    server.reply({ events: sseEvents("anthropic/text.sse") });
+    await collect(anthropic(server.baseURL));
+    const request = server.requests.at(-1);
+    expect(request?.method).toBe("POST");
+    expect(request?.headers["x-api-key"]).toBe("sk-ant-test-key");
+    expect(request?.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(JSON.parse(request?.body ?? "")).toMatchObject({
+      model: "claude-sonnet-4-5",
+      stream: true,
+      max_tokens: 1024,
+      temperature: 0.2,
+      system: [{ type: "text", text: "You are a weather assistant." }],
+      messages: [{ role: "user", content: [{ type: "text", text: "What is the weather in San Francisco?" }] }],
+      tools: [
+        {
+          name: "get_weather",
+          description: "Get the current weather in a given location",
+          input_schema: WEATHER_REQUEST.tools[0]?.inputSchema,
+        },
+      ],
+      tool_choice: { type: "auto" },
+    });
+  });
+
+  it("round-trips an assistant tool call and its results in the next request", async () => {
+    server.reply({ events: sseEvents("anthropic/tool-call.sse") }, { events: sseEvents("anthropic/text.sse") });
+    const model = anthropic(server.baseURL);
+    const first = await collect(model);
+    const call = first.find((part) => part.type === "tool-call");
+    if (call?.type !== "tool-call") throw new Error("no tool call");
+
+    const second = await collect(model, {
+      ...WEATHER_REQUEST,
+      transcript: [
+        ...WEATHER_REQUEST.transcript,
+        {
+          role: "assistant",
+          text: textOf(first),
+          toolCalls: [{ callId: call.toolCallId, name: call.toolName, input: JSON.parse(call.input) }],
+        },
+        { role: "tool", callId: call.toolCallId, name: call.toolName, status: "ok", content: "64°F and foggy" },
+      ],
+    });
+    expect(textOf(second)).toBe("Hello, world!");
+
+    const body = JSON.parse(server.requests.at(-1)?.body ?? "");
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "What is the weather in San Francisco?" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Let me check the weather." },
+          {
+            type: "tool_use",
+            id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+            name: "get_weather",
+            input: { location: "San Francisco, CA", unit: "fahrenheit" },
+          },
+        ],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", content: "64°F and foggy" }],
+      },
+    ]);
+  });
+
+  it("flags a failed, denied or interrupted tool result as an error with its exact text", async () => {
+    server.reply({ events: sseEvents("anthropic/text.sse") });
+    await collect(anthropic(server.baseURL), {
+      ...WEATHER_REQUEST,
+      transcript: [
+        ...WEATHER_REQUEST.transcript,
+        {
+          role: "assistant",
+          text: "",
+          toolCalls: [
+            { callId: "toolu_a", name: "get_weather", input: { location: "Paris" } },
+            { callId: "toolu_b", name: "get_weather", input: { location: "Oslo" } },
+          ],
+        },
+        { role: "tool", callId: "toolu_a", name: "get_weather", status: "error", content: "upstream timeout" },
+        { role: "tool", callId: "toolu_b", name: "get_weather", status: "denied", content: "denied by the user" },
+      ],
+    });
+    const body = JSON.parse(server.requests.at(-1)?.body ?? "");
+    expect(body.messages.at(-1)).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_a", content: "upstream timeout", is_error: true },
+        { type: "tool_result", tool_use_id: "toolu_b", content: "denied by the user", is_error: true },
+      ],
+    });
+  });
+
+  it("maps an in-stream overloaded error event to a retryable server_error", async () => {
+    server.reply({ events: sseEvents("anthropic/overloaded.sse") });
+    const parts = await collect(anthropic(server.baseURL));
+    expect(textOf(parts)).toBe("Hello");
+    expect(lastFailure(parts)).toMatchObject({ code: "server_error", isRetryable: true, status: 529 });
+  });
+
+  it("sends no request at all when the connection is refused, and says so", async () => {
+    const closed = await startReplayServer();
+    const url = closed.baseURL;
+    await closed.close();
+    const failure = lastFailure(await collect(anthropic(url)));
+    expect(failure).toMatchObject({ code: "connection", isRetryable: true });
+    expect(failure).not.toHaveProperty("status");
+  });
+});

@@ -1,0 +1,8 @@
+/**
+ * `@sema-agent/ai-sdk`: Sema's `Model` port for any AI SDK provider (LanguageModelV4), and
+ * `resolveModel` for the `provider:model-id` specs the CLI and hosts accept.
+ */
+export { abortedFailure, isRetryableStatus, parseRetryAfter, toFailure } from "./failure.ts";
+export { type FromAiSdkOptions, fromAiSdk, toUsage } from "./from-ai-sdk.ts";
+export { ModelConfigError, resolveModel } from "./resolve-model.ts";
+export { toCallOptions, toPrompt } from "./to-call-options.ts";

@@ -1,0 +1,90 @@
+/**
+ * Sema's {@link ModelRequest} as LanguageModelV4 call options. Every transcript string is passed
+ * byte for byte: framing and trust labels were applied when the entry was recorded, so this
+ * mapping must neither add nor drop text.
+ */
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultPart,
+  SharedV4ProviderOptions,
+} from "@ai-sdk/provider";
+import type { ModelRequest, TranscriptEntry } from "@sema-agent/core";
+
+/** The V4 call options for one request. `signal` is passed as the call's abort signal. */
+export function toCallOptions(
+  request: ModelRequest,
+  signal: AbortSignal,
+  providerOptions?: SharedV4ProviderOptions,
+): LanguageModelV4CallOptions {
+  const options: LanguageModelV4CallOptions = { prompt: toPrompt(request), abortSignal: signal };
+  if (request.tools.length > 0) {
+    options.tools = request.tools.map(
+      (tool): LanguageModelV4FunctionTool => ({
+        type: "function",
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      }),
+    );
+    options.toolChoice = { type: "auto" };
+  }
+  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (providerOptions !== undefined) options.providerOptions = providerOptions;
+  return options;
+}
+
+/** The V4 prompt: the system message, then the transcript in order. */
+export function toPrompt(request: ModelRequest): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [];
+  // Vendors reject an empty system block (Anthropic: "text content blocks must be non-empty").
+  if (request.system !== "") prompt.push({ role: "system", content: request.system });
+  for (const entry of request.transcript) {
+    const message = toMessage(entry);
+    if (message === undefined) continue;
+    const last = prompt.at(-1);
+    // Consecutive tool results answer one assistant turn: one tool message keeps them together
+    // (Anthropic needs every result of a turn in the single user message that follows it).
+    if (message.role === "tool" && last?.role === "tool") last.content.push(...message.content);
+    else prompt.push(message);
+  }
+  return prompt;
+}
+
+function toMessage(entry: TranscriptEntry): LanguageModelV4Message | undefined {
+  switch (entry.role) {
+    case "user":
+      return { role: "user", content: [{ type: "text", text: entry.content }] };
+    case "assistant": {
+      const content: Extract<LanguageModelV4Message, { role: "assistant" }>["content"] = [];
+      // Reasoning first, as the model produced it. Providers that need a signature to replay
+      // reasoning (Anthropic) drop an unsigned one with a warning rather than failing the call.
+      if (entry.reasoning !== undefined && entry.reasoning !== "") {
+        content.push({ type: "reasoning", text: entry.reasoning });
+      }
+      if (entry.text !== "") content.push({ type: "text", text: entry.text });
+      for (const call of entry.toolCalls) {
+        content.push({ type: "tool-call", toolCallId: call.callId, toolName: call.name, input: call.input });
+      }
+      // An assistant turn that said nothing has nothing to replay, and vendors reject empty content.
+      return content.length === 0 ? undefined : { role: "assistant", content };
+    }
+    case "tool":
+      return { role: "tool", content: [toToolResult(entry)] };
+  }
+}
+
+function toToolResult(entry: Extract<TranscriptEntry, { role: "tool" }>): LanguageModelV4ToolResultPart {
+  // Denied and interrupted calls are errors too, and the content already says why in exactly the
+  // words the model must see: `execution-denied` would let each provider substitute its own text.
+  return {
+    type: "tool-result",
+    toolCallId: entry.callId,
+    toolName: entry.name,
+    output:
+      entry.status === "ok" ? { type: "text", value: entry.content } : { type: "error-text", value: entry.content },
+  };
+}
