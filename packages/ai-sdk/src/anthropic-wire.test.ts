@@ -4,13 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveModel } from "./resolve-model.ts";
-import { type ReplayServer, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
+import { fixture, type ReplayServer, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
 import { collect, describeWireSuite, lastFailure, textOf, WEATHER_REQUEST } from "./test-support/wire-suite.ts";
 
 const ENV = { ANTHROPIC_API_KEY: "sk-ant-test-key" };
+const NO_RETRY = { retry: { maxRetries: 0 } };
 
 function anthropic(baseURL: string) {
-  return resolveModel("anthropic:claude-sonnet-4-5", { ...ENV, ANTHROPIC_BASE_URL: baseURL });
+  // No retries here: these cases check what one call reports. Retrying has its own case below.
+  return resolveModel("anthropic:claude-sonnet-4-5", { ...ENV, ANTHROPIC_BASE_URL: baseURL }, NO_RETRY);
 }
 
 describeWireSuite({
@@ -136,6 +138,45 @@ describe("anthropic: wire, vendor specifics", () => {
     const parts = await collect(anthropic(server.baseURL));
     expect(textOf(parts)).toBe("Hello");
     expect(lastFailure(parts)).toMatchObject({ code: "server_error", isRetryable: true, status: 529 });
+  });
+
+  it("retries a 503 and a 429 that came before any output, as resolveModel wraps withRetry", async () => {
+    server.reply(
+      { status: 503, body: fixture("anthropic/error-500.json") },
+      { status: 429, headers: { "retry-after": "7" }, body: fixture("anthropic/error-429.json") },
+      { events: sseEvents("anthropic/text.sse") },
+    );
+    const waits: number[] = [];
+    const model = resolveModel(
+      "anthropic:claude-sonnet-4-5",
+      { ...ENV, ANTHROPIC_BASE_URL: server.baseURL },
+      { retry: { random: () => 0.5, sleep: async (ms) => void waits.push(ms) } },
+    );
+    const before = server.requests.length;
+    const parts = await collect(model);
+    expect(parts.filter((part) => part.type === "retry")).toMatchObject([
+      { attempt: 1, delayMs: 250, failure: { code: "server_error", status: 503 } },
+      { attempt: 2, delayMs: 7_000, failure: { code: "rate_limited", retryAfterMs: 7_000 } },
+    ]);
+    expect(waits).toEqual([250, 7_000]);
+    expect(textOf(parts)).toBe("Hello, world!");
+    expect(parts.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+    expect(server.requests.length - before).toBe(3);
+  });
+
+  it("does not retry a connection dropped after text streamed: the error passes through", async () => {
+    server.reply({ events: sseEvents("anthropic/text.sse"), dropAfter: 4 });
+    const model = resolveModel(
+      "anthropic:claude-sonnet-4-5",
+      { ...ENV, ANTHROPIC_BASE_URL: server.baseURL },
+      { retry: { sleep: async () => {} } },
+    );
+    const before = server.requests.length;
+    const parts = await collect(model);
+    expect(textOf(parts)).toBe("Hello");
+    expect(parts.some((part) => part.type === "retry")).toBe(false);
+    expect(server.requests.length - before).toBe(1);
+    expect(lastFailure(parts)).toMatchObject({ code: "connection", isRetryable: true });
   });
 
   it("sends no request at all when the connection is refused, and says so", async () => {

@@ -4,5 +4,5 @@
  */
 export { abortedFailure, isRetryableStatus, parseRetryAfter, toFailure } from "./failure.ts";
 export { type FromAiSdkOptions, fromAiSdk, toUsage } from "./from-ai-sdk.ts";
-export { ModelConfigError, resolveModel } from "./resolve-model.ts";
+export { MODEL_PROVIDERS, ModelConfigError, type ResolveModelOptions, resolveModel } from "./resolve-model.ts";
 export { toCallOptions, toPrompt } from "./to-call-options.ts";

@@ -16,7 +16,11 @@ function openaiChat(baseURL: string): Model {
 }
 
 function compatible(baseURL: string): Model {
-  return resolveModel("openai-compatible:llama3.2", { OPENAI_COMPATIBLE_BASE_URL: baseURL });
+  return resolveModel(
+    "openai-compatible:llama3.2",
+    { OPENAI_COMPATIBLE_BASE_URL: baseURL },
+    { retry: { maxRetries: 0 } },
+  );
 }
 
 const CHAT: Omit<WireVendor, "name" | "model"> = {

@@ -9,7 +9,11 @@ import { type ReplayServer, sseEvents, startReplayServer } from "./test-support/
 import { collect, describeWireSuite, textOf, WEATHER_REQUEST } from "./test-support/wire-suite.ts";
 
 function openai(baseURL: string) {
-  return resolveModel("openai:gpt-4.1", { OPENAI_API_KEY: "sk-test-key", OPENAI_BASE_URL: baseURL });
+  return resolveModel(
+    "openai:gpt-4.1",
+    { OPENAI_API_KEY: "sk-test-key", OPENAI_BASE_URL: baseURL },
+    { retry: { maxRetries: 0 } },
+  );
 }
 
 describeWireSuite({

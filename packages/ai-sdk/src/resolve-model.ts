@@ -6,7 +6,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { type Model, SemaError } from "@sema-agent/core";
+import { type Model, type RetryPolicy, SemaError, withRetry } from "@sema-agent/core";
 import { fromAiSdk } from "./from-ai-sdk.ts";
 
 /** The providers {@link resolveModel} knows, by spec prefix. */
@@ -34,8 +34,15 @@ export class ModelConfigError extends SemaError {
   }
 }
 
+/** Options of {@link resolveModel}. */
+export interface ResolveModelOptions {
+  /** How failures before any content are retried (`withRetry`'s policy; `{ maxRetries: 0 }` never retries). */
+  retry?: RetryPolicy;
+}
+
 /**
- * Resolve a `provider:model-id` spec to a {@link Model} whose `id` is the spec.
+ * Resolve a `provider:model-id` spec to a {@link Model} whose `id` is the spec, wrapped in
+ * `withRetry` so a 429, a 5xx or a dropped connection before any output is retried with backoff.
  *
  * - `anthropic:<id>` — `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (optional, with the
  *   `/v1` suffix as the AI SDK expects; the bare `https://api.anthropic.com` is accepted too).
@@ -47,7 +54,11 @@ export class ModelConfigError extends SemaError {
  *
  * @throws ModelConfigError (code `InvalidInput`) naming the variable to set or the spec to fix.
  */
-export function resolveModel(spec: string, env: Readonly<Record<string, string | undefined>>): Model {
+export function resolveModel(
+  spec: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: ResolveModelOptions = {},
+): Model {
   const colon = spec.indexOf(":");
   const provider = colon < 0 ? spec : spec.slice(0, colon);
   const modelId = colon < 0 ? "" : spec.slice(colon + 1);
@@ -57,7 +68,7 @@ export function resolveModel(spec: string, env: Readonly<Record<string, string |
       `model spec "${spec}" has no model id: write provider:model-id (providers: ${MODEL_PROVIDERS.join(", ")})`,
     );
   }
-  return fromAiSdk(providerModel(spec, provider, modelId, env), { id: spec });
+  return withRetry(fromAiSdk(providerModel(spec, provider, modelId, env), { id: spec }), options.retry);
 }
 
 function providerModel(
