@@ -1,0 +1,37 @@
+/** Opening the database file: connection settings, migration, statements, and what counts as a SQLite failure. */
+import { DatabaseSync } from "node:sqlite";
+import { migrate } from "./schema.ts";
+import { Statements } from "./statements.ts";
+
+/** node:sqlite raises `ERR_SQLITE_ERROR` for engine failures and `ERR_INVALID_STATE` on a closed handle. */
+export function isSqliteFailure(error: unknown): error is Error {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return code === "ERR_SQLITE_ERROR" || code === "ERR_INVALID_STATE";
+}
+
+/**
+ * Open `path` (creating it if missing), configure the connection, migrate the schema and prepare
+ * the statements. Throws what SQLite or `migrate` threw, with the handle closed.
+ */
+export function openDatabase(
+  path: string,
+  busyTimeoutMs: number,
+  now: () => number,
+): { db: DatabaseSync; statements: Statements } {
+  const db = new DatabaseSync(path);
+  try {
+    // Set first, so that every statement below already waits for another process's lock.
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    // WAL: readers never block the writer, and a commit appends to the log instead of rewriting
+    // pages. NORMAL then syncs only at checkpoints: a crash of the process loses nothing, a power
+    // cut may lose the last commits (never corrupts the file).
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db, now);
+    return { db, statements: new Statements(db) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The database schema as an ordered list of migrations, applied in one transaction when a store
+ * opens. `schema_migrations` records every version applied, so opening is idempotent, two
+ * processes opening one fresh file do not both migrate it, and a file written by newer code is
+ * refused instead of being misread.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { StoreUnavailableError } from "@sema-agent/core";
+
+/** One step of the schema. Versions are 1, 2, 3 … with no gaps; a released step never changes. */
+export interface Migration {
+  version: number;
+  /** What the step does, for the `schema_migrations` row and for people reading the file. */
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tasks, events, snapshots",
+    // STRICT tables make SQLite enforce the column types the adapter relies on when it reads rows.
+    sql: `
+      CREATE TABLE tasks (
+        -- The events table is keyed by this small integer, not the 36-character task id: every
+        -- event row is that much smaller, and every append writes fewer bytes.
+        task_no INTEGER PRIMARY KEY,
+        task_id TEXT NOT NULL UNIQUE,
+        principal TEXT NOT NULL,
+        parent_task_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        last_seq INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        -- 1 when the summary wants a worker once no lease is live; the lease is checked at query time.
+        wants_worker INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        lease_token TEXT,
+        lease_holder TEXT,
+        lease_expires_at INTEGER
+      ) STRICT;
+      CREATE INDEX tasks_by_principal ON tasks (principal, created_at DESC, task_id DESC);
+      CREATE INDEX tasks_by_principal_status ON tasks (principal, status, created_at DESC, task_id DESC);
+      -- Partial, so tasks nobody needs to run (most of them, over time) cost it nothing; keyed on
+      -- the flag itself so that an append that leaves the flag alone leaves the index alone.
+      CREATE INDEX tasks_runnable ON tasks (wants_worker) WHERE wants_worker = 1;
+
+      -- One row per event: identity in columns, the event's own keys as JSON in body; reads
+      -- rebuild the stamped event with stampEvent. type is virtual (no storage, no work on
+      -- insert) so that operators can query the log by it.
+      CREATE TABLE events (
+        task_no INTEGER NOT NULL REFERENCES tasks (task_no),
+        seq INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        type TEXT GENERATED ALWAYS AS (body ->> '$.type') VIRTUAL,
+        PRIMARY KEY (task_no, seq)
+      ) STRICT, WITHOUT ROWID;
+
+      -- Only the latest snapshot per task is ever read, so only that one is kept. A rowid table,
+      -- because a folded state can be large and WITHOUT ROWID suits small rows only.
+      CREATE TABLE snapshots (
+        task_no INTEGER PRIMARY KEY REFERENCES tasks (task_no),
+        seq INTEGER NOT NULL,
+        v INTEGER NOT NULL,
+        state TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+/** The schema version this code writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
+
+/**
+ * Bring the database to `SCHEMA_VERSION`, or refuse it (`StoreUnavailable`) when it is newer. The
+ * caller has set the busy timeout, so a second process opening the same file waits here.
+ */
+export function migrate(db: DatabaseSync, now: () => number): void {
+  // IMMEDIATE takes the write lock before reading the version, so two openers cannot both migrate.
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY NOT NULL,
+      name TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    ) STRICT`);
+    const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get();
+    const current = typeof row?.version === "number" ? row.version : 0;
+    if (current > SCHEMA_VERSION) {
+      throw new StoreUnavailableError(
+        `the database schema is at version ${current}, newer than the ${SCHEMA_VERSION} this @sema-agent/sqlite knows; ` +
+          "upgrade @sema-agent/sqlite to open it (it was not modified)",
+      );
+    }
+    const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date(now()).toISOString());
+    }
+    db.exec("COMMIT");
+  } catch (error) {
+    rollback(db);
+    throw error;
+  }
+}
+
+/** Roll back if a transaction is open; a failure here must not mask the error that led to it. */
+export function rollback(db: DatabaseSync): void {
+  try {
+    db.exec("ROLLBACK");
+  } catch {
+    // No transaction was open (SQLite may already have rolled back), or the handle is gone.
+  }
+}

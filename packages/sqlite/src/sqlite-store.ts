@@ -1,0 +1,377 @@
+/**
+ * `SqliteStore`: the `Store` port on one SQLite file through `node:sqlite` (no native addon). It is
+ * the embedded default: one process or several on one machine share the file; appends are
+ * serialized by SQLite's write lock and made conditional by `expectedSeq` inside the transaction.
+ * The semantics (stamping, leases, runnability, cursors, limits) come from `@sema-agent/core`'s
+ * store rules, so this file only maps them onto tables.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import {
+  type AcquireLeaseOptions,
+  type AppendOptions,
+  assertAfterSeq,
+  assertLeaseAvailable,
+  assertLimit,
+  assertSnapshotSeq,
+  assertTtl,
+  ChangeNotifier,
+  type CreateTaskInput,
+  decodeCursor,
+  EMPTY_SUMMARY,
+  encodeCursor,
+  isLeaseLive,
+  isRunnableRecord,
+  isSemaError,
+  type Lease,
+  LeaseLostError,
+  type ListRunnableOptions,
+  type ListTasksOptions,
+  newId,
+  type ReadOptions,
+  reduceSummary,
+  SeqConflictError,
+  type Snapshot,
+  type Store,
+  type StoreClock,
+  type StoredEvent,
+  StoreUnavailableError,
+  type TaskEvent,
+  TaskExistsError,
+  TaskNotFoundError,
+  type TaskPage,
+  type TaskRecord,
+  tailEvents,
+  validateEvents,
+  type WatchOptions,
+} from "@sema-agent/core";
+import { CommitPoller } from "./commit-poller.ts";
+import { isSqliteFailure, openDatabase } from "./connection.ts";
+import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
+import { rollback } from "./schema.ts";
+import type { Statements } from "./statements.ts";
+import { writeEvents } from "./write-events.ts";
+
+export interface SqliteStoreOptions extends StoreClock {
+  /** The database file (created if missing), or `":memory:"` for a private in-memory database. */
+  path: string;
+  /** How often watchers look for appends made through another connection. Default 25 ms. */
+  pollMs?: number;
+  /** How long a call waits for another connection's write lock before `StoreUnavailable`. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Rows fetched per query while reading. Pages keep each batch of row arrays short-lived, so the
+ * garbage collector frees them cheaply instead of promoting one array of every row (measured on a
+ * 100,000-event read: ~20% faster than one query). The log is append-only and read by seq, so
+ * pages read a moment apart still form one gapless, ordered prefix of it.
+ */
+const READ_PAGE = 1000;
+
+function wantsWorker(record: TaskRecord): boolean {
+  // The lease is left out: whether it is live depends on the time of the query, which checks it.
+  const { lease: _checkedAtQueryTime, ...unleased } = record;
+  return isRunnableRecord(unleased, 0);
+}
+
+export class SqliteStore implements Store {
+  readonly #path: string;
+  readonly #now: () => number;
+  readonly #notifier = new ChangeNotifier();
+  readonly #poller: CommitPoller;
+  #db: DatabaseSync | undefined;
+  #sql: Statements | undefined;
+  #dataVersion = 0;
+
+  /**
+   * Open (creating if needed) and migrate the database. Throws `StoreUnavailable` when the file is
+   * not a database, cannot be opened, or has a schema newer than this code.
+   */
+  constructor(options: SqliteStoreOptions) {
+    this.#path = options.path;
+    this.#now = options.now ?? Date.now;
+    const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
+    this.#db = db;
+    this.#sql = statements;
+    this.#poller = new CommitPoller({
+      pollMs: options.pollMs ?? 25,
+      changed: () => this.#foreignCommit(),
+      wake: () => this.#notifier.notifyAll(),
+    });
+  }
+
+  /** Run `work` on the open database, turning every SQLite failure into `StoreUnavailable`. */
+  #guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (isSemaError(error) || !isSqliteFailure(error)) throw error;
+      throw new StoreUnavailableError(`SQLite store ${this.#path}: ${error.message}`, error);
+    }
+  }
+
+  #statements(): Statements {
+    if (this.#sql === undefined || this.#db === undefined) {
+      throw new StoreUnavailableError(`the SQLite store ${this.#path} is closed`);
+    }
+    return this.#sql;
+  }
+
+  /** Run `work` in a write transaction (the write lock is taken first, so what it reads stays true). */
+  #write<T>(work: (sql: Statements) => T): T {
+    return this.#guard(() => {
+      const sql = this.#statements();
+      sql.begin.run();
+      try {
+        const result = work(sql);
+        sql.commit.run();
+        return result;
+      } catch (error) {
+        rollback(this.#db as DatabaseSync);
+        throw error;
+      }
+    });
+  }
+
+  #row(sql: Statements, taskId: string): TaskRow {
+    const row = sql.task.get(taskId) as TaskRow | undefined;
+    if (row === undefined) throw new TaskNotFoundError(taskId);
+    return row;
+  }
+
+  /** Throw `TaskNotFound` for an unknown task; used where MemoryStore reports it before other errors. */
+  #requireTask(taskId: string): void {
+    this.#guard(() => {
+      if (this.#statements().taskNo.get(taskId) === undefined) throw new TaskNotFoundError(taskId);
+    });
+  }
+
+  #foreignCommit(): boolean {
+    const row = this.#statements().dataVersion.get() as { data_version: number } | undefined;
+    const version = row?.data_version ?? 0;
+    const changed = version !== this.#dataVersion;
+    this.#dataVersion = version;
+    return changed;
+  }
+
+  async createTask(input: CreateTaskInput): Promise<StoredEvent[]> {
+    this.#statements();
+    const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
+    validateEvents(events);
+    const taskId = input.taskId ?? newId();
+    const stored = this.#write((sql) => {
+      if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
+      const at = new Date(this.#now()).toISOString();
+      const principal = input.created.principal;
+      const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
+      const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
+      const { lastInsertRowid } = sql.insertTask.run(
+        taskId,
+        principal,
+        input.created.parentTaskId ?? null,
+        at,
+        at,
+        events.length,
+        summary.status,
+        wantsWorker(record) ? 1 : 0,
+        JSON.stringify(summary),
+      );
+      const task = { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
+      return writeEvents(sql, task, events, at).stored;
+    });
+    this.#notifier.notify(taskId);
+    return stored;
+  }
+
+  async getTask(taskId: string): Promise<TaskRecord> {
+    return this.#guard(() => recordOf(this.#row(this.#statements(), taskId)));
+  }
+
+  async append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
+    this.#statements();
+    try {
+      validateEvents(events);
+    } catch (error) {
+      this.#requireTask(taskId);
+      throw error;
+    }
+    const stored = this.#write((sql) => {
+      const row = this.#row(sql, taskId);
+      const record = recordOf(row);
+      if (options.leaseToken !== undefined) {
+        const lease = record.lease;
+        if (!isLeaseLive(lease, this.#now()) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
+      }
+      if (options.expectedSeq !== record.lastSeq) {
+        throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq);
+      }
+      if (events.length === 0) return [];
+      const at = new Date(this.#now()).toISOString();
+      const task = { taskNo: row.task_no, taskId, lastSeq: record.lastSeq, summary: record.summary };
+      const { stored, summary } = writeEvents(sql, task, events, at);
+      const lastSeq = record.lastSeq + events.length;
+      const wants = wantsWorker({ ...record, summary }) ? 1 : 0;
+      if (summary.status === record.summary.status && wants === (wantsWorker(record) ? 1 : 0)) {
+        sql.advance.run(lastSeq, at, JSON.stringify(summary), row.task_no);
+      } else {
+        sql.advanceWithState.run(lastSeq, at, JSON.stringify(summary), summary.status, wants, row.task_no);
+      }
+      return stored;
+    });
+    if (stored.length > 0) this.#notifier.notify(taskId);
+    return stored;
+  }
+
+  async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    const sql = this.#statements();
+    let afterSeq: number;
+    let limit: number;
+    try {
+      afterSeq = assertAfterSeq(options.afterSeq);
+      limit = options.limit === undefined ? -1 : assertLimit(options.limit, 0, Number.MAX_SAFE_INTEGER);
+    } catch (error) {
+      this.#requireTask(taskId);
+      throw error;
+    }
+    return this.#guard(() => {
+      const events: StoredEvent[] = [];
+      let seq = afterSeq;
+      for (;;) {
+        const want = limit === -1 ? READ_PAGE : Math.min(READ_PAGE, limit - events.length);
+        const rows = sql.readEvents.all(taskId, seq, want) as unknown as EventRow[];
+        for (const [rowSeq, at, body] of rows) events.push(eventOf(taskId, rowSeq, at, body));
+        if (rows.length < want || events.length === limit) break;
+        seq = (rows[rows.length - 1] as EventRow)[0];
+      }
+      // An empty result is also what an unknown task gives; only then is the extra lookup needed.
+      if (events.length === 0) this.#requireTask(taskId);
+      return events;
+    });
+  }
+
+  watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
+    const afterSeq = assertAfterSeq(options.afterSeq);
+    return tailEvents(
+      {
+        read: (seq, limit) => this.read(taskId, { afterSeq: seq, limit }),
+        changed: (signal) => this.#changed(taskId, signal),
+      },
+      afterSeq,
+      options.signal,
+    );
+  }
+
+  /** Resolve on an append through this store, on another connection's commit, or on abort. */
+  #changed(taskId: string, signal: AbortSignal): Promise<void> {
+    // Closed: resolve at once, so the tail's next read reports StoreUnavailable.
+    if (this.#db === undefined) return Promise.resolve();
+    const release = this.#poller.hold();
+    return this.#notifier.wait(taskId, signal).finally(release);
+  }
+
+  async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
+    return this.#write((sql) => {
+      const row = this.#row(sql, taskId);
+      const record = recordOf(row);
+      assertTtl(options.ttlMs);
+      const now = this.#now();
+      assertLeaseAvailable(taskId, record.lease, options.holder, now, options.replaceHolderId);
+      const expires = new Date(now + options.ttlMs);
+      const lease: Lease = {
+        taskId,
+        token: newId(),
+        holder: structuredClone(options.holder),
+        expiresAt: expires.toISOString(),
+      };
+      sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);
+      return lease;
+    });
+  }
+
+  async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
+    return this.#write((sql) => {
+      const row = this.#row(sql, taskId);
+      const record = recordOf(row);
+      assertTtl(ttlMs);
+      const now = this.#now();
+      const lease = record.lease;
+      if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
+      const expires = new Date(now + ttlMs);
+      sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);
+      return { ...lease, expiresAt: expires.toISOString() };
+    });
+  }
+
+  async releaseLease(taskId: string, token: string): Promise<void> {
+    const released = this.#guard(() => Number(this.#statements().releaseLease.run(taskId, token).changes) > 0);
+    if (!released) this.#requireTask(taskId);
+    // A release can make a task runnable for others; wake anyone tailing it.
+    else this.#notifier.notify(taskId);
+  }
+
+  async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    const sql = this.#statements();
+    const limit = assertLimit(options.limit, 100);
+    const now = this.#now();
+    return this.#guard(() => {
+      const rows = sql.runnable.all(now, limit) as TaskRow[];
+      // The query is the rule's pre-filter; the rule itself has the last word.
+      return rows.map(recordOf).filter((record) => isRunnableRecord(record, now));
+    });
+  }
+
+  async listTasks(options: ListTasksOptions): Promise<TaskPage> {
+    const sql = this.#statements();
+    const limit = assertLimit(options.limit, 50, 1000);
+    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const statement = sql.list[
+      (options.status === undefined ? 0 : 2) + (cursor === undefined ? 0 : 1)
+    ] as StatementSync;
+    const params: Record<string, string | number> = { principal: options.principal, limit: limit + 1 };
+    if (options.status !== undefined) params.status = options.status;
+    if (cursor !== undefined) {
+      params.createdAt = cursor.createdAt;
+      params.taskId = cursor.taskId;
+    }
+    return this.#guard(() => {
+      const rows = statement.all(params) as TaskRow[];
+      const tasks = rows.slice(0, limit).map(recordOf);
+      const last = tasks.at(-1);
+      return rows.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+    });
+  }
+
+  async putSnapshot(snapshot: Snapshot): Promise<void> {
+    const sql = this.#statements();
+    this.#guard(() => {
+      const row = this.#row(sql, snapshot.taskId);
+      assertSnapshotSeq(snapshot.seq, row.last_seq);
+      // The upsert keeps the snapshot with the highest seq, whatever order writers arrive in.
+      sql.putSnapshot.run(row.task_no, snapshot.seq, snapshot.v, JSON.stringify(snapshot.state));
+    });
+  }
+
+  async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
+    const sql = this.#statements();
+    return this.#guard(() => {
+      const row = sql.snapshot.get(taskId) as SnapshotRow | undefined;
+      if (row === undefined) throw new TaskNotFoundError(taskId);
+      return snapshotOf(row);
+    });
+  }
+
+  /** Close the database. Later calls fail with `StoreUnavailable`; running watches end with it. */
+  async close(): Promise<void> {
+    const db = this.#db;
+    if (db === undefined) return;
+    this.#db = undefined;
+    this.#sql = undefined;
+    this.#poller.stop();
+    try {
+      db.close();
+    } catch {
+      // Closing a handle whose file failed underneath it can fail too; it is released either way.
+    }
+    this.#notifier.notifyAll();
+  }
+}
