@@ -47,7 +47,8 @@ import { ChangeNotifier, tailEvents } from "./tail-events.ts";
 interface Entry {
   record: TaskRecord;
   events: StoredEvent[];
-  snapshot?: Snapshot;
+  /** The latest snapshot as JSON text: the cheapest immutable copy, and it is read far less often than written. */
+  snapshot?: { seq: number; json: string };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -87,7 +88,12 @@ export class MemoryStore implements Store {
     let summary = record.summary;
     for (const event of events) {
       const copy = deepFreeze(
-        stampEvent(structuredClone(event), record.taskId, record.lastSeq + stored.length + 1, at),
+        stampEvent(
+          JSON.parse(JSON.stringify(event)) as TaskEvent,
+          record.taskId,
+          record.lastSeq + stored.length + 1,
+          at,
+        ),
       );
       stored.push(copy);
       summary = reduceSummary(summary, event);
@@ -226,12 +232,14 @@ export class MemoryStore implements Store {
   async putSnapshot(snapshot: Snapshot): Promise<void> {
     const entry = this.#entry(snapshot.taskId);
     assertSnapshotSeq(snapshot.seq, entry.record.lastSeq);
-    if (entry.snapshot === undefined || snapshot.seq >= entry.snapshot.seq)
-      entry.snapshot = deepFreeze(structuredClone(snapshot));
+    if (entry.snapshot === undefined || snapshot.seq >= entry.snapshot.seq) {
+      entry.snapshot = { seq: snapshot.seq, json: JSON.stringify(snapshot) };
+    }
   }
 
   async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
-    return this.#entry(taskId).snapshot;
+    const { snapshot } = this.#entry(taskId);
+    return snapshot === undefined ? undefined : (JSON.parse(snapshot.json) as Snapshot);
   }
 
   async close(): Promise<void> {

@@ -12,10 +12,17 @@ import type { Tool } from "../ports/tool.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
-import { isStopSignal } from "./leg-guards.ts";
+import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import type { LegWriter } from "./leg-writer.ts";
 import { type CollectedTurn, streamModelTurn } from "./model-step.ts";
 import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./tool-runner.ts";
+
+/**
+ * A step still running after this long gets a watcher on the log, so a cancel, an interrupt or an
+ * interrupting input from another process aborts it at once. Shorter steps need none: the leg
+ * folds everything at the next boundary anyway, and an instant step pays no watching cost.
+ */
+export const WATCH_AFTER_MS = 5;
 
 /** What the model is told about a non-idempotent call that was running when its host died. */
 export const CRASHED_CALL_CONTENT =
@@ -60,6 +67,22 @@ export class LegLoop {
   /** Abort the current step (host abort, lost lease). */
   abortStep(): void {
     this.#step.abort();
+  }
+
+  /** Run one step (a model call, a batch of tools) with a watcher armed if it takes a while. */
+  async #watched<T>(work: () => Promise<T>): Promise<T> {
+    let stopWatch = () => {};
+    const timer = setTimeout(() => {
+      stopWatch = watchForStops(this.#w.store, this.#w.taskId, this.#w.state.lastSeq, (event) =>
+        this.stopSignal(event),
+      );
+    }, WATCH_AFTER_MS);
+    try {
+      return await work();
+    } finally {
+      clearTimeout(timer);
+      stopWatch();
+    }
   }
 
   #stepSignal(): AbortSignal {
@@ -186,33 +209,35 @@ export class LegLoop {
     const state = this.#w.state;
     const { agent } = this.#o;
     const settings = { tools: agent.tools ?? [], ...pick(agent) };
-    const result = await streamModelTurn({
-      model: agent.model,
-      request: buildModelRequest(state, settings, this.#specs),
-      signal,
-      emit: this.#o.emit ?? (() => {}),
-      taskId: this.#w.taskId,
-      legId: this.#legId,
-      takenCallIds: new Set(state.openToolCalls.map((c) => c.callId)),
-      onRetry: async (part) => {
-        const f = part.failure;
-        await this.#w.append([
-          {
-            type: "engine_note",
-            v: 1,
-            kind: "model_retry",
-            text: `${f.message} (${f.code}); retry ${part.attempt} in ${part.delayMs} ms`,
-            data: {
-              attempt: part.attempt,
-              delayMs: part.delayMs,
-              code: f.code,
-              ...(f.status === undefined ? {} : { status: f.status }),
+    const result = await this.#watched(() =>
+      streamModelTurn({
+        model: agent.model,
+        request: buildModelRequest(state, settings, this.#specs),
+        signal,
+        emit: this.#o.emit ?? (() => {}),
+        taskId: this.#w.taskId,
+        legId: this.#legId,
+        takenCallIds: new Set(state.openToolCalls.map((c) => c.callId)),
+        onRetry: async (part) => {
+          const f = part.failure;
+          await this.#w.append([
+            {
+              type: "engine_note",
+              v: 1,
+              kind: "model_retry",
+              text: `${f.message} (${f.code}); retry ${part.attempt} in ${part.delayMs} ms`,
+              data: {
+                attempt: part.attempt,
+                delayMs: part.delayMs,
+                code: f.code,
+                ...(f.status === undefined ? {} : { status: f.status }),
+              },
+              legId: this.#legId,
             },
-            legId: this.#legId,
-          },
-        ]);
-      },
-    });
+          ]);
+        },
+      }),
+    );
     if (!result.ok) {
       if (signal.aborted) return "stopped";
       await this.#fail(result.failure);
@@ -279,7 +304,9 @@ export class LegLoop {
           attempt: call.attempt + 1,
         })),
       );
-      const outcomes = await Promise.all(batch.map((call) => executeCall(call, call.attempt + 1, signal, settings)));
+      const outcomes = await this.#watched(() =>
+        Promise.all(batch.map((call) => executeCall(call, call.attempt + 1, signal, settings))),
+      );
       await this.#w.append(
         batch.map((call, i) =>
           resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }, this.#legId),

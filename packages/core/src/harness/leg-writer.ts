@@ -90,9 +90,14 @@ export class LegWriter {
     }
   }
 
-  /** Store a snapshot when enough events have passed since the last one (or when `force`d). */
+  /**
+   * Store a snapshot when enough events have passed since the last one (or when `force`d). A
+   * snapshot costs O(state), so they are spaced geometrically (at least a quarter of the log
+   * apart): the cost per event stays constant however long the task grows.
+   */
   async maybeSnapshot(force = false): Promise<void> {
-    if (this.#sinceSnapshot === 0 || (!force && this.#sinceSnapshot < this.#snapshotEvery)) return;
+    const due = Math.max(this.#snapshotEvery, Math.floor(this.state.lastSeq / 4));
+    if (this.#sinceSnapshot === 0 || (!force && this.#sinceSnapshot < due)) return;
     await this.store.putSnapshot({
       taskId: this.taskId,
       seq: this.state.lastSeq,

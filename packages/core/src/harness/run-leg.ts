@@ -11,7 +11,7 @@ import type { Emit } from "../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
 import { acquireLeg } from "./acquire-leg.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
-import { keepLease, watchForStops } from "./leg-guards.ts";
+import { keepLease } from "./leg-guards.ts";
 import { LegLoop } from "./leg-loop.ts";
 import { LegWriter, loadState } from "./leg-writer.ts";
 
@@ -81,7 +81,6 @@ export async function runLeg(
   const host = legOptions.signal;
   const onHostAbort = () => loop?.abortStep();
   host?.addEventListener("abort", onHostAbort);
-  let stopWatch = () => {};
   let writer: LegWriter | undefined;
   try {
     const { folder } = await loadState(store, taskId);
@@ -107,11 +106,9 @@ export async function runLeg(
     });
     const activeLoop = new LegLoop(options, writer, legId, host, lost.signal);
     loop = activeLoop;
-    stopWatch = watchForStops(store, taskId, writer.state.lastSeq, (event) => activeLoop.stopSignal(event));
     await activeLoop.run();
     return outcomeOf(taskId, writer.state, legId);
   } finally {
-    stopWatch();
     stopLease();
     host?.removeEventListener("abort", onHostAbort);
     // Best effort: without this snapshot the next leg folds from an older one, nothing is lost.

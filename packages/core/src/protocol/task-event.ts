@@ -8,9 +8,33 @@ import { z } from "zod";
 import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
 import type { JsonValue } from "./json.ts";
 
-const json: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]),
-);
+/**
+ * Whether a value is plain JSON: what survives a JSON round trip unchanged. A hand-written walk,
+ * not a zod union: a union tries each alternative and builds an issue for every miss, which made
+ * validation the largest cost of an append.
+ */
+export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
+  if (depth > 64) return false;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) if (!isJsonValue((value as Record<string, unknown>)[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+const json = z.custom<JsonValue>((value) => isJsonValue(value), { message: "not a JSON value" });
 const nonEmpty = z.string().min(1);
 const count = z.number().int().nonnegative();
 

@@ -43,6 +43,8 @@ export type ScriptStep = ScriptedTurn | ((request: ModelRequest, turn: number) =
 
 export interface ScriptedModelOptions {
   id?: string;
+  /** Keep a copy of every request (default true). Benchmarks turn it off: copies grow with the task. */
+  recordRequests?: boolean;
   mode?: "sequential" | "by-transcript";
 }
 
@@ -62,6 +64,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
+function assistantTurns(request: ModelRequest): number {
+  let n = 0;
+  for (const entry of request.transcript) if (entry.role === "assistant") n++;
+  return n;
+}
+
 function chunks(text: string, size: number | undefined): string[] {
   if (size === undefined || size <= 0 || text.length <= size) return [text];
   const out: string[] = [];
@@ -75,6 +83,8 @@ export class ScriptedModel implements Model {
   readonly #mode: "sequential" | "by-transcript";
   /** Every request, in call order (transcripts copied at call time). */
   readonly requests: ModelRequest[] = [];
+  readonly #record: boolean;
+  #calls = 0;
   #played = new Set<number>();
   #overruns = 0;
 
@@ -82,11 +92,12 @@ export class ScriptedModel implements Model {
     this.#steps = steps;
     this.id = options.id ?? "script:inline";
     this.#mode = options.mode ?? "sequential";
+    this.#record = options.recordRequests ?? true;
   }
 
   /** How many calls were made. */
   get calls(): number {
-    return this.requests.length;
+    return this.#calls;
   }
 
   /** Throws when a scripted turn was never played or the model was called past the script. */
@@ -101,11 +112,9 @@ export class ScriptedModel implements Model {
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelPart> {
-    const index =
-      this.#mode === "sequential"
-        ? this.requests.length
-        : request.transcript.filter((e) => e.role === "assistant").length;
-    this.requests.push({ ...request, transcript: [...request.transcript] });
+    const index = this.#mode === "sequential" ? this.#calls : assistantTurns(request);
+    this.#calls++;
+    if (this.#record) this.requests.push({ ...request, transcript: [...request.transcript] });
     const step = this.#steps[index];
     if (step === undefined) {
       this.#overruns += 1;
