@@ -11,5 +11,25 @@ process.stdout.on("error", (error) => {
   if (error.code === "EPIPE") process.exit(0);
   throw error;
 });
+// node:sqlite is stable enough for us; its experimental warning would only confuse a person.
+process.removeAllListeners("warning");
+process.on("warning", (warning) => {
+  if (warning.name !== "ExperimentalWarning") process.stderr.write(`${warning.name}: ${warning.message}\n`);
+});
+// Ctrl-C parks the running leg at once; a second Ctrl-C exits without waiting.
+const interrupt = new AbortController();
+process.on("SIGINT", () => {
+  if (interrupt.signal.aborted) process.exit(130);
+  interrupt.abort();
+});
 const { main } = await import("../dist/main.js");
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  interrupt: interrupt.signal,
+});
+// Nothing the CLI starts should keep the process alive after the command is done.
+process.stdin.destroy();

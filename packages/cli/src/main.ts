@@ -1,24 +1,51 @@
 import { demo } from "./commands/demo.ts";
+import { events } from "./commands/events.ts";
+import { resume } from "./commands/resume.ts";
+import { run } from "./commands/run.ts";
+import { steer } from "./commands/steer.ts";
+import { tasks } from "./commands/tasks.ts";
+import { type CliIo, reportError } from "./context.ts";
 
-const USAGE = `Usage: sema <command>
+const USAGE = `Usage: sema <command> [options]
 
 Commands:
-  demo    Show how human input reaches the model: projected, attributed and framed`;
+  run "objective" [--model provider:model-id] [--db path]
+                      Start a task and stream it. Type a line to steer it; Ctrl-C parks it.
+  resume <taskId>     Run a parked or crashed task's next leg (the model it was started with)
+  steer <taskId> "text" [--next] [--policy steer|queue|interrupt|reject]
+                      Send input to a task, running or parked, from any terminal
+  tasks [--json]      List tasks (one JSON object a line with --json)
+  events <taskId> [--json] [--follow]
+                      Print a task's log (exactly as stored with --json)
+  demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
+
+Models: anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
+        openai-compatible:<id> (OPENAI_COMPATIBLE_BASE_URL), script:<file.json> (offline).
+Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.`;
+
+type Command = (argv: string[], io: CliIo) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = { run, resume, steer, tasks, events, demo };
 
 /** Runs one command line; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "demo":
-      return demo(rest, process.stdout);
-    case undefined:
-    case "help":
-    case "--help":
-    case "-h":
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    default:
-      process.stderr.write(`sema: unknown command "${command}"\n${USAGE}\n`);
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    io.stderr.write(`sema: unknown command "${name}"\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") === true) {
+      io.stderr.write(`sema: ${error.message}\n`);
       return 2;
+    }
+    return reportError(io, error);
   }
 }

@@ -3,12 +3,14 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { isSemaError, MemoryStore, type Store, type TaskEvent } from "@sema-agent/core";
 import { make, runStoreConformance } from "@sema-agent/core/testing";
+import * as vitest from "vitest";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb, tempDir } from "./temp-dir.fixture.ts";
 
 runStoreConformance("SqliteStore (file)", {
+  test: vitest,
   create: async () => new SqliteStore({ path: tempDb() }),
   destroy: (store) => store.close(),
   openCorrupt: async () => {

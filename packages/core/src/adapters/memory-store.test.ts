@@ -1,4 +1,5 @@
+import * as vitest from "vitest";
 import { runStoreConformance } from "../testing/store-conformance.ts";
 import { MemoryStore } from "./memory-store.ts";
 
-runStoreConformance("MemoryStore", { create: async () => new MemoryStore() });
+runStoreConformance("MemoryStore", { test: vitest, create: async () => new MemoryStore() });

@@ -2,15 +2,29 @@
  * The shared conformance suite every `Store` adapter runs (memory, SQLite, PostgreSQL …). It uses
  * only the port, real time (short lease TTLs) and vitest, so any adapter can call it unchanged:
  *
- *   runStoreConformance("SqliteStore", { create: async () => new SqliteStore({ path }) });
+ *   import * as vitest from "vitest";
+ *   runStoreConformance("SqliteStore", { test: vitest, create: async () => new SqliteStore({ path }) });
+ *
+ * The test functions are passed in, so loading `@sema-agent/core/testing` (for `ScriptedModel`,
+ * say, in the offline demo) never loads a test runner.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import type * as Vitest from "vitest";
 import type { Store } from "../ports/store.ts";
 import { isSemaError, type SemaErrorCode } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
 
+/** The parts of vitest the suite uses (any runner with the same API works). */
+export interface TestApi {
+  describe: typeof Vitest.describe;
+  it: typeof Vitest.it;
+  expect: typeof Vitest.expect;
+  afterEach: typeof Vitest.afterEach;
+}
+
 export interface StoreConformanceOptions {
+  /** The test runner's functions, usually `import * as vitest from "vitest"`. */
+  test: TestApi;
   /** A fresh, empty store for each test. */
   create(): Promise<Store>;
   /** Called after each test with what `create` returned (close it, remove its files). */
@@ -20,17 +34,6 @@ export interface StoreConformanceOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function expectCode(promise: Promise<unknown>, code: SemaErrorCode): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(isSemaError(error), `expected a SemaError ${code}, got ${String(error)}`).toBe(true);
-    expect((error as { code: string }).code).toBe(code);
-    return error;
-  }
-  throw new Error(`expected ${code}, but the call succeeded`);
-}
 
 function seqs(events: StoredEvent[]): number[] {
   return events.map((event) => event.seq);
@@ -54,6 +57,18 @@ async function collect(iterable: AsyncIterable<StoredEvent>, count: number, time
 }
 
 export function runStoreConformance(name: string, options: StoreConformanceOptions): void {
+  const { describe, it, expect, afterEach } = options.test;
+  async function expectCode(promise: Promise<unknown>, code: SemaErrorCode): Promise<unknown> {
+    try {
+      await promise;
+    } catch (error) {
+      expect(isSemaError(error), `expected a SemaError ${code}, got ${String(error)}`).toBe(true);
+      expect((error as { code: string }).code).toBe(code);
+      return error;
+    }
+    throw new Error(`expected ${code}, but the call succeeded`);
+  }
+
   describe(`Store conformance: ${name}`, () => {
     const opened: Store[] = [];
     async function fresh(): Promise<Store> {

@@ -1,0 +1,179 @@
+// The sema command line, in process (main() with captured streams) over a real SQLite file.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "./context.ts";
+import { main } from "./main.ts";
+
+interface Captured {
+  io: CliIo;
+  out: () => string;
+  err: () => string;
+}
+
+function capture(cwd: string, env: Record<string, string> = {}, extra: Partial<CliIo> = {}): Captured {
+  let out = "";
+  let err = "";
+  const io: CliIo = {
+    stdout: { write: (t: string) => (out += t), isTTY: false },
+    stderr: { write: (t: string) => (err += t) },
+    env,
+    cwd,
+    ...extra,
+  };
+  return { io, out: () => out, err: () => err };
+}
+
+function workspace(): { dir: string; db: string; script: (turns: unknown[]) => string } {
+  const dir = mkdtempSync(join(tmpdir(), "sema-cli-"));
+  writeFileSync(join(dir, "notes.txt"), "TODO: one\nTODO: two\n");
+  return {
+    dir,
+    db: join(dir, "test.db"),
+    script: (turns) => {
+      const path = join(dir, `script-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(path, JSON.stringify({ turns }));
+      return path;
+    },
+  };
+}
+
+describe("sema run / events / tasks", () => {
+  it("runs a scripted task with the built-in tools and records it in the SQLite file", async () => {
+    const ws = workspace();
+    const script = ws.script([
+      { text: "Reading.", toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+      { text: "Two TODOs." },
+    ]);
+    const c = capture(ws.dir);
+    const code = await main(["run", "Count the TODOs", "--model", `script:${script}`, "--db", ws.db], c.io);
+    expect(c.err()).toBe("");
+    expect(code).toBe(0);
+    expect(c.out()).toContain("assistant: Reading.");
+    expect(c.out()).toContain("→ read_file");
+    expect(c.out()).toContain("assistant: Two TODOs.");
+    expect(c.out()).toContain("✓ completed");
+    expect(c.out()).toMatch(/· turn 2 · 30 tokens · \d+\.\ds/);
+
+    const t = capture(ws.dir);
+    expect(await main(["tasks", "--json", "--db", ws.db], t.io)).toBe(0);
+    const [line] = t.out().trim().split("\n");
+    const task = JSON.parse(line ?? "{}") as { taskId: string; status: string; objective: string };
+    expect(task).toMatchObject({ status: "completed", objective: "Count the TODOs" });
+
+    const e = capture(ws.dir);
+    expect(await main(["events", task.taskId, "--json", "--db", ws.db], e.io)).toBe(0);
+    const events = e
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { seq: number; type: string; at: string });
+    expect(events.map((ev) => ev.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]).toMatchObject({ seq: 1, type: "task_created", taskId: task.taskId, model: `script:${script}` });
+    const store = new SqliteStore({ path: ws.db });
+    expect(await store.read(task.taskId)).toEqual(events);
+    await store.close();
+  });
+
+  it("a steer from another process reaches the running leg at its next step boundary", async () => {
+    const ws = workspace();
+    const script = ws.script([
+      { text: "Working slowly.", toolCalls: [{ name: "list_dir", input: {} }], delayMs: 10 },
+      { text: "Still working.", delayMs: 1500 },
+      { text: "Adjusted." },
+    ]);
+    const c = capture(ws.dir);
+    const running = main(["run", "Work", "--model", `script:${script}`, "--db", ws.db], c.io);
+    // Wait until the task exists and its second model call is in flight, then steer from "another terminal".
+    let taskId = "";
+    for (let i = 0; i < 100 && taskId === ""; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const s = capture(ws.dir);
+    expect(await main(["steer", taskId, "Please", "hurry", "--db", ws.db], s.io)).toBe(0);
+    expect(s.out()).toMatch(/^input \S+: received\n$/);
+    expect(await running).toBe(0);
+    expect(c.out()).toContain("» [The user sent the message below while you were working.");
+    expect(c.out()).toContain("» Please hurry");
+    expect(c.out()).toContain("assistant: Adjusted.");
+  });
+
+  it("a script that runs out fails the task with a clear error, and resume reuses the recorded model", async () => {
+    const ws = workspace();
+    const script = ws.script([{ toolCalls: [{ name: "list_dir", input: {} }] }]);
+    const c = capture(ws.dir);
+    expect(await main(["run", "Do it", "--model", `script:${script}`, "--db", ws.db], c.io)).toBe(1);
+    expect(c.err()).toMatch(/failed: the script has 1 turn\(s\) and turn 2 was requested/);
+  });
+
+  it("Ctrl-C parks the task and says how to resume it; resume finishes it", async () => {
+    const ws = workspace();
+    const script = ws.script([{ text: "Long think.", delayMs: 5000 }, { text: "never" }]);
+    const controller = new AbortController();
+    const c = capture(ws.dir, {}, { interrupt: controller.signal });
+    const running = main(["run", "Think", "--model", `script:${script}`, "--db", ws.db], c.io);
+    setTimeout(() => controller.abort(), 200);
+    expect(await running).toBe(130);
+    const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+    expect(c.out()).toContain(
+      `Task ${taskId} is parked (interrupt). Resume it with: sema resume ${taskId} --db ${ws.db}`,
+    );
+
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "Done quickly." }] }));
+    const r = capture(ws.dir);
+    expect(await main(["resume", taskId, "--db", ws.db], r.io)).toBe(0);
+    expect(r.out()).toContain("assistant: Done quickly.");
+  });
+});
+
+describe("sema errors", () => {
+  it("a missing key, an unknown provider or no model is one line and exit 2", async () => {
+    const ws = workspace();
+    for (const [args, message] of [
+      [["run", "x", "--model", "anthropic:claude-sonnet-4-5"], /ANTHROPIC_API_KEY/],
+      [["run", "x", "--model", "nosuch:model"], /nosuch/],
+      [["run", "x"], /no model: pass --model/],
+      [["run", "x", "--bogus"], /bogus/],
+      [["frobnicate"], /unknown command "frobnicate"/],
+    ] as const) {
+      const c = capture(ws.dir);
+      expect(await main([...args, "--db", ws.db], c.io), args.join(" ")).toBe(2);
+      expect(c.err()).toMatch(message);
+      expect(c.err().trim().split("\n")[0]).toMatch(message);
+    }
+  });
+
+  it("steering an unknown task is a clear error", async () => {
+    const ws = workspace();
+    const c = capture(ws.dir);
+    expect(await main(["steer", "no-such-task", "hi", "--db", ws.db], c.io)).toBe(1);
+    expect(c.err()).toBe("sema: task no-such-task not found\n");
+  });
+});
+
+describe("the bin", () => {
+  const bin = new URL("../bin/sema.js", import.meta.url).pathname;
+  it("refuses an old Node with one line naming the version it needs", () => {
+    let systemNode = "";
+    try {
+      systemNode = execFileSync("/usr/bin/env", ["-i", "PATH=/usr/local/bin:/usr/bin:/bin", "node", "--version"], {
+        encoding: "utf8",
+      }).trim();
+    } catch {
+      return; // no system node besides the pinned one
+    }
+    const [major = 0, minor = 0] = systemNode.replace(/^v/, "").split(".").map(Number);
+    if (major > 22 || (major === 22 && minor >= 13)) return; // the system Node is new enough: nothing to refuse
+    const result = spawnSync("/usr/bin/env", ["-i", "PATH=/usr/local/bin:/usr/bin:/bin", "node", bin, "--help"], {
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`sema needs Node.js >= 22.13 (this is ${systemNode.replace(/^v/, "")}).\n`);
+    expect(readFileSync(bin, "utf8")).toContain("process.versions.node");
+  });
+});

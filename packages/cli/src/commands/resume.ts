@@ -1,0 +1,33 @@
+/** `sema resume <taskId> [--model …] [--db path]`: run the task's next leg with the model it was started with. */
+import { parseArgs } from "node:util";
+import type { Store } from "@sema-agent/core";
+import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { defaultAgent } from "../default-agent.ts";
+import { driveLeg } from "../drive-leg.ts";
+import { modelFromSpec } from "../model-spec.ts";
+import { RUN_OPTIONS, requireModel } from "./run.ts";
+
+/** The model id recorded when the task was created. */
+export async function recordedModel(store: Store, taskId: string): Promise<string | undefined> {
+  const [created] = await store.read(taskId, { limit: 1 });
+  return created?.type === "task_created" ? created.model : undefined;
+}
+
+export async function resume(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
+  const [taskId] = positionals;
+  if (taskId === undefined) throw new UsageError("usage: sema resume <taskId> [--model provider:model-id] [--db path]");
+  const store = openStore(dbPath(io, values.db));
+  try {
+    const spec = requireModel(io, values.model ?? (await recordedModel(store, taskId)));
+    return await driveLeg(io, {
+      store,
+      taskId,
+      agent: defaultAgent(modelFromSpec(spec, io.env), io.cwd),
+      dbFlag: values.db === undefined ? "" : ` --db ${values.db}`,
+      stdinSteers: values["stdin-steers"] === true,
+    });
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,46 @@
+/** `sema run "objective" [--model provider:model-id] [--db path]`: start a task and stream it. */
+import { parseArgs } from "node:util";
+import { startTask } from "@sema-agent/core";
+import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
+import { driveLeg } from "../drive-leg.ts";
+import { modelFromSpec } from "../model-spec.ts";
+
+export const RUN_OPTIONS = {
+  model: { type: "string" },
+  db: { type: "string" },
+  "stdin-steers": { type: "boolean" },
+} as const;
+
+export function requireModel(io: CliIo, flag: string | undefined): string {
+  const spec = flag ?? io.env.SEMA_MODEL;
+  if (spec === undefined || spec === "") {
+    throw new UsageError(
+      "no model: pass --model provider:model-id (anthropic:…, openai:…, openai-compatible:…, script:file.json) or set SEMA_MODEL",
+    );
+  }
+  return spec;
+}
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
+  const objective = positionals.join(" ").trim();
+  if (objective === "") throw new UsageError('usage: sema run "objective" [--model provider:model-id] [--db path]');
+  const spec = requireModel(io, values.model);
+  const model = modelFromSpec(spec, io.env);
+  const path = dbPath(io, values.db);
+  const store = openStore(path);
+  try {
+    const taskId = await startTask(store, { objective, model: spec, agent: DEFAULT_AGENT_NAME });
+    io.stdout.write(`Task ${taskId} started (model ${spec}, store ${path})\n`);
+    return await driveLeg(io, {
+      store,
+      taskId,
+      agent: defaultAgent(model, io.cwd),
+      dbFlag: values.db === undefined ? "" : ` --db ${values.db}`,
+      stdinSteers: values["stdin-steers"] === true,
+    });
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Run a task's leg in the terminal: stream it, turn typed lines into steers, park on Ctrl-C, and
+ * wait out a lease held by another live process (saying how long). Shared by `run` and `resume`.
+ */
+import { createInterface } from "node:readline";
+import {
+  type Agent,
+  defaultHolder,
+  isSemaError,
+  type LeaseHeldError,
+  type LegOptions,
+  type LegOutcome,
+  runLeg,
+  type Store,
+  sendInput,
+} from "@sema-agent/core";
+import type { CliIo } from "./context.ts";
+import { Renderer } from "./render.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Lines typed while the leg works become steers (on a TTY, or with --stdin-steers). */
+function steerFromStdin(io: CliIo, store: Store, taskId: string, enabled: boolean): () => void {
+  if (!enabled || io.stdin === undefined) return () => {};
+  const lines = createInterface({ input: io.stdin, terminal: false });
+  lines.on("line", (line) => {
+    const text = line.trim();
+    if (text === "") return;
+    sendInput(store, taskId, { text }).catch((error: unknown) =>
+      io.stderr.write(`sema: steer not sent: ${String(error)}\n`),
+    );
+  });
+  return () => lines.close();
+}
+
+export interface DriveOptions {
+  store: Store;
+  taskId: string;
+  agent: Agent;
+  dbFlag: string;
+  stdinSteers: boolean;
+  trigger?: LegOptions["trigger"];
+}
+
+export async function driveLeg(io: CliIo, options: DriveOptions): Promise<number> {
+  const renderer = new Renderer(io.stdout);
+  const stopSteers = steerFromStdin(io, options.store, options.taskId, options.stdinSteers || io.stdin?.isTTY === true);
+  let outcome: LegOutcome;
+  try {
+    for (;;) {
+      try {
+        const legOptions: LegOptions = {};
+        if (io.interrupt !== undefined) legOptions.signal = io.interrupt;
+        if (options.trigger !== undefined) legOptions.trigger = options.trigger;
+        outcome = await runLeg(
+          { store: options.store, agent: options.agent, emit: renderer.emit, holder: defaultHolder() },
+          options.taskId,
+          legOptions,
+        );
+        break;
+      } catch (error) {
+        if (!isSemaError(error, "LeaseHeld")) throw error;
+        const held = error as LeaseHeldError;
+        const waitMs = Math.max(100, Date.parse(held.expiresAt) - Date.now() + 50);
+        const where =
+          held.holder.host === undefined ? held.holder.id : `process ${held.holder.pid ?? "?"} on ${held.holder.host}`;
+        io.stderr.write(
+          `sema: task ${options.taskId} is held by ${where}; its lease expires in ${(waitMs / 1000).toFixed(1)}s, waiting…\n`,
+        );
+        if (io.interrupt?.aborted === true) return 130;
+        await sleep(waitMs);
+      }
+    }
+  } finally {
+    stopSteers();
+    renderer.finish();
+  }
+  return report(io, outcome, options);
+}
+
+function report(io: CliIo, outcome: LegOutcome, options: DriveOptions): number {
+  const resume = `sema resume ${outcome.taskId}${options.dbFlag}`;
+  switch (outcome.status) {
+    case "completed":
+      if (outcome.legId === undefined)
+        io.stdout.write(`Task ${outcome.taskId} is already completed: ${outcome.result ?? ""}\n`);
+      return 0;
+    case "failed":
+      io.stderr.write(`Task ${outcome.taskId} failed: ${outcome.error?.message ?? "unknown error"}\n`);
+      return 1;
+    case "cancelled":
+      io.stderr.write(`Task ${outcome.taskId} is cancelled.\n`);
+      return 1;
+    default:
+      io.stdout.write(
+        `Task ${outcome.taskId} is parked (${outcome.parkedReason ?? outcome.status}). Resume it with: ${resume}\n`,
+      );
+      return outcome.parkedReason === "interrupt" && io.interrupt?.aborted === true ? 130 : 0;
+  }
+}
