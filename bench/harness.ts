@@ -1,0 +1,168 @@
+/**
+ * The harness benchmark: Sema's own cost per model turn, with an instant scripted model and one
+ * instant tool call per turn, so only the framework is measured. For MemoryStore and SqliteStore on
+ * a real file, at 200, 1,000 and 10,000 turns: wall and CPU time per turn, peak RSS, heap after
+ * the run, and bytes stored per turn. Each (store, length) runs in its own process.
+ *
+ *   npm run bench:harness                                    # everything, 3 rounds
+ *   npm run harness -w @sema-agent/bench -- --store memory --turns 1000 --rounds 5
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { defineTool, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
+import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { z } from "zod";
+import {
+  describeMachine,
+  formatMachine,
+  formatTable,
+  memoryAfterGc,
+  type ResultRow,
+  reportToParent,
+  runInChild,
+} from "./lib/index.ts";
+
+const LENGTHS = [200, 1_000, 10_000];
+
+interface Subject {
+  name: string;
+  open(dir: string): Store;
+  file?: string;
+  /** ms per turn */
+  target: number;
+}
+
+const SUBJECTS: Record<string, Subject> = {
+  memory: { name: "MemoryStore", open: () => new MemoryStore(), target: 0.027 },
+  sqlite: {
+    name: "SqliteStore (file)",
+    open: (dir) => new SqliteStore({ path: join(dir, "bench.db") }),
+    file: "bench.db",
+    target: 0.15,
+  },
+};
+
+const lookup = defineTool({
+  name: "lookup",
+  description: "Look a key up",
+  inputSchema: z.object({ key: z.string() }),
+  readOnly: true,
+  idempotent: true,
+  execute: ({ key }) => `value of ${key}`,
+});
+
+function script(turns: number): ScriptedTurn[] {
+  return Array.from({ length: turns }, (_, i) =>
+    i === turns - 1
+      ? { text: "Done." }
+      : { text: "Checking.", toolCalls: [{ name: "lookup", input: { key: `k${i}` } }] },
+  );
+}
+
+interface Round {
+  wallMsPerTurn: number;
+  cpuMsPerTurn: number;
+  bytesPerTurn: number;
+  heapMiB: number;
+}
+
+async function runRound(subject: Subject, turns: number): Promise<Round> {
+  const dir = mkdtempSync(join(tmpdir(), "sema-bench-harness-"));
+  try {
+    const store = subject.open(dir);
+    const taskId = await startTask(store, { objective: "Look everything up" });
+    const model = new ScriptedModel(script(turns), { recordRequests: false });
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    const outcome = await runLeg({ store, agent: { model, tools: [lookup] } }, taskId);
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);
+    let bytes = 0;
+    if (subject.file === undefined) {
+      for (const event of await store.read(taskId)) bytes += JSON.stringify(event).length;
+    }
+    const { heapMiB } = memoryAfterGc();
+    await store.close();
+    if (subject.file !== undefined) bytes = statSync(join(dir, subject.file)).size;
+    return {
+      wallMsPerTurn: wall / turns,
+      cpuMsPerTurn: (used.user + used.system) / 1000 / turns,
+      bytesPerTurn: bytes / turns,
+      heapMiB,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runSubject(key: string, turns: number, rounds: number): Promise<ResultRow[]> {
+  const subject = SUBJECTS[key];
+  if (subject === undefined) throw new Error(`unknown store ${key}; known: ${Object.keys(SUBJECTS).join(", ")}`);
+  await runRound(subject, Math.min(turns, 300)); // warm-up: JIT and caches
+  const results: Round[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    results.push(await runRound(subject, turns));
+    const last = results.at(-1) as Round;
+    process.stderr.write(
+      `${subject.name} ${turns} turns, round ${round}/${rounds}: ${last.wallMsPerTurn.toFixed(4)} ms/turn\n`,
+    );
+  }
+  const peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  const label = `${subject.name}, ${turns.toLocaleString("en-US")} turns`;
+  return [
+    {
+      subject: label,
+      metric: "wall per turn",
+      unit: "ms",
+      samples: results.map((r) => r.wallMsPerTurn),
+      target: { value: subject.target, higher: false },
+    },
+    { subject: label, metric: "CPU per turn", unit: "ms", samples: results.map((r) => r.cpuMsPerTurn) },
+    {
+      subject: label,
+      metric: "stored per turn",
+      unit: "bytes",
+      samples: results.map((r) => r.bytesPerTurn),
+      target: { value: 1024, higher: false },
+    },
+    { subject: label, metric: "heap after a run, store open", unit: "MiB", samples: results.map((r) => r.heapMiB) },
+    { subject: label, metric: "peak RSS of the process", unit: "MiB", samples: [peakRssMiB] },
+  ];
+}
+
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, store: { type: "string" }, turns: { type: "string" } },
+});
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+
+if (values.store !== undefined && values.turns !== undefined) {
+  reportToParent(await runSubject(values.store, Number(values.turns), rounds));
+} else {
+  console.log(formatMachine(describeMachine()));
+  console.log("workload: an instant scripted model, one instant read-only tool call per turn, a final answer\n");
+  const rows: ResultRow[] = [];
+  const stores = values.store === undefined ? Object.keys(SUBJECTS) : [values.store];
+  const lengths = values.turns === undefined ? LENGTHS : [Number(values.turns)];
+  for (const key of stores) {
+    for (const turns of lengths) {
+      rows.push(
+        ...(await runInChild(fileURLToPath(import.meta.url), [
+          "--store",
+          key,
+          "--turns",
+          String(turns),
+          "--rounds",
+          String(rounds),
+        ])),
+      );
+    }
+  }
+  console.log(`\n${formatTable(rows)}`);
+}

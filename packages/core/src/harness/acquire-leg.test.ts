@@ -1,0 +1,51 @@
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
+import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../adapters/memory-store.ts";
+import { ScriptedModel } from "../testing/scripted-model.ts";
+import { acquireLeg, processAlive } from "./acquire-leg.ts";
+import { runLeg } from "./run-leg.ts";
+import { startTask } from "./task-api.ts";
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", ""]);
+  if (child.pid === undefined) throw new Error("could not spawn");
+  return child.pid;
+}
+
+describe("acquireLeg", () => {
+  it("tells live processes from dead ones", () => {
+    expect(processAlive(process.pid)).toBe(true);
+    expect(processAlive(deadPid())).toBe(false);
+  });
+
+  it("takes over at once a lease whose holder was a process on this machine that no longer exists", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "x" });
+    await store.acquireLease(taskId, {
+      holder: { id: "crashed-cli", host: hostname(), pid: deadPid() },
+      ttlMs: 600_000,
+    });
+    const outcome = await runLeg({ store, agent: { model: new ScriptedModel([{ text: "recovered" }]) } }, taskId);
+    expect(outcome).toMatchObject({ status: "completed", result: "recovered" });
+  });
+
+  it("waits for a live holder, or one on another machine, to expire: LeaseHeld says until when", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "x" });
+    await store.acquireLease(taskId, { holder: { id: "live", host: hostname(), pid: process.pid }, ttlMs: 600_000 });
+    await expect(acquireLeg(store, taskId, { id: "me" }, 1000)).rejects.toMatchObject({
+      code: "LeaseHeld",
+      holder: { id: "live" },
+    });
+    const other = await startTask(store, { objective: "y" });
+    await store.acquireLease(other, {
+      holder: { id: "remote", host: "some-other-machine", pid: deadPid() },
+      ttlMs: 600_000,
+    });
+    const error = await acquireLeg(store, other, { id: "me" }, 1000).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "LeaseHeld" });
+    expect(Date.parse((error as { expiresAt: string }).expiresAt)).toBeGreaterThan(Date.now());
+  });
+});
