@@ -37,6 +37,9 @@ export class LegLoop {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #specs: ToolSpec[];
   #step = new AbortController();
+  #watchTimer: ReturnType<typeof setTimeout> | undefined;
+  #inStep = false;
+  #stopWatch: (() => void) | undefined;
   #interrupt = false;
 
   constructor(
@@ -71,18 +74,30 @@ export class LegLoop {
 
   /** Run one step (a model call, a batch of tools) with a watcher armed if it takes a while. */
   async #watched<T>(work: () => Promise<T>): Promise<T> {
-    let stopWatch = () => {};
-    const timer = setTimeout(() => {
-      stopWatch = watchForStops(this.#w.store, this.#w.taskId, this.#w.state.lastSeq, (event) =>
-        this.stopSignal(event),
-      );
+    this.#w.markStale();
+    // One timer per leg, re-armed per step: cheaper than a new timeout for every step.
+    this.#watchTimer ??= setTimeout(() => {
+      if (this.#inStep && this.#stopWatch === undefined) {
+        this.#stopWatch = watchForStops(this.#w.store, this.#w.taskId, this.#w.state.lastSeq, (event) =>
+          this.stopSignal(event),
+        );
+      }
     }, WATCH_AFTER_MS);
+    this.#watchTimer.refresh();
+    this.#inStep = true;
     try {
       return await work();
     } finally {
-      clearTimeout(timer);
-      stopWatch();
+      this.#inStep = false;
+      this.#stopWatch?.();
+      this.#stopWatch = undefined;
     }
+  }
+
+  /** Stop the leg's timers (the leg is over). */
+  dispose(): void {
+    if (this.#watchTimer !== undefined) clearTimeout(this.#watchTimer);
+    this.#stopWatch?.();
   }
 
   #stepSignal(): AbortSignal {
@@ -97,7 +112,7 @@ export class LegLoop {
     await this.#runCalls(w.state.openToolCalls);
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
     for (;;) {
-      await w.refresh();
+      await w.refreshIfStale();
       if (await this.#stopIfAsked()) return;
       await this.#deliver("steer");
       // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
@@ -107,12 +122,11 @@ export class LegLoop {
         continue;
       }
       if (await this.#parkIfOverBudget()) return;
-      const turn = await this.#modelStep();
-      if (turn === "stopped") continue;
-      if (turn === "failed") return;
-      await this.#runCalls(
-        w.state.openToolCalls.filter((open) => turn.toolCalls.some((c) => c.callId === open.callId)),
-      );
+      const step = await this.#modelStep();
+      if (step === "stopped") continue;
+      if (step === "failed") return;
+      const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
+      await this.#runCalls(calls, [step.event]);
       await w.maybeSnapshot();
     }
   }
@@ -203,7 +217,8 @@ export class LegLoop {
     ]);
   }
 
-  async #modelStep(): Promise<CollectedTurn | "stopped" | "failed"> {
+  /** Call the model; the recorded turn is returned to be appended with what follows it. */
+  async #modelStep(): Promise<{ turn: CollectedTurn; event: TaskEvent } | "stopped" | "failed"> {
     const signal = this.#stepSignal();
     if (signal.aborted) return "stopped";
     const state = this.#w.state;
@@ -253,11 +268,11 @@ export class LegLoop {
       toolCalls: turn.toolCalls,
       usage: turn.usage,
       finishReason: turn.finishReason,
-      model: agent.model.id,
     };
+    // The task records its model; a turn names one only when it differs (a resume with another model).
+    if (agent.model.id !== this.#w.state.model) event.model = agent.model.id;
     if (turn.reasoning !== undefined) event.reasoning = turn.reasoning;
-    await this.#w.append([event]);
-    return turn;
+    return { turn, event };
   }
 
   /** Calls started by a leg that died: an idempotent tool runs again; any other is answered "unknown". */
@@ -267,14 +282,20 @@ export class LegLoop {
     );
     if (inDoubt.length === 0) return;
     await this.#w.append(
-      inDoubt.map((call) =>
-        resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 }, this.#legId),
-      ),
+      inDoubt.map((call) => resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 })),
     );
   }
 
-  async #runCalls(calls: readonly OpenToolCall[]): Promise<void> {
-    if (calls.length === 0) return;
+  /**
+   * Run calls batch by batch. Each batch's `tool_call_started` events are appended with whatever
+   * is pending (the turn that asked for them, the previous batch's results) in one transaction, so
+   * a turn costs two appends, not three; results are appended as soon as their batch settles.
+   */
+  async #runCalls(calls: readonly OpenToolCall[], pending: TaskEvent[] = []): Promise<void> {
+    if (calls.length === 0) {
+      if (pending.length > 0) await this.#w.append(pending);
+      return;
+    }
     const signal = this.#stepSignal();
     const settings: ToolRunSettings = {
       tools: this.#tools,
@@ -285,34 +306,32 @@ export class LegLoop {
       principal: this.#w.state.principal,
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
+    let carry = pending;
     for (const batch of batchCalls(calls, this.#tools)) {
       if (signal.aborted) {
-        await this.#w.append(
-          batch.map((call) =>
-            resultEvent(call, { status: "interrupted", content: NOT_RUN_CONTENT, durationMs: 0 }, this.#legId),
-          ),
-        );
+        carry = [
+          ...carry,
+          ...batch.map((call) => resultEvent(call, { status: "interrupted", content: NOT_RUN_CONTENT, durationMs: 0 })),
+        ];
         continue;
       }
-      await this.#w.append(
-        batch.map((call) => ({
-          type: "tool_call_started",
-          v: 1,
-          legId: this.#legId,
-          callId: call.callId,
-          name: call.name,
-          attempt: call.attempt + 1,
-        })),
-      );
+      const started: TaskEvent[] = batch.map((call) => ({
+        type: "tool_call_started",
+        v: 1,
+        legId: this.#legId,
+        callId: call.callId,
+        name: call.name,
+        attempt: call.attempt + 1,
+      }));
+      await this.#w.append([...carry, ...started]);
       const outcomes = await this.#watched(() =>
         Promise.all(batch.map((call) => executeCall(call, call.attempt + 1, signal, settings))),
       );
-      await this.#w.append(
-        batch.map((call, i) =>
-          resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }, this.#legId),
-        ),
+      carry = batch.map((call, i) =>
+        resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }),
       );
     }
+    if (carry.length > 0) await this.#w.append(carry);
   }
 }
 

@@ -28,6 +28,8 @@ export class LegWriter {
   readonly #leaseToken: string;
   readonly #snapshotEvery: number;
   #sinceSnapshot = 0;
+  /** True while nothing can have been appended by others since the leg last read or appended. */
+  #current = false;
   /** Called with every event folded that this leg did not write. */
   onForeign: (event: StoredEvent) => void = () => {};
 
@@ -57,7 +59,22 @@ export class LegWriter {
   async refresh(): Promise<StoredEvent[]> {
     const events = await this.store.read(this.taskId, { afterSeq: this.state.lastSeq });
     this.#take(events, true);
+    this.#current = true;
     return events;
+  }
+
+  /**
+   * Refresh unless the leg's own append has just confirmed it is at the end of the log (a
+   * conditional append succeeds only then). Saves a read per turn; a steer landing in the instant
+   * between that append and this check is delivered at the next boundary instead.
+   */
+  async refreshIfStale(): Promise<void> {
+    if (!this.#current) await this.refresh();
+  }
+
+  /** Time is about to pass (a model call, a tool): others may append meanwhile. */
+  markStale(): void {
+    this.#current = false;
   }
 
   /**
@@ -82,6 +99,7 @@ export class LegWriter {
           leaseToken: this.#leaseToken,
         });
         this.#take(stored, false);
+        this.#current = true;
         return stored;
       } catch (error) {
         if (!isSemaError(error, "SeqConflict")) throw error;

@@ -106,7 +106,11 @@ export async function runLeg(
     });
     const activeLoop = new LegLoop(options, writer, legId, host, lost.signal);
     loop = activeLoop;
-    await activeLoop.run();
+    try {
+      await activeLoop.run();
+    } finally {
+      activeLoop.dispose();
+    }
     return outcomeOf(taskId, writer.state, legId);
   } finally {
     stopLease();

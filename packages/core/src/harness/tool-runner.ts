@@ -141,8 +141,8 @@ export async function executeCall(
   }
 }
 
-/** The `tool_result` event for an outcome. */
-export function resultEvent(call: OpenToolCall, outcome: CallOutcome, legId: string): ToolResultEvent {
+/** The `tool_result` event for an outcome (its leg is on the call's `tool_call_started`). */
+export function resultEvent(call: OpenToolCall, outcome: CallOutcome): ToolResultEvent {
   const event: ToolResultEvent = {
     type: "tool_result",
     v: 1,
@@ -151,7 +151,6 @@ export function resultEvent(call: OpenToolCall, outcome: CallOutcome, legId: str
     status: outcome.status,
     content: outcome.content,
     durationMs: outcome.durationMs,
-    legId,
   };
   if (outcome.truncated === true) event.truncated = true;
   return event;
