@@ -56,7 +56,7 @@ describe("toPrompt", () => {
         { type: "reasoning", text: "think" },
         { type: "text", text: "doing it" },
         { type: "tool-call", toolCallId: "a", toolName: "read", input: { path: "/x" } },
-        { type: "tool-call", toolCallId: "b", toolName: "raw", input: "not json" },
+        { type: "tool-call", toolCallId: "b", toolName: "raw", input: { invalid_arguments: "not json" } },
       ],
     });
   });

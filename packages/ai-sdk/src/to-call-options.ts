@@ -11,7 +11,7 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import type { ModelRequest, TranscriptEntry } from "@sema-agent/core";
+import type { JsonValue, ModelRequest, TranscriptEntry } from "@sema-agent/core";
 
 /** The V4 call options for one request. `signal` is passed as the call's abort signal. */
 export function toCallOptions(
@@ -54,6 +54,15 @@ export function toPrompt(request: ModelRequest): LanguageModelV4Prompt {
   return prompt;
 }
 
+/**
+ * Vendors take a tool call's input back only as an object (Anthropic answers 400 to anything
+ * else). Arguments that were not a JSON object — malformed text, a bare value — are replayed
+ * wrapped, so the model still sees what it sent next to the error its tool returned.
+ */
+export function replayableInput(input: JsonValue): JsonValue {
+  return typeof input === "object" && input !== null && !Array.isArray(input) ? input : { invalid_arguments: input };
+}
+
 function toMessage(entry: TranscriptEntry): LanguageModelV4Message | undefined {
   switch (entry.role) {
     case "user":
@@ -67,7 +76,7 @@ function toMessage(entry: TranscriptEntry): LanguageModelV4Message | undefined {
       }
       if (entry.text !== "") content.push({ type: "text", text: entry.text });
       for (const call of entry.toolCalls) {
-        content.push({ type: "tool-call", toolCallId: call.callId, toolName: call.name, input: call.input });
+        content.push({ type: "tool-call", toolCallId: call.callId, toolName: call.name, input: replayableInput(call.input) });
       }
       // An assistant turn that said nothing has nothing to replay, and vendors reject empty content.
       return content.length === 0 ? undefined : { role: "assistant", content };

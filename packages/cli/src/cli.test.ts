@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "./context.ts";
@@ -128,6 +129,40 @@ describe("sema run / events / tasks", () => {
     const r = capture(ws.dir);
     expect(await main(["resume", taskId, "--db", ws.db], r.io)).toBe(0);
     expect(r.out()).toContain("assistant: Done quickly.");
+  });
+});
+
+describe("sema run: typing and cancelling", () => {
+  it("a line typed while the task works is a steer", async () => {
+    const ws = workspace();
+    const script = ws.script([
+      { text: "Thinking.", toolCalls: [{ name: "list_dir", input: {} }], delayMs: 200 },
+      { text: "Took your note." },
+    ]);
+    const stdin = new PassThrough();
+    const c = capture(ws.dir, {}, { stdin });
+    const running = main(["run", "Work", "--model", `script:${script}`, "--db", ws.db, "--stdin-steers"], c.io);
+    setTimeout(() => stdin.write("mind the tests\n"), 50);
+    expect(await running).toBe(0);
+    expect(c.out()).toContain("» mind the tests");
+    expect(c.out()).toContain("assistant: Took your note.");
+  });
+
+  it("sema cancel from another terminal stops a running task", async () => {
+    const ws = workspace();
+    const script = ws.script([{ text: "Slow.", delayMs: 5000 }]);
+    const c = capture(ws.dir);
+    const running = main(["run", "Work", "--model", `script:${script}`, "--db", ws.db], c.io);
+    let taskId = "";
+    for (let i = 0; i < 100 && taskId === ""; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+    }
+    const k = capture(ws.dir);
+    expect(await main(["cancel", taskId, "--reason", "changed my mind", "--db", ws.db], k.io)).toBe(0);
+    expect(k.out()).toBe(`Task ${taskId} cancelled.\n`);
+    expect(await running).toBe(1);
+    expect(c.err()).toContain(`Task ${taskId} is cancelled.`);
   });
 });
 

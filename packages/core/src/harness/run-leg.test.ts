@@ -8,6 +8,7 @@ import { ScriptedModel } from "../testing/scripted-model.ts";
 import type { HarnessOptions } from "./agent.ts";
 import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
+import { withRetry } from "./model-retry.ts";
 import { runTask } from "./run-task.ts";
 import { startTask } from "./task-api.ts";
 
@@ -231,5 +232,23 @@ describe("runLeg", () => {
     const before = (await store.getTask(taskId)).lastSeq;
     expect(await runLeg({ store, agent: { model } }, taskId)).toEqual({ taskId, status: "completed", result: "done" });
     expect((await store.getTask(taskId)).lastSeq).toBe(before);
+  });
+
+  it("records every model retry as an engine note, then goes on", async () => {
+    const store = new MemoryStore();
+    const flaky = new ScriptedModel([
+      { error: { message: "rate limited", code: "rate_limited", isRetryable: true, status: 429, retryAfterMs: 1200 } },
+      { error: { message: "bad gateway", code: "server_error", isRetryable: true, status: 502 } },
+      { text: "third time lucky" },
+    ]);
+    const model = withRetry(flaky, { sleep: async () => {}, random: () => 0.5 });
+    const taskId = await startTask(store, { objective: "x" });
+    expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({ status: "completed", result: "third time lucky" });
+    const notes = (await store.read(taskId)).filter((e) => e.type === "engine_note");
+    expect(notes.map((e) => e.type === "engine_note" && [e.kind, e.data])).toEqual([
+      ["model_retry", { attempt: 1, delayMs: 1200, code: "rate_limited", status: 429 }],
+      ["model_retry", { attempt: 2, delayMs: 500, code: "server_error", status: 502 }],
+    ]);
+    flaky.assertConsumed();
   });
 });
