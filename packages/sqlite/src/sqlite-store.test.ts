@@ -128,6 +128,22 @@ describe("SqliteStore on a file", () => {
     await store.close();
   });
 
+  it("returns appended events that equal what read returns and share nothing with the caller's objects", async () => {
+    const store = new SqliteStore({ path: tempDb() });
+    await store.createTask({ taskId: "t1", created: make.created() });
+    const input = { nested: { list: [1, { deep: "x" }] } };
+    const turn = make.turn(1, "ok", [{ callId: "c1", name: "echo", input }]);
+    const [stored] = await store.append("t1", [turn], { expectedSeq: 1 });
+    expect(stored).toStrictEqual((await store.read("t1", { afterSeq: 1 }))[0]);
+    (input.nested.list[1] as { deep: string }).deep = "changed";
+    turn.usage.inputTokens = 99;
+    expect(stored).toMatchObject({
+      usage: { inputTokens: 10 },
+      toolCalls: [{ input: { nested: { list: [1, { deep: "x" }] } } }],
+    });
+    await store.close();
+  });
+
   it("returns exactly what MemoryStore returns: same objects, same key order", async () => {
     const clock = () => Date.parse("2025-06-01T12:00:00.000Z");
     const scenario = async (store: Store) => {
