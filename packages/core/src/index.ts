@@ -6,6 +6,7 @@
 export { MemoryStore } from "./adapters/memory-store.ts";
 export * from "./adapters/store-rules.ts";
 export { ChangeNotifier, type TailSource, tailEvents } from "./adapters/tail-events.ts";
+export { canonicalJson, deepFreeze, frozenFromJson } from "./core/canonical-json.ts";
 // Core: pure functions over the log.
 export { validateEvents } from "./core/event-validation.ts";
 export {
@@ -56,6 +57,14 @@ export {
 } from "./core/trust-framing.ts";
 // Harness: the turn loop and the task operations.
 export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
+export {
+  approvalRequest,
+  type CanApprove,
+  type Decision,
+  decideApproval,
+  defaultCanApprove,
+  sha256Hex,
+} from "./harness/approvals.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
 export { CRASHED_CALL_CONTENT } from "./harness/leg-loop.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";

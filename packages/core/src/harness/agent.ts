@@ -7,7 +7,8 @@ import type { RandomBytes } from "../core/trust-framing.ts";
 import { newId } from "../internal/ids.ts";
 import type { Model } from "../ports/model.ts";
 import type { Store } from "../ports/store.ts";
-import type { Tool } from "../ports/tool.ts";
+import type { ApprovalContext, Tool } from "../ports/tool.ts";
+import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
 
@@ -20,6 +21,11 @@ export interface Agent {
   tools?: Tool[];
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * An agent-level approval rule on top of each tool's own `needsApproval`: return true to have a
+   * person decide this call (say, anything that writes outside a sandbox).
+   */
+  approvalPolicy?: (call: { name: string; input: JsonValue }, context: ApprovalContext) => boolean | Promise<boolean>;
   /** Stop a task that has taken this many model turns: it parks with reason `budget`. */
   maxTurns?: number;
 }

@@ -3,8 +3,10 @@
  * (cancel, interrupt, host abort), delivers waiting steers, calls the model, records the turn,
  * runs the tools, and goes round again until the agent finishes or the task parks.
  */
+
+import { frozenFromJson } from "../core/canonical-json.ts";
 import { type OpenToolCall, type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
-import { buildAppliedHumanInputEvent } from "../core/human-input-projection.ts";
+import { buildAppliedHumanInputEvent, speakerLabel } from "../core/human-input-projection.ts";
 import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
 import { buildModelRequest, toolSpecs } from "../core/model-request.ts";
 import type { ModelFailure, ToolSpec } from "../ports/model.ts";
@@ -12,6 +14,7 @@ import type { Tool } from "../ports/tool.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
+import { approvalRequest } from "./approvals.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import type { LegWriter } from "./leg-writer.ts";
 import { type CollectedTurn, streamModelTurn } from "./model-step.ts";
@@ -23,6 +26,12 @@ import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSett
  * folds everything at the next boundary anyway, and an instant step pays no watching cost.
  */
 export const WATCH_AFTER_MS = 5;
+
+type Gate =
+  | { kind: "run"; call: OpenToolCall; frozen: boolean }
+  | { kind: "deny"; content: string }
+  | { kind: "request"; event: TaskEvent }
+  | { kind: "wait" };
 
 /** What the model is told about a non-idempotent call that was running when its host died. */
 export const CRASHED_CALL_CONTENT =
@@ -110,6 +119,7 @@ export class LegLoop {
     const w = this.#w;
     await this.#recoverInDoubt();
     await this.#runCalls(w.state.openToolCalls);
+    if (await this.#parkForApprovals()) return;
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
     for (;;) {
       await w.refreshIfStale();
@@ -127,11 +137,15 @@ export class LegLoop {
       if (step === "failed") return;
       const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
       await this.#runCalls(calls, [step.event]);
+      if (await this.#parkForApprovals()) return;
       await w.maybeSnapshot();
     }
   }
 
-  async #end(reason: "cancelled" | "parked:interrupt" | "parked:budget", note?: TaskEvent): Promise<void> {
+  async #end(
+    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval",
+    note?: TaskEvent,
+  ): Promise<void> {
     await this.#w.appendWhen((state) =>
       state.summary.legId !== this.#legId
         ? undefined
@@ -151,6 +165,13 @@ export class LegLoop {
       return true;
     }
     return false;
+  }
+
+  /** Calls wait for decisions: park; the leg that resumes after the last decision runs them. */
+  async #parkForApprovals(): Promise<boolean> {
+    if (!this.#w.state.approvals.some((a) => a.decision === undefined)) return false;
+    await this.#end("parked:approval");
+    return true;
   }
 
   async #parkIfOverBudget(): Promise<boolean> {
@@ -291,6 +312,40 @@ export class LegLoop {
    * is pending (the turn that asked for them, the previous batch's results) in one transaction, so
    * a turn costs two appends, not three; results are appended as soon as their batch settles.
    */
+  /**
+   * Whether a call runs now, is refused, needs an approval, or waits for one. An approved call
+   * runs with the input parsed from the recorded canonical JSON, never the object the model gave.
+   */
+  async #gate(call: OpenToolCall): Promise<Gate> {
+    const state = this.#w.state;
+    const approval = state.approvals.find((a) => a.callId === call.callId);
+    if (approval !== undefined) {
+      if (approval.decision === undefined) return { kind: "wait" };
+      if (approval.decision === "deny") {
+        const by = approval.actor === undefined ? "" : ` by ${speakerLabel(approval.actor)}`;
+        return {
+          kind: "deny",
+          content: `The call was denied${by}.${approval.reason === undefined ? "" : ` Reason: ${approval.reason}`}`,
+        };
+      }
+      return { kind: "run", call: { ...call, input: frozenFromJson(approval.inputJson) }, frozen: true };
+    }
+    const tool = this.#tools.get(call.name);
+    if (tool === undefined || state.grantedTools.includes(call.name)) return { kind: "run", call, frozen: false };
+    const policy = this.#o.agent.approvalPolicy;
+    if (tool.needsApproval === undefined && policy === undefined) return { kind: "run", call, frozen: false };
+    // The checks see the validated input; input that fails its schema runs (and fails) without asking.
+    const checked = await tool.inputSchema["~standard"].validate(call.input);
+    if (checked.issues !== undefined) return { kind: "run", call, frozen: false };
+    const context = { taskId: this.#w.taskId, callId: call.callId, principal: state.principal };
+    const needs =
+      tool.needsApproval === true ||
+      (typeof tool.needsApproval === "function" && (await tool.needsApproval(checked.value, context))) ||
+      (policy !== undefined && (await policy({ name: call.name, input: call.input }, context)));
+    if (!needs) return { kind: "run", call, frozen: false };
+    return { kind: "request", event: approvalRequest(this.#legId, call.callId, call.name, call.input) };
+  }
+
   async #runCalls(calls: readonly OpenToolCall[], pending: TaskEvent[] = []): Promise<void> {
     if (calls.length === 0) {
       if (pending.length > 0) await this.#w.append(pending);
@@ -306,8 +361,21 @@ export class LegLoop {
       principal: this.#w.state.principal,
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
-    let carry = pending;
-    for (const batch of batchCalls(calls, this.#tools)) {
+    let carry = [...pending];
+    const runnable: OpenToolCall[] = [];
+    const frozen = new Set<string>();
+    for (const call of calls) {
+      const gate = await this.#gate(call);
+      if (gate.kind === "run") {
+        runnable.push(gate.call);
+        if (gate.frozen) frozen.add(call.callId);
+      } else if (gate.kind === "deny") {
+        carry.push(resultEvent(call, { status: "denied", content: gate.content, durationMs: 0 }));
+      } else if (gate.kind === "request") {
+        carry.push(gate.event);
+      }
+    }
+    for (const batch of batchCalls(runnable, this.#tools)) {
       if (signal.aborted) {
         carry = [
           ...carry,
@@ -325,7 +393,9 @@ export class LegLoop {
       }));
       await this.#w.append([...carry, ...started]);
       const outcomes = await this.#watched(() =>
-        Promise.all(batch.map((call) => executeCall(call, call.attempt + 1, signal, settings))),
+        Promise.all(
+          batch.map((call) => executeCall(call, call.attempt + 1, signal, settings, frozen.has(call.callId))),
+        ),
       );
       carry = batch.map((call, i) =>
         resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }),

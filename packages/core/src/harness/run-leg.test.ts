@@ -7,8 +7,8 @@ import type { StoredEvent } from "../protocol/task-event.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import type { HarnessOptions } from "./agent.ts";
 import { defineTool } from "./define-tool.ts";
-import { runLeg } from "./run-leg.ts";
 import { withRetry } from "./model-retry.ts";
+import { runLeg } from "./run-leg.ts";
 import { runTask } from "./run-task.ts";
 import { startTask } from "./task-api.ts";
 
@@ -243,7 +243,10 @@ describe("runLeg", () => {
     ]);
     const model = withRetry(flaky, { sleep: async () => {}, random: () => 0.5 });
     const taskId = await startTask(store, { objective: "x" });
-    expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({ status: "completed", result: "third time lucky" });
+    expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({
+      status: "completed",
+      result: "third time lucky",
+    });
     const notes = (await store.read(taskId)).filter((e) => e.type === "engine_note");
     expect(notes.map((e) => e.type === "engine_note" && [e.kind, e.data])).toEqual([
       ["model_retry", { attempt: 1, delayMs: 1200, code: "rate_limited", status: 429 }],

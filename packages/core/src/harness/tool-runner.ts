@@ -5,6 +5,7 @@
  * output, fenced. Each call is recorded `tool_call_started` before it runs, so a crash leaves it
  * in doubt rather than forgotten.
  */
+import { deepFreeze } from "../core/canonical-json.ts";
 import type { OpenToolCall } from "../core/fold.ts";
 import { delimitUntrusted, type RandomBytes } from "../core/trust-framing.ts";
 import type { ToolResultStatus } from "../internal/llm.ts";
@@ -73,12 +74,16 @@ export function toolContent(
   return truncated === undefined ? { content: text } : { content: text, truncated };
 }
 
-/** Validate, then execute one call under its own timeout. Never throws. */
+/**
+ * Validate, then execute one call under its own timeout. Never throws. `frozen`: the call was
+ * approved, and the tool gets a deep-frozen copy of exactly the approved input.
+ */
 export async function executeCall(
   call: OpenToolCall,
   attempt: number,
   stepSignal: AbortSignal,
   settings: ToolRunSettings,
+  frozen = false,
 ): Promise<CallOutcome> {
   const started = Date.now();
   const done = (status: ToolResultStatus, raw: string, tool?: Tool): CallOutcome => ({
@@ -96,7 +101,7 @@ export async function executeCall(
     const result = await tool.inputSchema["~standard"].validate(call.input);
     if (result.issues !== undefined)
       return done("error", `Invalid input for ${tool.name}: ${describeIssues(result.issues)}`);
-    input = result.value;
+    input = frozen ? deepFreeze(result.value) : result.value;
   } catch (error) {
     return done("error", `Invalid input for ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -17,6 +17,21 @@ export interface ToolContext {
   principal: string;
 }
 
+/** What an approval check knows besides the input. */
+export interface ApprovalContext {
+  taskId: string;
+  callId: string;
+  principal: string;
+}
+
+/**
+ * A per-input approval check. Declared through a method so a tool with a specific input type is
+ * still a `Tool` (method parameters are bivariant; a plain function property would not be).
+ */
+export type ApprovalCheck<Input> = {
+  check(input: Input, context: ApprovalContext): boolean | Promise<boolean>;
+}["check"];
+
 /** A tool's result: a string reaches the model as is; anything else as JSON. */
 export type ToolOutput = string | JsonValue;
 
@@ -38,4 +53,10 @@ export interface Tool<Input = unknown> {
   untrustedOutput?: boolean;
   /** Results longer than this (in characters) are truncated with a note (default: the harness's cap). */
   maxOutputChars?: number;
+  /**
+   * Ask a person before running it: always, or when this returns true for the (validated) input.
+   * The task parks until the call is decided; an approved call runs with a deep-frozen copy of
+   * exactly the input that was approved.
+   */
+  needsApproval?: boolean | ApprovalCheck<Input>;
 }

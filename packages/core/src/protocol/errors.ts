@@ -16,7 +16,11 @@ export type SemaErrorCode =
   | "InputRejected"
   | "TaskFinished"
   | "ModelError"
-  | "ToolError";
+  | "ToolError"
+  | "ApprovalNotFound"
+  | "ApprovalConflict"
+  | "DigestMismatch"
+  | "Forbidden";
 
 /** The base of every Sema error. */
 export class SemaError extends Error {
@@ -119,4 +123,38 @@ export class StoreUnavailableError extends SemaError {
 /** True when `error` is a Sema error with the given code. */
 export function isSemaError<C extends SemaErrorCode>(error: unknown, code?: C): error is SemaError & { code: C } {
   return error instanceof SemaError && (code === undefined || error.code === code);
+}
+
+/** No approval was requested for this call in this task. */
+export class ApprovalNotFoundError extends SemaError {
+  constructor(taskId: string, callId: string) {
+    super("ApprovalNotFound", `task ${taskId} has no approval request for call ${callId}`, {
+      details: { taskId, callId },
+    });
+  }
+}
+
+/** The call was already decided (or has already run). */
+export class ApprovalConflictError extends SemaError {
+  constructor(taskId: string, callId: string, decision: string) {
+    super("ApprovalConflict", `call ${callId} of task ${taskId} is already decided: ${decision}`, {
+      details: { taskId, callId, decision },
+    });
+  }
+}
+
+/** The decision names an input other than the one recorded: it approves nothing. */
+export class DigestMismatchError extends SemaError {
+  constructor(taskId: string, callId: string) {
+    super("DigestMismatch", `the digest does not match the recorded input of call ${callId}: refused`, {
+      details: { taskId, callId },
+    });
+  }
+}
+
+/** The caller may not do this (decide this approval, use this lane …). */
+export class ForbiddenError extends SemaError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("Forbidden", message, { details });
+  }
 }

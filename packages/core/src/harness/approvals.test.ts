@@ -1,0 +1,309 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryStore } from "../adapters/memory-store.ts";
+import { canonicalJson } from "../core/canonical-json.ts";
+import { fold } from "../core/fold.ts";
+import type { Store } from "../ports/store.ts";
+import type { ApprovalRequestedEvent } from "../protocol/task-event.ts";
+import { dyingStore, SimulatedDeath } from "../testing/dying-store.ts";
+import { ScriptedModel } from "../testing/scripted-model.ts";
+import { decideApproval, sha256Hex } from "./approvals.ts";
+import { defineTool } from "./define-tool.ts";
+import { runLeg } from "./run-leg.ts";
+import { sendInput, startTask } from "./task-api.ts";
+
+const owner = { actor: { id: "alice@example.com", verified: true, issuer: "sema-token" }, principal: "acme" };
+
+function world() {
+  const runs: Array<{ path: string; frozen: boolean }> = [];
+  let captured: { path: string } | undefined;
+  const remove = defineTool({
+    name: "delete_file",
+    description: "Delete a file",
+    inputSchema: z.object({ path: z.string() }),
+    needsApproval: (input) => {
+      captured = input;
+      return !input.path.startsWith("tmp/");
+    },
+    execute: (input) => {
+      runs.push({ path: input.path, frozen: Object.isFrozen(input) });
+      return `deleted ${input.path}`;
+    },
+  });
+  return { runs, remove, captured: () => captured };
+}
+
+async function requests(store: Store, taskId: string): Promise<ApprovalRequestedEvent[]> {
+  return (await store.read(taskId)).filter(
+    (e): e is typeof e & ApprovalRequestedEvent => e.type === "approval_requested",
+  );
+}
+
+async function parkedTask(store: Store, model: ScriptedModel, tools: ReturnType<typeof world>) {
+  const taskId = await startTask(store, { objective: "Clean up", principal: "acme" });
+  const outcome = await runLeg({ store, agent: { model, tools: [tools.remove] } }, taskId);
+  return { taskId, outcome };
+}
+
+describe("approvals", () => {
+  it("parks on a call that needs approval, records canonical JSON and its digest, runs it once approved", async () => {
+    const store = new MemoryStore();
+    const w = world();
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ name: "delete_file", input: { path: "old.log" } }] }, { text: "Deleted." }],
+      { mode: "by-transcript" },
+    );
+    const { taskId, outcome } = await parkedTask(store, model, w);
+    expect(outcome).toMatchObject({ status: "parked", parkedReason: "approval" });
+    const [request] = await requests(store, taskId);
+    expect(request).toMatchObject({
+      callId: "call-1-1",
+      name: "delete_file",
+      inputJson: '{"path":"old.log"}',
+      digest: sha256Hex('{"path":"old.log"}'),
+    });
+    expect(w.runs).toEqual([]);
+    expect(await store.listRunnable()).toEqual([]);
+    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({
+      status: "parked",
+      parkedReason: "approval",
+    });
+
+    await decideApproval(store, taskId, {
+      callId: "call-1-1",
+      digest: request?.digest ?? "",
+      decision: "approve",
+      ...owner,
+    });
+    expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([taskId]);
+    const done = await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+    expect(done).toMatchObject({ status: "completed", result: "Deleted." });
+    expect(w.runs).toEqual([{ path: "old.log", frozen: true }]);
+    const decided = (await store.read(taskId)).find((e) => e.type === "approval_decided");
+    expect(decided).toMatchObject({ decision: "approve", actor: owner.actor });
+  });
+
+  it("a denial reaches the model as a denied result with the reason", async () => {
+    const store = new MemoryStore();
+    const w = world();
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ name: "delete_file", input: { path: "db.sqlite" } }] }, { text: "Understood." }],
+      { mode: "by-transcript" },
+    );
+    const { taskId } = await parkedTask(store, model, w);
+    const [request] = await requests(store, taskId);
+    await decideApproval(store, taskId, {
+      callId: "call-1-1",
+      digest: request?.digest ?? "",
+      decision: "deny",
+      reason: "that is production data",
+      ...owner,
+    });
+    await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+    expect(w.runs).toEqual([]);
+    expect(model.requests.at(-1)?.transcript.at(-1)).toEqual({
+      role: "tool",
+      callId: "call-1-1",
+      name: "delete_file",
+      status: "denied",
+      content: 'The call was denied by [from "alice@example.com"]. Reason: that is production data',
+    });
+  });
+
+  it("refuses a wrong digest, an unknown or decided call, and an actor the policy does not allow — recording nothing", async () => {
+    const store = new MemoryStore();
+    const w = world();
+    const model = new ScriptedModel([{ toolCalls: [{ name: "delete_file", input: { path: "a" } }] }], {
+      mode: "by-transcript",
+    });
+    const { taskId } = await parkedTask(store, model, w);
+    const [request] = await requests(store, taskId);
+    const digest = request?.digest ?? "";
+    const before = (await store.getTask(taskId)).lastSeq;
+    const tries: Array<[Promise<unknown>, string]> = [
+      [
+        decideApproval(store, taskId, {
+          callId: "call-1-1",
+          digest: sha256Hex('{"path":"b"}'),
+          decision: "approve",
+          ...owner,
+        }),
+        "DigestMismatch",
+      ],
+      [decideApproval(store, taskId, { callId: "nope", digest, decision: "approve", ...owner }), "ApprovalNotFound"],
+      [
+        decideApproval(store, taskId, {
+          callId: "call-1-1",
+          digest,
+          decision: "approve",
+          actor: { id: "alice@example.com", verified: false },
+          principal: "acme",
+        }),
+        "Forbidden",
+      ],
+      [
+        decideApproval(store, taskId, {
+          callId: "call-1-1",
+          digest,
+          decision: "approve",
+          actor: owner.actor,
+          principal: "other-team",
+        }),
+        "Forbidden",
+      ],
+    ];
+    for (const [attempt, code] of tries) await expect(attempt).rejects.toMatchObject({ code });
+    expect((await store.getTask(taskId)).lastSeq).toBe(before);
+
+    // A host's own policy decides who may approve.
+    const byOncall = { canApprove: (actor: { id: string }) => actor.id === "oncall" };
+    await expect(
+      decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "approve", ...owner }, byOncall),
+    ).rejects.toMatchObject({ code: "Forbidden" });
+    await decideApproval(
+      store,
+      taskId,
+      { callId: "call-1-1", digest, decision: "approve", actor: { id: "oncall", verified: true }, principal: "ops" },
+      byOncall,
+    );
+    await expect(
+      decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "deny", ...owner }),
+    ).rejects.toMatchObject({ code: "ApprovalConflict" });
+  });
+
+  it("the tool runs with the recorded input, whatever happened to the objects seen at request time", async () => {
+    const store = new MemoryStore();
+    const w = world();
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ name: "delete_file", input: { path: "report.pdf" } }] }, { text: "ok" }],
+      { mode: "by-transcript" },
+    );
+    const { taskId } = await parkedTask(store, model, w);
+    const seen = w.captured();
+    if (seen === undefined) throw new Error("the approval check never ran");
+    seen.path = "/etc/passwd"; // someone holding a reference changes it after the request
+    const [request] = await requests(store, taskId);
+    await decideApproval(store, taskId, {
+      callId: "call-1-1",
+      digest: request?.digest ?? "",
+      decision: "approve",
+      ...owner,
+    });
+    await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+    expect(w.runs).toEqual([{ path: "report.pdf", frozen: true }]);
+  });
+
+  it("several calls of one turn wait together; the task resumes when all are decided; a steer never approves", async () => {
+    const store = new MemoryStore();
+    const w = world();
+    const model = new ScriptedModel(
+      [
+        {
+          toolCalls: [
+            { name: "delete_file", input: { path: "a" } },
+            { name: "delete_file", input: { path: "tmp/scratch" } },
+            { name: "delete_file", input: { path: "b" } },
+          ],
+        },
+        { text: "done" },
+      ],
+      { mode: "by-transcript" },
+    );
+    const { taskId } = await parkedTask(store, model, w);
+    // The call that needs no approval ran; the two others wait.
+    expect(w.runs).toEqual([{ path: "tmp/scratch", frozen: false }]);
+    const [a, b] = await requests(store, taskId);
+    await sendInput(store, taskId, { text: "I approve everything, go ahead", actor: owner.actor });
+    await decideApproval(store, taskId, {
+      callId: a?.callId ?? "",
+      digest: a?.digest ?? "",
+      decision: "approve",
+      ...owner,
+    });
+    expect(await store.listRunnable()).toEqual([]);
+    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({
+      parkedReason: "approval",
+    });
+    expect(w.runs).toHaveLength(1);
+    await decideApproval(store, taskId, {
+      callId: b?.callId ?? "",
+      digest: b?.digest ?? "",
+      decision: "approve",
+      ...owner,
+    });
+    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({ status: "completed" });
+    expect(w.runs.map((r) => r.path)).toEqual(["tmp/scratch", "a", "b"]);
+  });
+
+  it("'always allow this tool for this task' is a recorded decision that later calls honour", async () => {
+    const store = new MemoryStore();
+    const w = world();
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ name: "delete_file", input: { path: "a" } }] },
+        { toolCalls: [{ name: "delete_file", input: { path: "b" } }] },
+        { text: "done" },
+      ],
+      { mode: "by-transcript" },
+    );
+    const { taskId } = await parkedTask(store, model, w);
+    const [request] = await requests(store, taskId);
+    await decideApproval(store, taskId, {
+      callId: "call-1-1",
+      digest: request?.digest ?? "",
+      decision: "approve",
+      scope: "tool-for-task",
+      ...owner,
+    });
+    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({ status: "completed" });
+    expect(w.runs.map((r) => r.path)).toEqual(["a", "b"]);
+    expect(await requests(store, taskId)).toHaveLength(1);
+    expect(fold(await store.read(taskId)).grantedTools).toEqual(["delete_file"]);
+  });
+
+  it("an approval survives a crash between the decision and the run, and the tool runs exactly once", async () => {
+    for (const appendsBeforeDeath of [0, 1, 2]) {
+      const store = new MemoryStore();
+      const w = world();
+      const model = new ScriptedModel(
+        [{ toolCalls: [{ name: "delete_file", input: { path: "x" } }] }, { text: "ok" }],
+        { mode: "by-transcript" },
+      );
+      const { taskId } = await parkedTask(store, model, w);
+      const [request] = await requests(store, taskId);
+      await decideApproval(store, taskId, {
+        callId: "call-1-1",
+        digest: request?.digest ?? "",
+        decision: "approve",
+        ...owner,
+      });
+      const dying = dyingStore(store, { appendsBeforeDeath, when: "before" });
+      await expect(
+        runLeg({ store: dying, agent: { model, tools: [w.remove] }, holder: { id: "doomed" }, leaseTtlMs: 50 }, taskId),
+      ).rejects.toBeInstanceOf(SimulatedDeath);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({
+        status: "completed",
+      });
+      expect(w.runs, `death after ${appendsBeforeDeath} append(s)`).toEqual([{ path: "x", frozen: true }]);
+    }
+  });
+
+  it("an agent-level policy can require approval for any tool", async () => {
+    const store = new MemoryStore();
+    const echo = defineTool({
+      name: "echo",
+      description: "echo",
+      inputSchema: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: "echo", input: { text: "hi" } }] }, { text: "ok" }], {
+      mode: "by-transcript",
+    });
+    const taskId = await startTask(store, { objective: "x" });
+    const agent = { model, tools: [echo], approvalPolicy: (call: { name: string }) => call.name === "echo" };
+    expect(await runLeg({ store, agent }, taskId)).toMatchObject({ parkedReason: "approval" });
+    const [request] = await requests(store, taskId);
+    expect(request?.inputJson).toBe(canonicalJson({ text: "hi" }));
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Approvals bound to the exact action (SPEC §6): a call that needs one is recorded with its input
+ * as canonical JSON and that text's SHA-256; the task parks, nothing waits in memory; a decision
+ * names the call and the digest, is attributed to its actor, and is refused unless the digest
+ * matches, the call is undecided, and the actor may approve. A human input never counts.
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../core/canonical-json.ts";
+import type { ApprovalState } from "../core/fold.ts";
+import type { ActorAssertion } from "../internal/llm.ts";
+import type { Store } from "../ports/store.ts";
+import {
+  ApprovalConflictError,
+  ApprovalNotFoundError,
+  DigestMismatchError,
+  ForbiddenError,
+  isSemaError,
+} from "../protocol/errors.ts";
+import type { JsonValue } from "../protocol/json.ts";
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../protocol/task-event.ts";
+import { loadState } from "./leg-writer.ts";
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The `approval_requested` event for a call and its (validated) input. */
+export function approvalRequest(legId: string, callId: string, name: string, input: JsonValue): ApprovalRequestedEvent {
+  const inputJson = canonicalJson(input);
+  return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: sha256Hex(inputJson) };
+}
+
+export interface Decision {
+  callId: string;
+  /** The digest of the input being approved, as shown to the person deciding. */
+  digest: string;
+  decision: "approve" | "deny";
+  reason?: string;
+  /** `tool-for-task`: also allow later calls of this tool in this task ("always allow"). */
+  scope?: "call" | "tool-for-task";
+  /** Who decides (minted by the ingress). */
+  actor: ActorAssertion;
+  /** The principal the decider is authenticated as. */
+  principal: string;
+}
+
+/** Who may decide a call: by default only the task's own principal, through a verified actor. */
+export type CanApprove = (
+  actor: ActorAssertion,
+  principal: string,
+  call: ApprovalState & { taskPrincipal: string },
+) => boolean | Promise<boolean>;
+
+export const defaultCanApprove: CanApprove = (actor, principal, call) =>
+  actor.verified === true && principal === call.taskPrincipal;
+
+/**
+ * Record a decision. Throws `ApprovalNotFound` (no such request), `ApprovalConflict` (already
+ * decided or already run), `DigestMismatch`, or `Forbidden`; nothing is recorded then.
+ */
+export async function decideApproval(
+  store: Store,
+  taskId: string,
+  decision: Decision,
+  options: { canApprove?: CanApprove } = {},
+): Promise<ApprovalDecidedEvent> {
+  const canApprove = options.canApprove ?? defaultCanApprove;
+  for (;;) {
+    const { folder } = await loadState(store, taskId);
+    const state = folder.state;
+    const approval = state.approvals.find((a) => a.callId === decision.callId);
+    if (approval === undefined) {
+      const ran = state.transcript.some((e) => e.role === "tool" && e.callId === decision.callId);
+      if (ran) throw new ApprovalConflictError(taskId, decision.callId, "it has already run");
+      throw new ApprovalNotFoundError(taskId, decision.callId);
+    }
+    if (approval.decision !== undefined) throw new ApprovalConflictError(taskId, decision.callId, approval.decision);
+    if (decision.digest !== approval.digest) throw new DigestMismatchError(taskId, decision.callId);
+    if (!(await canApprove(decision.actor, decision.principal, { ...approval, taskPrincipal: state.principal }))) {
+      throw new ForbiddenError(`${decision.actor.id} may not decide call ${decision.callId} of task ${taskId}`, {
+        taskId,
+        callId: decision.callId,
+      });
+    }
+    const event: ApprovalDecidedEvent = {
+      type: "approval_decided",
+      v: 1,
+      callId: decision.callId,
+      digest: decision.digest,
+      decision: decision.decision,
+      actor: decision.actor,
+    };
+    if (decision.scope !== undefined) event.scope = decision.scope;
+    if (decision.reason !== undefined) event.reason = decision.reason;
+    try {
+      await store.append(taskId, [event], { expectedSeq: state.lastSeq });
+      return event;
+    } catch (error) {
+      // Someone else wrote first (maybe a competing decision): check again against the new log.
+      if (!isSemaError(error, "SeqConflict")) throw error;
+    }
+  }
+}
