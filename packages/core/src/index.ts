@@ -66,7 +66,7 @@ export {
   sha256Hex,
 } from "./harness/approvals.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
-export { CRASHED_CALL_CONTENT } from "./harness/leg-loop.ts";
+export type { BeforeToolDecision, HookContext, HookFeedback, HookName, HookSettings, Hooks } from "./harness/hooks.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";
 export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/run-leg.ts";
 export { runTask, type TaskRun } from "./harness/run-task.ts";
@@ -82,6 +82,7 @@ export {
   TaskFinishedError,
   wake,
 } from "./harness/task-api.ts";
+export { CRASHED_CALL_CONTENT } from "./harness/tool-phase.ts";
 export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tool-runner.ts";
 export { newId } from "./internal/ids.ts";
 export type {

@@ -175,7 +175,14 @@ export class Folder {
       }
       case "tool_call_started":
         s.openToolCalls = s.openToolCalls.map((open) =>
-          open.callId === event.callId ? { ...open, started: true, attempt: event.attempt } : open,
+          open.callId !== event.callId
+            ? open
+            : {
+                ...open,
+                started: true,
+                attempt: event.attempt,
+                ...(event.input === undefined ? {} : { input: event.input }),
+              },
         );
         break;
       case "tool_result": {

@@ -11,6 +11,7 @@ import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
+import type { HookSettings, Hooks } from "./hooks.ts";
 
 export interface Agent {
   /** Recorded with each task it starts. */
@@ -26,6 +27,10 @@ export interface Agent {
    * person decide this call (say, anything that writes outside a sandbox).
    */
   approvalPolicy?: (call: { name: string; input: JsonValue }, context: ApprovalContext) => boolean | Promise<boolean>;
+  /** Host code that watches and steers the loop. */
+  hooks?: Hooks;
+  /** Timeouts and fail-open/fail-closed per hook. */
+  hookSettings?: HookSettings;
   /** Stop a task that has taken this many model turns: it parks with reason `budget`. */
   maxTurns?: number;
 }

@@ -4,21 +4,19 @@
  * runs the tools, and goes round again until the agent finishes or the task parks.
  */
 
-import { frozenFromJson } from "../core/canonical-json.ts";
-import { type OpenToolCall, type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
-import { buildAppliedHumanInputEvent, speakerLabel } from "../core/human-input-projection.ts";
+import { type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
+import { buildAppliedHumanInputEvent } from "../core/human-input-projection.ts";
 import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
 import { buildModelRequest, toolSpecs } from "../core/model-request.ts";
 import type { ModelFailure, ToolSpec } from "../ports/model.ts";
-import type { Tool } from "../ports/tool.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
-import { DEFAULTS, type HarnessOptions } from "./agent.ts";
-import { approvalRequest } from "./approvals.ts";
+import type { HarnessOptions } from "./agent.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
+import { type HookFailure, LegHooks } from "./leg-hooks.ts";
 import type { LegWriter } from "./leg-writer.ts";
 import { type CollectedTurn, streamModelTurn } from "./model-step.ts";
-import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./tool-runner.ts";
+import { ToolPhase } from "./tool-phase.ts";
 
 /**
  * A step still running after this long gets a watcher on the log, so a cancel, an interrupt or an
@@ -27,24 +25,15 @@ import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSett
  */
 export const WATCH_AFTER_MS = 5;
 
-type Gate =
-  | { kind: "run"; call: OpenToolCall; frozen: boolean }
-  | { kind: "deny"; content: string }
-  | { kind: "request"; event: TaskEvent }
-  | { kind: "wait" };
-
-/** What the model is told about a non-idempotent call that was running when its host died. */
-export const CRASHED_CALL_CONTENT =
-  "The process running this tool call stopped before it recorded a result; the call's effect is unknown. It was not run again. Check its effect before relying on it or repeating it.";
-
 export class LegLoop {
   readonly #o: HarnessOptions;
   readonly #w: LegWriter;
   readonly #legId: string;
   readonly #host: AbortSignal | undefined;
   readonly #lost: AbortSignal;
-  readonly #tools: ReadonlyMap<string, Tool>;
   readonly #specs: ToolSpec[];
+  readonly #hooks: LegHooks;
+  readonly #toolPhase: ToolPhase;
   #step = new AbortController();
   #watchTimer: ReturnType<typeof setTimeout> | undefined;
   #inStep = false;
@@ -64,8 +53,19 @@ export class LegLoop {
     this.#host = host;
     this.#lost = lost;
     const tools = options.agent.tools ?? [];
-    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
     this.#specs = toolSpecs(tools);
+    this.#hooks = new LegHooks(options.agent.hooks ?? {}, options.agent.hookSettings ?? {}, writer, legId);
+    this.#toolPhase = new ToolPhase(
+      options,
+      writer,
+      legId,
+      new Map(tools.map((tool) => [tool.name, tool])),
+      this.#hooks,
+      {
+        signal: () => this.#stepSignal(),
+        watched: (work) => this.#watched(work),
+      },
+    );
     writer.onForeign = (event) => {
       if (event.type === "engine_note" && event.kind === "interrupt_requested") this.#interrupt = true;
     };
@@ -117,8 +117,8 @@ export class LegLoop {
 
   async run(): Promise<void> {
     const w = this.#w;
-    await this.#recoverInDoubt();
-    await this.#runCalls(w.state.openToolCalls);
+    await this.#toolPhase.recoverInDoubt();
+    await this.#toolPhase.run(w.state.openToolCalls);
     if (await this.#parkForApprovals()) return;
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
     for (;;) {
@@ -136,7 +136,7 @@ export class LegLoop {
       if (step === "stopped") continue;
       if (step === "failed") return;
       const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
-      await this.#runCalls(calls, [step.event]);
+      await this.#toolPhase.run(calls, [step.event]);
       if (await this.#parkForApprovals()) return;
       await w.maybeSnapshot();
     }
@@ -213,8 +213,20 @@ export class LegLoop {
     });
   }
 
-  /** The agent would finish: a pending steer or a queued follow-up sends it back to work. */
+  /**
+   * The agent would finish: a pending steer, a queued follow-up or an onStop hook sends it back to
+   * work; otherwise the task completes. Returns whether the leg is over.
+   */
   async #finish(text: string): Promise<boolean> {
+    const before = waitingInputs(this.#w.state);
+    if (before.steer.length === 0 && before.nextTurn.length === 0) {
+      const stop = await this.#hooks.onStop(text);
+      if (stop === "continue") return false;
+      if (stop !== "stop") {
+        await this.#failHook(stop);
+        return true;
+      }
+    }
     let done = false;
     await this.#w.appendWhen((state) => {
       const waiting = waitingInputs(state);
@@ -230,6 +242,17 @@ export class LegLoop {
     return done;
   }
 
+  async #failHook(failure: HookFailure): Promise<void> {
+    await this.#w.append([
+      {
+        type: "task_failed",
+        v: 1,
+        error: { code: "HookFailed", message: `the ${failure.hook} hook failed: ${failure.message}` },
+      },
+      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+    ]);
+  }
+
   async #fail(failure: ModelFailure): Promise<void> {
     const where = failure.status === undefined ? failure.code : `${failure.code}, HTTP ${failure.status}`;
     await this.#w.append([
@@ -242,9 +265,14 @@ export class LegLoop {
   async #modelStep(): Promise<{ turn: CollectedTurn; event: TaskEvent } | "stopped" | "failed"> {
     const signal = this.#stepSignal();
     if (signal.aborted) return "stopped";
-    const state = this.#w.state;
     const { agent } = this.#o;
     const settings = { tools: agent.tools ?? [], ...pick(agent) };
+    const hookFailure = await this.#hooks.beforeModel(() => buildModelRequest(this.#w.state, settings, this.#specs));
+    if (hookFailure !== undefined) {
+      await this.#failHook(hookFailure);
+      return "failed";
+    }
+    const state = this.#w.state;
     const result = await this.#watched(() =>
       streamModelTurn({
         model: agent.model,
@@ -280,6 +308,11 @@ export class LegLoop {
       return "failed";
     }
     const { turn } = result;
+    const afterFailure = await this.#hooks.afterModel(turn.text, turn.toolCalls);
+    if (afterFailure !== undefined) {
+      await this.#failHook(afterFailure);
+      return "failed";
+    }
     const event: TaskEvent = {
       type: "model_turn",
       v: 1,
@@ -294,114 +327,6 @@ export class LegLoop {
     if (agent.model.id !== this.#w.state.model) event.model = agent.model.id;
     if (turn.reasoning !== undefined) event.reasoning = turn.reasoning;
     return { turn, event };
-  }
-
-  /** Calls started by a leg that died: an idempotent tool runs again; any other is answered "unknown". */
-  async #recoverInDoubt(): Promise<void> {
-    const inDoubt = this.#w.state.openToolCalls.filter(
-      (call) => call.started && this.#tools.get(call.name)?.idempotent !== true,
-    );
-    if (inDoubt.length === 0) return;
-    await this.#w.append(
-      inDoubt.map((call) => resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 })),
-    );
-  }
-
-  /**
-   * Run calls batch by batch. Each batch's `tool_call_started` events are appended with whatever
-   * is pending (the turn that asked for them, the previous batch's results) in one transaction, so
-   * a turn costs two appends, not three; results are appended as soon as their batch settles.
-   */
-  /**
-   * Whether a call runs now, is refused, needs an approval, or waits for one. An approved call
-   * runs with the input parsed from the recorded canonical JSON, never the object the model gave.
-   */
-  async #gate(call: OpenToolCall): Promise<Gate> {
-    const state = this.#w.state;
-    const approval = state.approvals.find((a) => a.callId === call.callId);
-    if (approval !== undefined) {
-      if (approval.decision === undefined) return { kind: "wait" };
-      if (approval.decision === "deny") {
-        const by = approval.actor === undefined ? "" : ` by ${speakerLabel(approval.actor)}`;
-        return {
-          kind: "deny",
-          content: `The call was denied${by}.${approval.reason === undefined ? "" : ` Reason: ${approval.reason}`}`,
-        };
-      }
-      return { kind: "run", call: { ...call, input: frozenFromJson(approval.inputJson) }, frozen: true };
-    }
-    const tool = this.#tools.get(call.name);
-    if (tool === undefined || state.grantedTools.includes(call.name)) return { kind: "run", call, frozen: false };
-    const policy = this.#o.agent.approvalPolicy;
-    if (tool.needsApproval === undefined && policy === undefined) return { kind: "run", call, frozen: false };
-    // The checks see the validated input; input that fails its schema runs (and fails) without asking.
-    const checked = await tool.inputSchema["~standard"].validate(call.input);
-    if (checked.issues !== undefined) return { kind: "run", call, frozen: false };
-    const context = { taskId: this.#w.taskId, callId: call.callId, principal: state.principal };
-    const needs =
-      tool.needsApproval === true ||
-      (typeof tool.needsApproval === "function" && (await tool.needsApproval(checked.value, context))) ||
-      (policy !== undefined && (await policy({ name: call.name, input: call.input }, context)));
-    if (!needs) return { kind: "run", call, frozen: false };
-    return { kind: "request", event: approvalRequest(this.#legId, call.callId, call.name, call.input) };
-  }
-
-  async #runCalls(calls: readonly OpenToolCall[], pending: TaskEvent[] = []): Promise<void> {
-    if (calls.length === 0) {
-      if (pending.length > 0) await this.#w.append(pending);
-      return;
-    }
-    const signal = this.#stepSignal();
-    const settings: ToolRunSettings = {
-      tools: this.#tools,
-      toolTimeoutMs: this.#o.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
-      maxToolOutputChars: this.#o.maxToolOutputChars ?? DEFAULTS.maxToolOutputChars,
-      taskId: this.#w.taskId,
-      legId: this.#legId,
-      principal: this.#w.state.principal,
-    };
-    if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
-    let carry = [...pending];
-    const runnable: OpenToolCall[] = [];
-    const frozen = new Set<string>();
-    for (const call of calls) {
-      const gate = await this.#gate(call);
-      if (gate.kind === "run") {
-        runnable.push(gate.call);
-        if (gate.frozen) frozen.add(call.callId);
-      } else if (gate.kind === "deny") {
-        carry.push(resultEvent(call, { status: "denied", content: gate.content, durationMs: 0 }));
-      } else if (gate.kind === "request") {
-        carry.push(gate.event);
-      }
-    }
-    for (const batch of batchCalls(runnable, this.#tools)) {
-      if (signal.aborted) {
-        carry = [
-          ...carry,
-          ...batch.map((call) => resultEvent(call, { status: "interrupted", content: NOT_RUN_CONTENT, durationMs: 0 })),
-        ];
-        continue;
-      }
-      const started: TaskEvent[] = batch.map((call) => ({
-        type: "tool_call_started",
-        v: 1,
-        legId: this.#legId,
-        callId: call.callId,
-        name: call.name,
-        attempt: call.attempt + 1,
-      }));
-      await this.#w.append([...carry, ...started]);
-      const outcomes = await this.#watched(() =>
-        Promise.all(
-          batch.map((call) => executeCall(call, call.attempt + 1, signal, settings, frozen.has(call.callId))),
-        ),
-      );
-      carry = batch.map((call, i) =>
-        resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }),
-      );
-    }
-    if (carry.length > 0) await this.#w.append(carry);
   }
 }
 

@@ -59,16 +59,32 @@ export function outcomeOf(taskId: string, state: TaskState, legId?: string): Leg
 
 const noop: Emit = () => {};
 
+/** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */
+function withEventHook(options: HarnessOptions): HarnessOptions {
+  const hooks = options.agent.hooks;
+  const onEvent = hooks?.onEvent;
+  if (onEvent === undefined) return options;
+  const emit = options.emit ?? noop;
+  return {
+    ...options,
+    emit: (event) => {
+      emit(event);
+      try {
+        onEvent.call(hooks, event);
+      } catch {
+        // onEvent observes; it cannot stop or fail the leg.
+      }
+    },
+  };
+}
+
 /**
  * Run one leg of `taskId`: take the lease, fold the log, and work until the task parks or ends.
  * Throws `LeaseHeld` when another live host runs it, `LeaseLost` when the lease could not be kept,
  * `StoreUnavailable` when the store fails; the log is consistent in every case.
  */
-export async function runLeg(
-  options: HarnessOptions,
-  taskId: string,
-  legOptions: LegOptions = {},
-): Promise<LegOutcome> {
+export async function runLeg(given: HarnessOptions, taskId: string, legOptions: LegOptions = {}): Promise<LegOutcome> {
+  const options = withEventHook(given);
   const { store } = options;
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   const lease = await acquireLeg(store, taskId, options.holder, ttlMs);

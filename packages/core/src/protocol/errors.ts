@@ -17,6 +17,7 @@ export type SemaErrorCode =
   | "TaskFinished"
   | "ModelError"
   | "ToolError"
+  | "HookFailed"
   | "ApprovalNotFound"
   | "ApprovalConflict"
   | "DigestMismatch"

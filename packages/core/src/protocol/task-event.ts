@@ -154,6 +154,8 @@ export const toolCallStartedSchema = z.strictObject({
   name: nonEmpty,
   /** 1 for the first run; a re-run of an idempotent tool after a crash counts up. */
   attempt: z.number().int().positive(),
+  /** The input the tool runs with, when a hook replaced the model's (absent: the model's). */
+  input: json.exactOptional(),
 });
 
 export const toolResultSchema = z.strictObject({
