@@ -65,6 +65,15 @@ export {
   defaultCanApprove,
   sha256Hex,
 } from "./harness/approvals.ts";
+export {
+  type Budget,
+  type BudgetLimit,
+  costUsd,
+  DEFAULT_PRICES,
+  exceededLimit,
+  type ModelPrice,
+  priceOf,
+} from "./harness/budget.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
 export type { BeforeToolDecision, HookContext, HookFeedback, HookName, HookSettings, Hooks } from "./harness/hooks.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";

@@ -80,6 +80,10 @@ export interface TaskState {
   error?: { code: string; message: string };
   /** Legs started so far. */
   legs: number;
+  /** Milliseconds spent in legs that have ended (from their stored times). */
+  activeMs: number;
+  /** When the open leg started (ISO-8601), while one is open. */
+  legStartedAt?: string;
 }
 
 export const EMPTY_STATE: TaskState = Object.freeze({
@@ -96,6 +100,7 @@ export const EMPTY_STATE: TaskState = Object.freeze({
   grantedTools: [],
   children: [],
   legs: 0,
+  activeMs: 0,
 }) as TaskState;
 
 /** What the model is told about a call whose leg ended before it had a result. */
@@ -147,13 +152,21 @@ export class Folder {
         if (event.model !== undefined) s.model = event.model;
         if (event.parentTaskId !== undefined) s.parentTaskId = event.parentTaskId;
         break;
-      case "leg_started":
+      case "leg_started": {
         s.legs += 1;
+        const at = (event as { at?: unknown }).at;
+        if (typeof at === "string") s.legStartedAt = at;
         break;
-      case "leg_ended":
+      }
+      case "leg_ended": {
         // A crashed leg's calls are in doubt, for the recovering leg to settle (SPEC §4).
         if (event.reason !== "parked:crash") this.#settleOpenCalls(seq);
+        const at = (event as { at?: unknown }).at;
+        if (s.legStartedAt !== undefined && typeof at === "string")
+          s.activeMs += Math.max(0, Date.parse(at) - Date.parse(s.legStartedAt));
+        delete s.legStartedAt;
         break;
+      }
       case "human_input":
         this.#input(event, seq);
         break;

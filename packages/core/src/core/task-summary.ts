@@ -12,6 +12,8 @@ export interface TaskSummary {
   status: TaskStatus;
   /** What a parked task waits for. */
   parkedReason?: ParkReason;
+  /** More about the park, from its `leg_ended` (for a budget: which limit). */
+  parkedDetail?: string;
   /** The open leg (started, not ended). */
   legId?: string;
   /** Inputs received or parked and neither applied nor dropped: inputId → carrier. */
@@ -96,13 +98,19 @@ export function reduceSummary(summary: TaskSummary, event: TaskEvent): TaskSumma
 function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   switch (event.type) {
     case "leg_started": {
-      const { parkedReason: _dropped, ...rest } = s;
+      const { parkedReason: _dropped, parkedDetail: _detail, ...rest } = s;
       return { ...rest, status: "running", legId: event.legId, childResults: 0 };
     }
     case "leg_ended": {
-      const { legId: _ended, parkedReason: _old, ...rest } = s;
+      const { legId: _ended, parkedReason: _old, parkedDetail: _oldDetail, ...rest } = s;
       if (event.reason.startsWith("parked:")) {
-        return { ...rest, status: "parked", parkedReason: event.reason.slice("parked:".length) as ParkReason };
+        const parked: TaskSummary = {
+          ...rest,
+          status: "parked",
+          parkedReason: event.reason.slice("parked:".length) as ParkReason,
+        };
+        if (event.detail !== undefined) parked.parkedDetail = event.detail;
+        return parked;
       }
       // A leg that ended the task leaves the terminal status its task_* event already set.
       return { ...rest };

@@ -11,6 +11,7 @@ import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
+import type { Budget } from "./budget.ts";
 import type { HookSettings, Hooks } from "./hooks.ts";
 
 export interface Agent {
@@ -31,8 +32,10 @@ export interface Agent {
   hooks?: Hooks;
   /** Timeouts and fail-open/fail-closed per hook. */
   hookSettings?: HookSettings;
-  /** Stop a task that has taken this many model turns: it parks with reason `budget`. */
+  /** Stop a task that has taken this many model turns: it parks with reason `budget`. (Same as `budget.maxTurns`.) */
   maxTurns?: number;
+  /** Limits on turns, tokens, cost and active time per task. */
+  budget?: Budget;
 }
 
 export interface HarnessOptions {

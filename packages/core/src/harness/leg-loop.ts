@@ -12,6 +12,7 @@ import type { ModelFailure, ToolSpec } from "../ports/model.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { HarnessOptions } from "./agent.ts";
+import { type Budget, exceededLimit } from "./budget.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import { type HookFailure, LegHooks } from "./leg-hooks.ts";
 import type { LegWriter } from "./leg-writer.ts";
@@ -145,12 +146,14 @@ export class LegLoop {
   async #end(
     reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval",
     note?: TaskEvent,
+    detail?: string,
   ): Promise<void> {
-    await this.#w.appendWhen((state) =>
-      state.summary.legId !== this.#legId
-        ? undefined
-        : [...(note === undefined ? [] : [note]), { type: "leg_ended", v: 1, legId: this.#legId, reason }],
-    );
+    await this.#w.appendWhen((state) => {
+      if (state.summary.legId !== this.#legId) return undefined;
+      const ended: TaskEvent = { type: "leg_ended", v: 1, legId: this.#legId, reason };
+      if (detail !== undefined) ended.detail = detail;
+      return note === undefined ? [ended] : [note, ended];
+    });
   }
 
   /** Cancel, interrupt or a host abort end the leg here; a lost lease ends it with an error. */
@@ -174,16 +177,30 @@ export class LegLoop {
     return true;
   }
 
+  /** A limit reached parks the task (or fails it, as configured) before the next model call. */
   async #parkIfOverBudget(): Promise<boolean> {
-    const max = this.#o.agent.maxTurns;
-    if (max === undefined || this.#w.state.summary.sessionSeq < max) return false;
-    await this.#end("parked:budget", {
+    const { agent } = this.#o;
+    const budget: Budget =
+      agent.maxTurns === undefined ? (agent.budget ?? {}) : { maxTurns: agent.maxTurns, ...agent.budget };
+    const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
+    if (exceeded === undefined) return false;
+    const note: TaskEvent = {
       type: "engine_note",
       v: 1,
       kind: "budget",
-      text: `The task reached its limit of ${max} model turns.`,
+      text: exceeded.text,
+      data: { limit: exceeded.limit },
       legId: this.#legId,
-    });
+    };
+    if (budget.onExceeded === "fail") {
+      await this.#w.append([
+        note,
+        { type: "task_failed", v: 1, error: { code: "BudgetExceeded", message: exceeded.text } },
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+      ]);
+    } else {
+      await this.#end("parked:budget", note, exceeded.limit);
+    }
     return true;
   }
 

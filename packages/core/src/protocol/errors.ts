@@ -18,6 +18,7 @@ export type SemaErrorCode =
   | "ModelError"
   | "ToolError"
   | "HookFailed"
+  | "BudgetExceeded"
   | "ApprovalNotFound"
   | "ApprovalConflict"
   | "DigestMismatch"
