@@ -144,6 +144,27 @@ describe("SqliteStore on a file", () => {
     await store.close();
   });
 
+  it("reads on a node:sqlite without row arrays (Node 22) just the same", async () => {
+    const probe = new DatabaseSync(":memory:");
+    const proto = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { setReturnArrays?: unknown };
+    probe.close();
+    const saved = proto.setReturnArrays;
+    const path = tempDb();
+    const writer = new SqliteStore({ path });
+    await writer.createTask({ taskId: "t1", created: make.created() });
+    await writer.append("t1", [make.note("a"), make.note("b")], { expectedSeq: 1 });
+    const expected = await writer.read("t1");
+    delete proto.setReturnArrays;
+    try {
+      const reader = new SqliteStore({ path });
+      expect(await reader.read("t1")).toStrictEqual(expected);
+      await reader.close();
+    } finally {
+      proto.setReturnArrays = saved;
+      await writer.close();
+    }
+  });
+
   it("returns exactly what MemoryStore returns: same objects, same key order", async () => {
     const clock = () => Date.parse("2025-06-01T12:00:00.000Z");
     const scenario = async (store: Store) => {

@@ -238,7 +238,7 @@ export class SqliteStore implements Store {
       let seq = afterSeq;
       for (;;) {
         const want = limit === -1 ? READ_PAGE : Math.min(READ_PAGE, limit - events.length);
-        const rows = sql.readEvents.all(taskId, seq, want) as unknown as EventRow[];
+        const rows = sql.eventRows(taskId, seq, want);
         for (const [rowSeq, at, body] of rows) events.push(eventOf(taskId, rowSeq, at, body));
         if (rows.length < want || events.length === limit) break;
         seq = (rows[rows.length - 1] as EventRow)[0];

@@ -3,7 +3,7 @@
  * a small statement, and an append runs four of them.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { TASK_COLUMNS } from "./rows.ts";
+import { type EventRow, TASK_COLUMNS } from "./rows.ts";
 
 /**
  * Rows per multi-row INSERT. One statement per chunk instead of one per event halves the work of
@@ -35,7 +35,8 @@ export class Statements {
   /** The hot path: status and runnability unchanged, so no index is touched. */
   readonly advance: StatementSync;
   readonly advanceWithState: StatementSync;
-  readonly readEvents: StatementSync;
+  readonly #readEvents: StatementSync;
+  readonly #eventRowsAreArrays: boolean;
   readonly setLease: StatementSync;
   readonly releaseLease: StatementSync;
   readonly runnable: StatementSync;
@@ -60,11 +61,13 @@ export class Statements {
     this.advanceWithState = db.prepare(
       "UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ?, status = ?, wants_worker = ? WHERE task_no = ?",
     );
-    this.readEvents = db.prepare(
+    this.#readEvents = db.prepare(
       `SELECT e.seq, e.at, e.body FROM tasks t JOIN events e ON e.task_no = t.task_no
         WHERE t.task_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
     );
-    this.readEvents.setReturnArrays(true);
+    // Rows as arrays are cheaper to build than objects; node:sqlite has offered them since Node 24.
+    this.#eventRowsAreArrays = typeof this.#readEvents.setReturnArrays === "function";
+    if (this.#eventRowsAreArrays) this.#readEvents.setReturnArrays(true);
     this.setLease = db.prepare(
       "UPDATE tasks SET lease_token = ?, lease_holder = ?, lease_expires_at = ? WHERE task_no = ?",
     );
@@ -95,6 +98,13 @@ export class Statements {
         WHERE t.task_id = ?`,
     );
     this.dataVersion = db.prepare("PRAGMA data_version");
+  }
+
+  /** Events of a task with `seq > afterSeq`, in order, at most `limit` (-1: all). */
+  eventRows(taskId: string, afterSeq: number, limit: number): EventRow[] {
+    const rows = this.#readEvents.all(taskId, afterSeq, limit);
+    if (this.#eventRowsAreArrays) return rows as unknown as EventRow[];
+    return (rows as Array<{ seq: number; at: string; body: string }>).map((row) => [row.seq, row.at, row.body]);
   }
 
   /** The INSERT of `rows` events (1 … INSERT_CHUNK); parameters are task_no, seq, at, body per row. */
