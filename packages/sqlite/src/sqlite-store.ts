@@ -68,10 +68,16 @@ export interface SqliteStoreOptions extends StoreClock {
  */
 const READ_PAGE = 1000;
 
+/**
+ * The `wants_worker` flag: whether the task is, or will become as time passes, runnable once no
+ * lease is live — the rule asked about the end of time, with the lease left out (the query checks
+ * the lease, and `listRunnable` asks the rule again at the time of the call). That makes the flag
+ * a superset of what is runnable at any moment, whatever time-dependent terms the rule has, as
+ * long as time can only make a task runnable (a timer falls due), never stop it being so.
+ */
 function wantsWorker(record: TaskRecord): boolean {
-  // The lease is left out: whether it is live depends on the time of the query, which checks it.
   const { lease: _checkedAtQueryTime, ...unleased } = record;
-  return isRunnableRecord(unleased, 0);
+  return isRunnableRecord(unleased, Number.MAX_SAFE_INTEGER);
 }
 
 export class SqliteStore implements Store {
@@ -314,9 +320,16 @@ export class SqliteStore implements Store {
     const limit = assertLimit(options.limit, 100);
     const now = this.#now();
     return this.#guard(() => {
-      const rows = sql.runnable.all(now, limit) as TaskRow[];
-      // The query is the rule's pre-filter; the rule itself has the last word.
-      return rows.map(recordOf).filter((record) => isRunnableRecord(record, now));
+      // The query yields candidates (see wantsWorker); the rule, at this time, has the last word.
+      // Stepping through them lazily stops the scan as soon as `limit` are accepted.
+      const runnable: TaskRecord[] = [];
+      for (const row of sql.runnable.iterate(now)) {
+        const record = recordOf(row as TaskRow);
+        if (!isRunnableRecord(record, now)) continue;
+        runnable.push(record);
+        if (runnable.length === limit) break;
+      }
+      return runnable;
     });
   }
 

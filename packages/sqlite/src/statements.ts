@@ -76,11 +76,12 @@ export class Statements {
         WHERE task_id = ? AND lease_token = ?`,
     );
     // The partial index gives the candidates; `lease_expires_at <= now` is `!isLeaseLive`. Oldest
-    // activity first, as MemoryStore lists them (task_no breaks ties in creation order).
+    // activity first, as MemoryStore lists them (task_no breaks ties in creation order). No LIMIT:
+    // the caller steps through it and stops once it has enough that the rule accepts.
     this.runnable = db.prepare(
       `SELECT ${TASK_COLUMNS} FROM tasks
         WHERE wants_worker = 1 AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-        ORDER BY updated_at, task_no LIMIT ?`,
+        ORDER BY updated_at, task_no`,
     );
     this.list = [
       db.prepare(listSql(false, false)),
