@@ -21,6 +21,7 @@ export {
   stateToJson,
   TASK_STATE_VERSION,
   type TaskState,
+  type TimerState,
   UNSETTLED_CALL_CONTENT,
   type WaitingInputs,
   waitingInputs,
@@ -41,6 +42,7 @@ export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
 export {
   EMPTY_SUMMARY,
   isTerminal,
+  nextWakeAt,
   reduceSummary,
   summarize,
   type TaskStatus,
@@ -89,7 +91,9 @@ export {
   sendInput,
   startTask,
   TaskFinishedError,
+  type WakeAtOptions,
   wake,
+  wakeAt,
 } from "./harness/task-api.ts";
 export { CRASHED_CALL_CONTENT } from "./harness/tool-phase.ts";
 export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tool-runner.ts";

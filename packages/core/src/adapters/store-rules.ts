@@ -4,6 +4,7 @@
  * keep only the storage; the semantics live here once.
  */
 
+import { nextWakeAt } from "../core/task-summary.ts";
 import type { Lease, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
@@ -42,7 +43,9 @@ export function assertTtl(ttlMs: number): void {
 export function isRunnableRecord(record: TaskRecord, nowMs: number): boolean {
   if (isLeaseLive(record.lease, nowMs)) return false;
   // A task still "running" with no live lease lost its host mid-leg: it needs recovery.
-  return record.summary.runnable || record.summary.status === "running";
+  if (record.summary.runnable || record.summary.status === "running") return true;
+  const wake = nextWakeAt(record.summary);
+  return wake !== undefined && wake <= nowMs && record.summary.status !== "cancelled";
 }
 
 export function assertLimit(limit: number | undefined, fallback: number, max = 10_000): number {

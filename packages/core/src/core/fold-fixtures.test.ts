@@ -166,6 +166,16 @@ describe("v1 fixtures", () => {
     ]);
   });
 
+  it("wake_scheduled: durable timers, retired by the wake input that carries their id", () => {
+    const state = fold(load("wake_scheduled"));
+    expect(state.timers).toEqual([
+      { wakeId: "wake-1", due: "2026-11-02T09:00:00.000Z", text: "Time to check the deploy.", source: "system" },
+    ]);
+    expect(state.summary.timers).toEqual({ "wake-1": Date.parse("2026-11-02T09:00:00.000Z") });
+    expect(state.inputs.map((i) => [i.inputId, i.carrier])).toEqual([["wake-2", "wake"]]);
+    expect(state.summary).toMatchObject({ status: "parked", parkedReason: "wake", runnable: true });
+  });
+
   it("task_completed / task_failed / task_cancelled", () => {
     expect(fold(load("task_completed"))).toMatchObject({
       result: "Hi!",

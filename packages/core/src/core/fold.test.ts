@@ -8,7 +8,7 @@ import { EMPTY_STATE, Folder, fold, stateFromJson, stateToJson, waitingInputs } 
 
 const RUNS = { numRuns: 2_000 };
 const legIds = ["leg-1", "leg-2", "leg-3"];
-const inputIds = ["in-1", "in-2", "in-3", "in-4"];
+const inputIds = ["in-1", "in-2", "in-3", "in-4", "wake-1"];
 const digest = "d".repeat(64);
 const actor = fc.option(fc.record({ id: fc.string(), verified: fc.boolean() }), { nil: undefined });
 
@@ -103,6 +103,23 @@ const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
       entryId: `c-${throughSeq}`,
     }),
   ),
+  fc
+    .record({
+      wakeId: fc.constantFrom("wake-1", "wake-2"),
+      hour: fc.integer({ min: 0, max: 23 }),
+      external: fc.boolean(),
+    })
+    .map(
+      ({ wakeId, hour, external }): TaskEvent => ({
+        type: "wake_scheduled",
+        v: 1,
+        wakeId,
+        due: `2026-11-02T${String(hour).padStart(2, "0")}:00:00.000Z`,
+        text: `wake ${wakeId}`,
+        source: external ? "external" : "system",
+        ...(external ? { from: "ci" } : {}),
+      }),
+    ),
   fc.constant<TaskEvent>({ type: "task_completed", v: 1, result: "done" }),
   fc.constant<TaskEvent>({ type: "task_failed", v: 1, error: { code: "ModelError", message: "boom" } }),
   fc.constant<TaskEvent>({ type: "task_cancelled", v: 1 }),

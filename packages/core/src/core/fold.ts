@@ -46,6 +46,15 @@ export interface ApprovalState {
   actor?: ActorAssertion;
 }
 
+/** A durable timer not yet fired. */
+export interface TimerState {
+  wakeId: string;
+  due: string;
+  text: string;
+  source: "system" | "external";
+  from?: string;
+}
+
 export interface ChildState {
   childTaskId: string;
   callId?: string;
@@ -76,6 +85,8 @@ export interface TaskState {
   /** Tools approved for the rest of the task ("always allow"), by recorded decision. */
   grantedTools: string[];
   children: ChildState[];
+  /** Durable timers not yet fired, earliest first. */
+  timers: TimerState[];
   result?: string;
   error?: { code: string; message: string };
   /** Legs started so far. */
@@ -99,6 +110,7 @@ export const EMPTY_STATE: TaskState = Object.freeze({
   approvals: [],
   grantedTools: [],
   children: [],
+  timers: [],
   legs: 0,
   activeMs: 0,
 }) as TaskState;
@@ -126,6 +138,7 @@ export class Folder {
       approvals: [...from.approvals],
       grantedTools: [...from.grantedTools],
       children: [...from.children],
+      timers: [...(from.timers ?? [])],
     };
   }
 
@@ -169,7 +182,16 @@ export class Folder {
       }
       case "human_input":
         this.#input(event, seq);
+        if (s.timers.length > 0) s.timers = s.timers.filter((timer) => timer.wakeId !== event.inputId);
         break;
+      case "wake_scheduled": {
+        const timer: TimerState = { wakeId: event.wakeId, due: event.due, text: event.text, source: event.source };
+        if (event.from !== undefined) timer.from = event.from;
+        s.timers = [...s.timers.filter((t) => t.wakeId !== event.wakeId), timer].sort(
+          (a, b) => Date.parse(a.due) - Date.parse(b.due),
+        );
+        break;
+      }
       case "user_message":
         this.#push({ role: "user", entryId: event.entryId, content: event.content }, seq);
         break;

@@ -18,6 +18,8 @@ export interface TaskSummary {
   legId?: string;
   /** Inputs received or parked and neither applied nor dropped: inputId → carrier. */
   openInputs: Record<string, string>;
+  /** Durable timers not yet fired: wakeId → due time in ms since the epoch. */
+  timers?: Record<string, number>;
   /** Approvals requested and not yet decided (callIds). */
   openApprovals: string[];
   /** Child results that arrived since the task last parked. */
@@ -41,6 +43,13 @@ export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
 
 export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" || status === "cancelled";
+}
+
+/** When the earliest unfired timer is due (ms), if any. */
+export function nextWakeAt(summary: TaskSummary): number | undefined {
+  let next: number | undefined;
+  for (const due of Object.values(summary.timers ?? {})) if (next === undefined || due < next) next = due;
+  return next;
 }
 
 function hasInputs(summary: TaskSummary, carrier?: string): boolean {
@@ -115,7 +124,16 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
       // A leg that ended the task leaves the terminal status its task_* event already set.
       return { ...rest };
     }
+    case "wake_scheduled": {
+      const due = Date.parse(event.due);
+      return { ...s, timers: { ...s.timers, [event.wakeId]: due } };
+    }
     case "human_input": {
+      // A timer fires as the wake input that carries its id.
+      if (s.timers !== undefined && event.inputId in s.timers) {
+        const { [event.inputId]: _fired, ...timers } = s.timers;
+        s = { ...s, timers };
+      }
       if (event.delivery === "received" || event.delivery === "parked") {
         if (s.openInputs[event.inputId] === event.carrier) return s;
         return { ...s, openInputs: { ...s.openInputs, [event.inputId]: event.carrier } };

@@ -5,7 +5,7 @@
  */
 
 import { type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
-import { buildAppliedHumanInputEvent } from "../core/human-input-projection.ts";
+import { buildAppliedHumanInputEvent, buildHumanInputEvent } from "../core/human-input-projection.ts";
 import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
 import { buildModelRequest, toolSpecs } from "../core/model-request.ts";
 import type { ModelFailure, ToolSpec } from "../ports/model.ts";
@@ -121,10 +121,13 @@ export class LegLoop {
     await this.#toolPhase.recoverInDoubt();
     await this.#toolPhase.run(w.state.openToolCalls);
     if (await this.#parkForApprovals()) return;
+    await this.#fireTimers("parked");
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
     for (;;) {
       await w.refreshIfStale();
       if (await this.#stopIfAsked()) return;
+      // A timer due while the leg runs is delivered like a wake sent now: as a steer.
+      await this.#fireTimers("received");
       await this.#deliver("steer");
       // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
       const last = w.state.transcript.at(-1);
@@ -202,6 +205,28 @@ export class LegLoop {
       await this.#end("parked:budget", note, exceeded.limit);
     }
     return true;
+  }
+
+  /** Turn due timers into wake inputs (the input takes the timer's id, which retires it). */
+  async #fireTimers(delivery: "parked" | "received"): Promise<void> {
+    if (this.#w.state.timers.length === 0) return;
+    await this.#w.appendWhen((state) => {
+      const now = Date.now();
+      const due = state.timers.filter((timer) => Date.parse(timer.due) <= now);
+      if (due.length === 0) return undefined;
+      return due.map((timer) =>
+        buildHumanInputEvent({
+          inputId: timer.wakeId,
+          carrier: "wake",
+          source: timer.source,
+          delivery,
+          sessionSeq: state.summary.sessionSeq,
+          text: timer.text,
+          ...(timer.from === undefined ? {} : { actor: { id: timer.from, verified: false } }),
+          ...(delivery === "received" ? { legId: this.#legId } : {}),
+        }),
+      );
+    });
   }
 
   /** The events that apply `inputs` on `carrier`: one `applied` each, then the entry with their exact bytes. */

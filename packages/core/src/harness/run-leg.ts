@@ -32,10 +32,11 @@ export interface LegOutcome {
   error?: { code: string; message: string };
 }
 
-/** Whether a leg has anything to do for a task in this state. */
-export function hasWork(state: TaskState): boolean {
+/** Whether a leg has anything to do for a task in this state (at `nowMs`, for timers). */
+export function hasWork(state: TaskState, nowMs: number = Date.now()): boolean {
   const { status, parkedReason } = state.summary;
   if (status === "cancelled") return false;
+  if (state.timers.some((timer) => Date.parse(timer.due) <= nowMs)) return true;
   if (isTerminal(status)) return waitingInputs(state).wake.length > 0;
   if (status === "parked" && parkedReason === "approval") return state.approvals.every((a) => a.decision !== undefined);
   return true;

@@ -224,3 +224,52 @@ export async function wake(
     ...(actor === undefined ? {} : { actor }),
   });
 }
+
+/** When a timer fires. */
+export interface WakeAtOptions {
+  /** The due time: a Date, an ISO-8601 string, or milliseconds since the epoch. */
+  at: Date | string | number;
+  text: string;
+  source?: "system" | "external";
+  from?: string;
+}
+
+/**
+ * Set a durable timer: at `at`, the task is woken with `text` (a `system` wake by default). It is
+ * stored in the log, so it survives restarts: whichever process next looks for runnable tasks after
+ * it is due starts the leg. A task that is running gets it as a steer.
+ */
+export async function wakeAt(
+  store: Store,
+  taskId: string,
+  options: WakeAtOptions,
+): Promise<{ wakeId: string; due: string }> {
+  const dueMs =
+    options.at instanceof Date
+      ? options.at.getTime()
+      : typeof options.at === "number"
+        ? options.at
+        : Date.parse(options.at);
+  if (!Number.isFinite(dueMs)) throw new InvalidInputError(`wakeAt: not a time: ${String(options.at)}`);
+  const due = new Date(dueMs).toISOString();
+  const wakeId = newId();
+  for (;;) {
+    const record = await store.getTask(taskId);
+    if (record.summary.status === "cancelled") throw new TaskFinishedError(taskId, "cancelled");
+    const event: TaskEvent = {
+      type: "wake_scheduled",
+      v: 1,
+      wakeId,
+      due,
+      text: options.text,
+      source: options.source ?? "system",
+    };
+    if (options.from !== undefined) event.from = options.from;
+    try {
+      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
+      return { wakeId, due };
+    } catch (error) {
+      if (!isSemaError(error, "SeqConflict")) throw error;
+    }
+  }
+}

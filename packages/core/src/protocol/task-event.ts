@@ -234,6 +234,19 @@ export const compactionSchema = z.strictObject({
   entryId: nonEmpty,
 });
 
+/** A durable timer: at `due` the task is woken with `text` (a wake input whose inputId is `wakeId`). */
+export const wakeScheduledSchema = z.strictObject({
+  type: z.literal("wake_scheduled"),
+  v: v1,
+  wakeId: nonEmpty,
+  /** ISO-8601. */
+  due: z.iso.datetime(),
+  text: z.string(),
+  source: z.enum(["system", "external"]),
+  /** Who the text is from, for an external wake (neutralized into the fence's header). */
+  from: z.string().exactOptional(),
+});
+
 export const taskCompletedSchema = z.strictObject({ type: z.literal("task_completed"), v: v1, result: z.string() });
 
 export const taskFailedSchema = z.strictObject({
@@ -265,6 +278,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   engineNoteSchema,
   childTaskSchema,
   compactionSchema,
+  wakeScheduledSchema,
   taskCompletedSchema,
   taskFailedSchema,
   taskCancelledSchema,
@@ -283,6 +297,7 @@ export type HookFeedbackEvent = z.infer<typeof hookFeedbackSchema>;
 export type EngineNoteEvent = z.infer<typeof engineNoteSchema>;
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
 export type CompactionEvent = z.infer<typeof compactionSchema>;
+export type WakeScheduledEvent = z.infer<typeof wakeScheduledSchema>;
 export type TaskCompletedEvent = z.infer<typeof taskCompletedSchema>;
 export type TaskFailedEvent = z.infer<typeof taskFailedSchema>;
 export type TaskCancelledEvent = z.infer<typeof taskCancelledSchema>;
@@ -303,6 +318,7 @@ export type TaskEvent =
   | EngineNoteEvent
   | ChildTaskEvent
   | CompactionEvent
+  | WakeScheduledEvent
   | TaskCompletedEvent
   | TaskFailedEvent
   | TaskCancelledEvent;

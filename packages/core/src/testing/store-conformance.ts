@@ -379,6 +379,32 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
         expect(await store.listRunnable({ limit: 2 })).toHaveLength(2);
       });
 
+      it("lists a task whose durable timer is due, and not before", async () => {
+        const store = await fresh();
+        const soon = await newTask(store);
+        const later = await newTask(store);
+        for (const id of [soon, later]) {
+          await store.append(id, [make.legStarted("l1"), make.legEnded("l1", "parked:wake")], { expectedSeq: 1 });
+        }
+        const timer = (wakeId: string, dueMs: number): TaskEvent => ({
+          type: "wake_scheduled",
+          v: 1,
+          wakeId,
+          due: new Date(dueMs).toISOString(),
+          text: "wake up",
+          source: "system",
+        });
+        await store.append(soon, [timer("w-soon", Date.now() + 150)], { expectedSeq: 3 });
+        await store.append(later, [timer("w-later", Date.now() + 3_600_000)], { expectedSeq: 3 });
+        expect(await store.listRunnable()).toEqual([]);
+        await sleep(250);
+        expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([soon]);
+        // Firing the timer (its wake input) retires it; the input itself now makes the task runnable.
+        await store.append(soon, [{ ...make.input("parked", "wake", "w-soon", "wake up") }], { expectedSeq: 4 });
+        expect((await store.getTask(soon)).summary.timers).toEqual({});
+        expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([soon]);
+      });
+
       it("lists a task parked for approvals only once every approval is decided", async () => {
         const store = await fresh();
         const id = await newTask(store);
