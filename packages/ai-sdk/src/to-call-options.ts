@@ -76,7 +76,12 @@ function toMessage(entry: TranscriptEntry): LanguageModelV4Message | undefined {
       }
       if (entry.text !== "") content.push({ type: "text", text: entry.text });
       for (const call of entry.toolCalls) {
-        content.push({ type: "tool-call", toolCallId: call.callId, toolName: call.name, input: replayableInput(call.input) });
+        content.push({
+          type: "tool-call",
+          toolCallId: call.callId,
+          toolName: call.name,
+          input: replayableInput(call.input),
+        });
       }
       // An assistant turn that said nothing has nothing to replay, and vendors reject empty content.
       return content.length === 0 ? undefined : { role: "assistant", content };

@@ -23,7 +23,20 @@ process.on("SIGINT", () => {
   interrupt.abort();
 });
 const { main } = await import("../dist/main.js");
+// A person at a terminal can be asked (approvals); a pipe or a script cannot.
+const prompt = process.stdin.isTTY
+  ? async (question) => {
+      const { createInterface } = await import("node:readline/promises");
+      const lines = createInterface({ input: process.stdin, output: process.stdout });
+      try {
+        return await lines.question(question);
+      } finally {
+        lines.close();
+      }
+    }
+  : undefined;
 process.exitCode = await main(process.argv.slice(2), {
+  ...(prompt === undefined ? {} : { prompt }),
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,

@@ -166,6 +166,72 @@ describe("sema run: typing and cancelling", () => {
   });
 });
 
+describe("approvals at the terminal", () => {
+  const writeTurns = [
+    { toolCalls: [{ name: "write_file", input: { path: "out.txt", content: "hello\n" } }] },
+    { text: "Written." },
+  ];
+
+  it("asks the person at the terminal, then goes on", async () => {
+    const ws = workspace();
+    const questions: string[] = [];
+    const c = capture(ws.dir, {}, { prompt: async (q) => (questions.push(q), "y") });
+    expect(await main(["run", "Write it", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], c.io)).toBe(0);
+    expect(c.out()).toContain("? write_file wants to run (call call-1-1, digest ");
+    expect(c.out()).toContain('"path": "out.txt"');
+    expect(questions).toHaveLength(1);
+    expect(readFileSync(join(ws.dir, "out.txt"), "utf8")).toBe("hello\n");
+    expect(c.out()).toContain("assistant: Written.");
+  });
+
+  it("without a person, parks and says how to decide from any terminal; sema approve then resume finishes", async () => {
+    const ws = workspace();
+    const script = ws.script(writeTurns);
+    const c = capture(ws.dir);
+    expect(await main(["run", "Write it", "--model", `script:${script}`, "--db", ws.db], c.io)).toBe(0);
+    const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+    expect(c.out()).toContain(`Decide with: sema approve ${taskId} call-1-1 --db ${ws.db}`);
+    expect(c.out()).toContain(`Task ${taskId} is parked (approval).`);
+    const a = capture(ws.dir);
+    expect(await main(["approve", taskId, "call-1-1", "--db", ws.db], a.io)).toBe(0);
+    expect(a.out()).toContain("Approved call call-1-1.");
+    const r = capture(ws.dir);
+    expect(await main(["resume", taskId, "--db", ws.db], r.io)).toBe(0);
+    expect(readFileSync(join(ws.dir, "out.txt"), "utf8")).toBe("hello\n");
+  });
+
+  it("a denial is told to the model; --yes approves writes up front", async () => {
+    const ws = workspace();
+    const c = capture(ws.dir, {}, { prompt: async () => "n" });
+    expect(await main(["run", "Write it", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], c.io)).toBe(0);
+    expect(c.out()).toContain("← write_file denied: The call was denied by");
+    const y = capture(ws.dir);
+    expect(
+      await main(["run", "Write it", "--yes", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], y.io),
+    ).toBe(0);
+    expect(y.out()).not.toContain("wants to run");
+    expect(readFileSync(join(ws.dir, "out.txt"), "utf8")).toBe("hello\n");
+  });
+});
+
+describe("sema demo", () => {
+  it("runs offline: a labelled steer, an interrupt, a resume, an approval, the exact frames", async () => {
+    const c = capture(tmpdir());
+    expect(await main(["demo"], c.io)).toBe(0);
+    const out = c.out();
+    for (const expected of [
+      "‖ parked (interrupt)",
+      '[from "alice@example.com"]',
+      "? write_file wants to run",
+      "approved",
+      "✓ completed",
+      "[nextTurn]\n  │ Then write a one-line summary to summary.txt.",
+    ]) {
+      expect(out).toContain(expected);
+    }
+  });
+});
+
 describe("sema errors", () => {
   it("a missing key, an unknown provider or no model is one line and exit 2", async () => {
     const ws = workspace();

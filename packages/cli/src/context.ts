@@ -16,6 +16,8 @@ export interface CliIo {
   cwd: string;
   /** Aborted when the person presses Ctrl-C. */
   interrupt?: AbortSignal;
+  /** Ask the person a question (present only when there is a person at a terminal). */
+  prompt?: (question: string) => Promise<string | undefined>;
 }
 
 export const DEFAULT_DB = ".sema/sema.db";

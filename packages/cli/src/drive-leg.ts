@@ -14,6 +14,7 @@ import {
   type Store,
   sendInput,
 } from "@sema-agent/core";
+import { askApprovals, printPendingApprovals } from "./approvals.ts";
 import type { CliIo } from "./context.ts";
 import { Renderer } from "./render.ts";
 
@@ -42,7 +43,24 @@ export interface DriveOptions {
   trigger?: LegOptions["trigger"];
 }
 
+/**
+ * Run legs until the task ends or parks. A park for approval is answered at the terminal when a
+ * person is there to ask (then the next leg runs the decided calls); otherwise the command says
+ * how to decide from anywhere.
+ */
 export async function driveLeg(io: CliIo, options: DriveOptions): Promise<number> {
+  for (;;) {
+    const outcome = await runOneLeg(io, options);
+    if (outcome === 130) return 130;
+    if (outcome.status === "parked" && outcome.parkedReason === "approval") {
+      if (io.prompt !== undefined && (await askApprovals(io, options.store, outcome.taskId, io.prompt))) continue;
+      await printPendingApprovals(io, options.store, outcome.taskId, options.dbFlag);
+    }
+    return report(io, outcome, options);
+  }
+}
+
+async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome | 130> {
   const renderer = new Renderer(io.stdout);
   const stopSteers = steerFromStdin(io, options.store, options.taskId, options.stdinSteers || io.stdin?.isTTY === true);
   let outcome: LegOutcome;
@@ -75,7 +93,7 @@ export async function driveLeg(io: CliIo, options: DriveOptions): Promise<number
     stopSteers();
     renderer.finish();
   }
-  return report(io, outcome, options);
+  return outcome;
 }
 
 function report(io: CliIo, outcome: LegOutcome, options: DriveOptions): number {

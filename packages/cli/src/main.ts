@@ -1,3 +1,4 @@
+import { approve } from "./commands/approve.ts";
 import { cancel } from "./commands/cancel.ts";
 import { demo } from "./commands/demo.ts";
 import { events } from "./commands/events.ts";
@@ -15,6 +16,8 @@ Commands:
   resume <taskId>     Run a parked or crashed task's next leg (the model it was started with)
   steer <taskId> "text" [--next] [--policy steer|queue|interrupt|reject]
                       Send input to a task, running or parked, from any terminal
+  approve <taskId> <callId> [--deny] [--always] [--reason text]
+                      Decide a call waiting for approval (sema run asks at the terminal)
   cancel <taskId> [--reason text]
                       End a task for good (a running leg stops at once)
   tasks [--json]      List tasks (one JSON object a line with --json)
@@ -28,7 +31,7 @@ Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = { run, resume, steer, cancel, tasks, events, demo };
+const COMMANDS: Record<string, Command> = { run, resume, steer, approve, cancel, tasks, events, demo };
 
 /** Runs one command line; returns the exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -2,7 +2,8 @@
  * `sema demo`: an offline run on `ScriptedModel` over a real SQLite file. A verified user steers
  * mid-turn, the run is interrupted (the process keeps nothing), a follow-up is queued while it is
  * parked, a fresh harness resumes it from the file, and the inputs are shown exactly as the model
- * received them: labelled, framed, byte for byte.
+ * received them: labelled, framed, byte for byte. Writing the summary file needs an approval,
+ * which the demo grants as the local user, and the approved call runs with exactly that input.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { type Agent, interrupt, runLeg, type Store, type StoredEvent, sendInput, startTask } from "@sema-agent/core";
 import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
+import { askApprovals } from "../approvals.ts";
 import type { CliIo } from "../context.ts";
 import { defaultAgent } from "../default-agent.ts";
 import { Renderer } from "../render.ts";
@@ -109,8 +111,23 @@ export async function demo(_argv: string[], io: CliIo): Promise<number> {
 
     heading(io, "leg 2: a fresh harness resumes the task from the SQLite file");
     const renderer2 = new Renderer(io.stdout);
-    const done = await runLeg({ store: second, agent: agentOf(second), emit: renderer2.emit }, taskId);
+    const waiting = await runLeg({ store: second, agent: agentOf(second), emit: renderer2.emit }, taskId);
     renderer2.finish();
+    io.stdout.write(
+      `(leg 2 ended: ${waiting.status}${waiting.parkedReason === undefined ? "" : `:${waiting.parkedReason}`})\n`,
+    );
+
+    heading(io, "an approval: writing a file needs a person's yes, bound to the exact input");
+    // What `sema run` asks at the terminal; the demo answers yes as the local user.
+    await askApprovals(io, second, taskId, async (question) => {
+      io.stdout.write(`${question}y\n`);
+      return "y";
+    });
+
+    heading(io, "leg 3: the approved call runs with exactly the input that was approved");
+    const renderer3 = new Renderer(io.stdout);
+    const done = await runLeg({ store: second, agent: agentOf(second), emit: renderer3.emit }, taskId);
+    renderer3.finish();
     io.stdout.write(`(task ${done.status}: ${done.result ?? ""})\n`);
 
     heading(io, "what the model received for each human input (exact bytes)");

@@ -23,7 +23,7 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
     return await driveLeg(io, {
       store,
       taskId,
-      agent: defaultAgent(modelFromSpec(spec, io.env), io.cwd),
+      agent: defaultAgent(modelFromSpec(spec, io.env), io.cwd, { autoApprove: values.yes === true }),
       dbFlag: values.db === undefined ? "" : ` --db ${values.db}`,
       stdinSteers: values["stdin-steers"] === true,
     });

@@ -10,6 +10,7 @@ export const RUN_OPTIONS = {
   model: { type: "string" },
   db: { type: "string" },
   "stdin-steers": { type: "boolean" },
+  yes: { type: "boolean" },
 } as const;
 
 export function requireModel(io: CliIo, flag: string | undefined): string {
@@ -36,7 +37,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return await driveLeg(io, {
       store,
       taskId,
-      agent: defaultAgent(model, io.cwd),
+      agent: defaultAgent(model, io.cwd, { autoApprove: values.yes === true }),
       dbFlag: values.db === undefined ? "" : ` --db ${values.db}`,
       stdinSteers: values["stdin-steers"] === true,
     });

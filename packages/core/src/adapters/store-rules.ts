@@ -39,7 +39,11 @@ export function assertTtl(ttlMs: number): void {
     throw new InvalidInputError(`lease ttlMs must be a positive number, got ${ttlMs}`);
 }
 
-/** Whether a worker should start (or recover) a leg for this task now. */
+/**
+ * Whether a worker should start (or recover) a leg for this task now. Time only ever makes a task
+ * runnable (a timer falls due), never stops it being so: adapters rely on that to pre-filter with
+ * what is runnable at the end of time and ask this rule again at the time of the query.
+ */
 export function isRunnableRecord(record: TaskRecord, nowMs: number): boolean {
   if (isLeaseLive(record.lease, nowMs)) return false;
   // A task still "running" with no live lease lost its host mid-leg: it needs recovery.

@@ -571,7 +571,8 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
 
     describe("failure", () => {
       it("fails every call with StoreUnavailable once closed, and ends watches", async () => {
-        const store = await options.create();
+        // Through fresh(), so destroy() still cleans up after it (closing twice is allowed).
+        const store = await fresh();
         const id = await newTask(store);
         const watching = (async () => {
           try {

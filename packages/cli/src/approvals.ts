@@ -1,0 +1,69 @@
+/**
+ * Approvals at the terminal: show each pending call (tool, input, digest) and ask; or print the
+ * `sema approve` command that decides it from any terminal. The person at the terminal is the
+ * local principal, verified by the operating system that let them run the command.
+ */
+import { userInfo } from "node:os";
+import { type ActorAssertion, type ApprovalState, decideApproval, fold, type Store } from "@sema-agent/core";
+import type { CliIo } from "./context.ts";
+
+/** The single-user host's principal, and its actor for decisions. */
+export const LOCAL_PRINCIPAL = "local";
+
+export function localActor(): ActorAssertion {
+  let name = "local";
+  try {
+    name = userInfo().username || name;
+  } catch {
+    // No user database entry (some containers): the generic name will do.
+  }
+  return { id: name, verified: true, issuer: "sema-cli" };
+}
+
+async function pending(store: Store, taskId: string): Promise<ApprovalState[]> {
+  return fold(await store.read(taskId)).approvals.filter((a) => a.decision === undefined);
+}
+
+function describeCall(approval: ApprovalState): string {
+  const input = JSON.stringify(JSON.parse(approval.inputJson), null, 2);
+  const shown = input.length > 2000 ? `${input.slice(0, 2000)}\n… (${input.length - 2000} more characters)` : input;
+  return `? ${approval.name} wants to run (call ${approval.callId}, digest ${approval.digest.slice(0, 12)}…):\n${shown
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n")}\n`;
+}
+
+/** Ask about every pending call; true when all were decided (the task can go on). */
+export async function askApprovals(
+  io: CliIo,
+  store: Store,
+  taskId: string,
+  prompt: (q: string) => Promise<string | undefined>,
+): Promise<boolean> {
+  for (const approval of await pending(store, taskId)) {
+    io.stdout.write(describeCall(approval));
+    const answer = (await prompt("  Approve? [y]es, [n]o, [a]lways for this tool in this task: "))
+      ?.trim()
+      .toLowerCase();
+    if (answer === undefined) return false;
+    const approve = answer === "y" || answer === "yes" || answer === "a" || answer === "always";
+    await decideApproval(store, taskId, {
+      callId: approval.callId,
+      digest: approval.digest,
+      decision: approve ? "approve" : "deny",
+      ...(approve ? {} : { reason: "denied at the terminal" }),
+      ...(answer === "a" || answer === "always" ? { scope: "tool-for-task" as const } : {}),
+      actor: localActor(),
+      principal: LOCAL_PRINCIPAL,
+    });
+    io.stdout.write(approve ? "  approved\n" : "  denied\n");
+  }
+  return (await pending(store, taskId)).length === 0;
+}
+
+export async function printPendingApprovals(io: CliIo, store: Store, taskId: string, dbFlag: string): Promise<void> {
+  for (const approval of await pending(store, taskId)) {
+    io.stdout.write(describeCall(approval));
+    io.stdout.write(`  Decide with: sema approve ${taskId} ${approval.callId}${dbFlag}   (or --deny)\n`);
+  }
+}
