@@ -77,6 +77,14 @@ export {
   priceOf,
 } from "./harness/budget.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
+export {
+  childTaskId,
+  DELEGATE_TOOL,
+  type DelegationSettings,
+  delegateSpec,
+  notifyParent,
+  steerChild,
+} from "./harness/delegation.ts";
 export type { BeforeToolDecision, HookContext, HookFeedback, HookName, HookSettings, Hooks } from "./harness/hooks.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";
 export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/run-leg.ts";

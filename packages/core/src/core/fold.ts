@@ -71,6 +71,8 @@ export interface TaskState {
   agent?: string;
   model?: string;
   parentTaskId?: string;
+  /** The metadata the task was created with (delegation records its depth there). */
+  metadata?: { [key: string]: JsonValue };
   /** Status, what it waits for, open leg, usage, sessionSeq: the same summary the store indexes. */
   summary: TaskSummary;
   /** What the model sees, system instructions aside; every string is the exact bytes. */
@@ -164,6 +166,7 @@ export class Folder {
         if (event.agent !== undefined) s.agent = event.agent;
         if (event.model !== undefined) s.model = event.model;
         if (event.parentTaskId !== undefined) s.parentTaskId = event.parentTaskId;
+        if (event.metadata !== undefined) s.metadata = event.metadata;
         break;
       case "leg_started": {
         s.legs += 1;

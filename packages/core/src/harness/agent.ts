@@ -12,6 +12,7 @@ import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
 import type { Budget } from "./budget.ts";
+import type { DelegationSettings } from "./delegation.ts";
 import type { HookSettings, Hooks } from "./hooks.ts";
 
 export interface Agent {
@@ -34,6 +35,8 @@ export interface Agent {
   hookSettings?: HookSettings;
   /** Stop a task that has taken this many model turns: it parks with reason `budget`. (Same as `budget.maxTurns`.) */
   maxTurns?: number;
+  /** Let the agent hand work to child tasks through the built-in `delegate` tool. */
+  delegation?: DelegationSettings;
   /** Limits on turns, tokens, cost and active time per task. */
   budget?: Budget;
 }

@@ -13,6 +13,7 @@ import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { HarnessOptions } from "./agent.ts";
 import { type Budget, exceededLimit } from "./budget.ts";
+import { delegateSpec } from "./delegation.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import { type HookFailure, LegHooks } from "./leg-hooks.ts";
 import type { LegWriter } from "./leg-writer.ts";
@@ -40,6 +41,7 @@ export class LegLoop {
   #inStep = false;
   #stopWatch: (() => void) | undefined;
   #interrupt = false;
+  readonly #runChild: (childTaskId: string) => Promise<unknown>;
 
   constructor(
     options: HarnessOptions,
@@ -47,14 +49,17 @@ export class LegLoop {
     legId: string,
     host: AbortSignal | undefined,
     lost: AbortSignal,
+    runChild: (childTaskId: string) => Promise<unknown> = async () => undefined,
   ) {
+    this.#runChild = runChild;
     this.#o = options;
     this.#w = writer;
     this.#legId = legId;
     this.#host = host;
     this.#lost = lost;
     const tools = options.agent.tools ?? [];
-    this.#specs = toolSpecs(tools);
+    const delegation = options.agent.delegation;
+    this.#specs = delegation === undefined ? toolSpecs(tools) : [...toolSpecs(tools), delegateSpec(delegation)];
     this.#hooks = new LegHooks(options.agent.hooks ?? {}, options.agent.hookSettings ?? {}, writer, legId);
     this.#toolPhase = new ToolPhase(
       options,
@@ -121,6 +126,7 @@ export class LegLoop {
     await this.#toolPhase.recoverInDoubt();
     await this.#toolPhase.run(w.state.openToolCalls);
     if (await this.#parkForApprovals()) return;
+    if (await this.#awaitChildren()) return;
     await this.#fireTimers("parked");
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
     for (;;) {
@@ -142,12 +148,13 @@ export class LegLoop {
       const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
       await this.#toolPhase.run(calls, [step.event]);
       if (await this.#parkForApprovals()) return;
+      if (await this.#awaitChildren()) return;
       await w.maybeSnapshot();
     }
   }
 
   async #end(
-    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval",
+    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval" | "parked:child",
     note?: TaskEvent,
     detail?: string,
   ): Promise<void> {
@@ -171,6 +178,35 @@ export class LegLoop {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Delegate calls wait for their children. With runChildren (the default) the children run here,
+   * each in its own legs, and their answers go to the waiting calls; a child that parks (an
+   * approval, a budget) parks this task too (`parked:child`) until its result arrives.
+   */
+  async #awaitChildren(): Promise<boolean> {
+    const settings = this.#o.agent.delegation;
+    if (settings === undefined) return false;
+    const waiting = () =>
+      this.#w.state.openToolCalls.filter((call) =>
+        this.#w.state.children.some((c) => c.callId === call.callId && c.status === "running"),
+      );
+    if (waiting().length === 0) return false;
+    if (settings.runChildren !== false) {
+      for (const call of waiting()) {
+        const child = this.#w.state.children.find((c) => c.callId === call.callId);
+        if (child === undefined) continue;
+        await this.#runChild(child.childTaskId);
+      }
+      await this.#w.refresh();
+      await this.#toolPhase.run(
+        this.#w.state.openToolCalls.filter((call) => this.#w.state.children.some((c) => c.callId === call.callId)),
+      );
+      if (waiting().length === 0) return false;
+    }
+    await this.#end("parked:child");
+    return true;
   }
 
   /** Calls wait for decisions: park; the leg that resumes after the last decision runs them. */

@@ -7,10 +7,13 @@
 import { type TaskState, waitingInputs } from "../core/fold.ts";
 import { isTerminal, type TaskStatus } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
+import type { Store } from "../ports/store.ts";
+import { isSemaError } from "../protocol/errors.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
 import { acquireLeg } from "./acquire-leg.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
+import { notifyParent } from "./delegation.ts";
 import { keepLease } from "./leg-guards.ts";
 import { LegLoop } from "./leg-loop.ts";
 import { LegWriter, loadState } from "./leg-writer.ts";
@@ -59,6 +62,49 @@ export function outcomeOf(taskId: string, state: TaskState, legId?: string): Leg
 }
 
 const noop: Emit = () => {};
+
+/** Run a child task's leg in this process, as the agent its parent's delegation names. */
+async function runChild(parent: HarnessOptions, childId: string, host: AbortSignal | undefined): Promise<LegOutcome> {
+  const [created] = await parent.store.read(childId, { limit: 1 });
+  const name = created?.type === "task_created" ? created.agent : undefined;
+  const agent = (name === undefined ? undefined : parent.agent.delegation?.agents?.[name]) ?? parent.agent;
+  const { emit: _parentsSink, ...rest } = parent;
+  return runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });
+}
+
+/**
+ * A child task that ended tells its parent (idempotently); one that waits for an approval says so
+ * in the parent's log, so whoever watches the parent sees it.
+ */
+async function reportToParent(store: Store, state: TaskState, taskId: string): Promise<void> {
+  const parentTaskId = state.parentTaskId;
+  if (parentTaskId === undefined) return;
+  if (isTerminal(state.summary.status)) {
+    await notifyParent(store, parentTaskId, taskId);
+    return;
+  }
+  const pending = state.approvals.filter((a) => a.decision === undefined);
+  if (state.summary.parkedReason !== "approval" || pending.length === 0) return;
+  const note: TaskEvent = {
+    type: "engine_note",
+    v: 1,
+    kind: "child_approval",
+    text: `Sub-agent task ${taskId} waits for approval of ${pending.map((a) => a.name).join(", ")}.`,
+    data: {
+      childTaskId: taskId,
+      approvals: pending.map((a) => ({ callId: a.callId, name: a.name, digest: a.digest })),
+    },
+  };
+  for (;;) {
+    const parent = await store.getTask(parentTaskId);
+    try {
+      await store.append(parentTaskId, [note], { expectedSeq: parent.lastSeq });
+      return;
+    } catch (error) {
+      if (!isSemaError(error, "SeqConflict")) throw error;
+    }
+  }
+}
 
 /** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */
 function withEventHook(options: HarnessOptions): HarnessOptions {
@@ -121,13 +167,16 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
       events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
       return events;
     });
-    const activeLoop = new LegLoop(options, writer, legId, host, lost.signal);
+    const activeLoop = new LegLoop(options, writer, legId, host, lost.signal, (childId) =>
+      runChild(options, childId, host),
+    );
     loop = activeLoop;
     try {
       await activeLoop.run();
     } finally {
       activeLoop.dispose();
     }
+    await reportToParent(store, writer.state, taskId);
     return outcomeOf(taskId, writer.state, legId);
   } finally {
     stopLease();

@@ -186,11 +186,32 @@ export async function interrupt(
   }
 }
 
-/** End the task for good. A running leg stops at once; its tools see their signal abort. */
+/**
+ * End the task for good, and its children with it. A running leg stops at once; its tools see
+ * their signal abort.
+ */
 export async function cancel(
   store: Store,
   taskId: string,
   options: { reason?: string; actor?: ActorAssertion } = {},
+): Promise<boolean> {
+  const cancelled = await cancelOne(store, taskId, options);
+  for (const event of await store.read(taskId)) {
+    if (event.type !== "child_task" || event.phase !== "spawned") continue;
+    const child = await store.getTask(event.childTaskId).catch(() => undefined);
+    if (child !== undefined && !isTerminal(child.summary.status))
+      await cancel(store, event.childTaskId, {
+        reason: `its parent task ${taskId} was cancelled`,
+        ...(options.actor === undefined ? {} : { actor: options.actor }),
+      });
+  }
+  return cancelled;
+}
+
+async function cancelOne(
+  store: Store,
+  taskId: string,
+  options: { reason?: string; actor?: ActorAssertion },
 ): Promise<boolean> {
   for (;;) {
     const record = await store.getTask(taskId);

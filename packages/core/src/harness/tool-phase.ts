@@ -4,12 +4,20 @@
  * its result as soon as its batch settles, so a crash leaves a call in doubt, never forgotten.
  */
 import { frozenFromJson } from "../core/canonical-json.ts";
-import type { OpenToolCall } from "../core/fold.ts";
+import type { ChildState, OpenToolCall } from "../core/fold.ts";
 import { speakerLabel } from "../core/human-input-projection.ts";
 import type { Tool } from "../ports/tool.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
 import { approvalRequest } from "./approvals.ts";
+import {
+  childOutcome,
+  childResultEvent,
+  DELEGATE_TOOL,
+  depthOf,
+  parseDelegateInput,
+  spawnChild,
+} from "./delegation.ts";
 import type { LegHooks } from "./leg-hooks.ts";
 import type { LegWriter } from "./leg-writer.ts";
 import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./tool-runner.ts";
@@ -124,10 +132,19 @@ export class ToolPhase {
    */
   async run(calls: readonly OpenToolCall[], pending: TaskEvent[] = []): Promise<void> {
     let carry = [...pending];
+    const delegated = this.#delegateName();
+    // Children spawned earlier in this same turn count against the limit before they are recorded.
+    let spawned = 0;
     const runnable: OpenToolCall[] = [];
     const frozen = new Set<string>();
     const replaced = new Set<string>();
     for (const call of calls) {
+      if (call.name === delegated) {
+        const events = await this.#delegate(call, spawned);
+        spawned += events.filter((e) => e.type === "child_task" && e.phase === "spawned").length;
+        carry.push(...events);
+        continue;
+      }
       const gate = await this.#gate(call);
       if (gate.kind === "run") {
         runnable.push(gate.call);
@@ -174,6 +191,64 @@ export class ToolPhase {
       );
     }
     if (carry.length > 0) await this.#w.append(carry);
+  }
+
+  #delegateName(): string | undefined {
+    const settings = this.#o.agent.delegation;
+    return settings === undefined ? undefined : (settings.toolName ?? DELEGATE_TOOL);
+  }
+
+  /**
+   * A `delegate` call: answer it from its child's result, wait for a child still working, or
+   * spawn the child (idempotently) and record it. Returns the events to append.
+   */
+  async #delegate(call: OpenToolCall, spawnedBefore: number): Promise<TaskEvent[]> {
+    const settings = this.#o.agent.delegation ?? {};
+    const state = this.#w.state;
+    const known = state.children.find((child) => child.callId === call.callId);
+    if (known !== undefined && known.status !== "running")
+      return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
+    if (known !== undefined) {
+      // The child may have ended without telling us (its host died after its last append).
+      const ended = await childResultEvent(this.#w.store, known.childTaskId, call.callId);
+      if (ended === undefined) return [];
+      const child: ChildState = {
+        childTaskId: known.childTaskId,
+        status: ended.status ?? "completed",
+        ...(ended.result === undefined ? {} : { result: ended.result }),
+      };
+      return [ended, resultEvent(call, { ...childOutcome(child), durationMs: 0 })];
+    }
+    const input = parseDelegateInput(call.input, settings);
+    const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
+    if (typeof input === "string") return error(input);
+    const depth = depthOf(state, state.metadata);
+    if (depth >= (settings.maxDepth ?? 3))
+      return error(`Delegation refused: tasks may delegate at most ${settings.maxDepth ?? 3} levels deep.`);
+    if (state.children.length + spawnedBefore >= (settings.maxChildren ?? 10))
+      return error(`Delegation refused: a task may start at most ${settings.maxChildren ?? 10} sub-agents.`);
+    const childId = await spawnChild(
+      this.#w.store,
+      { taskId: this.#w.taskId, principal: state.principal, depth },
+      call.callId,
+      input,
+    );
+    const spawned: TaskEvent = {
+      type: "child_task",
+      v: 1,
+      phase: "spawned",
+      childTaskId: childId,
+      callId: call.callId,
+    };
+    if (input.wait) return [spawned];
+    return [
+      spawned,
+      resultEvent(call, {
+        status: "ok",
+        content: `Started sub-agent task ${childId}; its result will arrive as a message.`,
+        durationMs: 0,
+      }),
+    ];
   }
 
   #settings(): ToolRunSettings {

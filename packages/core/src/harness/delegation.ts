@@ -1,0 +1,202 @@
+/**
+ * Delegation (SPEC §6): an agent hands part of its work to a child task — its own log, the
+ * parent's principal, `parentTaskId` — through the built-in `delegate` tool. `wait` (default):
+ * the call resolves with the child's final answer (a child's failure is the call's error);
+ * otherwise the parent goes on and is woken by the result. Child ids derive from the parent and
+ * the call, so a crash between creating the child and recording it never creates two.
+ */
+import type { ChildState, TaskState } from "../core/fold.ts";
+import { buildHumanInputEvent } from "../core/human-input-projection.ts";
+import type { ToolSpec } from "../ports/model.ts";
+import type { Store } from "../ports/store.ts";
+import { ForbiddenError, isSemaError } from "../protocol/errors.ts";
+import type { JsonValue } from "../protocol/json.ts";
+import type { ChildTaskEvent, TaskEvent } from "../protocol/task-event.ts";
+import type { Agent } from "./agent.ts";
+import { loadState } from "./leg-writer.ts";
+import { type SentInput, sendInput, startTask } from "./task-api.ts";
+
+export interface DelegationSettings {
+  /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */
+  agents?: Record<string, Agent>;
+  /** How deep delegation may go (a root task is depth 0). Default 3. */
+  maxDepth?: number;
+  /** How many children one task may spawn. Default 10. */
+  maxChildren?: number;
+  /** Run children in this process as soon as they are spawned (default true); false leaves them to workers. */
+  runChildren?: boolean;
+  /** The tool's name. Default `delegate`. */
+  toolName?: string;
+}
+
+export const DELEGATE_TOOL = "delegate";
+
+export function delegateSpec(settings: DelegationSettings): ToolSpec {
+  const agents = Object.keys(settings.agents ?? {});
+  const agentSchema: { [key: string]: JsonValue } =
+    agents.length > 0 ? { type: "string", enum: agents } : { type: "string" };
+  return {
+    name: settings.toolName ?? DELEGATE_TOOL,
+    description:
+      "Hand a self-contained piece of work to a sub-agent that works on it as its own task. With wait (the default) the call returns the sub-agent's final answer; with wait=false you continue at once and its result arrives later as a message.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        objective: { type: "string", description: "What the sub-agent should do, with everything it needs to know." },
+        agent: { ...agentSchema, description: "Which sub-agent to use (default: one like you)." },
+        wait: { type: "boolean", description: "Wait for the result (default true)." },
+      },
+      required: ["objective"],
+      additionalProperties: false,
+    },
+  };
+}
+
+export interface DelegateInput {
+  objective: string;
+  agent?: string;
+  wait: boolean;
+}
+
+/** The tool's input, or a message for the model saying what is wrong with it. */
+export function parseDelegateInput(input: JsonValue, settings: DelegationSettings): DelegateInput | string {
+  if (input === null || typeof input !== "object" || Array.isArray(input))
+    return "Invalid input for delegate: expected an object";
+  const { objective, agent, wait } = input as { [key: string]: JsonValue };
+  if (typeof objective !== "string" || objective.trim() === "")
+    return "Invalid input for delegate: objective must be a non-empty string";
+  if (
+    agent !== undefined &&
+    (typeof agent !== "string" || (settings.agents !== undefined && !(agent in settings.agents)))
+  ) {
+    return `Invalid input for delegate: unknown agent ${JSON.stringify(agent)}`;
+  }
+  if (wait !== undefined && typeof wait !== "boolean") return "Invalid input for delegate: wait must be a boolean";
+  return { objective, ...(typeof agent === "string" ? { agent } : {}), wait: wait !== false };
+}
+
+/** The child task's id for a parent's call: the same every time, so spawning is idempotent. */
+export function childTaskId(parentTaskId: string, callId: string): string {
+  return `${parentTaskId}~${callId}`;
+}
+
+/** How deep a task is (0 for a root task): its recorded depth. */
+export function depthOf(state: TaskState, metadata: { [key: string]: JsonValue } | undefined): number {
+  const depth = metadata?.depth;
+  return typeof depth === "number" ? depth : state.parentTaskId === undefined ? 0 : 1;
+}
+
+/** Create the child (or find it created by a leg that died) with the parent's principal. */
+export async function spawnChild(
+  store: Store,
+  parent: { taskId: string; principal: string; depth: number },
+  callId: string,
+  input: DelegateInput,
+): Promise<string> {
+  const taskId = childTaskId(parent.taskId, callId);
+  try {
+    await startTask(store, {
+      taskId,
+      objective: input.objective,
+      principal: parent.principal,
+      parentTaskId: parent.taskId,
+      ...(input.agent === undefined ? {} : { agent: input.agent }),
+      metadata: { depth: parent.depth + 1, callId, wait: input.wait },
+    });
+  } catch (error) {
+    if (!isSemaError(error, "TaskExists")) throw error;
+  }
+  return taskId;
+}
+
+/** What the parent's `delegate` call returns for a finished child. */
+export function childOutcome(child: ChildState): { status: "ok" | "error"; content: string } {
+  if (child.status === "completed") return { status: "ok", content: child.result ?? "" };
+  if (child.status === "cancelled")
+    return { status: "error", content: `The sub-agent's task ${child.childTaskId} was cancelled.` };
+  return {
+    status: "error",
+    content: `The sub-agent's task ${child.childTaskId} failed: ${child.result ?? "unknown error"}`,
+  };
+}
+
+/** The result event for the parent, read from the child's own log. */
+export async function childResultEvent(
+  store: Store,
+  childId: string,
+  callId?: string,
+): Promise<ChildTaskEvent | undefined> {
+  const { folder } = await loadState(store, childId);
+  const state = folder.state;
+  const status = state.summary.status;
+  if (status !== "completed" && status !== "failed" && status !== "cancelled") return undefined;
+  const event: ChildTaskEvent = { type: "child_task", v: 1, phase: "result", childTaskId: childId, status };
+  if (callId !== undefined) event.callId = callId;
+  const result = status === "completed" ? state.result : state.error?.message;
+  if (result !== undefined) event.result = result;
+  return event;
+}
+
+/**
+ * Tell the parent a child has ended: a `child_task` result, and for a child the parent did not
+ * wait for, a system wake that brings the result to the model. Idempotent; a cancelled parent is
+ * left alone.
+ */
+export async function notifyParent(store: Store, parentTaskId: string, childId: string): Promise<void> {
+  for (;;) {
+    const { folder } = await loadState(store, parentTaskId);
+    const parent = folder.state;
+    if (parent.summary.status === "cancelled") return;
+    const known = parent.children.find((c) => c.childTaskId === childId);
+    if (known !== undefined && known.status !== "running") return;
+    const result = await childResultEvent(store, childId, known?.callId);
+    if (result === undefined) return;
+    const events: TaskEvent[] = [result];
+    // A child the parent waits for answers its open call; any other is delivered as a wake.
+    const waiting = known?.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
+    if (!waiting) {
+      const outcome = childOutcome({
+        childTaskId: childId,
+        status: result.status ?? "completed",
+        ...(result.result === undefined ? {} : { result: result.result }),
+      });
+      events.push(
+        buildHumanInputEvent({
+          inputId: `${childId}:result`,
+          carrier: "wake",
+          source: "system",
+          delivery: parent.summary.status === "running" ? "received" : "parked",
+          sessionSeq: parent.summary.sessionSeq,
+          text: `Sub-agent task ${childId} ${result.status}: ${outcome.content}`,
+        }),
+      );
+    }
+    try {
+      await store.append(parentTaskId, events, { expectedSeq: parent.lastSeq });
+      return;
+    } catch (error) {
+      if (!isSemaError(error, "SeqConflict")) throw error;
+    }
+  }
+}
+
+/**
+ * A parent steers its child on the operator lane: the child's model sees the text in the explicit
+ * operator frame. Refused (`Forbidden`) unless `childTaskId` really is a child of `parentTaskId`.
+ */
+export async function steerChild(
+  store: Store,
+  parentTaskId: string,
+  childTaskId: string,
+  text: string,
+): Promise<SentInput> {
+  const child = await store.getTask(childTaskId);
+  if (child.parentTaskId !== parentTaskId) {
+    throw new ForbiddenError(`task ${childTaskId} is not a child of ${parentTaskId}`, { parentTaskId, childTaskId });
+  }
+  return sendInput(store, childTaskId, {
+    text,
+    source: "operator",
+    actor: { id: parentTaskId, verified: true, issuer: "sema-delegation" },
+  });
+}
