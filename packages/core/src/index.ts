@@ -76,6 +76,7 @@ export {
   type ModelPrice,
   priceOf,
 } from "./harness/budget.ts";
+export { type CompactionSettings, compactionCut, SUMMARY_INSTRUCTIONS, shouldCompact } from "./harness/compaction.ts";
 export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
 export {
   childTaskId,

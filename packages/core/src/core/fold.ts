@@ -93,6 +93,8 @@ export interface TaskState {
   error?: { code: string; message: string };
   /** Legs started so far. */
   legs: number;
+  /** The prompt size of the last model turn, as the provider reported it (cleared by a compaction). */
+  lastPromptTokens?: number;
   /** Milliseconds spent in legs that have ended (from their stored times). */
   activeMs: number;
   /** When the open leg started (ISO-8601), while one is open. */
@@ -202,6 +204,7 @@ export class Folder {
         this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
         break;
       case "model_turn": {
+        s.lastPromptTokens = event.usage.inputTokens;
         const entry: TranscriptEntry = { role: "assistant", text: event.text, toolCalls: event.toolCalls };
         if (event.reasoning !== undefined) entry.reasoning = event.reasoning;
         this.#push(entry, seq);
@@ -260,6 +263,7 @@ export class Folder {
         break;
       case "compaction":
         this.#compact(event.summary, event.entryId, event.throughSeq);
+        delete s.lastPromptTokens;
         break;
       case "task_completed":
         s.result = event.result;

@@ -12,6 +12,7 @@ import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
 import type { Budget } from "./budget.ts";
+import type { CompactionSettings } from "./compaction.ts";
 import type { DelegationSettings } from "./delegation.ts";
 import type { HookSettings, Hooks } from "./hooks.ts";
 
@@ -37,6 +38,8 @@ export interface Agent {
   maxTurns?: number;
   /** Let the agent hand work to child tasks through the built-in `delegate` tool. */
   delegation?: DelegationSettings;
+  /** Summarize older turns when the transcript nears the model's context window. */
+  compaction?: CompactionSettings;
   /** Limits on turns, tokens, cost and active time per task. */
   budget?: Budget;
 }

@@ -13,6 +13,7 @@ import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { HarnessOptions } from "./agent.ts";
 import { type Budget, exceededLimit } from "./budget.ts";
+import { compactionCut, shouldCompact, summarize } from "./compaction.ts";
 import { delegateSpec } from "./delegation.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import { type HookFailure, LegHooks } from "./leg-hooks.ts";
@@ -142,6 +143,7 @@ export class LegLoop {
         continue;
       }
       if (await this.#parkIfOverBudget()) return;
+      await this.#compactIfNeeded();
       const step = await this.#modelStep();
       if (step === "stopped") continue;
       if (step === "failed") return;
@@ -207,6 +209,34 @@ export class LegLoop {
     }
     await this.#end("parked:child");
     return true;
+  }
+
+  /** Summarize older turns when the last prompt neared the window; a failed summary changes nothing. */
+  async #compactIfNeeded(): Promise<void> {
+    const settings = this.#o.agent.compaction;
+    if (settings === undefined || !shouldCompact(this.#w.state, settings)) return;
+    const throughSeq = compactionCut(this.#w.state, settings.keepRecentTurns ?? 4);
+    if (throughSeq === undefined) return;
+    const result = await this.#watched(() =>
+      summarize(settings.model ?? this.#o.agent.model, this.#w.state, throughSeq, {
+        taskId: this.#w.taskId,
+        legId: this.#legId,
+        signal: this.#stepSignal(),
+      }),
+    );
+    if ("event" in result) {
+      await this.#w.append([result.event]);
+      return;
+    }
+    await this.#w.append([
+      {
+        type: "engine_note",
+        v: 1,
+        kind: "compaction_failed",
+        text: `Compaction failed: ${result.failure}; the full history is kept.`,
+        legId: this.#legId,
+      },
+    ]);
   }
 
   /** Calls wait for decisions: park; the leg that resumes after the last decision runs them. */
