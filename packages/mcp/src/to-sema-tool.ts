@@ -1,0 +1,66 @@
+/**
+ * One MCP tool as a Sema `Tool`: its schema checked here before any call, its output fenced as
+ * untrusted, its annotations taken only as far as they claim safety, and its failures typed.
+ */
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { delimitUntrusted, type JsonValue, type Tool, type ToolContext } from "@sema-agent/core";
+import { resultText } from "./content-text.ts";
+import { jsonSchemaInput, type McpArguments, type SchemaCompiler } from "./json-schema-input.ts";
+import type { McpSession } from "./mcp-session.ts";
+import { McpToolError } from "./mcp-tool-error.ts";
+import type { McpToolOverride } from "./options.ts";
+
+export interface ToolMapping {
+  session: McpSession;
+  compiler: SchemaCompiler;
+  /** The Sema name, already sanitized and unique. */
+  name: string;
+  override: McpToolOverride | undefined;
+  timeoutMs: number | undefined;
+}
+
+/**
+ * A tool whose output is third-party text reports its failures in third-party text too: the
+ * harness passes an error's message to the model unfenced, so the server's words are fenced here.
+ */
+function toolFailure(text: string, name: string, server: string): McpToolError {
+  const fenced = delimitUntrusted(text === "" ? "(no details)" : text, { kind: "tool_output", from: name });
+  return new McpToolError("tool-error", `The MCP tool ${name} reported an error:\n${fenced}`, {
+    server,
+    tool: name,
+    details: { text },
+  });
+}
+
+export function toSemaTool(mcp: McpTool, mapping: ToolMapping): Tool<McpArguments> {
+  const { session, name, override } = mapping;
+  // Sent as is: it is the server's contract, and the model should see what the server checks.
+  const jsonSchema = mcp.inputSchema as { [key: string]: JsonValue };
+  const timeoutMs = override?.timeoutMs ?? mapping.timeoutMs;
+  const tool: Tool<McpArguments> = {
+    name,
+    description: mcp.description ?? mcp.title ?? mcp.annotations?.title ?? mcp.name,
+    inputSchema: jsonSchemaInput(mcp.inputSchema, mapping.compiler),
+    jsonSchema,
+    untrustedOutput: true,
+    async execute(input: McpArguments, context: ToolContext): Promise<string> {
+      const result = await session.call({
+        mcpName: mcp.name,
+        toolName: name,
+        args: input,
+        signal: context.signal,
+        timeoutMs,
+      });
+      const text = resultText(result);
+      if (result.isError === true) throw toolFailure(text, name, session.label);
+      return text;
+    },
+  };
+  // A hint of safety is believed only when stated; the host's override has the last word.
+  const readOnly = override?.readOnly ?? (mcp.annotations?.readOnlyHint === true ? true : undefined);
+  const idempotent = override?.idempotent ?? (mcp.annotations?.idempotentHint === true ? true : undefined);
+  if (readOnly !== undefined) tool.readOnly = readOnly;
+  if (idempotent !== undefined) tool.idempotent = idempotent;
+  if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  return tool;
+}
