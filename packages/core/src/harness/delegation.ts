@@ -148,12 +148,13 @@ export async function notifyParent(store: Store, parentTaskId: string, childId: 
     const parent = folder.state;
     if (parent.summary.status === "cancelled") return;
     const known = parent.children.find((c) => c.childTaskId === childId);
-    if (known !== undefined && known.status !== "running") return;
-    const result = await childResultEvent(store, childId, known?.callId);
+    // Only a child the parent recorded is reported; a finished one only once.
+    if (known === undefined || known.status !== "running") return;
+    const result = await childResultEvent(store, childId, known.callId);
     if (result === undefined) return;
     const events: TaskEvent[] = [result];
     // A child the parent waits for answers its open call; any other is delivered as a wake.
-    const waiting = known?.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
+    const waiting = known.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
     if (!waiting) {
       const outcome = childOutcome({
         childTaskId: childId,

@@ -13,7 +13,9 @@ import { approvalRequest } from "./approvals.ts";
 import {
   childOutcome,
   childResultEvent,
+  childTaskId,
   DELEGATE_TOOL,
+  type DelegateInput,
   depthOf,
   parseDelegateInput,
   spawnChild,
@@ -135,12 +137,13 @@ export class ToolPhase {
     const delegated = this.#delegateName();
     // Children spawned earlier in this same turn count against the limit before they are recorded.
     let spawned = 0;
+    const toCreate: Array<{ callId: string; input: DelegateInput }> = [];
     const runnable: OpenToolCall[] = [];
     const frozen = new Set<string>();
     const replaced = new Set<string>();
     for (const call of calls) {
       if (call.name === delegated) {
-        const events = await this.#delegate(call, spawned);
+        const events = await this.#delegate(call, spawned, toCreate);
         spawned += events.filter((e) => e.type === "child_task" && e.phase === "spawned").length;
         carry.push(...events);
         continue;
@@ -191,6 +194,8 @@ export class ToolPhase {
       );
     }
     if (carry.length > 0) await this.#w.append(carry);
+    // Children are created only once their parent has recorded them.
+    for (const child of toCreate) await this.#ensureChild(child.callId, child.input);
   }
 
   #delegateName(): string | undefined {
@@ -202,13 +207,25 @@ export class ToolPhase {
    * A `delegate` call: answer it from its child's result, wait for a child still working, or
    * spawn the child (idempotently) and record it. Returns the events to append.
    */
-  async #delegate(call: OpenToolCall, spawnedBefore: number): Promise<TaskEvent[]> {
+  /**
+   * A `delegate` call: answer it from its child's result, wait for a child still working, or
+   * decide to spawn one. The parent records `child_task spawned` first and the child task is
+   * created after that append (see `run`), so a crash in between is mended on resume (the child
+   * is created then) and can never leave a child the parent does not know about.
+   */
+  async #delegate(
+    call: OpenToolCall,
+    spawnedBefore: number,
+    toCreate: Array<{ callId: string; input: DelegateInput }>,
+  ): Promise<TaskEvent[]> {
     const settings = this.#o.agent.delegation ?? {};
     const state = this.#w.state;
+    const input = parseDelegateInput(call.input, settings);
     const known = state.children.find((child) => child.callId === call.callId);
     if (known !== undefined && known.status !== "running")
       return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
     if (known !== undefined) {
+      if (typeof input !== "string") await this.#ensureChild(call.callId, input);
       // The child may have ended without telling us (its host died after its last append).
       const ended = await childResultEvent(this.#w.store, known.childTaskId, call.callId);
       if (ended === undefined) return [];
@@ -219,20 +236,16 @@ export class ToolPhase {
       };
       return [ended, resultEvent(call, { ...childOutcome(child), durationMs: 0 })];
     }
-    const input = parseDelegateInput(call.input, settings);
     const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
     if (typeof input === "string") return error(input);
     const depth = depthOf(state, state.metadata);
     if (depth >= (settings.maxDepth ?? 3))
       return error(`Delegation refused: tasks may delegate at most ${settings.maxDepth ?? 3} levels deep.`);
-    if (state.children.length + spawnedBefore >= (settings.maxChildren ?? 10))
+    if (state.children.length + spawnedBefore >= (settings.maxChildren ?? 10)) {
       return error(`Delegation refused: a task may start at most ${settings.maxChildren ?? 10} sub-agents.`);
-    const childId = await spawnChild(
-      this.#w.store,
-      { taskId: this.#w.taskId, principal: state.principal, depth },
-      call.callId,
-      input,
-    );
+    }
+    toCreate.push({ callId: call.callId, input });
+    const childId = childTaskId(this.#w.taskId, call.callId);
     const spawned: TaskEvent = {
       type: "child_task",
       v: 1,
@@ -249,6 +262,17 @@ export class ToolPhase {
         durationMs: 0,
       }),
     ];
+  }
+
+  /** Create the child task if it does not exist yet (idempotent). */
+  async #ensureChild(callId: string, input: DelegateInput): Promise<void> {
+    const state = this.#w.state;
+    await spawnChild(
+      this.#w.store,
+      { taskId: this.#w.taskId, principal: state.principal, depth: depthOf(state, state.metadata) },
+      callId,
+      input,
+    );
   }
 
   #settings(): ToolRunSettings {
