@@ -84,6 +84,7 @@ export {
   type DelegationSettings,
   delegateSpec,
   notifyParent,
+  startChildTask,
   steerChild,
 } from "./harness/delegation.ts";
 export type { BeforeToolDecision, HookContext, HookFeedback, HookName, HookSettings, Hooks } from "./harness/hooks.ts";

@@ -24,6 +24,8 @@ export interface TaskSummary {
   openApprovals: string[];
   /** Child results that arrived since the task last parked. */
   childResults: number;
+  /** What finished children used (their own usage plus their children's). */
+  childUsage?: Usage;
   /** Model turns taken in the whole session. */
   sessionSeq: number;
   usage: Usage;
@@ -84,7 +86,7 @@ function isRunnable(summary: TaskSummary): boolean {
   }
 }
 
-function addUsage(total: Usage, turn: Usage): Usage {
+export function addUsage(total: Usage, turn: Usage): Usage {
   const sum: Usage = {
     inputTokens: total.inputTokens + turn.inputTokens,
     outputTokens: total.outputTokens + turn.outputTokens,
@@ -148,8 +150,13 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
       return s.openApprovals.includes(event.callId) ? s : { ...s, openApprovals: [...s.openApprovals, event.callId] };
     case "approval_decided":
       return { ...s, openApprovals: s.openApprovals.filter((callId) => callId !== event.callId) };
-    case "child_task":
-      return event.phase === "result" ? { ...s, childResults: s.childResults + 1 } : s;
+    case "child_task": {
+      if (event.phase !== "result") return s;
+      const next: TaskSummary = { ...s, childResults: s.childResults + 1 };
+      if (event.usage !== undefined)
+        next.childUsage = addUsage(s.childUsage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+      return next;
+    }
     case "task_completed":
       return { ...s, status: "completed" };
     case "task_failed":

@@ -5,6 +5,8 @@
  */
 import type { TaskState } from "../core/fold.ts";
 import type { Usage } from "../internal/llm.ts";
+import type { JsonValue } from "../protocol/json.ts";
+import type { Agent } from "./agent.ts";
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
@@ -68,7 +70,8 @@ export function exceededLimit(
   modelId: string,
   nowMs: number,
 ): { limit: BudgetLimit; text: string } | undefined {
-  const { usage, sessionSeq } = state.summary;
+  const { sessionSeq } = state.summary;
+  const usage = totalUsage(state);
   if (budget.maxTurns !== undefined && sessionSeq >= budget.maxTurns) {
     return { limit: "turns", text: `The task reached its limit of ${budget.maxTurns} model turns.` };
   }
@@ -94,4 +97,81 @@ export function exceededLimit(
     }
   }
   return undefined;
+}
+
+/** A budget's limits as JSON, for a child task's metadata. */
+export function budgetToJson(budget: Budget): { [key: string]: number | string } {
+  const out: { [key: string]: number | string } = {};
+  for (const key of ["maxTurns", "maxTokens", "maxCostUsd", "maxActiveMs"] as const) {
+    const value = budget[key];
+    if (value !== undefined) out[key] = value;
+  }
+  if (budget.onExceeded !== undefined) out.onExceeded = budget.onExceeded;
+  return out;
+}
+
+/** The limits a task's metadata carries (a child's share of its parent's budget), if any. */
+export function budgetFromMetadata(metadata: { [key: string]: JsonValue } | undefined): Budget | undefined {
+  const raw = metadata?.budget;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const budget: Budget = {};
+  for (const key of ["maxTurns", "maxTokens", "maxCostUsd", "maxActiveMs"] as const) {
+    const value = raw[key];
+    if (typeof value === "number") budget[key] = value;
+  }
+  if (raw.onExceeded === "park" || raw.onExceeded === "fail") budget.onExceeded = raw.onExceeded;
+  return budget;
+}
+
+/** The tighter of two budgets, limit by limit. */
+export function tighter(a: Budget, b: Budget | undefined): Budget {
+  if (b === undefined) return a;
+  const out: Budget = { ...a };
+  for (const key of ["maxTurns", "maxTokens", "maxCostUsd", "maxActiveMs"] as const) {
+    const x = a[key];
+    const y = b[key];
+    if (y !== undefined) out[key] = x === undefined ? y : Math.min(x, y);
+  }
+  if (b.onExceeded !== undefined && out.onExceeded === undefined) out.onExceeded = b.onExceeded;
+  return out;
+}
+
+/**
+ * What is left of a budget for a child: each limit less what the task (and its finished
+ * children) used. Turns are not carved: a child counts its own.
+ */
+export function remainingBudget(state: TaskState, budget: Budget, modelId: string, nowMs: number): Budget {
+  const usage = totalUsage(state);
+  const out: Budget = {};
+  if (budget.maxTurns !== undefined) out.maxTurns = budget.maxTurns;
+  if (budget.maxTokens !== undefined)
+    out.maxTokens = Math.max(0, budget.maxTokens - usage.inputTokens - usage.outputTokens);
+  if (budget.maxCostUsd !== undefined) {
+    const price = priceOf(modelId, { ...DEFAULT_PRICES, ...budget.prices });
+    out.maxCostUsd = Math.max(0, budget.maxCostUsd - (price === undefined ? 0 : costUsd(usage, price)));
+  }
+  if (budget.maxActiveMs !== undefined) {
+    const current = state.legStartedAt === undefined ? 0 : nowMs - Date.parse(state.legStartedAt);
+    out.maxActiveMs = Math.max(0, budget.maxActiveMs - state.activeMs - Math.max(0, current));
+  }
+  if (budget.onExceeded !== undefined) out.onExceeded = budget.onExceeded;
+  return out;
+}
+
+/** The task's own usage plus its finished children's. */
+export function totalUsage(state: TaskState): Usage {
+  const own = state.summary.usage;
+  const children = state.summary.childUsage;
+  if (children === undefined) return own;
+  return {
+    inputTokens: own.inputTokens + children.inputTokens,
+    outputTokens: own.outputTokens + children.outputTokens,
+  };
+}
+
+/** The agent's budget, tightened by the share a parent carved for this task. */
+export function effectiveBudget(agent: Pick<Agent, "maxTurns" | "budget">, state: TaskState): Budget {
+  const own: Budget =
+    agent.maxTurns === undefined ? (agent.budget ?? {}) : { maxTurns: agent.maxTurns, ...agent.budget };
+  return tighter(own, budgetFromMetadata(state.metadata));
 }

@@ -7,7 +7,7 @@ import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
 import { decideApproval } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
-import { childTaskId, steerChild } from "./delegation.ts";
+import { childTaskId, startChildTask, steerChild } from "./delegation.ts";
 import { runLeg } from "./run-leg.ts";
 import { cancel, startTask } from "./task-api.ts";
 
@@ -194,5 +194,46 @@ describe("delegation", () => {
       role: "user",
       content: `[These messages arrived while the task was paused.]\n\n[Message from your operator, the agent that delegated this task to you:]\n[from "${parent}"]\nFocus on the EU data only.`,
     });
+  });
+
+  it("a child's budget is carved from what is left of its parent's; what it spends counts for the parent", async () => {
+    const store = new MemoryStore();
+    const big = { inputTokens: 1500, outputTokens: 500 };
+    const model = byObjective({
+      Parent: [
+        { toolCalls: [{ name: "delegate", input: { objective: "Child" } }], usage: big },
+        { text: "parent done", usage: big },
+      ],
+      Child: [
+        { toolCalls: [{ name: "missing", input: {} }], usage: big },
+        { toolCalls: [{ name: "missing", input: {} }], usage: big },
+        { text: "child done" },
+      ],
+    });
+    const taskId = await startTask(store, { objective: "Parent" });
+    const outcome = await runLeg({ store, agent: { model, delegation: {}, budget: { maxTokens: 5000 } } }, taskId);
+    const childId = childTaskId(taskId, "call-1-1");
+    const child = fold(await store.read(childId));
+    // 5,000 less the parent's first turn (2,000): the child may use 3,000, and stops after two turns.
+    expect(child.metadata?.budget).toEqual({ maxTokens: 3000 });
+    expect(child.summary).toMatchObject({ status: "parked", parkedReason: "budget", parkedDetail: "tokens" });
+    expect(outcome).toMatchObject({ status: "parked", parkedReason: "child" });
+  });
+
+  it("host code can start a child; its result wakes the parent", async () => {
+    const store = new MemoryStore();
+    const model = byObjective({
+      Parent: [{ text: "waiting" }, { text: "Got it." }],
+      "Side job": [{ text: "Side result." }],
+    });
+    const parent = await startTask(store, { objective: "Parent" });
+    await runLeg({ store, agent: { model } }, parent);
+    const child = await startChildTask(store, parent, { objective: "Side job" });
+    expect((await store.getTask(child)).parentTaskId).toBe(parent);
+    await runLeg({ store, agent: { model } }, child);
+    expect(await runLeg({ store, agent: { model } }, parent)).toMatchObject({ status: "completed", result: "Got it." });
+    expect(fold(await store.read(parent)).children).toEqual([
+      { childTaskId: child, status: "completed", result: "Side result." },
+    ]);
   });
 });

@@ -7,14 +7,17 @@
  */
 import type { ChildState, TaskState } from "../core/fold.ts";
 import { buildHumanInputEvent } from "../core/human-input-projection.ts";
+import { addUsage } from "../core/task-summary.ts";
+import { newId } from "../internal/ids.ts";
 import type { ToolSpec } from "../ports/model.ts";
 import type { Store } from "../ports/store.ts";
 import { ForbiddenError, isSemaError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { ChildTaskEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { Agent } from "./agent.ts";
+import { type Budget, budgetToJson } from "./budget.ts";
 import { loadState } from "./leg-writer.ts";
-import { type SentInput, sendInput, startTask } from "./task-api.ts";
+import { type SentInput, sendInput, startTask, TaskFinishedError } from "./task-api.ts";
 
 export interface DelegationSettings {
   /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */
@@ -89,11 +92,13 @@ export function depthOf(state: TaskState, metadata: { [key: string]: JsonValue }
 /** Create the child (or find it created by a leg that died) with the parent's principal. */
 export async function spawnChild(
   store: Store,
-  parent: { taskId: string; principal: string; depth: number },
+  parent: { taskId: string; principal: string; depth: number; budget?: Budget },
   callId: string,
   input: DelegateInput,
 ): Promise<string> {
   const taskId = childTaskId(parent.taskId, callId);
+  const metadata: { [key: string]: JsonValue } = { depth: parent.depth + 1, callId, wait: input.wait };
+  if (parent.budget !== undefined) metadata.budget = budgetToJson(parent.budget);
   try {
     await startTask(store, {
       taskId,
@@ -101,7 +106,7 @@ export async function spawnChild(
       principal: parent.principal,
       parentTaskId: parent.taskId,
       ...(input.agent === undefined ? {} : { agent: input.agent }),
-      metadata: { depth: parent.depth + 1, callId, wait: input.wait },
+      metadata,
     });
   } catch (error) {
     if (!isSemaError(error, "TaskExists")) throw error;
@@ -134,6 +139,10 @@ export async function childResultEvent(
   if (callId !== undefined) event.callId = callId;
   const result = status === "completed" ? state.result : state.error?.message;
   if (result !== undefined) event.result = result;
+  event.usage =
+    state.summary.childUsage === undefined
+      ? state.summary.usage
+      : addUsage(state.summary.usage, state.summary.childUsage);
   return event;
 }
 
@@ -200,4 +209,40 @@ export async function steerChild(
     source: "operator",
     actor: { id: parentTaskId, verified: true, issuer: "sema-delegation" },
   });
+}
+
+/**
+ * Start a child task from host code (not through the model's delegate tool): the parent records
+ * it first, then it is created; when it ends, the parent is woken with its result.
+ */
+export async function startChildTask(
+  store: Store,
+  parentTaskId: string,
+  options: { objective: string; agent?: string; budget?: Budget },
+): Promise<string> {
+  const childId = childTaskId(parentTaskId, `child-${newId()}`);
+  for (;;) {
+    const { folder } = await loadState(store, parentTaskId);
+    const parent = folder.state;
+    if (parent.summary.status === "cancelled") throw new TaskFinishedError(parentTaskId, "cancelled");
+    try {
+      await store.append(parentTaskId, [{ type: "child_task", v: 1, phase: "spawned", childTaskId: childId }], {
+        expectedSeq: parent.lastSeq,
+      });
+    } catch (error) {
+      if (isSemaError(error, "SeqConflict")) continue;
+      throw error;
+    }
+    const metadata: { [key: string]: JsonValue } = { depth: depthOf(parent, parent.metadata) + 1 };
+    if (options.budget !== undefined) metadata.budget = budgetToJson(options.budget);
+    await startTask(store, {
+      taskId: childId,
+      objective: options.objective,
+      principal: parent.principal,
+      parentTaskId,
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
+      metadata,
+    });
+    return childId;
+  }
 }

@@ -12,7 +12,7 @@ import type { ModelFailure, ToolSpec } from "../ports/model.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { HarnessOptions } from "./agent.ts";
-import { type Budget, exceededLimit } from "./budget.ts";
+import { effectiveBudget, exceededLimit } from "./budget.ts";
 import { compactionCut, shouldCompact, summarize } from "./compaction.ts";
 import { delegateSpec } from "./delegation.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
@@ -249,8 +249,7 @@ export class LegLoop {
   /** A limit reached parks the task (or fails it, as configured) before the next model call. */
   async #parkIfOverBudget(): Promise<boolean> {
     const { agent } = this.#o;
-    const budget: Budget =
-      agent.maxTurns === undefined ? (agent.budget ?? {}) : { maxTurns: agent.maxTurns, ...agent.budget };
+    const budget = effectiveBudget(agent, this.#w.state);
     const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
     if (exceeded === undefined) return false;
     const note: TaskEvent = {

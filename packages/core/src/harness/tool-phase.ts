@@ -10,6 +10,7 @@ import type { Tool } from "../ports/tool.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
 import { approvalRequest } from "./approvals.ts";
+import { effectiveBudget, remainingBudget } from "./budget.ts";
 import {
   childOutcome,
   childResultEvent,
@@ -267,12 +268,10 @@ export class ToolPhase {
   /** Create the child task if it does not exist yet (idempotent). */
   async #ensureChild(callId: string, input: DelegateInput): Promise<void> {
     const state = this.#w.state;
-    await spawnChild(
-      this.#w.store,
-      { taskId: this.#w.taskId, principal: state.principal, depth: depthOf(state, state.metadata) },
-      callId,
-      input,
-    );
+    // The child's budget is what is left of this task's (its own share, when it has one).
+    const budget = remainingBudget(state, effectiveBudget(this.#o.agent, state), this.#o.agent.model.id, Date.now());
+    const parent = { taskId: this.#w.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
+    await spawnChild(this.#w.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
   }
 
   #settings(): ToolRunSettings {

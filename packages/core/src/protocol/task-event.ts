@@ -223,6 +223,8 @@ export const childTaskSchema = z.strictObject({
   callId: z.string().exactOptional(),
   status: z.enum(["completed", "failed", "cancelled"]).exactOptional(),
   result: z.string().exactOptional(),
+  /** What the child (and its own children) used, counted against the parent's budget. */
+  usage: usageSchema.exactOptional(),
 });
 
 export const compactionSchema = z.strictObject({
