@@ -175,7 +175,16 @@ describe("approvals at the terminal", () => {
   it("asks the person at the terminal, then goes on", async () => {
     const ws = workspace();
     const questions: string[] = [];
-    const c = capture(ws.dir, {}, { prompt: async (q) => (questions.push(q), "y") });
+    const c = capture(
+      ws.dir,
+      {},
+      {
+        prompt: async (q) => {
+          questions.push(q);
+          return "y";
+        },
+      },
+    );
     expect(await main(["run", "Write it", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], c.io)).toBe(0);
     expect(c.out()).toContain("? write_file wants to run (call call-1-1, digest ");
     expect(c.out()).toContain('"path": "out.txt"');
