@@ -3,6 +3,7 @@
  * deep-frozen copies, so no caller can change the log by mutating an object it passed or read.
  */
 
+import { frozenCopy } from "../core/canonical-json.ts";
 import { validateEvents } from "../core/event-validation.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
@@ -51,14 +52,6 @@ interface Entry {
   snapshot?: { seq: number; json: string };
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-}
-
 export class MemoryStore implements Store {
   readonly #tasks = new Map<string, Entry>();
   readonly #notifier = new ChangeNotifier();
@@ -87,14 +80,8 @@ export class MemoryStore implements Store {
     const stored: StoredEvent[] = [];
     let summary = record.summary;
     for (const event of events) {
-      const copy = deepFreeze(
-        stampEvent(
-          JSON.parse(JSON.stringify(event)) as TaskEvent,
-          record.taskId,
-          record.lastSeq + stored.length + 1,
-          at,
-        ),
-      );
+      // One-pass deep copy and freeze: no caller can change the log through an object it holds.
+      const copy = frozenCopy(stampEvent(event, record.taskId, record.lastSeq + stored.length + 1, at));
       stored.push(copy);
       summary = reduceSummary(summary, event);
     }

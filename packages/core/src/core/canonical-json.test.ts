@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../protocol/json.ts";
-import { canonicalJson, frozenFromJson } from "./canonical-json.ts";
+import { canonicalJson, frozenCopy, frozenFromJson } from "./canonical-json.ts";
 
 const json = fc.jsonValue() as fc.Arbitrary<JsonValue>;
 
@@ -56,5 +56,33 @@ describe("frozenFromJson", () => {
     expect(() => {
       (value.a.b[1] as { c: number }).c = 3;
     }).toThrow(TypeError);
+  });
+});
+
+describe("frozenCopy", () => {
+  it("property: equals the value, shares nothing with it, and is frozen all the way down", () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const copy = frozenCopy(value);
+        expect(copy).toEqual(value);
+        const walk = (a: unknown, b: unknown) => {
+          if (typeof a !== "object" || a === null) return;
+          expect(a).not.toBe(b);
+          expect(Object.isFrozen(a)).toBe(true);
+          for (const key of Object.keys(a))
+            walk((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]);
+        };
+        walk(copy, value);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("keeps an own __proto__ key as a key", () => {
+    const parsed = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as JsonValue;
+    const copy = frozenCopy(parsed) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["__proto__", "a"]);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
   });
 });

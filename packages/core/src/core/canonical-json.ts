@@ -29,3 +29,24 @@ export function deepFreeze<T>(value: T): T {
 export function frozenFromJson(text: string): JsonValue {
   return deepFreeze(JSON.parse(text) as JsonValue);
 }
+
+/**
+ * A deep-frozen copy of a plain JSON value, in one pass: several times cheaper than a JSON round
+ * trip followed by a freeze. An own `__proto__` key (JSON.parse makes one) stays a plain key.
+ */
+export function frozenCopy<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = frozenCopy(value[i]);
+    return Object.freeze(out) as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = frozenCopy((value as Record<string, unknown>)[key]);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return Object.freeze(out) as T;
+}

@@ -18,11 +18,17 @@ export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.jsonSchema }));
 }
 
-/** The system text: standing instructions, then the agent's own. */
+let lastInstructions: string | undefined;
+let lastSystem = STANDING_INSTRUCTIONS;
+
+/** The system text: standing instructions, then the agent's own (the last one built is reused). */
 export function systemText(instructions: string | undefined): string {
-  return instructions === undefined || instructions === ""
-    ? STANDING_INSTRUCTIONS
-    : `${STANDING_INSTRUCTIONS}\n\n${instructions}`;
+  if (instructions === undefined || instructions === "") return STANDING_INSTRUCTIONS;
+  if (instructions !== lastInstructions) {
+    lastSystem = `${STANDING_INSTRUCTIONS}\n\n${instructions}`;
+    lastInstructions = instructions;
+  }
+  return lastSystem;
 }
 
 export function buildModelRequest(

@@ -7,7 +7,7 @@
 import { type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
 import { buildAppliedHumanInputEvent, buildHumanInputEvent } from "../core/human-input-projection.ts";
 import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
-import { buildModelRequest, toolSpecs } from "../core/model-request.ts";
+import { buildModelRequest, type RequestSettings, toolSpecs } from "../core/model-request.ts";
 import type { ModelFailure, ToolSpec } from "../ports/model.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
@@ -28,6 +28,8 @@ import { ToolPhase } from "./tool-phase.ts";
  */
 export const WATCH_AFTER_MS = 5;
 
+const NO_IDS: ReadonlySet<string> = new Set();
+
 export class LegLoop {
   readonly #o: HarnessOptions;
   readonly #w: LegWriter;
@@ -35,6 +37,8 @@ export class LegLoop {
   readonly #host: AbortSignal | undefined;
   readonly #lost: AbortSignal;
   readonly #specs: ToolSpec[];
+  /** What the model request needs from the agent, built once per leg. */
+  readonly #settings: RequestSettings;
   readonly #hooks: LegHooks;
   readonly #toolPhase: ToolPhase;
   #step = new AbortController();
@@ -61,6 +65,7 @@ export class LegLoop {
     const tools = options.agent.tools ?? [];
     const delegation = options.agent.delegation;
     this.#specs = delegation === undefined ? toolSpecs(tools) : [...toolSpecs(tools), delegateSpec(delegation)];
+    this.#settings = { tools, ...pick(options.agent) };
     this.#hooks = new LegHooks(options.agent.hooks ?? {}, options.agent.hookSettings ?? {}, writer, legId);
     this.#toolPhase = new ToolPhase(
       options,
@@ -373,7 +378,7 @@ export class LegLoop {
     const signal = this.#stepSignal();
     if (signal.aborted) return "stopped";
     const { agent } = this.#o;
-    const settings = { tools: agent.tools ?? [], ...pick(agent) };
+    const settings = this.#settings;
     const hookFailure = await this.#hooks.beforeModel(() => buildModelRequest(this.#w.state, settings, this.#specs));
     if (hookFailure !== undefined) {
       await this.#failHook(hookFailure);
@@ -385,10 +390,10 @@ export class LegLoop {
         model: agent.model,
         request: buildModelRequest(state, settings, this.#specs),
         signal,
-        emit: this.#o.emit ?? (() => {}),
+        emit: this.#o.emit,
         taskId: this.#w.taskId,
         legId: this.#legId,
-        takenCallIds: new Set(state.openToolCalls.map((c) => c.callId)),
+        takenCallIds: state.openToolCalls.length === 0 ? NO_IDS : new Set(state.openToolCalls.map((c) => c.callId)),
         onRetry: async (part) => {
           const f = part.failure;
           await this.#w.append([

@@ -29,10 +29,10 @@ function parseArguments(text: string): JsonValue {
 }
 
 /** Call ids must be unique in a task; a repeated id from a model gets a suffix. */
-function uniqueId(id: string, taken: ReadonlySet<string>): string {
-  if (id !== "" && !taken.has(id)) return id;
+function uniqueId(id: string, isTaken: (id: string) => boolean): string {
+  if (id !== "" && !isTaken(id)) return id;
   let n = 2;
-  while (taken.has(`${id || "call"}~${n}`)) n++;
+  while (isTaken(`${id || "call"}~${n}`)) n++;
   return `${id || "call"}~${n}`;
 }
 
@@ -40,7 +40,8 @@ export async function streamModelTurn(options: {
   model: Model;
   request: ModelRequest;
   signal: AbortSignal;
-  emit: Emit;
+  /** Live deltas go here; without one, none are built. */
+  emit?: Emit | undefined;
   taskId: string;
   legId: string;
   takenCallIds: ReadonlySet<string>;
@@ -50,29 +51,31 @@ export async function streamModelTurn(options: {
   let text = "";
   let reasoning: string | undefined;
   const toolCalls: ToolCall[] = [];
-  const taken = new Set(options.takenCallIds);
+  // Ids of this turn's calls; together with the task's open ones they must stay unique.
+  const taken = new Set<string>();
+  const isTaken = (id: string) => taken.has(id) || options.takenCallIds.has(id);
   try {
     for await (const part of options.model.stream(options.request, options.signal)) {
       switch (part.type) {
         case "text-delta":
           text += part.delta;
-          emit({ type: "text_delta", taskId, legId, delta: part.delta });
+          emit?.({ type: "text_delta", taskId, legId, delta: part.delta });
           break;
         case "reasoning-delta":
           reasoning = (reasoning ?? "") + part.delta;
-          emit({ type: "reasoning_delta", taskId, legId, delta: part.delta });
+          emit?.({ type: "reasoning_delta", taskId, legId, delta: part.delta });
           break;
         case "tool-input-start":
-          emit({ type: "tool_input_start", taskId, legId, callId: part.id, name: part.toolName });
+          emit?.({ type: "tool_input_start", taskId, legId, callId: part.id, name: part.toolName });
           break;
         case "tool-input-delta":
-          emit({ type: "tool_input_delta", taskId, legId, callId: part.id, delta: part.delta });
+          emit?.({ type: "tool_input_delta", taskId, legId, callId: part.id, delta: part.delta });
           break;
         case "tool-input-end":
-          emit({ type: "tool_input_end", taskId, legId, callId: part.id });
+          emit?.({ type: "tool_input_end", taskId, legId, callId: part.id });
           break;
         case "tool-call": {
-          const callId = uniqueId(part.toolCallId, taken);
+          const callId = uniqueId(part.toolCallId, isTaken);
           taken.add(callId);
           toolCalls.push({ callId, name: part.toolName, input: parseArguments(part.input) });
           break;
