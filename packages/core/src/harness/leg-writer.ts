@@ -110,11 +110,12 @@ export class LegWriter {
 
   /**
    * Store a snapshot when enough events have passed since the last one (or when `force`d). A
-   * snapshot costs O(state), so they are spaced geometrically (at least a quarter of the log
-   * apart): the cost per event stays constant however long the task grows.
+   * snapshot costs O(state), so they are spaced geometrically (a new one once the events since
+   * the last make up half the log): the cost per event stays constant however long the task
+   * grows, and a resume never folds more than half the log.
    */
   async maybeSnapshot(force = false): Promise<void> {
-    const due = Math.max(this.#snapshotEvery, Math.floor(this.state.lastSeq / 4));
+    const due = Math.max(this.#snapshotEvery, Math.floor(this.state.lastSeq / 2));
     if (this.#sinceSnapshot === 0 || (!force && this.#sinceSnapshot < due)) return;
     await this.store.putSnapshot({
       taskId: this.taskId,
