@@ -14,11 +14,10 @@ import {
   ApprovalNotFoundError,
   DigestMismatchError,
   ForbiddenError,
-  isSemaError,
 } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../protocol/task-event.ts";
-import { loadState } from "./leg-writer.ts";
+import { appendToState } from "./append-at-end.ts";
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
@@ -65,9 +64,18 @@ export async function decideApproval(
   options: { canApprove?: CanApprove } = {},
 ): Promise<ApprovalDecidedEvent> {
   const canApprove = options.canApprove ?? defaultCanApprove;
-  for (;;) {
-    const { folder } = await loadState(store, taskId);
-    const state = folder.state;
+  const event: ApprovalDecidedEvent = {
+    type: "approval_decided",
+    v: 1,
+    callId: decision.callId,
+    digest: decision.digest,
+    decision: decision.decision,
+    actor: decision.actor,
+  };
+  if (decision.scope !== undefined) event.scope = decision.scope;
+  if (decision.reason !== undefined) event.reason = decision.reason;
+  // Checked against the log as it is at the append; a competing decision that got in first is seen.
+  await appendToState(store, taskId, async (state) => {
     const approval = state.approvals.find((a) => a.callId === decision.callId);
     if (approval === undefined) {
       const ran = state.transcript.some((e) => e.role === "tool" && e.callId === decision.callId);
@@ -82,22 +90,7 @@ export async function decideApproval(
         callId: decision.callId,
       });
     }
-    const event: ApprovalDecidedEvent = {
-      type: "approval_decided",
-      v: 1,
-      callId: decision.callId,
-      digest: decision.digest,
-      decision: decision.decision,
-      actor: decision.actor,
-    };
-    if (decision.scope !== undefined) event.scope = decision.scope;
-    if (decision.reason !== undefined) event.reason = decision.reason;
-    try {
-      await store.append(taskId, [event], { expectedSeq: state.lastSeq });
-      return event;
-    } catch (error) {
-      // Someone else wrote first (maybe a competing decision): check again against the new log.
-      if (!isSemaError(error, "SeqConflict")) throw error;
-    }
-  }
+    return [event];
+  });
+  return event;
 }

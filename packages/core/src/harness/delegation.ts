@@ -13,8 +13,9 @@ import type { ToolSpec } from "../ports/model.ts";
 import type { Store } from "../ports/store.ts";
 import { ForbiddenError, isSemaError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import type { ChildTaskEvent, TaskEvent } from "../protocol/task-event.ts";
+import type { ChildTaskEvent } from "../protocol/task-event.ts";
 import type { Agent } from "./agent.ts";
+import { appendToState } from "./append-at-end.ts";
 import { type Budget, budgetToJson } from "./budget.ts";
 import { loadState } from "./leg-writer.ts";
 import { type SentInput, sendInput, startTask, TaskFinishedError } from "./task-api.ts";
@@ -152,42 +153,31 @@ export async function childResultEvent(
  * left alone.
  */
 export async function notifyParent(store: Store, parentTaskId: string, childId: string): Promise<void> {
-  for (;;) {
-    const { folder } = await loadState(store, parentTaskId);
-    const parent = folder.state;
-    if (parent.summary.status === "cancelled") return;
+  await appendToState(store, parentTaskId, async (parent) => {
+    if (parent.summary.status === "cancelled") return undefined;
     const known = parent.children.find((c) => c.childTaskId === childId);
     // Only a child the parent recorded is reported; a finished one only once.
-    if (known === undefined || known.status !== "running") return;
+    if (known === undefined || known.status !== "running") return undefined;
     const result = await childResultEvent(store, childId, known.callId);
-    if (result === undefined) return;
-    const events: TaskEvent[] = [result];
+    if (result === undefined) return undefined;
     // A child the parent waits for answers its open call; any other is delivered as a wake.
     const waiting = known.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
-    if (!waiting) {
-      const outcome = childOutcome({
-        childTaskId: childId,
-        status: result.status ?? "completed",
-        ...(result.result === undefined ? {} : { result: result.result }),
-      });
-      events.push(
-        buildHumanInputEvent({
-          inputId: `${childId}:result`,
-          carrier: "wake",
-          source: "system",
-          delivery: parent.summary.status === "running" ? "received" : "parked",
-          sessionSeq: parent.summary.sessionSeq,
-          text: `Sub-agent task ${childId} ${result.status}: ${outcome.content}`,
-        }),
-      );
-    }
-    try {
-      await store.append(parentTaskId, events, { expectedSeq: parent.lastSeq });
-      return;
-    } catch (error) {
-      if (!isSemaError(error, "SeqConflict")) throw error;
-    }
-  }
+    if (waiting) return [result];
+    const outcome = childOutcome({
+      childTaskId: childId,
+      status: result.status ?? "completed",
+      ...(result.result === undefined ? {} : { result: result.result }),
+    });
+    const wake = buildHumanInputEvent({
+      inputId: `${childId}:result`,
+      carrier: "wake",
+      source: "system",
+      delivery: parent.summary.status === "running" ? "received" : "parked",
+      sessionSeq: parent.summary.sessionSeq,
+      text: `Sub-agent task ${childId} ${result.status}: ${outcome.content}`,
+    });
+    return [result, wake];
+  });
 }
 
 /**
@@ -221,28 +211,24 @@ export async function startChildTask(
   options: { objective: string; agent?: string; budget?: Budget },
 ): Promise<string> {
   const childId = childTaskId(parentTaskId, `child-${newId()}`);
-  for (;;) {
-    const { folder } = await loadState(store, parentTaskId);
-    const parent = folder.state;
+  let depth = 1;
+  let principal = "";
+  await appendToState(store, parentTaskId, (parent) => {
     if (parent.summary.status === "cancelled") throw new TaskFinishedError(parentTaskId, "cancelled");
-    try {
-      await store.append(parentTaskId, [{ type: "child_task", v: 1, phase: "spawned", childTaskId: childId }], {
-        expectedSeq: parent.lastSeq,
-      });
-    } catch (error) {
-      if (isSemaError(error, "SeqConflict")) continue;
-      throw error;
-    }
-    const metadata: { [key: string]: JsonValue } = { depth: depthOf(parent, parent.metadata) + 1 };
-    if (options.budget !== undefined) metadata.budget = budgetToJson(options.budget);
-    await startTask(store, {
-      taskId: childId,
-      objective: options.objective,
-      principal: parent.principal,
-      parentTaskId,
-      ...(options.agent === undefined ? {} : { agent: options.agent }),
-      metadata,
-    });
-    return childId;
-  }
+    depth = depthOf(parent, parent.metadata) + 1;
+    principal = parent.principal;
+    return [{ type: "child_task", v: 1, phase: "spawned", childTaskId: childId }];
+  });
+  // Created only once the parent has recorded it.
+  const metadata: { [key: string]: JsonValue } = { depth };
+  if (options.budget !== undefined) metadata.budget = budgetToJson(options.budget);
+  await startTask(store, {
+    taskId: childId,
+    objective: options.objective,
+    principal,
+    parentTaskId,
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+    metadata,
+  });
+  return childId;
 }

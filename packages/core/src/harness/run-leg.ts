@@ -8,11 +8,11 @@ import { type TaskState, waitingInputs } from "../core/fold.ts";
 import { isTerminal, type TaskStatus } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
 import type { Store } from "../ports/store.ts";
-import { isSemaError } from "../protocol/errors.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
 import { acquireLeg } from "./acquire-leg.ts";
 import { DEFAULTS, type HarnessOptions } from "./agent.ts";
+import { appendToTask } from "./append-at-end.ts";
 import { notifyParent } from "./delegation.ts";
 import { keepLease } from "./leg-guards.ts";
 import { LegLoop } from "./leg-loop.ts";
@@ -95,15 +95,7 @@ async function reportToParent(store: Store, state: TaskState, taskId: string): P
       approvals: pending.map((a) => ({ callId: a.callId, name: a.name, digest: a.digest })),
     },
   };
-  for (;;) {
-    const parent = await store.getTask(parentTaskId);
-    try {
-      await store.append(parentTaskId, [note], { expectedSeq: parent.lastSeq });
-      return;
-    } catch (error) {
-      if (!isSemaError(error, "SeqConflict")) throw error;
-    }
-  }
+  await appendToTask(store, parentTaskId, () => [note]);
 }
 
 /** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */

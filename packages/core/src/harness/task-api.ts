@@ -13,6 +13,7 @@ import { InvalidInputError, isSemaError, SemaError } from "../protocol/errors.ts
 import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
+import { appendToTask } from "./append-at-end.ts";
 
 export interface StartTaskInput {
   objective: string;
@@ -172,18 +173,13 @@ export async function interrupt(
   taskId: string,
   options: { actor?: ActorAssertion } = {},
 ): Promise<boolean> {
-  for (;;) {
-    const record = await store.getTask(taskId);
-    if (!isRunning(record)) return false;
+  const appended = await appendToTask(store, taskId, (record) => {
+    if (!isRunning(record)) return undefined;
     const event: TaskEvent = { type: "engine_note", v: 1, kind: "interrupt_requested", text: "Interrupt requested." };
     if (options.actor !== undefined) event.data = { actor: { ...options.actor } };
-    try {
-      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
-      return true;
-    } catch (error) {
-      if (!isSemaError(error, "SeqConflict")) throw error;
-    }
-  }
+    return [event];
+  });
+  return appended !== undefined;
 }
 
 /**
@@ -213,19 +209,14 @@ async function cancelOne(
   taskId: string,
   options: { reason?: string; actor?: ActorAssertion },
 ): Promise<boolean> {
-  for (;;) {
-    const record = await store.getTask(taskId);
-    if (record.summary.status === "cancelled") return false;
+  const appended = await appendToTask(store, taskId, (record) => {
+    if (record.summary.status === "cancelled") return undefined;
     const event: TaskEvent = { type: "task_cancelled", v: 1 };
     if (options.reason !== undefined) event.reason = options.reason;
     if (options.actor !== undefined) event.actor = options.actor;
-    try {
-      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
-      return true;
-    } catch (error) {
-      if (!isSemaError(error, "SeqConflict")) throw error;
-    }
-  }
+    return [event];
+  });
+  return appended !== undefined;
 }
 
 /**
@@ -274,8 +265,7 @@ export async function wakeAt(
   if (!Number.isFinite(dueMs)) throw new InvalidInputError(`wakeAt: not a time: ${String(options.at)}`);
   const due = new Date(dueMs).toISOString();
   const wakeId = newId();
-  for (;;) {
-    const record = await store.getTask(taskId);
+  await appendToTask(store, taskId, (record) => {
     if (record.summary.status === "cancelled") throw new TaskFinishedError(taskId, "cancelled");
     const event: TaskEvent = {
       type: "wake_scheduled",
@@ -286,11 +276,7 @@ export async function wakeAt(
       source: options.source ?? "system",
     };
     if (options.from !== undefined) event.from = options.from;
-    try {
-      await store.append(taskId, [event], { expectedSeq: record.lastSeq });
-      return { wakeId, due };
-    } catch (error) {
-      if (!isSemaError(error, "SeqConflict")) throw error;
-    }
-  }
+    return [event];
+  });
+  return { wakeId, due };
 }
