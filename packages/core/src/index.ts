@@ -23,8 +23,6 @@ export {
   type TaskState,
   type TimerState,
   UNSETTLED_CALL_CONTENT,
-  type WaitingInputs,
-  waitingInputs,
 } from "./core/fold.ts";
 export {
   buildAppliedHumanInputEvent,
@@ -35,6 +33,7 @@ export {
   projectHumanInput,
   speakerLabel,
 } from "./core/human-input-projection.ts";
+export { deliveryEvents, dueTimerInputs } from "./core/input-delivery.ts";
 export { renderInput, renderInputs } from "./core/input-rendering.ts";
 export { buildModelRequest, systemText, toolSpecs } from "./core/model-request.ts";
 export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
@@ -57,6 +56,7 @@ export {
   HEADER_VALUE_MAX_CHARS,
   type RandomBytes,
 } from "./core/trust-framing.ts";
+export { type WaitingInputs, waitingInputs } from "./core/waiting-inputs.ts";
 // Harness: the turn loop and the task operations.
 export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
 export {

@@ -4,7 +4,8 @@ import type { TranscriptEntry } from "../internal/llm.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "../testing/event-factories.ts";
 import { validateEvents } from "./event-validation.ts";
-import { EMPTY_STATE, Folder, fold, stateFromJson, stateToJson, waitingInputs } from "./fold.ts";
+import { EMPTY_STATE, Folder, fold, stateFromJson, stateToJson } from "./fold.ts";
+import { waitingInputs } from "./waiting-inputs.ts";
 
 const RUNS = { numRuns: 2_000 };
 const legIds = ["leg-1", "leg-2", "leg-3"];

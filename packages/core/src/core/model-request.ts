@@ -45,3 +45,15 @@ export function buildModelRequest(
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   return request;
 }
+
+/** What a model request needs from an agent's definition, without absent keys. */
+export function requestSettings(
+  agent: { instructions?: string; maxOutputTokens?: number; temperature?: number },
+  tools: readonly Tool[],
+): RequestSettings {
+  const settings: RequestSettings = { tools };
+  if (agent.instructions !== undefined) settings.instructions = agent.instructions;
+  if (agent.maxOutputTokens !== undefined) settings.maxOutputTokens = agent.maxOutputTokens;
+  if (agent.temperature !== undefined) settings.temperature = agent.temperature;
+  return settings;
+}

@@ -4,10 +4,11 @@
  * runs the tools, and goes round again until the agent finishes or the task parks.
  */
 
-import { type PendingInput, type TaskState, waitingInputs } from "../core/fold.ts";
-import { buildAppliedHumanInputEvent, buildHumanInputEvent } from "../core/human-input-projection.ts";
-import { type DeliveryCarrier, renderInputs } from "../core/input-rendering.ts";
-import { buildModelRequest, type RequestSettings, toolSpecs } from "../core/model-request.ts";
+import type { PendingInput, TaskState } from "../core/fold.ts";
+import { deliveryEvents, dueTimerInputs } from "../core/input-delivery.ts";
+import type { DeliveryCarrier } from "../core/input-rendering.ts";
+import { buildModelRequest, type RequestSettings, requestSettings, toolSpecs } from "../core/model-request.ts";
+import { waitingInputs } from "../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../ports/model.ts";
 import { LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
@@ -18,7 +19,7 @@ import { delegateSpec } from "./delegation.ts";
 import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import { type HookFailure, LegHooks } from "./leg-hooks.ts";
 import type { LegWriter } from "./leg-writer.ts";
-import { type CollectedTurn, streamModelTurn } from "./model-step.ts";
+import { type CollectedTurn, retryNote, streamModelTurn } from "./model-step.ts";
 import { ToolPhase } from "./tool-phase.ts";
 
 /**
@@ -65,7 +66,7 @@ export class LegLoop {
     const tools = options.agent.tools ?? [];
     const delegation = options.agent.delegation;
     this.#specs = delegation === undefined ? toolSpecs(tools) : [...toolSpecs(tools), delegateSpec(delegation)];
-    this.#settings = { tools, ...pick(options.agent) };
+    this.#settings = requestSettings(options.agent, tools);
     this.#hooks = new LegHooks(options.agent.hooks ?? {}, options.agent.hookSettings ?? {}, writer, legId);
     this.#toolPhase = new ToolPhase(
       options,
@@ -281,41 +282,13 @@ export class LegLoop {
   async #fireTimers(delivery: "parked" | "received"): Promise<void> {
     if (this.#w.state.timers.length === 0) return;
     await this.#w.appendWhen((state) => {
-      const now = Date.now();
-      const due = state.timers.filter((timer) => Date.parse(timer.due) <= now);
-      if (due.length === 0) return undefined;
-      return due.map((timer) =>
-        buildHumanInputEvent({
-          inputId: timer.wakeId,
-          carrier: "wake",
-          source: timer.source,
-          delivery,
-          sessionSeq: state.summary.sessionSeq,
-          text: timer.text,
-          ...(timer.from === undefined ? {} : { actor: { id: timer.from, verified: false } }),
-          ...(delivery === "received" ? { legId: this.#legId } : {}),
-        }),
-      );
+      const events = dueTimerInputs(state, Date.now(), delivery, this.#legId);
+      return events.length === 0 ? undefined : events;
     });
   }
 
-  /** The events that apply `inputs` on `carrier`: one `applied` each, then the entry with their exact bytes. */
   #deliveryEvents(carrier: DeliveryCarrier, inputs: PendingInput[], state: TaskState): TaskEvent[] {
-    const events: TaskEvent[] = inputs.map((input) =>
-      buildAppliedHumanInputEvent({
-        carrier,
-        source: input.source,
-        sessionSeq: state.summary.sessionSeq,
-        inputId: input.inputId,
-        actor: input.actor,
-        principal: state.principal,
-      }),
-    );
-    const content = renderInputs(inputs, carrier, this.#o.randomBytes);
-    // Derived from the inputs (each applied once), so a leg resumed from the same log writes the same entry.
-    const entryId = `entry:${inputs[0]?.inputId ?? ""}`;
-    events.push({ type: "user_message", v: 1, entryId, content, inputIds: inputs.map((i) => i.inputId) });
-    return events;
+    return deliveryEvents(carrier, inputs, state, this.#o.randomBytes);
   }
 
   async #deliver(carrier: "objective" | "resume" | "wake" | "steer"): Promise<void> {
@@ -395,22 +368,7 @@ export class LegLoop {
         legId: this.#legId,
         takenCallIds: state.openToolCalls.length === 0 ? NO_IDS : new Set(state.openToolCalls.map((c) => c.callId)),
         onRetry: async (part) => {
-          const f = part.failure;
-          await this.#w.append([
-            {
-              type: "engine_note",
-              v: 1,
-              kind: "model_retry",
-              text: `${f.message} (${f.code}); retry ${part.attempt} in ${part.delayMs} ms`,
-              data: {
-                attempt: part.attempt,
-                delayMs: part.delayMs,
-                code: f.code,
-                ...(f.status === undefined ? {} : { status: f.status }),
-              },
-              legId: this.#legId,
-            },
-          ]);
+          await this.#w.append([retryNote(part, this.#legId)]);
         },
       }),
     );
@@ -440,16 +398,4 @@ export class LegLoop {
     if (turn.reasoning !== undefined) event.reasoning = turn.reasoning;
     return { turn, event };
   }
-}
-
-function pick(agent: HarnessOptions["agent"]): {
-  instructions?: string;
-  maxOutputTokens?: number;
-  temperature?: number;
-} {
-  const out: { instructions?: string; maxOutputTokens?: number; temperature?: number } = {};
-  if (agent.instructions !== undefined) out.instructions = agent.instructions;
-  if (agent.maxOutputTokens !== undefined) out.maxOutputTokens = agent.maxOutputTokens;
-  if (agent.temperature !== undefined) out.temperature = agent.temperature;
-  return out;
 }

@@ -7,6 +7,7 @@ import type { FinishReason, ToolCall, Usage } from "../internal/llm.ts";
 import type { Model, ModelFailure, ModelPart, ModelRequest } from "../ports/model.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
+import type { EngineNoteEvent } from "../protocol/task-event.ts";
 
 export interface CollectedTurn {
   text: string;
@@ -110,5 +111,23 @@ export async function streamModelTurn(options: {
   return {
     ok: false,
     failure: { code: "malformed_response", message: "the model stream ended without a finish", isRetryable: true },
+  };
+}
+
+/** The engine note that records a retry, so the log shows every one. */
+export function retryNote(part: Extract<ModelPart, { type: "retry" }>, legId: string): EngineNoteEvent {
+  const f = part.failure;
+  return {
+    type: "engine_note",
+    v: 1,
+    kind: "model_retry",
+    text: `${f.message} (${f.code}); retry ${part.attempt} in ${part.delayMs} ms`,
+    data: {
+      attempt: part.attempt,
+      delayMs: part.delayMs,
+      code: f.code,
+      ...(f.status === undefined ? {} : { status: f.status }),
+    },
+    legId,
   };
 }

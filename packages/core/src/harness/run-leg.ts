@@ -4,8 +4,9 @@
  * it before it acts, so killing it between any two instructions loses nothing: the next leg folds
  * the log and carries on.
  */
-import { type TaskState, waitingInputs } from "../core/fold.ts";
+import type { TaskState } from "../core/fold.ts";
 import { isTerminal, type TaskStatus } from "../core/task-summary.ts";
+import { waitingInputs } from "../core/waiting-inputs.ts";
 import { newId } from "../internal/ids.ts";
 import type { Store } from "../ports/store.ts";
 import type { Emit } from "../protocol/stream-event.ts";
