@@ -214,18 +214,20 @@ export class Folder {
         }
         break;
       }
-      case "tool_call_started":
-        s.openToolCalls = s.openToolCalls.map((open) =>
-          open.callId !== event.callId
-            ? open
-            : {
-                ...open,
-                started: true,
-                attempt: event.attempt,
-                ...(event.input === undefined ? {} : { input: event.input }),
-              },
-        );
+      case "tool_call_started": {
+        // The Folder owns its arrays (copied at construction); the entries are shared, so replace one.
+        const index = s.openToolCalls.findIndex((open) => open.callId === event.callId);
+        const open = s.openToolCalls[index];
+        if (open !== undefined) {
+          s.openToolCalls[index] = {
+            ...open,
+            started: true,
+            attempt: event.attempt,
+            ...(event.input === undefined ? {} : { input: event.input }),
+          };
+        }
         break;
+      }
       case "tool_result": {
         // Only a call the model made and that is still open gets a result in the transcript, so
         // every call is answered exactly once whatever the log holds.
@@ -236,7 +238,7 @@ export class Folder {
           { role: "tool", callId: event.callId, name: event.name, status: event.status, content: event.content },
           seq,
         );
-        s.approvals = s.approvals.filter((approval) => approval.callId !== event.callId);
+        if (s.approvals.length > 0) s.approvals = s.approvals.filter((approval) => approval.callId !== event.callId);
         break;
       }
       case "approval_requested":
