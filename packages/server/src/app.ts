@@ -1,0 +1,99 @@
+/**
+ * `createApp`: the HTTP API as a Hono app, over a store, the agents and an ingress. Nothing of a
+ * task lives in the app; any number of apps (and workers) may serve one store.
+ */
+import { type CanApprove, isSemaError, type Store } from "@sema-agent/core";
+import { Hono } from "hono";
+import type { AppEnv } from "./app-env.ts";
+import { defaultApprovalPolicy } from "./approval-policy.ts";
+import type { EventHub } from "./events/event-hub.ts";
+import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
+import type { Caller, Ingress } from "./ingress/caller.ts";
+import { RateLimiter } from "./ingress/rate-limit.ts";
+import { SPEAKER_HEADER } from "./ingress/speaker.ts";
+import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { type AnyRouteSpec, mountRoutes } from "./route.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
+import { controlRoutes } from "./routes/control.ts";
+import type { RouteDeps, WorkSignal } from "./routes/deps.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { inputRoutes } from "./routes/inputs.ts";
+import { taskRoutes } from "./routes/tasks.ts";
+import type { AgentRegistry } from "./workers/agent-registry.ts";
+
+export const API_VERSION = "0.1.0";
+
+export interface AppOptions {
+  store: Store;
+  agents: AgentRegistry;
+  /** Authenticates each request and mints its caller (see `createTokenIngress`). */
+  ingress: Ingress;
+  /** Milliseconds since the epoch; rate limits and lease checks use it. Default `Date.now`. */
+  clock?: () => number;
+  limits?: Partial<Limits>;
+  /** Live ephemeral deltas from workers in this process (see `EventHub`). */
+  hub?: EventHub;
+  /** The worker pool in this process, told about new work and asked to resume tasks. */
+  workers?: WorkSignal;
+  /** Who may decide approvals, per caller. Default `defaultApprovalPolicy`. */
+  canApprove?: (caller: Caller) => CanApprove;
+}
+
+/** Every route of the API, for the app and for the OpenAPI document. */
+export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
+  return [
+    ...taskRoutes(deps),
+    ...inputRoutes(deps),
+    ...approvalRoutes(deps),
+    ...controlRoutes(deps),
+    ...eventRoutes(deps),
+  ];
+}
+
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const now = options.clock ?? Date.now;
+  const deps: RouteDeps = {
+    store: options.store,
+    agents: options.agents,
+    limits,
+    hub: options.hub,
+    workers: options.workers,
+    now,
+    canApprove: options.canApprove ?? defaultApprovalPolicy,
+  };
+  const routes = apiRoutes(deps);
+  const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));
+  const rateLimiter = new RateLimiter({ perMinute: limits.ratePerMinute, burst: limits.rateBurst }, now);
+  const app = new Hono<AppEnv>();
+
+  app.onError((error) => {
+    const http = toHttpError(error);
+    // A 500 is a bug or an outage and is never caused by input alone: keep its cause for the logs.
+    if (http.status >= 500 && !isSemaError(error)) console.error("sema server: unhandled error", error);
+    return errorResponse(http);
+  });
+  app.notFound((c) => errorResponse(new HttpError(404, "NotFound", `no route for ${c.req.method} ${c.req.path}`)));
+
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("x-content-type-options", "nosniff");
+    if (c.res.headers.get("cache-control") === null) c.header("cache-control", "no-store");
+  });
+
+  app.get("/v1/openapi.json", (c) => c.body(openApi, 200, { "content-type": "application/json; charset=utf-8" }));
+
+  app.use("/v1/*", async (c, next) => {
+    const caller = await options.ingress.authenticate({
+      authorization: c.req.header("authorization"),
+      speaker: c.req.header(SPEAKER_HEADER),
+    });
+    rateLimiter.take(caller.principal);
+    c.set("caller", caller);
+    await next();
+  });
+
+  mountRoutes(app, routes, limits.maxBodyBytes);
+  return app;
+}

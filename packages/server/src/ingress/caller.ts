@@ -1,0 +1,28 @@
+/**
+ * Who is calling: the principal whose tasks a request may reach, the actor the request speaks as,
+ * and the token's roles. Minted by an `Ingress` from credentials only; nothing in a request body
+ * can change any of it.
+ */
+import type { ActorAssertion } from "@sema-agent/core";
+import type { Role } from "./token-store.ts";
+
+export interface Caller {
+  principal: string;
+  actor: ActorAssertion;
+  roles: ReadonlySet<Role>;
+  /** The token that authenticated the request. */
+  tokenId: string;
+}
+
+/** The credentials part of a request, as the ingress needs it. */
+export interface Credentials {
+  /** The `Authorization` header. */
+  authorization: string | undefined;
+  /** The `X-Sema-Speaker` header: a display name relayed by a shared front end. */
+  speaker: string | undefined;
+}
+
+/** Authenticates requests. Throws an `HttpError` (401 for credentials, 400 for a malformed speaker). */
+export interface Ingress {
+  authenticate(credentials: Credentials): Promise<Caller>;
+}

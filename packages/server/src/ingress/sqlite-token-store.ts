@@ -1,0 +1,117 @@
+/**
+ * `SqliteTokenStore`: token records in their own table, by default in the same SQLite file as the
+ * task store, so an embedded server is still one file to back up. The table is created here (not
+ * by the store's migrations, which belong to `@sema-agent/sqlite`) under a name no store migration
+ * uses; only SHA-256 hashes of the secrets are written.
+ */
+import { DatabaseSync } from "node:sqlite";
+import {
+  type CreatedToken,
+  type CreateTokenInput,
+  hashToken,
+  mintToken,
+  normalizeCreateInput,
+  type Role,
+  type TokenRecord,
+  type TokenStore,
+  tokenIdOf,
+} from "./token-store.ts";
+
+export interface SqliteTokenStoreOptions {
+  /** The database file (created if missing): usually the task store's own file. */
+  path: string;
+  now?: () => number;
+  /** How long to wait for another connection's write lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+interface TokenRow {
+  token_id: string;
+  principal: string;
+  actor_id: string;
+  roles: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS server_tokens (
+    token_id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    principal TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    roles TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  ) STRICT`;
+
+const COLUMNS = "token_id, principal, actor_id, roles, created_at, revoked_at";
+
+function recordOf(row: TokenRow): TokenRecord {
+  const record: TokenRecord = {
+    tokenId: row.token_id,
+    principal: row.principal,
+    actorId: row.actor_id,
+    roles: JSON.parse(row.roles) as Role[],
+    createdAt: row.created_at,
+  };
+  if (row.revoked_at !== null) record.revokedAt = row.revoked_at;
+  return record;
+}
+
+export class SqliteTokenStore implements TokenStore {
+  readonly #db: DatabaseSync;
+  readonly #now: () => number;
+
+  constructor(options: SqliteTokenStoreOptions) {
+    this.#now = options.now ?? Date.now;
+    this.#db = new DatabaseSync(options.path);
+    try {
+      this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+      this.#db.exec("PRAGMA journal_mode = WAL");
+      this.#db.exec(SCHEMA);
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
+  }
+
+  async create(input: CreateTokenInput): Promise<CreatedToken> {
+    const { principal, actorId, roles } = normalizeCreateInput(input);
+    const { tokenId, token } = mintToken();
+    const createdAt = new Date(this.#now()).toISOString();
+    this.#db
+      .prepare(
+        "INSERT INTO server_tokens (token_id, token_hash, principal, actor_id, roles, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(tokenId, hashToken(token), principal, actorId, JSON.stringify(roles), createdAt);
+    return { token, record: { tokenId, principal, actorId, roles, createdAt } };
+  }
+
+  async verify(token: string): Promise<TokenRecord | undefined> {
+    if (tokenIdOf(token) === undefined) return undefined;
+    const row = this.#db
+      .prepare(`SELECT ${COLUMNS} FROM server_tokens WHERE token_hash = ? AND revoked_at IS NULL`)
+      .get(hashToken(token)) as TokenRow | undefined;
+    return row === undefined ? undefined : recordOf(row);
+  }
+
+  async revoke(tokenIdOrToken: string): Promise<boolean> {
+    const tokenId = tokenIdOf(tokenIdOrToken) ?? tokenIdOrToken;
+    const result = this.#db
+      .prepare("UPDATE server_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL")
+      .run(new Date(this.#now()).toISOString(), tokenId);
+    return Number(result.changes) > 0;
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    const rows = this.#db
+      .prepare(`SELECT ${COLUMNS} FROM server_tokens ORDER BY created_at, token_id`)
+      .all() as unknown as TokenRow[];
+    return rows.map(recordOf);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Bearer tokens: a random secret handed out once, and a record kept under the secret's SHA-256 so
+ * that a stolen database yields no usable token. Each token names a principal (whose tasks it
+ * reaches), an actor (who speaks when it is used) and its roles.
+ */
+import { createHash, randomBytes } from "node:crypto";
+
+/** What a token may do beyond speaking for its actor on its principal's tasks. */
+export type Role = "approver" | "supervisor";
+
+export const ROLES: readonly Role[] = ["approver", "supervisor"];
+
+/** A stored token, without its secret. */
+export interface TokenRecord {
+  /** Public handle, shown in listings and used to revoke; also the secret's prefix. */
+  tokenId: string;
+  principal: string;
+  /** The verified actor id requests made with this token carry. */
+  actorId: string;
+  roles: Role[];
+  createdAt: string;
+  /** Set once revoked; a revoked token never authenticates again. */
+  revokedAt?: string;
+}
+
+export interface CreateTokenInput {
+  principal: string;
+  /** Default: the principal's name. */
+  actorId?: string;
+  roles?: readonly Role[];
+}
+
+/** A freshly minted token: the secret is returned here and never stored. */
+export interface CreatedToken {
+  token: string;
+  record: TokenRecord;
+}
+
+/** Where token records live. Implementations never see or keep a plaintext secret except in `create`'s return. */
+export interface TokenStore {
+  create(input: CreateTokenInput): Promise<CreatedToken>;
+  /** The live record of a presented secret, or undefined (unknown, malformed or revoked). */
+  verify(token: string): Promise<TokenRecord | undefined>;
+  /** Revoke by token id (or by the secret itself). False when there was no such live token. */
+  revoke(tokenIdOrToken: string): Promise<boolean>;
+  /** Every token, revoked ones included, oldest first. */
+  list(): Promise<TokenRecord[]>;
+  close(): Promise<void>;
+}
+
+/** Tokens look like `sema_<tokenId>_<secret>`; the prefix lets logs and scanners recognise a leak. */
+export const TOKEN_PREFIX = "sema_";
+const TOKEN_PATTERN = /^sema_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+const NAME_PATTERN = /^[\p{L}\p{N}._@+:-]{1,128}$/u;
+
+/** SHA-256 of the whole token, hex. */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** A new token: 32 random bytes (base64url) behind a 6-byte random id. */
+export function mintToken(): { tokenId: string; token: string } {
+  const tokenId = randomBytes(6).toString("hex");
+  return { tokenId, token: `${TOKEN_PREFIX}${tokenId}_${randomBytes(32).toString("base64url")}` };
+}
+
+/** The token id inside a well-formed token, or undefined. */
+export function tokenIdOf(token: string): string | undefined {
+  return TOKEN_PATTERN.exec(token)?.[1];
+}
+
+/**
+ * Check and complete a creation request. Principal and actor ids are labels people read in logs
+ * and the model reads in `[from "…"]`: letters, digits and `._@+:-` only, so neither can carry a
+ * line break or markup.
+ */
+export function normalizeCreateInput(input: CreateTokenInput): { principal: string; actorId: string; roles: Role[] } {
+  const principal = input.principal.normalize("NFC");
+  const actorId = (input.actorId ?? input.principal).normalize("NFC");
+  if (!NAME_PATTERN.test(principal)) throw new TypeError(`invalid principal name: ${JSON.stringify(principal)}`);
+  if (!NAME_PATTERN.test(actorId)) throw new TypeError(`invalid actor id: ${JSON.stringify(actorId)}`);
+  const roles = [...new Set(input.roles ?? [])].sort();
+  for (const role of roles) if (!ROLES.includes(role)) throw new TypeError(`unknown role: ${String(role)}`);
+  return { principal, actorId, roles };
+}

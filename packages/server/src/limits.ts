@@ -1,0 +1,25 @@
+/** The serving layer's limits, each with a default a single team's server can live with. */
+
+export interface Limits {
+  /** Largest request body accepted, in bytes (413 above). */
+  maxBodyBytes: number;
+  /** Longest objective or input text, in code points after sanitizing (413 above). */
+  maxTextChars: number;
+  /** Requests per minute per principal, on average (429 above). */
+  ratePerMinute: number;
+  /** Requests a principal may make at once before the average applies. */
+  rateBurst: number;
+  /** Seconds between SSE heartbeat comments, so proxies keep an idle stream open. */
+  heartbeatMs: number;
+  /** Largest page of tasks or events a client may ask for. */
+  maxPageSize: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxBodyBytes: 256 * 1024,
+  maxTextChars: 32_000,
+  ratePerMinute: 600,
+  rateBurst: 120,
+  heartbeatMs: 15_000,
+  maxPageSize: 1000,
+};

@@ -1,0 +1,70 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { openApiPath } from "./openapi.ts";
+import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+
+type Doc = { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+
+async function loadDoc() {
+  const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+  const response = await fx.call("GET", "/v1/openapi.json", { token: null });
+  expect(response.status).toBe(200);
+  return { fx, doc: await json<Doc>(response) };
+}
+
+describe("/v1/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document, served without credentials", async () => {
+    const { doc } = await loadDoc();
+    const result = await new Validator().validate(doc);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it("documents exactly the routes the app serves", async () => {
+    const { fx, doc } = await loadDoc();
+    const served = new Set(
+      fx.app.routes
+        .filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/") && r.path !== "/v1/openapi.json")
+        .map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`),
+    );
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`)),
+    );
+    expect([...documented].sort()).toEqual([...served].sort());
+  });
+
+  it("describes the responses the routes actually send", async () => {
+    const { fx, doc } = await loadDoc();
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ ...doc, $id: "https://sema.invalid/openapi.json" });
+    const check = (name: string, value: unknown) => {
+      const validate = ajv.getSchema(`https://sema.invalid/openapi.json#/components/schemas/${name}`);
+      if (validate === undefined) throw new Error(`no schema ${name}`);
+      expect(validate(value), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const created = await json(await fx.call("POST", "/v1/tasks", { body: { objective: "x", metadata: { a: [1] } } }));
+    check("CreateTaskResponse", created);
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    check("TaskPage", await json(await fx.call("GET", "/v1/tasks")));
+    const detail = await json<{ pendingApprovals: { digest: string }[] }>(await fx.call("GET", `/v1/tasks/${taskId}`));
+    check("TaskDetail", detail);
+    check("EventPage", await json(await fx.call("GET", `/v1/tasks/${taskId}/events?format=json&limit=2`)));
+    check("ErrorBody", await json(await fx.call("GET", "/v1/tasks/nope")));
+    check(
+      "DecideApprovalResponse",
+      await json(
+        await fx.call("POST", `/v1/tasks/${taskId}/approvals/call-1`, {
+          body: { decision: "deny", digest: detail.pendingApprovals[0]?.digest },
+        }),
+      ),
+    );
+    check(
+      "SendInputResponse",
+      await json(await fx.call("POST", `/v1/tasks/${taskId}/inputs`, { body: { text: "hi" } })),
+    );
+    check("InterruptResponse", await json(await fx.call("POST", `/v1/tasks/${taskId}/interrupt`)));
+    check("CancelResponse", await json(await fx.call("POST", `/v1/tasks/${taskId}/cancel`, { body: { reason: "r" } })));
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Reading a JSON request body safely: the content type is checked, the bytes are counted as they
+ * arrive (a body over the limit is refused without being buffered), decoded as strict UTF-8, and
+ * parsed; every string in it must be well-formed Unicode. Each failure is a typed 4xx.
+ */
+import { badRequest, HttpError } from "./http-error.ts";
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, "PayloadTooLarge", `the request body is larger than ${limit} bytes`, {
+    details: { limit },
+  });
+}
+
+/** `application/json`, optionally with `charset=utf-8`; anything else is a 415. */
+function assertJsonContentType(header: string | undefined): void {
+  const [type = "", ...params] = (header ?? "").split(";").map((part) => part.trim().toLowerCase());
+  const charsetOk = params.every((param) => !param.startsWith("charset=") || /^charset="?utf-8"?$/.test(param));
+  if (type !== "application/json" || !charsetOk)
+    throw new HttpError(415, "UnsupportedMediaType", "the request body must be application/json (UTF-8)", {
+      details: { contentType: header ?? null },
+    });
+}
+
+async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (request.body === null) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The first string (or key) that is not well-formed UTF-16 (a lone surrogate), as a path. */
+function illFormedPath(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return value.isWellFormed() ? undefined : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedPath(value[i], `${path}.${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (!key.isWellFormed()) return `${path}.${key.toWellFormed()}`;
+      const found = illFormedPath(item, `${path}.${key}`);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The parsed JSON body. An empty body is `undefined` when `optional`, a 400 otherwise (a body
+ * is only required to be JSON when there is one).
+ */
+export async function readJsonBody(request: Request, limit: number, optional: boolean): Promise<unknown> {
+  const bytes = await readBytes(request, limit);
+  if (bytes.byteLength === 0) {
+    if (optional) return undefined;
+    throw badRequest("a JSON body is required", "body");
+  }
+  assertJsonContentType(request.headers.get("content-type") ?? undefined);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest("the request body is not valid UTF-8", "body");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw badRequest("the request body is not valid JSON", "body", {
+      reason: error instanceof Error ? error.message : String(error),
+    });
+  }
+  const bad = illFormedPath(value, "body");
+  if (bad !== undefined) throw badRequest("a string in the body is not well-formed Unicode (lone surrogate)", bad);
+  return value;
+}

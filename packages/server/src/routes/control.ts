@@ -1,0 +1,96 @@
+/**
+ * `POST /v1/tasks/{taskId}/interrupt`, `/cancel`, `/resume`. Interrupt and cancel are records in
+ * the log that the running leg (in any process) sees through the store's watch; resume asks this
+ * process's worker pool to run the next leg of a parked task.
+ */
+import { cancel, interrupt, isTerminal, TaskFinishedError } from "@sema-agent/core";
+import { HttpError as ApiError } from "../http-error.ts";
+import { sanitizeText } from "../ingress/sanitize.ts";
+import { type AnyRouteSpec, route } from "../route.ts";
+import { CancelRequest, CancelResponse, EmptyRequest, InterruptResponse, ResumeResponse } from "../schemas/actions.ts";
+import { TaskParams } from "../schemas/common.ts";
+import { ownTask } from "../tasks/own-task.ts";
+import type { RouteDeps } from "./deps.ts";
+
+const REASON_MAX_CHARS = 2000;
+
+export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
+  const { store } = deps;
+  return [
+    route({
+      method: "post",
+      path: "/v1/tasks/:taskId/interrupt",
+      operationId: "interruptTask",
+      summary: "Stop the running leg at once; the task parks (interrupt)",
+      tag: "control",
+      params: TaskParams,
+      body: EmptyRequest,
+      bodyOptional: true,
+      responses: { 202: { description: "Requested (or nothing was running).", schema: InterruptResponse } },
+      errors: [400, 401, 404, 409, 413, 415, 429],
+      async handler({ params, caller, context }) {
+        const record = await ownTask(store, params.taskId, caller);
+        if (isTerminal(record.summary.status)) throw new TaskFinishedError(params.taskId, record.summary.status);
+        const interrupted = await interrupt(store, params.taskId, { actor: caller.actor });
+        return context.json({ taskId: params.taskId, interrupted }, 202);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v1/tasks/:taskId/cancel",
+      operationId: "cancelTask",
+      summary: "End the task for good, and its children",
+      tag: "control",
+      params: TaskParams,
+      body: CancelRequest,
+      bodyOptional: true,
+      responses: { 200: { description: "Cancelled (or it already was).", schema: CancelResponse } },
+      errors: [400, 401, 404, 409, 413, 415, 429],
+      async handler({ params, body, caller, context }) {
+        const record = await ownTask(store, params.taskId, caller);
+        const { status } = record.summary;
+        // A completed or failed task has its answer: cancelling it would rewrite history.
+        if (status === "completed" || status === "failed") throw new TaskFinishedError(params.taskId, status);
+        const reason =
+          body.reason === undefined ? undefined : sanitizeText(body.reason, REASON_MAX_CHARS, "body.reason");
+        const cancelled = await cancel(store, params.taskId, {
+          actor: caller.actor,
+          ...(reason === undefined ? {} : { reason }),
+        });
+        return context.json({ taskId: params.taskId, cancelled });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v1/tasks/:taskId/resume",
+      operationId: "resumeTask",
+      summary: "Run the next leg of a parked task",
+      tag: "control",
+      params: TaskParams,
+      body: EmptyRequest,
+      bodyOptional: true,
+      responses: { 202: { description: "A worker will run the next leg.", schema: ResumeResponse } },
+      errors: [400, 401, 404, 409, 413, 415, 429, 503],
+      async handler({ params, caller, context }) {
+        const record = await ownTask(store, params.taskId, caller);
+        const { status, openApprovals } = record.summary;
+        if (isTerminal(status)) throw new TaskFinishedError(params.taskId, status);
+        const leased = record.lease !== undefined && Date.parse(record.lease.expiresAt) > deps.now();
+        if (status === "running" && leased)
+          throw new ApiError(409, "LeaseHeld", `task ${params.taskId} is running`, {
+            details: { taskId: params.taskId },
+          });
+        if (openApprovals.length > 0)
+          throw new ApiError(409, "ApprovalConflict", `task ${params.taskId} waits for approval decisions`, {
+            details: { taskId: params.taskId, openApprovals: [...openApprovals] },
+          });
+        if (deps.workers === undefined)
+          throw new ApiError(503, "Unavailable", "no worker pool runs in this process", {
+            headers: { "Retry-After": "5" },
+          });
+        deps.workers.resume(params.taskId);
+        return context.json({ taskId: params.taskId, status }, 202);
+      },
+    }),
+  ];
+}

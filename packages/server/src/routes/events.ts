@@ -1,0 +1,59 @@
+/** `GET /v1/tasks/{taskId}/events`: the log as Server-Sent Events, or a page of it as JSON. */
+import { sseStream } from "../events/sse-stream.ts";
+import { badRequest } from "../http-error.ts";
+import { type AnyRouteSpec, route } from "../route.ts";
+import { TaskParams } from "../schemas/common.ts";
+import { EventPage, EventsQuery } from "../schemas/events.ts";
+import { ownTask } from "../tasks/own-task.ts";
+import type { RouteDeps } from "./deps.ts";
+
+/** `Last-Event-ID` wins over `?after=`: it is where a reconnecting client really is. */
+function resumeSeq(header: string | undefined, after: number | undefined): number {
+  if (header === undefined || header.trim() === "") return after ?? 0;
+  const value = header.trim();
+  if (!/^\d{1,15}$/.test(value))
+    throw badRequest("Last-Event-ID must be the seq of a stored event", "headers.last-event-id");
+  return Number(value);
+}
+
+export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
+  const { store, limits } = deps;
+  return [
+    route({
+      method: "get",
+      path: "/v1/tasks/:taskId/events",
+      operationId: "taskEvents",
+      summary: "The task's events: SSE (stored, then live with deltas), or `format=json` for a page",
+      tag: "events",
+      params: TaskParams,
+      query: EventsQuery,
+      responses: {
+        200: {
+          description:
+            "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. With `format=json`, a page.",
+          schema: EventPage,
+        },
+      },
+      errors: [400, 401, 404, 429],
+      async handler({ params, query, caller, context }) {
+        const afterSeq = resumeSeq(context.req.header("last-event-id"), query.after);
+        const record = await ownTask(store, params.taskId, caller);
+        if (query.format === "json") {
+          const limit = query.limit ?? 100;
+          const read = await store.read(params.taskId, { afterSeq, limit: limit + 1 });
+          const events = read.slice(0, limit);
+          const last = events.at(-1);
+          return context.json(read.length > limit && last !== undefined ? { events, nextAfter: last.seq } : { events });
+        }
+        const stream = sseStream({ store, hub: deps.hub, record, afterSeq, heartbeatMs: limits.heartbeatMs });
+        return new Response(stream, {
+          headers: {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-store",
+            "x-accel-buffering": "no",
+          },
+        });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,99 @@
+/** Request and response bodies of `/v1/tasks` and `/v1/tasks/{taskId}`. */
+import { z } from "zod";
+import { idSchema, JsonValue, ParkReason, TaskStatus, Usage } from "./common.ts";
+import { named } from "./registry.ts";
+
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const CreateTaskRequest = named(
+  "CreateTaskRequest",
+  z.strictObject({
+    objective: z.string().min(1).describe("What the task should do. Sanitized at the ingress; over the cap is a 413."),
+    agent: z
+      .string()
+      .regex(AGENT_NAME_PATTERN)
+      .optional()
+      .describe("A configured agent's name; default: the default agent."),
+    metadata: z.record(z.string(), JsonValue).optional().describe("Stored with the task, never shown to the model."),
+  }),
+);
+
+export const CreateTaskResponse = named("CreateTaskResponse", z.object({ taskId: z.string(), status: TaskStatus }));
+
+export const ListTasksQuery = z.strictObject({
+  status: TaskStatus.optional(),
+  cursor: z.string().min(1).max(1024).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+export const TaskListItem = named(
+  "TaskListItem",
+  z.object({
+    taskId: z.string(),
+    objective: z.string(),
+    status: TaskStatus,
+    parkedReason: ParkReason.optional(),
+    parentTaskId: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    lastSeq: z.number().int(),
+    usage: Usage,
+    openApprovals: z.array(z.string()),
+  }),
+);
+
+export const TaskPage = named(
+  "TaskPage",
+  z.object({
+    tasks: z.array(TaskListItem),
+    nextCursor: z.string().optional().describe("Pass as `cursor` for the next page; absent on the last page."),
+  }),
+);
+
+export const PendingApproval = named(
+  "PendingApproval",
+  z.object({
+    callId: z.string(),
+    name: z.string(),
+    digest: z.string().describe("SHA-256 of `inputJson`; a decision must name it."),
+    inputJson: z.string().describe("The call's input as canonical JSON, exactly as it will run."),
+    input: JsonValue,
+  }),
+);
+
+export const ChildTask = named(
+  "ChildTask",
+  z.object({
+    taskId: z.string(),
+    status: z.enum(["running", "completed", "failed", "cancelled"]),
+    result: z.string().optional(),
+  }),
+);
+
+export const TaskDetail = named(
+  "TaskDetail",
+  z.object({
+    taskId: z.string(),
+    objective: z.string(),
+    status: TaskStatus,
+    parkedReason: ParkReason.optional(),
+    parkedDetail: z.string().optional(),
+    legId: z.string().optional().describe("The open leg, while one runs."),
+    agent: z.string().optional(),
+    model: z.string().optional(),
+    parentTaskId: z.string().optional(),
+    metadata: z.record(z.string(), JsonValue).optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    lastSeq: z.number().int().describe("Seq of the last stored event: `after` for the event stream."),
+    usage: Usage,
+    result: z.string().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    pendingApprovals: z.array(PendingApproval),
+    children: z.array(ChildTask),
+  }),
+);
+
+export type TaskDetailBody = z.infer<typeof TaskDetail>;
+export type TaskListItemBody = z.infer<typeof TaskListItem>;
+export { idSchema };

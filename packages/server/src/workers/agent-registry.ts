@@ -1,0 +1,29 @@
+/**
+ * The agents a server runs, by name, with one default. A task records its agent's name when it
+ * is created, and every later leg, in any worker, runs the agent registered under that name.
+ */
+import type { Agent } from "@sema-agent/core";
+
+export interface AgentRegistry {
+  /** The name used when a task names no agent. */
+  readonly defaultName: string;
+  /** The agent registered under `name`, if any. */
+  get(name: string): Agent | undefined;
+  names(): string[];
+}
+
+/**
+ * A registry over a fixed set of agents. `defaultName` defaults to the only agent's name when
+ * there is one; with several it must be given.
+ */
+export function createAgentRegistry(agents: Record<string, Agent>, defaultName?: string): AgentRegistry {
+  const map = new Map(Object.entries(agents));
+  const fallback = defaultName ?? (map.size === 1 ? [...map.keys()][0] : undefined);
+  if (fallback === undefined || !map.has(fallback))
+    throw new TypeError(`createAgentRegistry: the default agent ${JSON.stringify(fallback)} is not registered`);
+  return {
+    defaultName: fallback,
+    get: (name) => map.get(name),
+    names: () => [...map.keys()],
+  };
+}
