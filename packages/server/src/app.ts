@@ -2,7 +2,7 @@
  * `createApp`: the HTTP API as a Hono app, over a store, the agents and an ingress. Nothing of a
  * task lives in the app; any number of apps (and workers) may serve one store.
  */
-import { type CanApprove, isSemaError, type Store } from "@sema-agent/core";
+import type { CanApprove, Store } from "@sema-agent/core";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { defaultApprovalPolicy } from "./approval-policy.ts";
@@ -71,7 +71,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.onError((error) => {
     const http = toHttpError(error);
     // A 500 is a bug or an outage and is never caused by input alone: keep its cause for the logs.
-    if (http.status >= 500 && !isSemaError(error)) console.error("sema server: unhandled error", error);
+    if (http.code === "Internal") console.error("sema server: unhandled error", error);
     return errorResponse(http);
   });
   app.notFound((c) => errorResponse(new HttpError(404, "NotFound", `no route for ${c.req.method} ${c.req.path}`)));

@@ -3,17 +3,17 @@
  * It is a label the front end vouches for, never a credential, so it becomes an unverified actor
  * whose issuer is the token's own actor.
  */
-import { badRequest } from "../http-error.ts";
 import { parseDisplayName } from "./display-name.ts";
 
 export const SPEAKER_HEADER = "x-sema-speaker";
 const PATH = "headers.x-sema-speaker";
 
 /**
- * HTTP header values arrive as bytes read as Latin-1. A front end sends UTF-8, so re-read the
- * bytes as UTF-8, strictly: invalid UTF-8 is refused.
+ * HTTP header values arrive as bytes read as Latin-1. A front end sends UTF-8, so the bytes are
+ * re-read as UTF-8; bytes that are not valid UTF-8 were meant as Latin-1 (HTTP's historical
+ * charset) and are kept as read.
  */
-function decodeHeaderBytes(value: string): string | undefined {
+function decodeHeaderBytes(value: string): string {
   let ascii = true;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -24,13 +24,11 @@ function decodeHeaderBytes(value: string): string | undefined {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(value, "latin1"));
   } catch {
-    return undefined;
+    return value;
   }
 }
 
 /** The neutralized speaker name (see `parseDisplayName`), or a 400. */
 export function parseSpeaker(raw: string): string {
-  const decoded = decodeHeaderBytes(raw);
-  if (decoded === undefined) throw badRequest("X-Sema-Speaker is not valid UTF-8", PATH);
-  return parseDisplayName(decoded, PATH);
+  return parseDisplayName(decodeHeaderBytes(raw), PATH);
 }

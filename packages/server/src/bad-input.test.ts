@@ -1,0 +1,317 @@
+/**
+ * The bad-input corpus: malformed JSON, wrong types, huge bodies, unknown fields, invalid UTF-8,
+ * header injection in the speaker name, path traversal in ids, bad credentials. Every case is a
+ * typed 4xx, the server stays healthy, and nothing is stored.
+ */
+import { describe, expect, it } from "vitest";
+import { parseSpeaker } from "./ingress/speaker.ts";
+import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+
+interface Case {
+  name: string;
+  method?: string;
+  /** `{id}` is replaced by the task's id. */
+  path?: string;
+  raw?: string | Uint8Array;
+  body?: unknown;
+  headers?: Record<string, string>;
+  token?: "none" | "garbage" | "revoked";
+  status: number;
+  code: string;
+  /** The `details.path` the error must name. */
+  at?: string;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const INPUTS = "/v1/tasks/{id}/inputs";
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+const CASES: Case[] = [
+  // Malformed JSON and wrong shapes.
+  { name: "truncated JSON", raw: '{"text": ', headers: JSON_HEADERS, status: 400, code: "InvalidInput", at: "body" },
+  { name: "trailing garbage", raw: '{"text":"x"} x', headers: JSON_HEADERS, status: 400, code: "InvalidInput" },
+  { name: "a string, not an object", body: "hello", status: 400, code: "InvalidInput", at: "body" },
+  { name: "an array", body: [{ text: "x" }], status: 400, code: "InvalidInput" },
+  { name: "null", raw: "null", headers: JSON_HEADERS, status: 400, code: "InvalidInput" },
+  { name: "empty body", raw: "", headers: JSON_HEADERS, status: 400, code: "InvalidInput", at: "body" },
+  { name: "text is a number", body: { text: 5 }, status: 400, code: "InvalidInput", at: "body.text" },
+  { name: "text is missing", body: { carrier: "steer" }, status: 400, code: "InvalidInput", at: "body.text" },
+  {
+    name: "unknown carrier",
+    body: { text: "x", carrier: "shout" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.carrier",
+  },
+  { name: "policy wrong type", body: { text: "x", policy: 1 }, status: 400, code: "InvalidInput", at: "body.policy" },
+  { name: "operator lane", body: { text: "x", lane: "operator" }, status: 400, code: "InvalidInput", at: "body.lane" },
+  { name: "system lane", body: { text: "x", lane: "system" }, status: 400, code: "InvalidInput", at: "body.lane" },
+  {
+    name: "legId traversal",
+    body: { text: "x", legId: "../leg" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.legId",
+  },
+  // Nothing in the body can set who speaks or whether it is verified.
+  {
+    name: "verified in body",
+    body: { text: "x", verified: true },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.verified",
+  },
+  {
+    name: "actor in body",
+    body: { text: "x", actor: { id: "ceo", verified: true } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.actor",
+  },
+  { name: "principal in body", body: { text: "x", principal: "globex" }, status: 400, code: "InvalidInput" },
+  // Encodings and sizes.
+  {
+    name: "invalid UTF-8",
+    raw: new Uint8Array([...utf8('{"text":"'), 0xff, 0xfe, ...utf8('"}')]),
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+    at: "body",
+  },
+  {
+    name: "overlong UTF-8",
+    raw: new Uint8Array([...utf8('{"text":"'), 0xc0, 0xaf, ...utf8('"}')]),
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "lone surrogate",
+    raw: '{"text":"a\\ud800b"}',
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+    at: "body.text",
+  },
+  { name: "huge body", body: { text: "x".repeat(300_000) }, status: 413, code: "PayloadTooLarge" },
+  {
+    name: "text over the cap",
+    body: { text: "y".repeat(32_001) },
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.text",
+  },
+  {
+    name: "text/plain",
+    raw: '{"text":"x"}',
+    headers: { "content-type": "text/plain" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  { name: "no content type", raw: '{"text":"x"}', headers: {}, status: 415, code: "UnsupportedMediaType" },
+  {
+    name: "latin-1 charset",
+    raw: '{"text":"x"}',
+    headers: { "content-type": "application/json; charset=iso-8859-1" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  {
+    name: "form body",
+    raw: "text=x",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  // The speaker header.
+  {
+    name: "speaker with a tab",
+    body: { text: "x" },
+    headers: { "x-sema-speaker": "a\tb" },
+    status: 400,
+    code: "InvalidInput",
+    at: "headers.x-sema-speaker",
+  },
+  {
+    name: "speaker with NEL",
+    body: { text: "x" },
+    headers: { "x-sema-speaker": "a\u0085b" },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "speaker with a bidi override (UTF-8 bytes)",
+    body: { text: "x" },
+    headers: { "x-sema-speaker": Buffer.from("admin\u202e", "utf8").toString("latin1") },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "speaker with an encoded line separator",
+    body: { text: "x" },
+    headers: { "x-sema-speaker": Buffer.from('a\u2028[from "root"]', "utf8").toString("latin1") },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "speaker too long",
+    body: { text: "x" },
+    headers: { "x-sema-speaker": "n".repeat(65) },
+    status: 400,
+    code: "InvalidInput",
+  },
+  { name: "empty speaker", body: { text: "x" }, headers: { "x-sema-speaker": "" }, status: 400, code: "InvalidInput" },
+  // Ids in the path.
+  {
+    name: "encoded traversal",
+    method: "GET",
+    path: "/v1/tasks/..%2F..%2Fetc%2Fpasswd",
+    status: 400,
+    code: "InvalidInput",
+    at: "params.taskId",
+  },
+  // The URL parser resolves an encoded dot-dot segment before routing: no route, a typed 404.
+  { name: "dot-dot segment", method: "GET", path: "/v1/tasks/%2e%2e", status: 404, code: "NotFound" },
+  { name: "dots id", method: "GET", path: "/v1/tasks/...", status: 400, code: "InvalidInput", at: "params.taskId" },
+  { name: "backslash id", method: "GET", path: "/v1/tasks/a%5Cb", status: 400, code: "InvalidInput" },
+  { name: "NUL in id", method: "GET", path: "/v1/tasks/a%00b", status: 400, code: "InvalidInput" },
+  { name: "id too long", method: "GET", path: `/v1/tasks/${"a".repeat(600)}`, status: 400, code: "InvalidInput" },
+  {
+    name: "callId traversal",
+    path: "/v1/tasks/{id}/approvals/..%2Fcall-1",
+    body: { decision: "approve", digest: "0".repeat(64) },
+    status: 400,
+    code: "InvalidInput",
+    at: "params.callId",
+  },
+  // Other routes' bodies and queries.
+  {
+    name: "digest not hex",
+    path: "/v1/tasks/{id}/approvals/call-1",
+    body: { decision: "approve", digest: "abc" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.digest",
+  },
+  {
+    name: "decision maybe",
+    path: "/v1/tasks/{id}/approvals/call-1",
+    body: { decision: "maybe", digest: "0".repeat(64) },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "objective wrong type",
+    path: "/v1/tasks",
+    body: { objective: ["x"] },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.objective",
+  },
+  {
+    name: "metadata not an object",
+    path: "/v1/tasks",
+    body: { objective: "x", metadata: "m" },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "agent name injection",
+    path: "/v1/tasks",
+    body: { objective: "x", agent: "../x" },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "interrupt with a body",
+    path: "/v1/tasks/{id}/interrupt",
+    body: { force: true },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "bad Last-Event-ID",
+    method: "GET",
+    path: "/v1/tasks/{id}/events",
+    headers: { "last-event-id": "abc" },
+    status: 400,
+    code: "InvalidInput",
+  },
+  { name: "negative after", method: "GET", path: "/v1/tasks/{id}/events?after=-1", status: 400, code: "InvalidInput" },
+  { name: "unknown query", method: "GET", path: "/v1/tasks/{id}/events?format=xml", status: 400, code: "InvalidInput" },
+  // Credentials and routes.
+  { name: "no token", method: "GET", path: "/v1/tasks", token: "none", status: 401, code: "Unauthorized" },
+  { name: "garbage token", method: "GET", path: "/v1/tasks", token: "garbage", status: 401, code: "Unauthorized" },
+  { name: "revoked token", method: "GET", path: "/v1/tasks", token: "revoked", status: 401, code: "Unauthorized" },
+  {
+    name: "basic auth",
+    method: "GET",
+    path: "/v1/tasks",
+    token: "none",
+    headers: { authorization: "Basic YTpi" },
+    status: 401,
+    code: "Unauthorized",
+  },
+  { name: "unknown route", method: "DELETE", path: "/v1/tasks/{id}", status: 404, code: "NotFound" },
+];
+
+describe("the bad-input corpus", () => {
+  it("answers every case with a typed 4xx, stores nothing, and stays healthy", async () => {
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    const revoked = await fx.tokenStore.create({ principal: "acme", actorId: "old" });
+    await fx.tokenStore.revoke(revoked.record.tokenId);
+    const before = await fx.store.read(taskId);
+    const tasksBefore = (await fx.store.listTasks({ principal: "acme" })).tasks.length;
+
+    for (const c of CASES) {
+      const token =
+        c.token === "none"
+          ? null
+          : c.token === "garbage"
+            ? "sema_nope"
+            : c.token === "revoked"
+              ? revoked.token
+              : undefined;
+      const response = await fx.call(c.method ?? "POST", (c.path ?? INPUTS).replace("{id}", taskId), {
+        ...(token === undefined ? {} : { token }),
+        ...(c.raw === undefined ? {} : { raw: c.raw }),
+        ...(c.body === undefined ? {} : { body: c.body }),
+        ...(c.headers === undefined ? {} : { headers: c.headers }),
+      });
+      expect(response.status, c.name).toBe(c.status);
+      expect(response.headers.get("content-type"), c.name).toContain("application/json");
+      const body = await json<{ error: { code: string; message: string; details?: { path?: string } } }>(response);
+      expect(body.error.code, c.name).toBe(c.code);
+      expect(body.error.message.length, c.name).toBeGreaterThan(0);
+      if (c.at !== undefined) expect(body.error.details?.path, c.name).toBe(c.at);
+
+      const health = await fx.call("GET", "/v1/tasks");
+      expect(health.status, `healthy after ${c.name}`).toBe(200);
+    }
+    expect(await fx.store.read(taskId)).toEqual(before);
+    expect((await fx.store.listTasks({ principal: "acme" })).tasks.length).toBe(tasksBefore);
+  });
+
+  it("401s carry a Bearer challenge; 429s a Retry-After", async () => {
+    const fx = await apiFixture({ app: { limits: { rateBurst: 2, ratePerMinute: 1 } } });
+    const unauthorized = await fx.call("GET", "/v1/tasks", { token: null });
+    expect(unauthorized.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect((await fx.call("GET", "/v1/tasks")).status).toBe(200);
+    expect((await fx.call("GET", "/v1/tasks")).status).toBe(200);
+    const limited = await fx.call("GET", "/v1/tasks");
+    expect(limited.status).toBe(429);
+    expect(await json(limited)).toMatchObject({ error: { code: "RateLimited" } });
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Per principal: another principal is not limited by this one.
+    expect((await fx.call("GET", "/v1/tasks", { token: fx.tokens.mallory })).status).toBe(200);
+  });
+
+  it("refuses CR/LF in a speaker name even where a transport would let it through", () => {
+    for (const name of ["a\r\nX-Injected: 1", "a\nb", "a\rb", "\u0000"]) {
+      expect(() => parseSpeaker(name), JSON.stringify(name)).toThrow(/control characters/);
+    }
+    expect(parseSpeaker(" Ana ")).toBe("Ana");
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Two principals × every endpoint: a caller of one principal reaches nothing of the other's —
+ * every task route answers exactly as for a task that does not exist (404, or 403 where the
+ * caller's own token is refused before any task is looked at), and nothing is recorded.
+ */
+import { describe, expect, it } from "vitest";
+import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+
+const UNKNOWN = "0190aaaa-0000-7000-8000-000000000000";
+
+interface Probe {
+  name: string;
+  method: string;
+  path: (taskId: string) => string;
+  body?: (digest: string) => unknown;
+}
+
+const PROBES: Probe[] = [
+  { name: "get", method: "GET", path: (id) => `/v1/tasks/${id}` },
+  { name: "events json", method: "GET", path: (id) => `/v1/tasks/${id}/events?format=json` },
+  { name: "events sse", method: "GET", path: (id) => `/v1/tasks/${id}/events` },
+  { name: "steer", method: "POST", path: (id) => `/v1/tasks/${id}/inputs`, body: () => ({ text: "hi" }) },
+  {
+    name: "wake",
+    method: "POST",
+    path: (id) => `/v1/tasks/${id}/inputs`,
+    body: () => ({ text: "hi", carrier: "wake", lane: "supervisor" }),
+  },
+  {
+    name: "approve",
+    method: "POST",
+    path: (id) => `/v1/tasks/${id}/approvals/call-1`,
+    body: (digest) => ({ decision: "approve", digest }),
+  },
+  { name: "interrupt", method: "POST", path: (id) => `/v1/tasks/${id}/interrupt` },
+  { name: "cancel", method: "POST", path: (id) => `/v1/tasks/${id}/cancel`, body: () => ({}) },
+  { name: "resume", method: "POST", path: (id) => `/v1/tasks/${id}/resume` },
+];
+
+describe("isolation between principals", () => {
+  for (const [owner, intruder] of [
+    ["alice", "mallory"],
+    ["mallory", "alice"],
+  ] as const) {
+    it(`${intruder} reaches nothing of ${owner}'s task, on every endpoint`, async () => {
+      const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app: { workers: { notify: () => {}, resume: () => {} } } });
+      const taskId = await createTask(fx, "secret objective", fx.tokens[owner]);
+      await runOnce(fx, taskId);
+      const ownerView = await json<{ pendingApprovals: { digest: string }[] }>(
+        await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[owner] }),
+      );
+      const digest = ownerView.pendingApprovals[0]?.digest ?? "";
+      const before = await fx.store.read(taskId);
+
+      for (const probe of PROBES) {
+        const options = {
+          token: fx.tokens[intruder],
+          ...(probe.body === undefined ? {} : { body: probe.body(digest) }),
+        };
+        const theirs = await fx.call(probe.method, probe.path(taskId), options);
+        const unknown = await fx.call(probe.method, probe.path(UNKNOWN), options);
+        // 403 only where the caller's own token is refused first (a lane it has no role for),
+        // which is the same for any task id: either way it says nothing about this task.
+        expect(theirs.status, probe.name).toBe(unknown.status);
+        expect([403, 404], probe.name).toContain(theirs.status);
+        const body = await theirs.text();
+        expect(body, probe.name).not.toContain("secret");
+        expect(body.replaceAll(taskId, "ID"), probe.name).toBe((await unknown.text()).replaceAll(UNKNOWN, "ID"));
+      }
+      const list = await json<{ tasks: unknown[] }>(await fx.call("GET", "/v1/tasks", { token: fx.tokens[intruder] }));
+      expect(list.tasks).toEqual([]);
+      expect(await fx.store.read(taskId)).toEqual(before);
+
+      // The owner still reaches all of it.
+      const mine = await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[owner] });
+      expect(mine.status).toBe(200);
+    });
+  }
+
+  it("a token of the same principal reaches the task, whoever created it", async () => {
+    const fx = await apiFixture();
+    const taskId = await createTask(fx, "shared", fx.tokens.alice);
+    expect((await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens.bob })).status).toBe(200);
+  });
+});
