@@ -1,4 +1,5 @@
 /** `GET /v1/tasks/{taskId}/events`: the log as Server-Sent Events, or a page of it as JSON. */
+import { isTerminal } from "@sema-agent/core";
 import { sseStream } from "../events/sse-stream.ts";
 import { badRequest } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
@@ -28,6 +29,7 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
       params: TaskParams,
       query: EventsQuery,
       responses: {
+        204: { description: "The task is finished and nothing follows `Last-Event-ID` / `after`: do not reconnect." },
         200: {
           description:
             "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. With `format=json`, a page.",
@@ -45,6 +47,11 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
           const last = events.at(-1);
           return context.json(read.length > limit && last !== undefined ? { events, nextAfter: last.seq } : { events });
         }
+        // Nothing will ever follow: 204 tells an EventSource to stop reconnecting (the stream
+        // of a finished task ends after its last event, and a client would otherwise come back).
+        const { summary } = record;
+        if (isTerminal(summary.status) && summary.legId === undefined && afterSeq >= record.lastSeq)
+          return context.body(null, 204);
         const stream = sseStream({ store, hub: deps.hub, record, afterSeq, heartbeatMs: limits.heartbeatMs });
         return new Response(stream, {
           headers: {

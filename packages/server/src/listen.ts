@@ -1,0 +1,49 @@
+/** Serving a Hono app on a real socket with Node's http server. */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import type { Hono } from "hono";
+import type { AppEnv } from "./app-env.ts";
+
+export interface ListenOptions {
+  /** Default `127.0.0.1`: loopback unless told otherwise. */
+  host?: string;
+  /** Default 7777; 0 picks a free port. */
+  port?: number;
+}
+
+export interface Listening {
+  /** `http://host:port` as bound. */
+  url: string;
+  host: string;
+  port: number;
+  server: Server;
+  /** Stop accepting, end open connections (SSE streams included), and resolve once closed. */
+  close(): Promise<void>;
+}
+
+export async function listen(app: Hono<AppEnv>, options: ListenOptions = {}): Promise<Listening> {
+  const host = options.host ?? "127.0.0.1";
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 7777, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}`,
+    host,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Event streams never end by themselves: close them so `close` completes.
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The event stream over a real socket with a real SSE client (the `eventsource` package): the
+ * connection is cut mid-task, the task goes on, and the client's reconnection with Last-Event-ID
+ * receives every stored event exactly once, in order; after the terminal event it stops.
+ */
+import type { Socket } from "node:net";
+import { EventSource, type FetchLike } from "eventsource";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Listening, listen } from "./listen.ts";
+import { apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+
+const STORED_TYPES = [
+  "task_created",
+  "leg_started",
+  "leg_ended",
+  "human_input",
+  "user_message",
+  "model_turn",
+  "tool_call_started",
+  "tool_result",
+  "approval_requested",
+  "approval_decided",
+  "hook_feedback",
+  "engine_note",
+  "child_task",
+  "compaction",
+  "wake_scheduled",
+  "task_completed",
+  "task_failed",
+  "task_cancelled",
+];
+
+let server: Listening | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("SSE over a socket", () => {
+  it("reconnects with Last-Event-ID after a dropped connection: nothing lost, nothing repeated", async () => {
+    const fx = await apiFixture({
+      turns: [{ toolCalls: [{ name: "write_note", input: { text: "a" }, callId: "call-1" }] }, { text: "all done" }],
+    });
+    server = await listen(fx.app, { port: 0 });
+    const sockets = new Set<Socket>();
+    server.server.on("connection", (socket: Socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    const taskId = await createTask(fx);
+
+    const lastEventIds: (string | null)[] = [];
+    const statuses: number[] = [];
+    const authorized: FetchLike = async (url, init) => {
+      const headers = new Headers(init.headers);
+      lastEventIds.push(headers.get("last-event-id"));
+      headers.set("authorization", `Bearer ${fx.tokens.alice}`);
+      const response = await fetch(url, { ...init, headers });
+      statuses.push(response.status);
+      return response;
+    };
+    const source = new EventSource(`${server.url}/v1/tasks/${taskId}/events`, { fetch: authorized });
+    const seen: number[] = [];
+    for (const type of STORED_TYPES)
+      source.addEventListener(type, (event) => {
+        seen.push(Number(event.lastEventId));
+      });
+    try {
+      await until(() => seen.length === 2);
+      // Cut every connection from the server side, then let the task run while the client is away.
+      for (const socket of sockets) socket.destroy();
+      await runOnce(fx, taskId);
+      const detail = await json<{ pendingApprovals: { digest: string }[] }>(
+        await fx.call("GET", `/v1/tasks/${taskId}`),
+      );
+      await fx.call("POST", `/v1/tasks/${taskId}/approvals/call-1`, {
+        body: { decision: "approve", digest: detail.pendingApprovals[0]?.digest },
+      });
+      await runOnce(fx, taskId);
+      const last = (await fx.store.getTask(taskId)).lastSeq;
+      await until(() => seen.length >= last && source.readyState === EventSource.CLOSED);
+
+      expect(seen).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+      expect(lastEventIds[0]).toBeNull();
+      expect(lastEventIds.slice(1)).toContain("2");
+      // The last reconnection, after the terminal event, was told there is nothing more (204).
+      expect(statuses.at(-1)).toBe(204);
+    } finally {
+      source.close();
+    }
+  });
+});
