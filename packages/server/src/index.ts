@@ -9,6 +9,7 @@ export { defaultApprovalPolicy } from "./approval-policy.ts";
 export { type EphemeralListener, EventHub } from "./events/event-hub.ts";
 export { type ApiErrorBody, type ApiErrorCode, HttpError, type ServerErrorCode } from "./http-error.ts";
 export type { Caller, Credentials, Ingress } from "./ingress/caller.ts";
+export { ensureFirstToken, LOCAL_PRINCIPAL } from "./ingress/first-token.ts";
 export { MemoryTokenStore } from "./ingress/memory-token-store.ts";
 export { sanitizeText } from "./ingress/sanitize.ts";
 export { SPEAKER_HEADER } from "./ingress/speaker.ts";
@@ -24,5 +25,6 @@ export {
   type TokenStore,
 } from "./ingress/token-store.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+export { type Listening, type ListenOptions, listen } from "./listen.ts";
 export type { WorkSignal } from "./routes/deps.ts";
 export { type AgentRegistry, createAgentRegistry } from "./workers/agent-registry.ts";

@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { afterAll, describe, expect, it } from "vitest";
+import { ensureFirstToken } from "./first-token.ts";
+import { MemoryTokenStore } from "./memory-token-store.ts";
+import { SqliteTokenStore } from "./sqlite-token-store.ts";
+import { hashToken, type TokenStore } from "./token-store.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "sema-tokens-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const sqlitePath = () => join(dir, `tokens-${++files}.db`);
+
+const kinds: [string, () => TokenStore][] = [
+  ["MemoryTokenStore", () => new MemoryTokenStore()],
+  ["SqliteTokenStore", () => new SqliteTokenStore({ path: sqlitePath() })],
+];
+
+describe.each(kinds)("%s", (_name, make) => {
+  it("mints a token once and verifies it to its principal, actor and roles", async () => {
+    const tokens = make();
+    const { token, record } = await tokens.create({
+      principal: "acme",
+      actorId: "alice@acme.test",
+      roles: ["supervisor", "approver", "approver"],
+    });
+    expect(token).toMatch(/^sema_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(record).toMatchObject({ principal: "acme", actorId: "alice@acme.test", roles: ["approver", "supervisor"] });
+    expect(await tokens.verify(token)).toEqual(record);
+    expect(await tokens.verify(`${token}x`)).toBeUndefined();
+    expect(await tokens.verify(token.replace(/.$/, (c) => (c === "A" ? "B" : "A")))).toBeUndefined();
+    expect(await tokens.verify("")).toBeUndefined();
+    await tokens.close();
+  });
+
+  it("defaults the actor to the principal and has no roles unless given", async () => {
+    const tokens = make();
+    const { record } = await tokens.create({ principal: "ops" });
+    expect(record).toMatchObject({ actorId: "ops", roles: [] });
+    await tokens.close();
+  });
+
+  it("revokes by id or by the token itself, for good", async () => {
+    const tokens = make();
+    const a = await tokens.create({ principal: "acme" });
+    const b = await tokens.create({ principal: "acme" });
+    expect(await tokens.revoke(a.record.tokenId)).toBe(true);
+    expect(await tokens.revoke(b.token)).toBe(true);
+    expect(await tokens.revoke(a.record.tokenId)).toBe(false);
+    expect(await tokens.revoke("nothing")).toBe(false);
+    expect(await tokens.verify(a.token)).toBeUndefined();
+    expect(await tokens.verify(b.token)).toBeUndefined();
+    const listed = await tokens.list();
+    expect(listed.map((r) => r.revokedAt === undefined)).toEqual([false, false]);
+    await tokens.close();
+  });
+
+  it("refuses names that could carry markup or line breaks, and unknown roles", async () => {
+    const tokens = make();
+    await expect(tokens.create({ principal: "a\nb" })).rejects.toThrow(/principal/);
+    await expect(tokens.create({ principal: "acme", actorId: '"]<x>' })).rejects.toThrow(/actor/);
+    await expect(tokens.create({ principal: "acme", roles: ["admin" as "approver"] })).rejects.toThrow(/role/);
+    expect(await tokens.list()).toEqual([]);
+    await tokens.close();
+  });
+
+  it("creates the first token for `local` with every role, once", async () => {
+    const tokens = make();
+    const first = await ensureFirstToken(tokens);
+    expect(first?.record).toMatchObject({ principal: "local", actorId: "local", roles: ["approver", "supervisor"] });
+    expect(await ensureFirstToken(tokens)).toBeUndefined();
+    await tokens.close();
+  });
+});
+
+describe("SqliteTokenStore on the task store's file", () => {
+  it("keeps only hashes, shares the file with SqliteStore, and survives a reopen", async () => {
+    const path = sqlitePath();
+    const store = new SqliteStore({ path });
+    const tokens = new SqliteTokenStore({ path });
+    const { token, record } = await tokens.create({ principal: "acme", actorId: "alice" });
+    await store.close();
+    await tokens.close();
+
+    const bytes = readFileSync(path).toString("latin1") + readWal(path);
+    expect(bytes).not.toContain(token.slice(18));
+    const reopened = new SqliteTokenStore({ path });
+    expect(await reopened.verify(token)).toEqual(record);
+    const again = new SqliteStore({ path });
+    expect((await again.listTasks({ principal: "acme" })).tasks).toEqual([]);
+    await again.close();
+    await reopened.close();
+    expect(hashToken(token)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+function readWal(path: string): string {
+  try {
+    return readFileSync(`${path}-wal`).toString("latin1");
+  } catch {
+    return "";
+  }
+}
