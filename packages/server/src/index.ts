@@ -27,4 +27,6 @@ export {
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 export { type Listening, type ListenOptions, listen } from "./listen.ts";
 export type { WorkSignal } from "./routes/deps.ts";
+export { type ServeOptions, type Serving, serve } from "./serve.ts";
 export { type AgentRegistry, createAgentRegistry } from "./workers/agent-registry.ts";
+export { type StopResult, startWorkers, type WorkerOptions, type WorkerPool } from "./workers/worker-pool.ts";

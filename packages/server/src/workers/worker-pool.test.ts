@@ -1,0 +1,101 @@
+import { MemoryStore, startTask, wake } from "@sema-agent/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventHub } from "../events/event-hub.ts";
+import { scriptedAgent } from "../test-support/api-fixture.ts";
+import { createAgentRegistry } from "./agent-registry.ts";
+import { startWorkers, type WorkerPool } from "./worker-pool.ts";
+
+let pool: WorkerPool | undefined;
+afterEach(async () => {
+  await pool?.stop({ deadlineMs: 1000 });
+  pool = undefined;
+});
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const status = async (store: MemoryStore, taskId: string) => (await store.getTask(taskId)).summary.status;
+
+describe("startWorkers", () => {
+  it("claims runnable tasks and runs each with the agent it names, publishing deltas to the hub", async () => {
+    const store = new MemoryStore();
+    const hub = new EventHub();
+    const fast = scriptedAgent([{ text: "fast answer" }], "fast");
+    const slow = scriptedAgent([{ text: "slow answer", chunkSize: 3 }], "slow");
+    const a = await startTask(store, { objective: "a", agent: "fast" });
+    const b = await startTask(store, { objective: "b", agent: "slow" });
+    const deltas: string[] = [];
+    hub.subscribe(b, (event) => {
+      if (event.type === "text_delta") deltas.push(event.delta);
+    });
+    const errors: unknown[] = [];
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ fast, slow }, "fast"),
+      hub,
+      pollMs: 20,
+      concurrency: 1,
+      onError: (error) => errors.push(error),
+    });
+    await until(async () => (await status(store, a)) === "completed" && (await status(store, b)) === "completed");
+    expect(fast.model.calls).toBe(1);
+    expect(slow.model.calls).toBe(1);
+    expect(deltas.join("")).toBe("slow answer");
+    expect(errors).toEqual([]);
+  });
+
+  it("picks up a parked task when an input arrives, and resumes a parked task on request", async () => {
+    const store = new MemoryStore();
+    const agent = scriptedAgent([{ text: "one" }, { text: "two" }, { text: "three" }]);
+    const taskId = await startTask(store, { objective: "go", agent: "default" });
+    pool = startWorkers({ store, agents: createAgentRegistry({ default: agent }), pollMs: 20 });
+    await until(async () => (await status(store, taskId)) === "completed");
+    await wake(store, taskId, { text: "again", source: "system" });
+    await until(async () => agent.model.calls === 2 && (await status(store, taskId)) === "completed");
+    expect(agent.model.calls).toBe(2);
+  });
+
+  it("skips a task another holder leases, and reports a task whose agent it does not have once", async () => {
+    const store = new MemoryStore();
+    const agent = scriptedAgent([{ text: "x" }]);
+    const held = await startTask(store, { objective: "held", agent: "default" });
+    await store.acquireLease(held, { holder: { id: "elsewhere" }, ttlMs: 60_000 });
+    const orphan = await startTask(store, { objective: "orphan", agent: "gone" });
+    const errors: [unknown, string | undefined][] = [];
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ default: agent }),
+      pollMs: 10,
+      onError: (error, taskId) => errors.push([error, taskId]),
+    });
+    pool.resume(held);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await status(store, held)).toBe("created");
+    expect(agent.model.calls).toBe(0);
+    expect(errors.map(([, taskId]) => taskId)).toEqual([orphan]);
+  });
+
+  it("stops gracefully: no new claims, running legs park at their next boundary and release their leases", async () => {
+    const store = new MemoryStore();
+    const agent = scriptedAgent([{ text: "never finishes", delayMs: 60_000 }]);
+    const taskId = await startTask(store, { objective: "long", agent: "default" });
+    pool = startWorkers({ store, agents: createAgentRegistry({ default: agent }), pollMs: 10 });
+    await until(async () => (await status(store, taskId)) === "running");
+    const started = Date.now();
+    const result = await pool.stop({ deadlineMs: 5000 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(result).toEqual({ stopped: [taskId], abandoned: [] });
+    const record = await store.getTask(taskId);
+    expect(record.summary).toMatchObject({ status: "parked", parkedReason: "interrupt" });
+    expect(record.lease).toBeUndefined();
+    const later = await startTask(store, { objective: "after stop", agent: "default" });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await status(store, later)).toBe("created");
+    pool = undefined;
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * The worker pool: claims runnable tasks by lease (`store.listRunnable` + `runLeg`, which takes
+ * the lease and throws `LeaseHeld` when another worker got there first), runs one leg each, and
+ * emits to the in-process hub. It polls, and is nudged by the API in its process for lower
+ * latency. Stopping is graceful: no new claims, running legs are aborted so they park at their
+ * next step boundary (`parked:interrupt`) and release their leases, within a deadline.
+ */
+import {
+  type Agent,
+  defaultHolder,
+  isSemaError,
+  type LeaseHolder,
+  type LegOptions,
+  runLeg,
+  type Store,
+} from "@sema-agent/core";
+import type { EventHub } from "../events/event-hub.ts";
+import type { WorkSignal } from "../routes/deps.ts";
+import type { AgentRegistry } from "./agent-registry.ts";
+
+export interface WorkerOptions {
+  store: Store;
+  agents: AgentRegistry;
+  /** Legs run at once. Default 4. */
+  concurrency?: number;
+  /** How often to look for runnable tasks when not nudged. Default 500 ms. */
+  pollMs?: number;
+  /** Who this process is on the leases it takes. Default `defaultHolder()`. */
+  holder?: LeaseHolder;
+  /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
+  hub?: EventHub;
+  leaseTtlMs?: number;
+  /** A leg or a poll failed (the task's log stays consistent). Default: `console.error`. */
+  onError?: (error: unknown, taskId: string | undefined) => void;
+}
+
+export interface StopResult {
+  /** Legs that ended within the deadline. */
+  stopped: string[];
+  /** Legs still running at the deadline: their leases expire and another worker recovers them. */
+  abandoned: string[];
+}
+
+export interface WorkerPool extends WorkSignal {
+  /** Task ids with a leg running in this pool. */
+  running(): string[];
+  /** Stop claiming and park the running legs; resolves when they ended or the deadline passed. */
+  stop(options?: { deadlineMs?: number }): Promise<StopResult>;
+}
+
+interface Running {
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function startWorkers(options: WorkerOptions): WorkerPool {
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const pollMs = options.pollMs ?? 500;
+  const holder = options.holder ?? defaultHolder();
+  const onError =
+    options.onError ??
+    ((error: unknown, taskId: string | undefined) =>
+      console.error(`sema worker${taskId === undefined ? "" : ` (task ${taskId})`}:`, error));
+  const running = new Map<string, Running>();
+  const resumeRequests = new Set<string>();
+  // Tasks naming an agent this server does not have: reported once, not retried every poll.
+  const unrunnable = new Set<string>();
+  let stopped = false;
+  let nudge: (() => void) | undefined;
+  let pending = false;
+
+  const wake = () => {
+    pending = true;
+    nudge?.();
+  };
+
+  async function agentFor(taskId: string): Promise<Agent | undefined> {
+    const [created] = await options.store.read(taskId, { limit: 1 });
+    const name = (created?.type === "task_created" ? created.agent : undefined) ?? options.agents.defaultName;
+    return options.agents.get(name);
+  }
+
+  /** Run one leg; true when a leg actually ran (so the task may have more work right away). */
+  async function runOne(taskId: string, signal: AbortSignal, trigger: LegOptions["trigger"]): Promise<boolean> {
+    const agent = await agentFor(taskId);
+    if (agent === undefined) {
+      unrunnable.add(taskId);
+      onError(new Error(`task ${taskId} names an agent this server does not have`), taskId);
+      return false;
+    }
+    const outcome = await runLeg(
+      {
+        store: options.store,
+        agent,
+        holder,
+        ...(options.hub === undefined ? {} : { emit: options.hub.publish }),
+        ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+      },
+      taskId,
+      trigger === undefined ? { signal } : { signal, trigger },
+    );
+    return outcome.legId !== undefined;
+  }
+
+  function start(taskId: string, trigger?: LegOptions["trigger"]): void {
+    const abort = new AbortController();
+    const done = runOne(taskId, abort.signal, trigger)
+      .catch((error: unknown) => {
+        // Another worker holds it: nothing to do here.
+        if (!isSemaError(error, "LeaseHeld")) onError(error, taskId);
+        return false;
+      })
+      .then((ran) => {
+        running.delete(taskId);
+        // The task may have more work already (a steer that arrived as it parked); a task with
+        // nothing to do is not looked at again until the next poll, so nothing spins.
+        if (ran) wake();
+      });
+    running.set(taskId, { abort, done });
+  }
+
+  async function fill(): Promise<void> {
+    for (const taskId of [...resumeRequests]) {
+      if (running.size >= concurrency) return;
+      resumeRequests.delete(taskId);
+      if (!running.has(taskId)) start(taskId);
+    }
+    const free = concurrency - running.size;
+    if (free <= 0) return;
+    const candidates = await options.store.listRunnable({ limit: free + running.size + unrunnable.size });
+    for (const record of candidates) {
+      if (stopped || running.size >= concurrency) return;
+      if (running.has(record.taskId) || unrunnable.has(record.taskId)) continue;
+      start(record.taskId);
+    }
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      pending = false;
+      try {
+        await fill();
+      } catch (error) {
+        onError(error, undefined);
+      }
+      if (stopped || pending) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        nudge = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      nudge = undefined;
+    }
+  })();
+
+  return {
+    notify: () => wake(),
+    resume(taskId) {
+      unrunnable.delete(taskId);
+      resumeRequests.add(taskId);
+      wake();
+    },
+    running: () => [...running.keys()],
+    async stop(stopOptions = {}) {
+      stopped = true;
+      nudge?.();
+      await loop;
+      const legs = [...running.entries()];
+      for (const [, leg] of legs) leg.abort.abort();
+      const ended = new Set<string>();
+      const all = Promise.all(legs.map(([taskId, leg]) => leg.done.then(() => ended.add(taskId))));
+      await Promise.race([all, sleep(stopOptions.deadlineMs ?? 10_000)]);
+      const ids = legs.map(([taskId]) => taskId);
+      return { stopped: ids.filter((id) => ended.has(id)), abandoned: ids.filter((id) => !ended.has(id)) };
+    },
+  };
+}
