@@ -65,3 +65,56 @@ export async function readFrames(
   if (!ended) await reader.cancel().catch(() => undefined);
   return { frames: parseFrames(text), ended };
 }
+
+/** Reads one event stream incrementally: wait for a condition, act, wait for the next. */
+export class FrameReader {
+  readonly frames: SseFrame[] = [];
+  ended = false;
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #text = "";
+
+  constructor(response: Response) {
+    if (response.body === null) throw new Error("FrameReader: no body");
+    this.#reader = response.body.getReader();
+  }
+
+  /** Read until `condition(frames)` holds (or the stream ends); throws on timeout. */
+  async until(condition: (frames: SseFrame[]) => boolean, timeoutMs = 10_000): Promise<SseFrame[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition(this.frames)) {
+      if (this.ended) throw new Error("FrameReader: the stream ended first");
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error("FrameReader: timed out");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), remaining);
+      });
+      const next = await Promise.race([this.#reader.read(), timeout]);
+      clearTimeout(timer);
+      if (next === "timeout") continue;
+      if (next.done) {
+        this.ended = true;
+        continue;
+      }
+      this.#text += this.#decoder.decode(next.value, { stream: true });
+      const cut = this.#text.lastIndexOf("\n\n");
+      if (cut === -1) continue;
+      this.frames.push(...parseFrames(this.#text.slice(0, cut + 2)));
+      this.#text = this.#text.slice(cut + 2);
+    }
+    return this.frames;
+  }
+
+  /** Read to the end of the stream. */
+  async toEnd(timeoutMs = 10_000): Promise<SseFrame[]> {
+    await this.until(() => this.ended, timeoutMs).catch((error: unknown) => {
+      if (!this.ended) throw error;
+    });
+    return this.frames;
+  }
+
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => undefined);
+  }
+}
