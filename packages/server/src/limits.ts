@@ -11,8 +11,11 @@ export interface Limits {
   rateBurst: number;
   /** Seconds between SSE heartbeat comments, so proxies keep an idle stream open. */
   heartbeatMs: number;
-  /** Largest page of tasks or events a client may ask for. */
-  maxPageSize: number;
+  /**
+   * Frames an event stream queues for a client that does not read them before it is ended (the
+   * client resumes with Last-Event-ID; the server holds no unbounded backlog).
+   */
+  sseMaxQueuedFrames: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -21,5 +24,5 @@ export const DEFAULT_LIMITS: Limits = {
   ratePerMinute: 600,
   rateBurst: 120,
   heartbeatMs: 15_000,
-  maxPageSize: 1000,
+  sseMaxQueuedFrames: 10_000,
 };

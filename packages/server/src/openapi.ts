@@ -66,6 +66,8 @@ function operation(spec: AnyRouteSpec): JsonObject {
       entry.content = { [response.contentType ?? "application/json"]: { schema: ref(response.schema) } };
     else if (response.contentType !== undefined)
       entry.content = { [response.contentType]: { schema: { type: "string" } } };
+    if (response.eventStream === true)
+      entry.content = { "text/event-stream": { schema: { type: "string" } }, ...(entry.content as JsonObject) };
     responses[status] = entry;
   }
   for (const status of spec.errors) {

@@ -26,6 +26,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Default `application/json`. */
   contentType?: string;
+  /** The route may answer with `text/event-stream` instead (documented beside the JSON body). */
+  eventStream?: boolean;
 }
 
 type Empty = z.ZodObject<Record<string, never>>;

@@ -17,6 +17,12 @@ export interface SseStreamOptions {
   heartbeatMs: number;
   /** How long a client should wait before reconnecting (the SSE `retry:` field). */
   retryMs?: number;
+  /**
+   * Frames queued for a client that does not read them fast enough before the stream is ended
+   * (default 10,000): it reconnects with Last-Event-ID and loses nothing, and the server never
+   * holds an unbounded backlog for it.
+   */
+  maxQueuedFrames?: number;
 }
 
 const TERMINAL_TYPES: ReadonlySet<string> = new Set(["task_completed", "task_failed", "task_cancelled"]);
@@ -39,8 +45,15 @@ export function sseStream(options: SseStreamOptions): ReadableStream<Uint8Array>
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      const maxQueued = options.maxQueuedFrames ?? 10_000;
       const write = (text: string) => {
-        if (!stop.signal.aborted) controller.enqueue(encoder.encode(text));
+        if (stop.signal.aborted) return;
+        if ((controller.desiredSize ?? 0) < -maxQueued) {
+          cleanup();
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(text));
       };
       let lastSent = options.afterSeq;
       // Deltas are for a subscriber that is live: while it replays older events they would be

@@ -58,6 +58,23 @@ describe("GET /v1/tasks/:taskId/events", () => {
     expect(fx.hub.subscribers(taskId)).toBe(0);
   });
 
+  it("ends the stream of a client that does not keep up; it resumes by Last-Event-ID and loses nothing", async () => {
+    const fx = await apiFixture({ app: { limits: { sseMaxQueuedFrames: 2 } } });
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    const last = (await fx.store.getTask(taskId)).lastSeq;
+    const response = await fx.call("GET", `/v1/tasks/${taskId}/events`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const first = await readFrames(response);
+    expect(first.ended).toBe(true);
+    const got = stored(first.frames).map((f) => Number(f.id));
+    expect(got.length).toBeLessThan(last);
+    const rest = await readFrames(
+      await fx.call("GET", `/v1/tasks/${taskId}/events`, { headers: { "last-event-id": String(got.at(-1)) } }),
+    );
+    expect([...got, ...stored(rest.frames).map((f) => Number(f.id))]).toEqual(range(1, last));
+  });
+
   it("sends heartbeat comments on an idle stream", async () => {
     const fx = await apiFixture({ app: { limits: { heartbeatMs: 20 } } });
     const taskId = await createTask(fx);

@@ -34,6 +34,7 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
           description:
             "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. With `format=json`, a page.",
           schema: EventPage,
+          eventStream: true,
         },
       },
       errors: [400, 401, 404, 429],
@@ -52,7 +53,14 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const { summary } = record;
         if (isTerminal(summary.status) && summary.legId === undefined && afterSeq >= record.lastSeq)
           return context.body(null, 204);
-        const stream = sseStream({ store, hub: deps.hub, record, afterSeq, heartbeatMs: limits.heartbeatMs });
+        const stream = sseStream({
+          store,
+          hub: deps.hub,
+          record,
+          afterSeq,
+          heartbeatMs: limits.heartbeatMs,
+          maxQueuedFrames: limits.sseMaxQueuedFrames,
+        });
         return new Response(stream, {
           headers: {
             "content-type": "text/event-stream; charset=utf-8",
