@@ -79,6 +79,7 @@ function isRunnable(summary: TaskSummary): boolean {
         case "child":
           return summary.childResults > 0 || hasInputs(summary);
         case "crash":
+        case "shutdown":
           return true;
         default:
           return hasInputs(summary);

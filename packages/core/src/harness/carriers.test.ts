@@ -312,4 +312,21 @@ describe("interrupt and cancel", () => {
     await expect(sendInput(store, taskId, { text: "hello?" })).rejects.toMatchObject({ code: "TaskFinished" });
     expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({ status: "cancelled" });
   });
+
+  it("a host shutting down parks the task as shutdown, which any other host picks up", async () => {
+    const store = new MemoryStore();
+    const taskId = await runningTask(store);
+    const stopping = new AbortController();
+    const tool = gate(() => stopping.abort());
+    const model = new ScriptedModel([{ toolCalls: [{ name: "work", input: {} }] }, { text: "Finished elsewhere." }], {
+      mode: "by-transcript",
+    });
+    const parked = await runLeg({ store, agent: { model, tools: [tool] } }, taskId, { shutdown: stopping.signal });
+    expect(parked).toMatchObject({ status: "parked", parkedReason: "shutdown" });
+    expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([taskId]);
+    expect(await runLeg({ store, agent: { model, tools: [gate(() => undefined)] } }, taskId)).toMatchObject({
+      status: "completed",
+      result: "Finished elsewhere.",
+    });
+  });
 });

@@ -48,6 +48,7 @@ export class LegLoop {
   #stopWatch: (() => void) | undefined;
   #interrupt = false;
   readonly #runChild: (childTaskId: string) => Promise<unknown>;
+  readonly #shutdown: AbortSignal | undefined;
 
   constructor(
     options: HarnessOptions,
@@ -56,8 +57,10 @@ export class LegLoop {
     host: AbortSignal | undefined,
     lost: AbortSignal,
     runChild: (childTaskId: string) => Promise<unknown> = async () => undefined,
+    shutdown?: AbortSignal,
   ) {
     this.#runChild = runChild;
+    this.#shutdown = shutdown;
     this.#o = options;
     this.#w = writer;
     this.#legId = legId;
@@ -124,7 +127,7 @@ export class LegLoop {
 
   #stepSignal(): AbortSignal {
     if (this.#step.signal.aborted) this.#step = new AbortController();
-    if (this.#host?.aborted === true || this.#lost.aborted) this.#step.abort();
+    if (this.#host?.aborted === true || this.#shutdown?.aborted === true || this.#lost.aborted) this.#step.abort();
     return this.#step.signal;
   }
 
@@ -162,7 +165,7 @@ export class LegLoop {
   }
 
   async #end(
-    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval" | "parked:child",
+    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval" | "parked:child" | "parked:shutdown",
     note?: TaskEvent,
     detail?: string,
   ): Promise<void> {
@@ -179,6 +182,10 @@ export class LegLoop {
     if (this.#lost.aborted) throw new LeaseLostError(this.#w.taskId);
     if (this.#w.state.summary.status === "cancelled") {
       await this.#end("cancelled");
+      return true;
+    }
+    if (this.#shutdown?.aborted === true) {
+      await this.#end("parked:shutdown");
       return true;
     }
     if (this.#interrupt || this.#host?.aborted === true) {

@@ -9,6 +9,7 @@ import { isTerminal, type TaskStatus } from "../core/task-summary.ts";
 import { waitingInputs } from "../core/waiting-inputs.ts";
 import { newId } from "../internal/ids.ts";
 import type { Store } from "../ports/store.ts";
+import { isSemaError } from "../protocol/errors.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
 import { acquireLeg } from "./acquire-leg.ts";
@@ -20,6 +21,11 @@ import { LegLoop } from "./leg-loop.ts";
 import { LegWriter, loadState } from "./leg-writer.ts";
 
 export interface LegOptions {
+  /**
+   * Aborting parks the task at its next step as `parked:shutdown` (its tools see their signal):
+   * a host stopping gracefully. Unlike `signal`, the task stays runnable for any other host.
+   */
+  shutdown?: AbortSignal;
   /** Aborting parks the task at its next step (`parked:interrupt`), aborting the model call and tools: Ctrl-C. */
   signal?: AbortSignal;
   /** Recorded on `leg_started`; inferred from the task's state when absent. */
@@ -65,12 +71,22 @@ export function outcomeOf(taskId: string, state: TaskState, legId?: string): Leg
 const noop: Emit = () => {};
 
 /** Run a child task's leg in this process, as the agent its parent's delegation names. */
-async function runChild(parent: HarnessOptions, childId: string, host: AbortSignal | undefined): Promise<LegOutcome> {
+async function runChild(
+  parent: HarnessOptions,
+  childId: string,
+  host: AbortSignal | undefined,
+): Promise<LegOutcome | undefined> {
   const [created] = await parent.store.read(childId, { limit: 1 });
   const name = created?.type === "task_created" ? created.agent : undefined;
   const agent = (name === undefined ? undefined : parent.agent.delegation?.agents?.[name]) ?? parent.agent;
   const { emit: _parentsSink, ...rest } = parent;
-  return runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });
+  try {
+    return await runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });
+  } catch (error) {
+    // Another host (a worker) runs the child already: its end reports to the parent.
+    if (isSemaError(error, "LeaseHeld")) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -135,8 +151,10 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
     loop?.abortStep();
   });
   const host = legOptions.signal;
+  const shutdown = legOptions.shutdown;
   const onHostAbort = () => loop?.abortStep();
   host?.addEventListener("abort", onHostAbort);
+  shutdown?.addEventListener("abort", onHostAbort);
   let writer: LegWriter | undefined;
   try {
     const { folder } = await loadState(store, taskId);
@@ -160,8 +178,14 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
       events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
       return events;
     });
-    const activeLoop = new LegLoop(options, writer, legId, host, lost.signal, (childId) =>
-      runChild(options, childId, host),
+    const activeLoop = new LegLoop(
+      options,
+      writer,
+      legId,
+      host,
+      lost.signal,
+      (childId) => runChild(options, childId, host),
+      shutdown,
     );
     loop = activeLoop;
     try {
@@ -174,6 +198,7 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
   } finally {
     stopLease();
     host?.removeEventListener("abort", onHostAbort);
+    shutdown?.removeEventListener("abort", onHostAbort);
     // Best effort: without this snapshot the next leg folds from an older one, nothing is lost.
     await writer?.maybeSnapshot(true).catch(() => undefined);
     await store.releaseLease(taskId, lease.token).catch(() => undefined);

@@ -53,8 +53,20 @@ export const usageSchema = z.strictObject({
   reasoningTokens: count.exactOptional(),
 });
 
-/** Why a leg parked: the thing it waits for. */
-export const parkReasonSchema = z.enum(["approval", "input", "wake", "child", "budget", "interrupt", "crash"]);
+/**
+ * Why a leg parked: the thing it waits for. `shutdown`: its host stopped gracefully; any host
+ * should pick the task up again (unlike `interrupt`, which waits for a person).
+ */
+export const parkReasonSchema = z.enum([
+  "approval",
+  "input",
+  "wake",
+  "child",
+  "budget",
+  "interrupt",
+  "crash",
+  "shutdown",
+]);
 export type ParkReason = z.infer<typeof parkReasonSchema>;
 
 /** Why a leg ended: the task ended (`completed`, `failed`, `cancelled`) or parked (`parked:<reason>`). */

@@ -1,4 +1,5 @@
 /** Schemas shared by several resources: ids, the error body, usage, JSON values. */
+import { parkReasonSchema } from "@sema-agent/core";
 import { z } from "zod";
 import { named } from "./registry.ts";
 
@@ -41,7 +42,8 @@ export const TaskStatus = named(
 
 export const ParkReason = named(
   "ParkReason",
-  z.enum(["approval", "input", "wake", "child", "budget", "interrupt", "crash"]),
+  // Core's own enum, so a reason added to the log's vocabulary is documented here too.
+  parkReasonSchema,
 );
 
 export const TaskParams = z.strictObject({ taskId: idSchema });

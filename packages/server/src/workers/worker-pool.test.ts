@@ -91,8 +91,10 @@ describe("startWorkers", () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result).toEqual({ stopped: [taskId], abandoned: [] });
     const record = await store.getTask(taskId);
-    expect(record.summary).toMatchObject({ status: "parked", parkedReason: "interrupt" });
+    // Parked as shutdown: runnable again, so the next worker (after a restart) picks it up.
+    expect(record.summary).toMatchObject({ status: "parked", parkedReason: "shutdown", runnable: true });
     expect(record.lease).toBeUndefined();
+    expect((await store.listRunnable()).map((r) => r.taskId)).toContain(taskId);
     const later = await startTask(store, { objective: "after stop", agent: "default" });
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(await status(store, later)).toBe("created");

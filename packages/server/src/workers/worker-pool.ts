@@ -99,7 +99,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
       },
       taskId,
-      trigger === undefined ? { signal } : { signal, trigger },
+      // A stopping pool parks its legs as parked:shutdown, which any worker resumes after a restart.
+      trigger === undefined ? { shutdown: signal } : { shutdown: signal, trigger },
     );
     return outcome.legId !== undefined;
   }
