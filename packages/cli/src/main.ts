@@ -4,8 +4,10 @@ import { demo } from "./commands/demo.ts";
 import { events } from "./commands/events.ts";
 import { resume } from "./commands/resume.ts";
 import { run } from "./commands/run.ts";
+import { serve } from "./commands/serve.ts";
 import { steer } from "./commands/steer.ts";
 import { tasks } from "./commands/tasks.ts";
+import { token } from "./commands/token.ts";
 import { type CliIo, reportError } from "./context.ts";
 
 const USAGE = `Usage: sema <command> [options]
@@ -23,6 +25,10 @@ Commands:
   tasks [--json]      List tasks (one JSON object a line with --json)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
+  serve [--host 127.0.0.1] [--port 7777] [--workers N]
+                      The HTTP/SSE API and workers over the store (prints a first token once)
+  token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
+                      Bearer tokens for sema serve (only their hashes are stored)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
 Models: anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
@@ -31,7 +37,7 @@ Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = { run, resume, steer, approve, cancel, tasks, events, demo };
+const COMMANDS: Record<string, Command> = { run, resume, steer, approve, cancel, tasks, events, serve, token, demo };
 
 /** Runs one command line; returns the exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {

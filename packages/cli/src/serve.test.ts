@@ -1,0 +1,92 @@
+// sema serve and sema token, in process, over a real SQLite file and a real socket.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "./context.ts";
+import { main } from "./main.ts";
+
+function capture(cwd: string, interrupt?: AbortSignal) {
+  let out = "";
+  let err = "";
+  const io: CliIo = {
+    stdout: { write: (t: string) => (out += t), isTTY: false },
+    stderr: { write: (t: string) => (err += t) },
+    env: {},
+    cwd,
+    ...(interrupt === undefined ? {} : { interrupt }),
+  };
+  return { io, out: () => out, err: () => err };
+}
+
+const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe("sema serve", () => {
+  it("serves the API with workers, prints a first token once, and stops gracefully", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-"));
+    const db = join(dir, "sema.db");
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "Served." }] }));
+    const stop = new AbortController();
+    const c = capture(dir, stop.signal);
+    const serving = main(["serve", "--port", "0", "--db", db, "--model", `script:${script}`], c.io);
+    await until(() => /Bearer <token>/.test(c.out()));
+    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const created = await fetch(`${url}/v1/tasks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ objective: "Say it" }),
+    });
+    expect(created.status).toBe(201);
+    const { taskId } = (await created.json()) as { taskId: string };
+    let task: { status?: string; result?: string } = {};
+    await until(async () => {
+      task = (await (await fetch(`${url}/v1/tasks/${taskId}`, { headers })).json()) as typeof task;
+      return task.status === "completed";
+    });
+    expect(task.result).toBe("Served.");
+    expect((await fetch(`${url}/v1/tasks`, { headers: { authorization: "Bearer nope" } })).status).toBe(401);
+    stop.abort();
+    expect(await serving).toBe(0);
+    // A second start on the same file prints no new token.
+    const again = new AbortController();
+    const d = capture(dir, again.signal);
+    const second = main(["serve", "--port", "0", "--db", db, "--model", `script:${script}`], d.io);
+    await until(() => /serving/.test(d.out()));
+    again.abort();
+    expect(await second).toBe(0);
+    expect(d.out()).not.toContain("First start");
+  });
+
+  it("sema token creates (printed once), lists and revokes tokens", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-token-"));
+    const db = join(dir, "sema.db");
+    const c = capture(dir);
+    expect(
+      await main(
+        ["token", "create", "--principal", "acme", "--actor", "alice", "--role", "approver", "--db", db],
+        c.io,
+      ),
+    ).toBe(0);
+    const secret = c.out().trim();
+    expect(secret).toMatch(/^sema_/);
+    const l = capture(dir);
+    expect(await main(["token", "list", "--db", db], l.io)).toBe(0);
+    expect(l.out()).toContain("acme  alice  approver  live");
+    expect(l.out()).not.toContain(secret);
+    const id = l.out().split(/\s+/)[0] ?? "";
+    const r = capture(dir);
+    expect(await main(["token", "revoke", id, "--db", db], r.io)).toBe(0);
+    const bad = capture(dir);
+    expect(await main(["token", "create", "--principal", "acme", "--role", "root", "--db", db], bad.io)).toBe(2);
+  });
+});
