@@ -22,6 +22,8 @@ process.on("SIGINT", () => {
   if (interrupt.signal.aborted) process.exit(130);
   interrupt.abort();
 });
+// SIGTERM (a service manager stopping `sema serve`) stops the same graceful way.
+process.on("SIGTERM", () => interrupt.abort());
 const { main } = await import("../dist/main.js");
 // A person at a terminal can be asked (approvals); a pipe or a script cannot.
 const prompt = process.stdin.isTTY
