@@ -1,13 +1,13 @@
 /**
  * `sema serve [--host 127.0.0.1] [--port 7777] [--db path] [--model …] [--workers N]`: the HTTP/SSE
- * API and a pool of workers in one process over the SQLite file (the embedded default). On the
- * first start it creates a token for principal `local` with every role and prints it once.
+ * API and a pool of workers in one process over the SQLite file (the embedded default). Agents come
+ * from sema.config.ts/.js/.mjs/.json in the working directory, or the default agent on --model.
+ * On the first start it creates a token for principal `local` with every role and prints it once.
  */
 import { parseArgs } from "node:util";
 import { createAgentRegistry, SqliteTokenStore, serve as startServing } from "@sema-agent/server";
+import { loadAgents } from "../agent-config.ts";
 import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
-import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
-import { modelFromSpec } from "../model-spec.ts";
 import { requireModel } from "./run.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -27,15 +27,14 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const concurrency = values.workers === undefined ? 4 : Number(values.workers);
   if (!Number.isInteger(concurrency) || concurrency < 0)
     throw new UsageError(`--workers must be a non-negative integer, got ${values.workers}`);
-  const spec = requireModel(io, values.model);
-  const agent = defaultAgent(modelFromSpec(spec, io.env), io.cwd);
+  const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model));
   const path = dbPath(io, values.db);
   const store = openStore(path);
   const tokens = new SqliteTokenStore({ path });
   const serving = await startServing({
     store,
     tokens,
-    agents: createAgentRegistry({ [DEFAULT_AGENT_NAME]: agent }),
+    agents: createAgentRegistry(set.agents, set.defaultAgent),
     host: values.host ?? "127.0.0.1",
     port,
     workers: { concurrency },
@@ -44,7 +43,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         `sema serve: ${taskId === undefined ? "" : `task ${taskId}: `}${error instanceof Error ? error.message : String(error)}\n`,
       ),
   });
-  io.stdout.write(`Sema is serving ${serving.url} (store ${path}, model ${spec}, ${concurrency} workers)\n`);
+  io.stdout.write(
+    `Sema is serving ${serving.url} (store ${path}, agents from ${set.source}, ${concurrency} workers)\n`,
+  );
   if (serving.firstToken !== undefined) {
     io.stdout.write(
       `First start: a token for principal "local" with every role. It is shown once and only its hash is stored:\n\n  ${serving.firstToken.token}\n\nUse it as: Authorization: Bearer <token>\n`,

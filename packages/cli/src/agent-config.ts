@@ -1,0 +1,118 @@
+/**
+ * Agents from a config file in the working directory (SPEC §7): `sema.config.ts` / `.js` / `.mjs`
+ * (a default export `{ agents: { name: Agent }, defaultAgent? }`, full control in code) or
+ * `sema.config.json` (declarative: model, instructions, which built-in tools, which need
+ * approval, limits). Without one, the CLI's default agent.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Agent } from "@sema-agent/core";
+import { z } from "zod";
+import { UsageError } from "./context.ts";
+import { DEFAULT_AGENT_NAME, defaultAgent } from "./default-agent.ts";
+import { modelFromSpec } from "./model-spec.ts";
+import { createFileTools } from "./tools/index.ts";
+
+export interface AgentSet {
+  agents: Record<string, Agent>;
+  defaultAgent: string;
+  /** Where they came from, for the start-up line. */
+  source: string;
+}
+
+const CODE_FILES = ["sema.config.ts", "sema.config.mjs", "sema.config.js"];
+const JSON_FILE = "sema.config.json";
+
+const jsonAgent = z.strictObject({
+  model: z.string().min(1),
+  instructions: z.string().exactOptional(),
+  /** Built-in tool names; default all five. */
+  tools: z.array(z.enum(["read_file", "list_dir", "search_text", "write_file", "append_file"])).exactOptional(),
+  /** Tools a person must approve before each call; default the two that write. */
+  approve: z.array(z.string()).exactOptional(),
+  maxTurns: z.number().int().positive().exactOptional(),
+  maxTokens: z.number().int().positive().exactOptional(),
+  maxCostUsd: z.number().positive().exactOptional(),
+});
+
+const jsonConfig = z.strictObject({
+  agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), jsonAgent),
+  defaultAgent: z.string().exactOptional(),
+});
+
+function fromJson(
+  raw: z.infer<typeof jsonAgent>,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Agent {
+  const wanted = new Set(raw.tools ?? ["read_file", "list_dir", "search_text", "write_file", "append_file"]);
+  const approve = new Set(raw.approve ?? ["write_file", "append_file"]);
+  const agent: Agent = {
+    model: modelFromSpec(raw.model, env),
+    tools: createFileTools(cwd).filter((tool) => wanted.has(tool.name)),
+  };
+  if (raw.instructions !== undefined) agent.instructions = raw.instructions;
+  if (approve.size > 0) agent.approvalPolicy = (call) => approve.has(call.name);
+  const budget: NonNullable<Agent["budget"]> = {};
+  if (raw.maxTurns !== undefined) budget.maxTurns = raw.maxTurns;
+  if (raw.maxTokens !== undefined) budget.maxTokens = raw.maxTokens;
+  if (raw.maxCostUsd !== undefined) budget.maxCostUsd = raw.maxCostUsd;
+  if (Object.keys(budget).length > 0) agent.budget = budget;
+  return agent;
+}
+
+function checkDefault(agents: Record<string, Agent>, requested: string | undefined, source: string): string {
+  const names = Object.keys(agents);
+  const chosen = requested ?? (names.length === 1 ? names[0] : undefined);
+  if (chosen === undefined || !(chosen in agents))
+    throw new UsageError(`${source}: say which agent is the default (defaultAgent), one of ${names.join(", ")}`);
+  return chosen;
+}
+
+/** The agents to serve: from the config file in `cwd`, or the default agent on `modelSpec`. */
+export async function loadAgents(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  modelSpec: () => string,
+): Promise<AgentSet> {
+  for (const name of CODE_FILES) {
+    const path = join(cwd, name);
+    if (!existsSync(path)) continue;
+    const loaded = (await import(pathToFileURL(path).href)) as {
+      default?: { agents?: Record<string, Agent>; defaultAgent?: string };
+    };
+    const config = loaded.default;
+    if (config?.agents === undefined || Object.keys(config.agents).length === 0)
+      throw new UsageError(`${name}: the default export needs { agents: { name: agent } }`);
+    return {
+      agents: config.agents,
+      defaultAgent: checkDefault(config.agents, config.defaultAgent, name),
+      source: name,
+    };
+  }
+  const jsonPath = join(cwd, JSON_FILE);
+  if (existsSync(jsonPath)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(jsonPath, "utf8"));
+    } catch (error) {
+      throw new UsageError(`${JSON_FILE}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const parsed = jsonConfig.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(`${JSON_FILE}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+    }
+    const agents = Object.fromEntries(
+      Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, cwd, env)]),
+    );
+    return { agents, defaultAgent: checkDefault(agents, parsed.data.defaultAgent, JSON_FILE), source: JSON_FILE };
+  }
+  const spec = modelSpec();
+  return {
+    agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), cwd) },
+    defaultAgent: DEFAULT_AGENT_NAME,
+    source: `the default agent on ${spec}`,
+  };
+}
