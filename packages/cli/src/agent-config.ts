@@ -62,7 +62,7 @@ function fromJson(
   return agent;
 }
 
-function checkDefault(agents: Record<string, Agent>, requested: string | undefined, source: string): string {
+function checkDefault(agents: Record<string, unknown>, requested: string | undefined, source: string): string {
   const names = Object.keys(agents);
   const chosen = requested ?? (names.length === 1 ? names[0] : undefined);
   if (chosen === undefined || !(chosen in agents))
@@ -104,10 +104,12 @@ export async function loadAgents(
       const issue = parsed.error.issues[0];
       throw new UsageError(`${JSON_FILE}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
     }
+    // Which agent is the default is checked before any model is resolved.
+    const defaultName = checkDefault(parsed.data.agents, parsed.data.defaultAgent, JSON_FILE);
     const agents = Object.fromEntries(
       Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, cwd, env)]),
     );
-    return { agents, defaultAgent: checkDefault(agents, parsed.data.defaultAgent, JSON_FILE), source: JSON_FILE };
+    return { agents, defaultAgent: defaultName, source: JSON_FILE };
   }
   const spec = modelSpec();
   return {
