@@ -13,6 +13,7 @@ import { SendInputRequest, SendInputResponse } from "../schemas/actions.ts";
 import { TaskParams } from "../schemas/common.ts";
 import { ownTask } from "../tasks/own-task.ts";
 import type { RouteDeps } from "./deps.ts";
+import { TaskQueue } from "./task-queue.ts";
 
 /** The lane and the actor an input is recorded with, from the token and the request. */
 function laneOf(
@@ -35,6 +36,7 @@ function laneOf(
 
 export function inputRoutes(deps: RouteDeps): AnyRouteSpec[] {
   const { store, limits } = deps;
+  const queue = new TaskQueue();
   return [
     route({
       method: "post",
@@ -51,15 +53,17 @@ export function inputRoutes(deps: RouteDeps): AnyRouteSpec[] {
         if (text.trim() === "") throw badRequest("body.text is empty", "body.text");
         const { source, actor } = laneOf(caller, body.lane ?? "user", body.from);
         await ownTask(store, params.taskId, caller);
-        const sent = await sendInput(store, params.taskId, {
-          text,
-          source,
-          actor,
-          ...(body.carrier === undefined ? {} : { carrier: body.carrier }),
-          ...(body.policy === undefined ? {} : { policy: body.policy }),
-          ...(body.legId === undefined ? {} : { legId: body.legId }),
-          ...(body.inputId === undefined ? {} : { inputId: body.inputId }),
-        });
+        const sent = await queue.run(params.taskId, () =>
+          sendInput(store, params.taskId, {
+            text,
+            source,
+            actor,
+            ...(body.carrier === undefined ? {} : { carrier: body.carrier }),
+            ...(body.policy === undefined ? {} : { policy: body.policy }),
+            ...(body.legId === undefined ? {} : { legId: body.legId }),
+            ...(body.inputId === undefined ? {} : { inputId: body.inputId }),
+          }),
+        );
         if (sent.delivery === "parked") deps.workers?.notify(params.taskId);
         return context.json(sent, 202);
       },
