@@ -6,6 +6,7 @@ import type { CanApprove, Store } from "@sema-agent/core";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { defaultApprovalPolicy } from "./approval-policy.ts";
+import { consoleRoutes } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import type { Caller, Ingress } from "./ingress/caller.ts";
@@ -95,5 +96,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   mountRoutes(app, routes, limits.maxBodyBytes);
+  app.route("/", consoleRoutes());
   return app;
 }

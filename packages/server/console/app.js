@@ -1,0 +1,261 @@
+// The console's wiring: sign-in, the task list, one task watched live, and the actions on it.
+// State that must survive a reload lives in sessionStorage (the token) and the URL (the task).
+import { ApiError, apiClient } from "./api.js";
+import { followTask } from "./stream.js";
+import { el, LiveView, logEntry, speaker, usageText } from "./task-log.js";
+import { renderTimeline } from "./timeline.js";
+
+const TOKEN_KEY = "sema.token";
+const $ = (id) => document.getElementById(id);
+
+let api;
+let token;
+/** The task being watched: its id, stored events in order, and how to stop following it. */
+let watched;
+const live = new LiveView($("live"));
+
+function notify(message) {
+  $("notice").textContent = message;
+}
+
+function fail(error) {
+  if (error instanceof ApiError && error.status === 401) return signOut("The token was refused: sign in again.");
+  notify(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
+}
+
+function signIn(value) {
+  token = value;
+  api = apiClient(token);
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $("sign-in").hidden = true;
+  $("workspace").hidden = false;
+  $("sign-out").hidden = false;
+}
+
+function signOut(message = "") {
+  sessionStorage.removeItem(TOKEN_KEY);
+  token = api = undefined;
+  stopWatching();
+  $("sign-in").hidden = false;
+  $("workspace").hidden = true;
+  $("sign-out").hidden = true;
+  $("task").hidden = true;
+  $("task-list").replaceChildren();
+  notify(message);
+}
+
+async function loadTasks() {
+  const page = await api("GET", "/v1/tasks?limit=100");
+  $("task-list").replaceChildren(
+    ...page.tasks.map((task) => {
+      const open = el(
+        "button",
+        { type: "button", dataset: { taskId: task.taskId } },
+        task.objective || task.taskId,
+        el("br"),
+        el("span", { className: "meta" }, task.status + (task.parkedReason ? ` (${task.parkedReason})` : "")),
+      );
+      if (watched?.taskId === task.taskId) open.setAttribute("aria-current", "true");
+      open.addEventListener("click", () => {
+        location.hash = `task=${encodeURIComponent(task.taskId)}`;
+      });
+      return el("li", {}, open);
+    }),
+  );
+}
+
+function stopWatching() {
+  watched?.stop.abort();
+  watched = undefined;
+  live.clear();
+}
+
+async function refreshDetail() {
+  if (watched === undefined) return;
+  const { taskId } = watched;
+  const detail = await api("GET", `/v1/tasks/${encodeURIComponent(taskId)}`);
+  if (watched?.taskId !== taskId) return;
+  $("task-objective").textContent = detail.objective;
+  let status = detail.status;
+  if (detail.parkedReason)
+    status += ` (${detail.parkedReason}${detail.parkedDetail ? `: ${detail.parkedDetail}` : ""})`;
+  if (detail.error) status += ` — ${detail.error.code}: ${detail.error.message}`;
+  $("task-status").textContent = status;
+  $("task-usage").textContent = usageText(detail.usage);
+}
+
+function renderApprovals() {
+  const open = new Map();
+  for (const event of watched.events) {
+    if (event.type === "approval_requested") open.set(event.callId, event);
+    else if (event.type === "approval_decided") open.delete(event.callId);
+  }
+  $("approvals").hidden = open.size === 0;
+  $("approval-list").replaceChildren(
+    ...[...open.values()].map((request) => {
+      const decide = (decision) => async () => {
+        try {
+          await api(
+            "POST",
+            `/v1/tasks/${encodeURIComponent(watched.taskId)}/approvals/${encodeURIComponent(request.callId)}`,
+            {
+              decision,
+              digest: request.digest,
+            },
+          );
+        } catch (error) {
+          fail(error);
+        }
+      };
+      const input = (() => {
+        try {
+          return JSON.stringify(JSON.parse(request.inputJson), null, 2);
+        } catch {
+          return request.inputJson;
+        }
+      })();
+      const approve = el("button", { type: "button" }, "Approve");
+      const deny = el("button", { type: "button" }, "Deny");
+      approve.addEventListener("click", decide("approve"));
+      deny.addEventListener("click", decide("deny"));
+      return el(
+        "li",
+        { dataset: { callId: request.callId } },
+        el("p", {}, `${request.name} (${request.callId}) wants to run with:`),
+        el("pre", {}, input),
+        el("p", { className: "meta" }, `SHA-256 ${request.digest}`),
+        approve,
+        deny,
+      );
+    }),
+  );
+}
+
+let detailTimer;
+function onStored(event) {
+  const current = watched;
+  current.events.push(event);
+  if (event.type === "model_turn") live.clear();
+  $("log").append(logEntry(event));
+  if (event.type === "human_input" && event.actor) $("log").lastElementChild.title = `From ${speaker(event.actor)}`;
+  renderTimeline($("timeline"), current.events, el);
+  if (event.type.startsWith("approval_")) renderApprovals();
+  // Status and usage come from the API's own summary, at most a few times a second.
+  clearTimeout(detailTimer);
+  detailTimer = setTimeout(() => refreshDetail().catch(fail), 150);
+}
+
+function watch(taskId) {
+  stopWatching();
+  watched = { taskId, events: [], stop: new AbortController() };
+  $("task").hidden = false;
+  $("task-title").textContent = `Task ${taskId}`;
+  $("log").replaceChildren();
+  $("timeline").replaceChildren();
+  $("approvals").hidden = true;
+  for (const button of $("task-list").querySelectorAll("button"))
+    button.setAttribute("aria-current", String(button.dataset.taskId === taskId));
+  refreshDetail().catch(fail);
+  // A reload starts from the beginning of the log, so the view holds every event exactly once.
+  followTask({
+    taskId,
+    token,
+    afterSeq: 0,
+    signal: watched.stop.signal,
+    onStored,
+    onLive: (event) => live.add(event),
+    onState: (state, detail) => {
+      $("stream-state").textContent = state + (detail ? ` (${detail})` : "");
+      // Deltas missed while disconnected would garble the partial text: the stored turn follows.
+      if (state === "reconnecting") live.clear();
+      if (state === "unauthorized") signOut("The token was refused: sign in again.");
+      if (state === "ended") loadTasks().catch(fail);
+    },
+  }).catch(fail);
+}
+
+function taskFromHash() {
+  const match = /^#task=(.+)$/.exec(location.hash);
+  return match === null ? undefined : decodeURIComponent(match[1]);
+}
+
+function route() {
+  if (api === undefined) return;
+  const taskId = taskFromHash();
+  if (taskId === undefined) {
+    stopWatching();
+    $("task").hidden = true;
+  } else if (watched?.taskId !== taskId) watch(taskId);
+}
+
+$("sign-in-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const value = $("token").value.trim();
+  try {
+    await apiClient(value)("GET", "/v1/tasks?limit=1");
+  } catch (error) {
+    notify(error instanceof ApiError && error.status === 401 ? "That token was not accepted." : String(error));
+    return;
+  }
+  $("token").value = "";
+  notify("");
+  signIn(value);
+  await loadTasks().catch(fail);
+  route();
+});
+
+$("sign-out").addEventListener("click", () => signOut());
+$("refresh").addEventListener("click", () => loadTasks().catch(fail));
+
+$("create-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  try {
+    const created = await api("POST", "/v1/tasks", { objective: $("objective").value });
+    $("objective").value = "";
+    await loadTasks();
+    location.hash = `task=${encodeURIComponent(created.taskId)}`;
+  } catch (error) {
+    fail(error);
+  }
+});
+
+$("input-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const action = event.submitter?.dataset.action ?? "steer";
+  const text = $("input-text").value;
+  const path = `/v1/tasks/${encodeURIComponent(watched.taskId)}`;
+  try {
+    if (action === "interrupt" && text.trim() === "") await api("POST", `${path}/interrupt`);
+    else if (text.trim() === "") return notify("Write something to send first.");
+    else if (action === "queue") await api("POST", `${path}/inputs`, { text, carrier: "nextTurn" });
+    else if (action === "interrupt") await api("POST", `${path}/inputs`, { text, policy: "interrupt" });
+    else await api("POST", `${path}/inputs`, { text, carrier: "steer" });
+    $("input-text").value = "";
+    notify("");
+  } catch (error) {
+    fail(error);
+  }
+});
+
+for (const [id, action] of [
+  ["resume", "/resume"],
+  ["cancel", "/cancel"],
+]) {
+  $(id).addEventListener("click", async () => {
+    try {
+      await api("POST", `/v1/tasks/${encodeURIComponent(watched.taskId)}${action}`);
+      notify("");
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
+
+window.addEventListener("hashchange", route);
+
+const saved = sessionStorage.getItem(TOKEN_KEY);
+if (saved !== null) {
+  signIn(saved);
+  loadTasks().catch(fail);
+  route();
+}

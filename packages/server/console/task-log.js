@@ -1,0 +1,165 @@
+// Rendering a task's events as a readable log. Every piece of text from the server goes in
+// through textContent (via `el`), never as markup.
+
+/** `el("p", { className: "meta" }, "text", child)`: an element with properties and children. */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "dataset") Object.assign(node.dataset, value);
+    else node[key] = value;
+  }
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+const pre = (text) => el("pre", {}, text);
+const json = (value) => pre(JSON.stringify(value, null, 2));
+const time = (at) => new Date(at).toLocaleTimeString();
+
+/** "dana (verified)" / "Ann (unverified, relayed by frontend)": who said it, and how sure we are. */
+export function speaker(actor) {
+  if (actor === undefined) return "unknown";
+  if (actor.verified) return `${actor.id} (verified)`;
+  return `${actor.id} (unverified${actor.issuer ? `, relayed by ${actor.issuer}` : ""})`;
+}
+
+export function usageText(usage) {
+  if (usage === undefined) return "";
+  let text = `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
+  if (usage.cachedInputTokens) text += `, ${usage.cachedInputTokens} cached`;
+  if (usage.reasoningTokens) text += `, ${usage.reasoningTokens} reasoning`;
+  return text;
+}
+
+/** Title and body of one stored event. */
+function describe(event) {
+  switch (event.type) {
+    case "task_created":
+      return [`Task created by ${speaker(event.actor)}`, [el("p", {}, "Objective: ", event.objective)]];
+    case "leg_started":
+      return [`Leg started (${event.trigger})`, []];
+    case "leg_ended":
+      return [`Leg ended: ${event.reason}${event.detail ? ` — ${event.detail}` : ""}`, []];
+    case "human_input":
+      return [
+        "Input from " +
+          speaker(event.actor) +
+          " on the " +
+          event.source +
+          " lane, " +
+          event.carrier +
+          ": " +
+          event.delivery,
+        [event.text === undefined ? undefined : pre(event.text), event.reason && el("p", {}, event.reason)],
+      ];
+    case "user_message":
+      // The exact bytes the model receives, labels and framing included.
+      return ["Model input (as the model sees it)", [pre(event.content)]];
+    case "model_turn":
+      return [
+        `Assistant, turn ${event.sessionSeq}${event.model ? ` (${event.model})` : ""}`,
+        [
+          event.reasoning ? el("details", {}, el("summary", {}, "Reasoning"), pre(event.reasoning)) : undefined,
+          event.text === "" ? undefined : pre(event.text),
+          ...event.toolCalls.map((call) => el("div", {}, `Calls ${call.name} (${call.callId})`, json(call.input))),
+          el("p", { className: "meta" }, `Usage: ${usageText(event.usage)}; finish: ${event.finishReason}`),
+        ],
+      ];
+    case "tool_call_started":
+      return [
+        `Tool ${event.name} started (${event.callId}, attempt ${event.attempt})`,
+        [event.input === undefined ? undefined : el("div", {}, "Input replaced by a hook:", json(event.input))],
+      ];
+    case "tool_result":
+      return [
+        "Tool " +
+          event.name +
+          ": " +
+          event.status +
+          (event.durationMs === undefined ? "" : ` in ${event.durationMs} ms`) +
+          (event.truncated ? " (truncated)" : ""),
+        [pre(event.content)],
+      ];
+    case "approval_requested":
+      return [`Approval requested for ${event.name} (${event.callId})`, [pre(event.inputJson)]];
+    case "approval_decided":
+      return [
+        `Approval ${event.decision === "approve" ? "granted" : "denied"} by ${speaker(event.actor)}`,
+        [event.reason && el("p", {}, event.reason)],
+      ];
+    case "hook_feedback":
+      return [`Hook ${event.hook} (as the model sees it)`, [pre(event.content)]];
+    case "engine_note":
+      return [`Note: ${event.kind}`, [pre(event.text)]];
+    case "child_task":
+      return [
+        `Child task ${event.childTaskId} ${event.phase}${event.status ? `: ${event.status}` : ""}`,
+        [event.result === undefined ? undefined : pre(event.result)],
+      ];
+    case "compaction":
+      return [`Compacted through event ${event.throughSeq}`, [pre(event.summary)]];
+    case "wake_scheduled":
+      return [`Wake scheduled for ${new Date(event.due).toLocaleString()}`, [pre(event.text)]];
+    case "task_completed":
+      return ["Task completed", [pre(event.result)]];
+    case "task_failed":
+      return [`Task failed: ${event.error.code}`, [pre(event.error.message)]];
+    case "task_cancelled":
+      return [`Task cancelled by ${speaker(event.actor)}`, [event.reason && el("p", {}, event.reason)]];
+    default:
+      return [event.type, [json(event)]];
+  }
+}
+
+/** One log entry; `data-seq` lets a person (or a test) tell every event apart. */
+export function logEntry(event) {
+  const [title, body] = describe(event);
+  return el(
+    "li",
+    { dataset: { seq: String(event.seq), type: event.type } },
+    el("span", { className: "title" }, title),
+    " ",
+    el("span", { className: "meta" }, `#${event.seq} at ${time(event.at)}`),
+    ...body,
+  );
+}
+
+/**
+ * What the model is streaming right now, by leg: text and tool inputs as they arrive. Replaced
+ * by the stored `model_turn` once the turn settles (the deltas are never the record).
+ */
+export class LiveView {
+  constructor(container) {
+    this.container = container;
+    this.parts = new Map();
+  }
+
+  part(key, label) {
+    let part = this.parts.get(key);
+    if (part === undefined) {
+      const body = pre("");
+      part = el("div", { dataset: { live: key } }, el("span", { className: "title" }, label), body);
+      part.body = body;
+      this.parts.set(key, part);
+      this.container.append(part);
+    }
+    return part;
+  }
+
+  add(event) {
+    if (event.type === "text_delta") this.part("text", "Assistant (streaming)").body.textContent += event.delta;
+    else if (event.type === "reasoning_delta")
+      this.part("reasoning", "Reasoning (streaming)").body.textContent += event.delta;
+    else if (event.type === "tool_input_start") this.part(`call:${event.callId}`, `Calling ${event.name} (streaming)`);
+    else if (event.type === "tool_input_delta")
+      this.part(`call:${event.callId}`, "Calling a tool").body.textContent += event.delta;
+  }
+
+  clear() {
+    this.parts.clear();
+    this.container.replaceChildren();
+  }
+}

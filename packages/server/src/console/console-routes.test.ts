@@ -1,0 +1,76 @@
+/**
+ * The console's routes: every asset served with its content type and a strict CSP, nothing but the
+ * allowlisted files, no authentication needed for them while `/v1` still needs it, and the assets
+ * themselves free of inline code and of markup built from data.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { apiFixture } from "../test-support/api-fixture.ts";
+import { CONSOLE_ASSETS, CONSOLE_CSP, CONSOLE_DIR } from "./console-routes.ts";
+
+const asset = (file: string) => readFileSync(new URL(file, CONSOLE_DIR), "utf8");
+
+describe("the web console's routes", () => {
+  it("serves the page at / without a token, with a strict content security policy", async () => {
+    const fixture = await apiFixture();
+    const response = await fixture.call("GET", "/", { token: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toBe(CONSOLE_CSP);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    expect(await response.text()).toContain('<script type="module" src="/console/app.js"></script>');
+  });
+
+  it("serves every asset with its content type", async () => {
+    const fixture = await apiFixture();
+    for (const [path, { file }] of Object.entries(CONSOLE_ASSETS)) {
+      const response = await fixture.call("GET", path, { token: null });
+      expect(response.status, path).toBe(200);
+      const type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
+      expect(response.headers.get("content-type"), path).toBe(`${type}; charset=utf-8`);
+      expect(response.headers.get("content-security-policy"), path).toBe(CONSOLE_CSP);
+      expect(await response.text(), path).toBe(asset(file));
+    }
+  });
+
+  it("serves nothing else, and the API still needs a token", async () => {
+    const fixture = await apiFixture();
+    for (const path of [
+      "/console/",
+      "/console/nope.js",
+      "/console/../package.json",
+      "/console/app.js/x",
+      "/index.html",
+    ]) {
+      const response = await fixture.call("GET", path, { token: null });
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toMatchObject({ error: { code: "NotFound" } });
+    }
+    expect((await fixture.call("POST", "/", { token: null })).status).toBe(404);
+    expect((await fixture.call("GET", "/v1/tasks", { token: null })).status).toBe(401);
+  });
+
+  it("references only assets it serves", () => {
+    const served = new Set(Object.keys(CONSOLE_ASSETS));
+    const html = asset("index.html");
+    for (const [, url] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(served, url).toContain(url);
+    for (const { file } of Object.values(CONSOLE_ASSETS).filter((a) => a.file.endsWith(".js")))
+      for (const [, name] of asset(file).matchAll(/from "\.\/([^"]+)"/g))
+        expect(served, name).toContain(`/console/${name}`);
+  });
+
+  it("has no inline script or style, and never turns data into markup", () => {
+    const html = asset("index.html");
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+    for (const { file } of Object.values(CONSOLE_ASSETS).filter((a) => a.file.endsWith(".js")))
+      expect(asset(file), file).not.toMatch(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/,
+      );
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The web console: a static page, a few ES modules and a stylesheet, served by the API's own
+ * process at `/`. No build step: the assets in `packages/server/console/` are read once, when the
+ * routes are made, and served from memory. They talk to `/v1` with the token the person signs in
+ * with, so this module needs no authentication of its own: it serves nothing but public files.
+ */
+import { readFileSync } from "node:fs";
+import { Hono } from "hono";
+
+/**
+ * No inline script or style anywhere, so the policy can allow this origin only: text that ever
+ * slipped into the page as markup could neither run nor load anything, nor send a token away.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const TYPES = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+} as const;
+
+/** URL path → file in the assets folder. An allowlist: a request can name nothing else. */
+export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof typeof TYPES }>> = {
+  "/": { file: "index.html", type: "html" },
+  "/console/console.css": { file: "console.css", type: "css" },
+  "/console/app.js": { file: "app.js", type: "js" },
+  "/console/api.js": { file: "api.js", type: "js" },
+  "/console/stream.js": { file: "stream.js", type: "js" },
+  "/console/task-log.js": { file: "task-log.js", type: "js" },
+  "/console/timeline.js": { file: "timeline.js", type: "js" },
+};
+
+/**
+ * `packages/server/console/`: two levels up from this module both in `src/console/` (tests,
+ * sources) and in `dist/console/` (the build), so one path serves both.
+ */
+export const CONSOLE_DIR = new URL("../../console/", import.meta.url);
+
+export function consoleRoutes(options: { dir?: URL } = {}): Hono {
+  const dir = options.dir ?? CONSOLE_DIR;
+  const app = new Hono();
+  for (const [path, asset] of Object.entries(CONSOLE_ASSETS)) {
+    const body = readFileSync(new URL(asset.file, dir), "utf8");
+    app.get(path, (c) =>
+      c.body(body, 200, {
+        "content-type": TYPES[asset.type],
+        "content-security-policy": CONSOLE_CSP,
+        "referrer-policy": "no-referrer",
+        "x-frame-options": "DENY",
+        // Revalidate every time: a console older than its server would call routes it lacks.
+        "cache-control": "no-cache",
+      }),
+    );
+  }
+  return app;
+}
