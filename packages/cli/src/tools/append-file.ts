@@ -1,11 +1,10 @@
 /** `append_file`: adds text to the end of a file, creating it when missing. */
 import { constants } from "node:fs";
-import { mkdir, open, stat } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { defineTool } from "@sema-agent/core";
 import { z } from "zod";
-import { confinePath } from "./confine-path.ts";
-import { isMissing, SAFE_OPEN_FLAGS } from "./fs-helpers.ts";
+import { fileTarget, SAFE_OPEN_FLAGS } from "./fs-helpers.ts";
 
 const inputSchema = z.object({
   path: z
@@ -35,14 +34,8 @@ export function createAppendFileTool(root: string) {
 }
 
 async function appendToFile(root: string, input: AppendFileInput, signal: AbortSignal): Promise<string> {
-  const target = await confinePath(root, input.path, signal);
+  const { target, existing } = await fileTarget(root, input.path, signal);
   const name = target.display;
-  const existing = await stat(target.absolute).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
-    throw error;
-  });
-  if (existing?.isDirectory()) throw new Error(`${name} is a directory: give the path of a file`);
-  if (existing !== undefined && !existing.isFile()) throw new Error(`${name} exists and is not a regular file`);
 
   await mkdir(path.dirname(target.absolute), { recursive: true });
   const data = Buffer.from(input.content, "utf8");
