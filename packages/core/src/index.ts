@@ -95,6 +95,7 @@ export {
   cancel,
   InputRejectedError,
   interrupt,
+  requestResume,
   type SendInputOptions,
   type SentInput,
   type StartTaskInput,

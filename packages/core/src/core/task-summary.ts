@@ -14,6 +14,8 @@ export interface TaskSummary {
   parkedReason?: ParkReason;
   /** More about the park, from its `leg_ended` (for a budget: which limit). */
   parkedDetail?: string;
+  /** Someone asked for the parked task's next leg (any host may run it). */
+  resumeRequested?: true;
   /** The open leg (started, not ended). */
   legId?: string;
   /** Inputs received or parked and neither applied nor dropped: inputId → carrier. */
@@ -73,6 +75,8 @@ function isRunnable(summary: TaskSummary): boolean {
     case "failed":
       return hasInputs(summary, "wake");
     case "parked":
+      // A resume request runs the next leg, unless approvals still wait for people.
+      if (summary.resumeRequested === true && summary.openApprovals.length === 0) return true;
       switch (summary.parkedReason) {
         case "approval":
           return summary.openApprovals.length === 0;
@@ -110,7 +114,7 @@ export function reduceSummary(summary: TaskSummary, event: TaskEvent): TaskSumma
 function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   switch (event.type) {
     case "leg_started": {
-      const { parkedReason: _dropped, parkedDetail: _detail, ...rest } = s;
+      const { parkedReason: _dropped, parkedDetail: _detail, resumeRequested: _asked, ...rest } = s;
       return { ...rest, status: "running", legId: event.legId, childResults: 0 };
     }
     case "leg_ended": {
@@ -158,6 +162,8 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
         next.childUsage = addUsage(s.childUsage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
       return next;
     }
+    case "engine_note":
+      return event.kind === "resume_requested" && s.status === "parked" ? { ...s, resumeRequested: true } : s;
     case "task_completed":
       return { ...s, status: "completed" };
     case "task_failed":

@@ -11,7 +11,7 @@ import type { StoredEvent } from "../protocol/task-event.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
-import { cancel, interrupt, sendInput, startTask, wake } from "./task-api.ts";
+import { cancel, interrupt, requestResume, sendInput, startTask, wake } from "./task-api.ts";
 
 const alice = { id: "alice@example.com", verified: true, issuer: "sema-token" };
 const pinned = (n: number) => new Uint8Array(n).fill(0xab);
@@ -328,5 +328,25 @@ describe("interrupt and cancel", () => {
       status: "completed",
       result: "Finished elsewhere.",
     });
+  });
+
+  it("a resume request in the log makes a parked task runnable for any host, and nothing reaches the model", async () => {
+    const store = new MemoryStore();
+    const taskId = await runningTask(store);
+    const stop = new AbortController();
+    const model = new ScriptedModel([{ toolCalls: [{ name: "work", input: {} }] }, { text: "Resumed." }], {
+      mode: "by-transcript",
+    });
+    await runLeg({ store, agent: { model, tools: [gate(() => stop.abort())] } }, taskId, { signal: stop.signal });
+    expect(await store.listRunnable()).toEqual([]);
+    expect(await requestResume(store, taskId, { actor: alice })).toBe(true);
+    expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([taskId]);
+    expect(await runLeg({ store, agent: { model, tools: [gate(() => undefined)] } }, taskId)).toMatchObject({
+      status: "completed",
+    });
+    expect(model.requests.at(-1)?.transcript.some((e) => e.role === "user" && e.content.includes("Resume"))).toBe(
+      false,
+    );
+    await expect(requestResume(store, taskId)).rejects.toMatchObject({ code: "TaskFinished" });
   });
 });

@@ -280,3 +280,23 @@ export async function wakeAt(
   });
   return { wakeId, due };
 }
+
+/**
+ * Ask for a parked task's next leg, durably: the request is in the log, so a worker on any host
+ * picks the task up (the model sees nothing of it). False when a leg already runs.
+ */
+export async function requestResume(
+  store: Store,
+  taskId: string,
+  options: { actor?: ActorAssertion } = {},
+): Promise<boolean> {
+  const appended = await appendToTask(store, taskId, (record) => {
+    const { status } = record.summary;
+    if (isTerminal(status)) throw new TaskFinishedError(taskId, status);
+    if (status !== "parked") return undefined;
+    const event: TaskEvent = { type: "engine_note", v: 1, kind: "resume_requested", text: "Resume requested." };
+    if (options.actor !== undefined) event.data = { actor: { ...options.actor } };
+    return [event];
+  });
+  return appended !== undefined;
+}

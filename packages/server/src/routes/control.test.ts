@@ -1,3 +1,4 @@
+import { runLeg } from "@sema-agent/core";
 import { describe, expect, it, vi } from "vitest";
 import { apiFixture, createTask, json, runOnce } from "../test-support/api-fixture.ts";
 
@@ -38,7 +39,7 @@ describe("POST /v1/tasks/:taskId/interrupt, /cancel, /resume", () => {
     expect((await fx.call("POST", `/v1/tasks/${done}/interrupt`)).status).toBe(409);
   });
 
-  it("resume hands a parked task to the worker pool; 503 without one; 409 when finished", async () => {
+  it("resume hands a parked task to the worker pool, durably even without one; 409 when finished", async () => {
     const resume = vi.fn();
     const fx = await apiFixture({ app: { workers: { notify: () => {}, resume } } });
     const taskId = await createTask(fx);
@@ -48,11 +49,15 @@ describe("POST /v1/tasks/:taskId/interrupt, /cancel, /resume", () => {
     await runOnce(fx, taskId);
     expect((await fx.call("POST", `/v1/tasks/${taskId}/resume`)).status).toBe(409);
 
+    // Without a pool in this process the request is still durable: a worker anywhere picks it up.
     const bare = await apiFixture();
     const other = await createTask(bare);
-    const unavailable = await bare.call("POST", `/v1/tasks/${other}/resume`);
-    expect(unavailable.status).toBe(503);
-    expect(await json(unavailable)).toMatchObject({ error: { code: "Unavailable" } });
+    // Parked by an interrupt: not runnable until someone asks.
+    await runLeg({ store: bare.store, agent: bare.agent }, other, { signal: AbortSignal.abort() });
+    expect(await bare.store.listRunnable()).toEqual([]);
+    const accepted = await bare.call("POST", `/v1/tasks/${other}/resume`);
+    expect(accepted.status).toBe(202);
+    expect((await bare.store.listRunnable()).map((r) => r.taskId)).toContain(other);
   });
 
   it("resume is a 409 while approvals wait", async () => {

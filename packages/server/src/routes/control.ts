@@ -1,9 +1,9 @@
 /**
  * `POST /v1/tasks/{taskId}/interrupt`, `/cancel`, `/resume`. Interrupt and cancel are records in
- * the log that the running leg (in any process) sees through the store's watch; resume asks this
+ * the log that the running leg (in any process) sees through the store's watch; resume records a
  * process's worker pool to run the next leg of a parked task.
  */
-import { cancel, interrupt, isTerminal, TaskFinishedError } from "@sema-agent/core";
+import { cancel, interrupt, isTerminal, requestResume, TaskFinishedError } from "@sema-agent/core";
 import { HttpError as ApiError } from "../http-error.ts";
 import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
@@ -69,8 +69,13 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
       params: TaskParams,
       body: EmptyRequest,
       bodyOptional: true,
-      responses: { 202: { description: "A worker will run the next leg.", schema: ResumeResponse } },
-      errors: [400, 401, 404, 409, 413, 415, 429, 503],
+      responses: {
+        202: {
+          description: "Recorded in the log: a worker (in any process) runs the next leg.",
+          schema: ResumeResponse,
+        },
+      },
+      errors: [400, 401, 404, 409, 413, 415, 429],
       async handler({ params, caller, context }) {
         const record = await ownTask(store, params.taskId, caller);
         const { status, openApprovals } = record.summary;
@@ -84,11 +89,10 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
           throw new ApiError(409, "ApprovalConflict", `task ${params.taskId} waits for approval decisions`, {
             details: { taskId: params.taskId, openApprovals: [...openApprovals] },
           });
-        if (deps.workers === undefined)
-          throw new ApiError(503, "Unavailable", "no worker pool runs in this process", {
-            headers: { "Retry-After": "5" },
-          });
-        deps.workers.resume(params.taskId);
+        // Durable: the request is in the log, so a worker in any process picks the task up; this
+        // process's pool, if it has one, is told at once.
+        await requestResume(store, params.taskId, { actor: caller.actor });
+        deps.workers?.resume(params.taskId);
         return context.json({ taskId: params.taskId, status }, 202);
       },
     }),
