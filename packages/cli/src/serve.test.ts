@@ -67,6 +67,34 @@ describe("sema serve", () => {
     expect(d.out()).not.toContain("First start");
   });
 
+  it("--workers 0 is an API-only node: tasks wait for workers elsewhere", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-api-"));
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "never here" }] }));
+    const stop = new AbortController();
+    const c = capture(dir, stop.signal);
+    const serving = main(
+      ["serve", "--port", "0", "--workers", "0", "--db", join(dir, "sema.db"), "--model", `script:${script}`],
+      c.io,
+    );
+    await until(() => /Bearer <token>/.test(c.out()));
+    expect(c.out()).toContain("no workers: API only");
+    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const created = await fetch(`${url}/v1/tasks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ objective: "Wait" }),
+    });
+    const { taskId } = (await created.json()) as { taskId: string };
+    await new Promise((r) => setTimeout(r, 300));
+    const task = (await (await fetch(`${url}/v1/tasks/${taskId}`, { headers })).json()) as { status: string };
+    expect(task.status).toBe("created");
+    stop.abort();
+    expect(await serving).toBe(0);
+  });
+
   it("sema token creates (printed once), lists and revokes tokens", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sema-token-"));
     const db = join(dir, "sema.db");

@@ -23,7 +23,8 @@ export interface ServeOptions {
   /** Default 7777; 0 picks a free port. */
   port?: number;
   limits?: Partial<Limits>;
-  workers?: { concurrency?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number };
+  /** `false`: an API-only node; tasks run on workers elsewhere (they share the store). */
+  workers?: { concurrency?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number } | false;
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 
@@ -31,7 +32,8 @@ export interface Serving {
   url: string;
   /** Set on the first start (no token existed): show it once, it is not stored. */
   firstToken?: CreatedToken;
-  workers: WorkerPool;
+  /** Absent on an API-only node. */
+  workers?: WorkerPool;
   /**
    * Graceful stop: the workers stop claiming and park their legs within `deadlineMs` (default
    * 10 s), then the HTTP server closes (open event streams end). The store and token store stay
@@ -43,19 +45,22 @@ export interface Serving {
 export async function serve(options: ServeOptions): Promise<Serving> {
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
-  const workers = startWorkers({
-    store: options.store,
-    agents: options.agents,
-    hub,
-    ...options.workers,
-    ...(options.onError === undefined ? {} : { onError: options.onError }),
-  });
+  const workers =
+    options.workers === false
+      ? undefined
+      : startWorkers({
+          store: options.store,
+          agents: options.agents,
+          hub,
+          ...options.workers,
+          ...(options.onError === undefined ? {} : { onError: options.onError }),
+        });
   const app = createApp({
     store: options.store,
     agents: options.agents,
     ingress: createTokenIngress(options.tokens),
     hub,
-    workers,
+    ...(workers === undefined ? {} : { workers }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;
@@ -65,15 +70,15 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       ...(options.port === undefined ? {} : { port: options.port }),
     });
   } catch (error) {
-    await workers.stop({ deadlineMs: 0 });
+    await workers?.stop({ deadlineMs: 0 });
     throw error;
   }
   return {
     url: listening.url,
     ...(firstToken === undefined ? {} : { firstToken }),
-    workers,
+    ...(workers === undefined ? {} : { workers }),
     async close(closeOptions = {}) {
-      const result = await workers.stop(closeOptions);
+      const result = (await workers?.stop(closeOptions)) ?? { stopped: [], abandoned: [] };
       await listening.close();
       return result;
     },

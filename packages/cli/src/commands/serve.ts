@@ -37,14 +37,15 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     agents: createAgentRegistry(set.agents, set.defaultAgent),
     host: values.host ?? "127.0.0.1",
     port,
-    workers: { concurrency },
+    // --workers 0: an API-only node; workers elsewhere share the store.
+    workers: concurrency === 0 ? false : { concurrency },
     onError: (error, taskId) =>
       io.stderr.write(
         `sema serve: ${taskId === undefined ? "" : `task ${taskId}: `}${error instanceof Error ? error.message : String(error)}\n`,
       ),
   });
   io.stdout.write(
-    `Sema is serving ${serving.url} (store ${path}, agents from ${set.source}, ${concurrency} workers)\n`,
+    `Sema is serving ${serving.url} (store ${path}, agents from ${set.source}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,
   );
   if (serving.firstToken !== undefined) {
     io.stdout.write(
