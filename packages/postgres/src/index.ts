@@ -1,0 +1,6 @@
+/**
+ * `@sema-agent/postgres`: Sema's store on PostgreSQL, for many API nodes and workers on one database.
+ */
+
+export { PostgresStore, type PostgresStoreOptions } from "./postgres-store.ts";
+export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./schema.ts";

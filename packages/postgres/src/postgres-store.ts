@@ -1,0 +1,443 @@
+/**
+ * `PostgresStore`: the `Store` port on one PostgreSQL database through `pg`, for many API nodes
+ * and workers sharing one log. An append is one transaction that locks the task row, checks the
+ * lease (by the database's clock) and `expectedSeq`, and inserts the events under the
+ * `(task_no, seq)` primary key, which also rejects a racing duplicate. Watches are woken by
+ * `LISTEN/NOTIFY` and a bounded poll. The semantics (stamping, leases, runnability, cursors,
+ * limits) come from `@sema-agent/core`'s store rules, so this file only maps them onto tables.
+ */
+import {
+  type AcquireLeaseOptions,
+  type AppendOptions,
+  assertAfterSeq,
+  assertLeaseAvailable,
+  assertLimit,
+  assertSnapshotSeq,
+  assertTtl,
+  ChangeNotifier,
+  type CreateTaskInput,
+  decodeCursor,
+  EMPTY_SUMMARY,
+  encodeCursor,
+  isLeaseLive,
+  isRunnableRecord,
+  type Lease,
+  LeaseLostError,
+  type ListRunnableOptions,
+  type ListTasksOptions,
+  newId,
+  type ReadOptions,
+  reduceSummary,
+  SeqConflictError,
+  type Snapshot,
+  type Store,
+  type StoredEvent,
+  StoreUnavailableError,
+  stampEvent,
+  type TaskEvent,
+  TaskExistsError,
+  TaskNotFoundError,
+  type TaskPage,
+  type TaskRecord,
+  type TaskSummary,
+  tailEvents,
+  validateEvents,
+  type WatchOptions,
+} from "@sema-agent/core";
+import pg from "pg";
+import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
+import { EventListener } from "./listener.ts";
+import { type Queries, queries } from "./queries.ts";
+import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
+import { migrate } from "./schema.ts";
+
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/database`; the store makes (and on close ends) its own pool. */
+  connectionString?: string;
+  /** A pool the caller owns (and ends); the store holds one of its clients for LISTEN. */
+  pool?: pg.Pool;
+  /** The schema holding the tables, created if missing. Default `sema`. */
+  schema?: string;
+  /** Longest a watcher waits before reading again without a notification. Default 250 ms. */
+  pollMs?: number;
+}
+
+/** A client inside a transaction, with the store's statements. */
+type Tx = { client: pg.PoolClient; sql: Queries };
+
+/** Candidate rows fetched per page by `listRunnable` before the rule filters them. */
+const RUNNABLE_PAGE = 200;
+
+/**
+ * The `wants_worker` flag: whether the task is, or will become as time passes, runnable once no
+ * lease is live — the rule asked about the end of time with the lease left out (the query checks
+ * the lease, and `listRunnable` asks the rule again at the database time of the call). Sound as
+ * long as time can only make a task runnable (a timer falls due), never stop it being so.
+ */
+function wantsWorker(record: TaskRecord): boolean {
+  const { lease: _checkedAtQueryTime, ...unleased } = record;
+  return isRunnableRecord(unleased, Number.MAX_SAFE_INTEGER);
+}
+
+export class PostgresStore implements Store {
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #schema: string;
+  readonly #sql: Queries;
+  readonly #pollMs: number;
+  readonly #notifier = new ChangeNotifier();
+  readonly #listener: EventListener;
+  readonly #ready: Promise<void>;
+  #closed = false;
+
+  /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
+  constructor(options: PostgresStoreOptions) {
+    this.#schema = options.schema ?? "sema";
+    this.#sql = queries(quoteSchema(this.#schema));
+    this.#pollMs = options.pollMs ?? 250;
+    if (options.pool !== undefined) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else if (options.connectionString !== undefined) {
+      this.#pool = new pg.Pool({ connectionString: options.connectionString });
+      this.#ownsPool = true;
+    } else {
+      throw new StoreUnavailableError("PostgresStore needs a connectionString or a pool");
+    }
+    // An idle client that loses its connection emits here; without a listener it would crash the process.
+    if (this.#ownsPool) this.#pool.on("error", () => undefined);
+    this.#listener = new EventListener(this.#pool, this.#notifier);
+    this.#ready = this.#migrate();
+    // Failures surface through ready() and every call; this only keeps them from being unhandled.
+    this.#ready.catch(() => undefined);
+  }
+
+  /** Open a store and wait until its schema is migrated. Throws `StoreUnavailable` if it cannot be. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    try {
+      await store.ready();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /** Resolves once the schema is migrated; rejects with `StoreUnavailable` if it could not be. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  async #migrate(): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.#pool.connect();
+      await migrate(client, this.#schema, quoteSchema(this.#schema));
+      client.release();
+    } catch (error) {
+      client?.release(true);
+      throw toStoreError(error, "migrating");
+    }
+  }
+
+  async #open(): Promise<void> {
+    if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
+    await this.#ready;
+    if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
+  }
+
+  async #query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    await this.#open();
+    try {
+      return (await this.#pool.query<R>(text, params)).rows;
+    } catch (error) {
+      throw toStoreError(error, "query");
+    }
+  }
+
+  /** Run `work` in a transaction on one client; any failure rolls it back. */
+  async #tx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    await this.#open();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw toStoreError(error, "connect");
+    }
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const result = await work({ client, sql: this.#sql });
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
+      throw toStoreError(error, "transaction");
+    } finally {
+      client.release(broken ? true : undefined);
+    }
+  }
+
+  async #dbNow(tx: Tx): Promise<number> {
+    const result = await tx.client.query<{ now_ms: number }>(tx.sql.nowMs);
+    return result.rows[0]?.now_ms ?? Date.now();
+  }
+
+  async #lockTask(tx: Tx, taskId: string): Promise<TaskRow> {
+    const row = (await tx.client.query<TaskRow>(tx.sql.lockTask, [taskId])).rows[0];
+    if (row === undefined) throw new TaskNotFoundError(taskId);
+    return row;
+  }
+
+  async #requireTask(taskId: string): Promise<void> {
+    const rows = await this.#query(this.#sql.taskNo, [taskId]);
+    if (rows.length === 0) throw new TaskNotFoundError(taskId);
+  }
+
+  /** Insert events after `lastSeq`, all stamped `at`; returns them stored and the summary after them. */
+  async #writeEvents(
+    tx: Tx,
+    taskNo: string,
+    taskId: string,
+    lastSeq: number,
+    summary: TaskSummary,
+    events: readonly TaskEvent[],
+    at: string,
+  ): Promise<{ stored: StoredEvent[]; summary: TaskSummary }> {
+    const bodies = events.map((event) => JSON.stringify(event));
+    const seqs = events.map((_, i) => lastSeq + i + 1);
+    await tx.client.query(tx.sql.insertEvents, [taskNo, at, seqs, bodies]);
+    // Parsed back from what was written, so the result shares nothing with the caller's objects.
+    const stored = bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, lastSeq + i + 1, at));
+    return { stored, summary: events.reduce(reduceSummary, summary) };
+  }
+
+  async createTask(input: CreateTaskInput): Promise<StoredEvent[]> {
+    await this.#open();
+    const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
+    validateEvents(events);
+    const taskId = input.taskId ?? newId();
+    const stored = await this.#tx(async (tx) => {
+      const at = new Date(await this.#dbNow(tx)).toISOString();
+      const principal = input.created.principal;
+      const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
+      const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
+      const inserted = await tx.client.query<{ task_no: string }>(tx.sql.insertTask, [
+        taskId,
+        principal,
+        input.created.parentTaskId ?? null,
+        at,
+        events.length,
+        summary.status,
+        wantsWorker(record),
+        JSON.stringify(summary),
+      ]);
+      const taskNo = inserted.rows[0]?.task_no;
+      if (taskNo === undefined) throw new TaskExistsError(taskId);
+      const written = await this.#writeEvents(tx, taskNo, taskId, 0, EMPTY_SUMMARY, events, at);
+      await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
+      return written.stored;
+    });
+    this.#notifier.notify(taskId);
+    return stored;
+  }
+
+  async getTask(taskId: string): Promise<TaskRecord> {
+    const [row] = await this.#query<TaskRow>(this.#sql.task, [taskId]);
+    if (row === undefined) throw new TaskNotFoundError(taskId);
+    return recordOf(row);
+  }
+
+  async append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
+    await this.#open();
+    try {
+      validateEvents(events);
+    } catch (error) {
+      await this.#requireTask(taskId);
+      throw error;
+    }
+    const stored = await this.#tx(async (tx) => {
+      const row = await this.#lockTask(tx, taskId);
+      const record = recordOf(row);
+      const now = await this.#dbNow(tx);
+      if (options.leaseToken !== undefined) {
+        const lease = record.lease;
+        if (!isLeaseLive(lease, now) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
+      }
+      if (options.expectedSeq !== record.lastSeq) {
+        throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq);
+      }
+      if (events.length === 0) return [];
+      const at = new Date(now).toISOString();
+      let written: { stored: StoredEvent[]; summary: TaskSummary };
+      try {
+        written = await this.#writeEvents(tx, row.task_no, taskId, record.lastSeq, record.summary, events, at);
+      } catch (error) {
+        // The row lock makes this unreachable between stores that lock; the key is the last word.
+        if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
+        throw error;
+      }
+      const lastSeq = record.lastSeq + events.length;
+      const { summary } = written;
+      const wants = wantsWorker({ ...record, summary });
+      await tx.client.query(tx.sql.advance, [row.task_no, lastSeq, at, JSON.stringify(summary), summary.status, wants]);
+      await tx.client.query(tx.sql.notify, [`${taskId}:${lastSeq}`]);
+      return written.stored;
+    });
+    if (stored.length > 0) this.#notifier.notify(taskId);
+    return stored;
+  }
+
+  async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    await this.#open();
+    let afterSeq: number;
+    let limit: number | null;
+    try {
+      afterSeq = assertAfterSeq(options.afterSeq);
+      limit = options.limit === undefined ? null : assertLimit(options.limit, 0, Number.MAX_SAFE_INTEGER);
+    } catch (error) {
+      await this.#requireTask(taskId);
+      throw error;
+    }
+    const rows = await this.#query<EventRow>(this.#sql.readEvents, [taskId, afterSeq, limit]);
+    // An empty result is also what an unknown task gives; only then is the extra lookup needed.
+    if (rows.length === 0) await this.#requireTask(taskId);
+    return rows.map((row) => eventOf(taskId, row));
+  }
+
+  watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
+    const afterSeq = assertAfterSeq(options.afterSeq);
+    return tailEvents(
+      {
+        read: (seq, limit) => this.read(taskId, { afterSeq: seq, limit }),
+        changed: (signal) => this.#changed(taskId, signal),
+      },
+      afterSeq,
+      options.signal,
+    );
+  }
+
+  /** Resolve on a notification for the task (from any node), after `pollMs`, or on abort. */
+  #changed(taskId: string, signal: AbortSignal): Promise<void> {
+    // Closed: resolve at once, so the tail's next read reports StoreUnavailable.
+    if (this.#closed) return Promise.resolve();
+    this.#listener.ensure();
+    return this.#notifier.wait(taskId, signal, this.#pollMs);
+  }
+
+  /** Resolves once the LISTEN connection is up (or failed); for tests that rely on NOTIFY alone. */
+  async listening(): Promise<void> {
+    this.#listener.ensure();
+    await this.#listener.settled();
+  }
+
+  async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
+    return this.#tx(async (tx) => {
+      const row = await this.#lockTask(tx, taskId);
+      const record = recordOf(row);
+      assertTtl(options.ttlMs);
+      const now = await this.#dbNow(tx);
+      assertLeaseAvailable(taskId, record.lease, options.holder, now, options.replaceHolderId);
+      const expires = new Date(now + options.ttlMs);
+      const lease: Lease = {
+        taskId,
+        token: newId(),
+        holder: structuredClone(options.holder),
+        expiresAt: expires.toISOString(),
+      };
+      await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
+      return lease;
+    });
+  }
+
+  async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
+    return this.#tx(async (tx) => {
+      const row = await this.#lockTask(tx, taskId);
+      const lease = recordOf(row).lease;
+      assertTtl(ttlMs);
+      const now = await this.#dbNow(tx);
+      if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
+      const expires = new Date(now + ttlMs);
+      await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
+      return { ...lease, expiresAt: expires.toISOString() };
+    });
+  }
+
+  async releaseLease(taskId: string, token: string): Promise<void> {
+    await this.#open();
+    let released: number;
+    try {
+      released = (await this.#pool.query(this.#sql.releaseLease, [taskId, token])).rowCount ?? 0;
+    } catch (error) {
+      throw toStoreError(error, "query");
+    }
+    if (released === 0) await this.#requireTask(taskId);
+    // A release can make a task runnable for others; wake anyone tailing it here.
+    else this.#notifier.notify(taskId);
+  }
+
+  async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    await this.#open();
+    const limit = assertLimit(options.limit, 100);
+    const [clock] = await this.#query<{ now_ms: number }>(this.#sql.nowMs, []);
+    const now = clock?.now_ms ?? Date.now();
+    const nowAt = new Date(now);
+    // The query yields candidates (see wantsWorker); the rule, at the database time, has the last word.
+    const runnable: TaskRecord[] = [];
+    let position: [string, string] = ["", "0"];
+    for (;;) {
+      const rows = await this.#query<TaskRow>(this.#sql.runnable, [nowAt, ...position, RUNNABLE_PAGE]);
+      for (const row of rows) {
+        const record = recordOf(row);
+        if (!isRunnableRecord(record, now)) continue;
+        runnable.push(record);
+        if (runnable.length === limit) return runnable;
+      }
+      const last = rows.at(-1);
+      if (rows.length < RUNNABLE_PAGE || last === undefined) return runnable;
+      position = [last.updated_at, last.task_no];
+    }
+  }
+
+  async listTasks(options: ListTasksOptions): Promise<TaskPage> {
+    await this.#open();
+    const limit = assertLimit(options.limit, 50, 1000);
+    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const statement = this.#sql.list[(options.status === undefined ? 0 : 2) + (cursor === undefined ? 0 : 1)];
+    const params: Array<string | number> = [options.principal, limit + 1];
+    if (options.status !== undefined) params.push(options.status);
+    if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
+    const rows = await this.#query<TaskRow>(statement as string, params);
+    const tasks = rows.slice(0, limit).map(recordOf);
+    const last = tasks.at(-1);
+    return rows.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+  }
+
+  async putSnapshot(snapshot: Snapshot): Promise<void> {
+    const [row] = await this.#query<TaskRow>(this.#sql.task, [snapshot.taskId]);
+    if (row === undefined) throw new TaskNotFoundError(snapshot.taskId);
+    assertSnapshotSeq(snapshot.seq, row.last_seq);
+    const state = JSON.stringify(snapshot.state);
+    await this.#query(this.#sql.putSnapshot, [row.task_no, snapshot.seq, snapshot.v, state]);
+  }
+
+  async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
+    const [row] = await this.#query<SnapshotRow>(this.#sql.snapshot, [taskId]);
+    if (row === undefined) throw new TaskNotFoundError(taskId);
+    return snapshotOf(row);
+  }
+
+  /** Stop listening and end the pool if the store made it. Later calls fail with `StoreUnavailable`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Watchers wake, read, and end with StoreUnavailable.
+    this.#notifier.notifyAll();
+    await this.#ready.catch(() => undefined);
+    await this.#listener.stop();
+    if (this.#ownsPool) await this.#pool.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Every SQL statement the store runs, with the schema name filled in once per store. `pg` sends
+ * them as parameterized queries; the schema cannot be a parameter, so it is quoted (and checked)
+ * before it gets here.
+ */
+import { TASK_COLUMNS } from "./rows.ts";
+
+/** The database clock in epoch milliseconds (whole, as JS dates keep them). */
+const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::float8";
+
+export function queries(s: string) {
+  /** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
+  const list = (status: boolean, cursor: boolean) => `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+    WHERE principal = $1
+    ${status ? "AND status = $3" : ""}
+    ${cursor ? `AND (created_at < $${status ? 4 : 3} OR (created_at = $${status ? 4 : 3} AND task_id < $${status ? 5 : 4}))` : ""}
+    ORDER BY created_at DESC, task_id DESC
+    LIMIT $2`;
+  return {
+    nowMs: `SELECT ${NOW_MS} AS now_ms`,
+    /** The row, locked until the transaction ends: appends and lease changes on one task queue here. */
+    lockTask: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1 FOR UPDATE`,
+    task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
+    taskNo: `SELECT task_no FROM ${s}.tasks WHERE task_id = $1`,
+    /** ON CONFLICT waits for a racing creator's commit, then reports nothing inserted: TaskExists. */
+    insertTask: `INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
+        status, wants_worker, summary) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)
+      ON CONFLICT (task_id) DO NOTHING RETURNING task_no`,
+    /** All events of a batch in one statement, whatever its size: seqs and bodies as two arrays. */
+    insertEvents: `INSERT INTO ${s}.events (task_no, seq, at, body)
+      SELECT $1, u.seq, $2, u.body FROM unnest($3::integer[], $4::text[]) AS u (seq, body)`,
+    advance: `UPDATE ${s}.tasks SET last_seq = $2, updated_at = $3, summary = $4, status = $5, wants_worker = $6
+      WHERE task_no = $1`,
+    notify: "SELECT pg_notify('sema_events', $1)",
+    readEvents: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.events e ON e.task_no = t.task_no
+      WHERE t.task_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
+    setLease: `UPDATE ${s}.tasks SET lease_token = $2, lease_holder = $3, lease_expires_at = $4 WHERE task_no = $1`,
+    releaseLease: `UPDATE ${s}.tasks SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
+      WHERE task_id = $1 AND lease_token = $2`,
+    /**
+     * Candidates by the partial index, oldest activity first (task_no breaks ties in creation
+     * order), a page at a time after the position ($2, $3); `lease_expires_at <= $1` is
+     * `!isLeaseLive` at the database time $1.
+     */
+    runnable: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+      WHERE wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
+        AND (updated_at, task_no) > ($2, $3)
+      ORDER BY updated_at, task_no LIMIT $4`,
+    list: [list(false, false), list(false, true), list(true, false), list(true, true)] as const,
+    /** The upsert keeps the snapshot with the highest seq, whatever order writers arrive in. */
+    putSnapshot: `INSERT INTO ${s}.snapshots (task_no, seq, v, state) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (task_no) DO UPDATE SET seq = excluded.seq, v = excluded.v, state = excluded.state
+      WHERE excluded.seq >= ${s}.snapshots.seq`,
+    snapshot: `SELECT t.task_id, s.seq, s.v, s.state FROM ${s}.tasks t LEFT JOIN ${s}.snapshots s
+      ON s.task_no = t.task_no WHERE t.task_id = $1`,
+  };
+}
+
+export type Queries = ReturnType<typeof queries>;

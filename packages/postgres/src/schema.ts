@@ -1,0 +1,112 @@
+/**
+ * The database schema as an ordered list of migrations, applied in one transaction when a store
+ * opens. The transaction first takes an advisory lock for the schema, so two nodes starting at
+ * once against an empty database migrate it once: the second waits, then finds the work done.
+ * `sema_schema_migrations` records every version applied, and a schema written by newer code is
+ * refused instead of being misread.
+ */
+import { StoreUnavailableError } from "@sema-agent/core";
+import type { PoolClient } from "pg";
+
+/** One step of the schema. Versions are 1, 2, 3 … with no gaps; a released step never changes. */
+export interface Migration {
+  version: number;
+  /** What the step does, for the `sema_schema_migrations` row and for people reading the file. */
+  name: string;
+  /** The statements, with `{schema}` standing for the quoted schema name. */
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tasks, events, snapshots",
+    // JSON columns are text, not jsonb: jsonb reorders keys and normalizes numbers, and the log
+    // must give back exactly what was appended. Times the port compares as strings (created_at,
+    // updated_at, at) are the ISO text it hands out; the lease expiry is a timestamptz, because
+    // the database's clock decides it.
+    sql: `
+      CREATE TABLE {schema}.tasks (
+        -- Events are keyed by this small integer, not the task id: every event row is smaller.
+        task_no bigserial PRIMARY KEY,
+        task_id text NOT NULL UNIQUE,
+        principal text NOT NULL,
+        parent_task_id text,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        last_seq integer NOT NULL,
+        status text NOT NULL,
+        -- True when the summary wants a worker once no lease is live; the lease is checked at query time.
+        wants_worker boolean NOT NULL,
+        summary text NOT NULL,
+        lease_token text,
+        lease_holder text,
+        lease_expires_at timestamptz
+      );
+      CREATE INDEX tasks_by_principal ON {schema}.tasks (principal, created_at DESC, task_id DESC);
+      CREATE INDEX tasks_by_principal_status ON {schema}.tasks (principal, status, created_at DESC, task_id DESC);
+      -- Partial, so tasks nobody needs to run (most of them, over time) cost it nothing.
+      CREATE INDEX tasks_runnable ON {schema}.tasks (updated_at, task_no) WHERE wants_worker;
+
+      -- The primary key is also what rejects a second writer of the same seq.
+      CREATE TABLE {schema}.events (
+        task_no bigint NOT NULL REFERENCES {schema}.tasks (task_no),
+        seq integer NOT NULL,
+        at text NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (task_no, seq)
+      );
+
+      -- Only the latest snapshot per task is ever read, so only that one is kept.
+      CREATE TABLE {schema}.snapshots (
+        task_no bigint PRIMARY KEY REFERENCES {schema}.tasks (task_no),
+        seq integer NOT NULL,
+        v integer NOT NULL,
+        state text NOT NULL
+      );
+    `,
+  },
+];
+
+/** The schema version this code writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
+
+/**
+ * Bring `schema` to `SCHEMA_VERSION` on `client`, or refuse it (`StoreUnavailable`) when it is
+ * newer. `quoted` is the schema name already quoted as an identifier.
+ */
+export async function migrate(client: PoolClient, schema: string, quoted: string): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    // Held until COMMIT/ROLLBACK; keyed by the schema so stores on different schemas never wait.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('sema_schema_migrations'), hashtext($1))", [schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.sema_schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const result = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${quoted}.sema_schema_migrations`,
+    );
+    const current = result.rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new StoreUnavailableError(
+        `the database schema ${schema} is at version ${current}, newer than the ${SCHEMA_VERSION} this ` +
+          "@sema-agent/postgres knows; upgrade @sema-agent/postgres to open it (it was not modified)",
+      );
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql.replaceAll("{schema}", quoted));
+      await client.query(`INSERT INTO ${quoted}.sema_schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
