@@ -1,0 +1,88 @@
+/**
+ * Two stores on one database, each with its own pool, standing for two nodes: migrations, racing
+ * appends and live delivery must hold across connections, not only inside one process's store.
+ */
+import { isSemaError, type StoredEvent } from "@sema-agent/core";
+import { make } from "@sema-agent/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { PostgresStore } from "./postgres-store.ts";
+import { dropSchema, freshSchema, POSTGRES_URL, skip } from "./test-server.fixture.ts";
+
+const notes = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => make.note(`${prefix}-${i}`));
+
+describe.skipIf(skip)("PostgresStore across connections", () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  /** Two nodes opening one fresh schema at the same moment (the advisory lock serializes them). */
+  async function twoNodes(pollMs = 250): Promise<[PostgresStore, PostgresStore]> {
+    const schema = freshSchema();
+    cleanup.push(() => dropSchema(schema));
+    const stores = await Promise.all([
+      PostgresStore.open({ connectionString: POSTGRES_URL, schema, pollMs }),
+      PostgresStore.open({ connectionString: POSTGRES_URL, schema, pollMs }),
+    ]);
+    for (const store of stores) cleanup.push(() => store.close());
+    return stores;
+  }
+
+  it("lets one of two racing nodes win an append, without interleaving", async () => {
+    const [a, b] = await twoNodes();
+    const [created] = await a.createTask({ created: make.created("alice") });
+    const id = created?.taskId ?? "";
+    for (let round = 0; round < 10; round++) {
+      const expectedSeq = (await a.getTask(id)).lastSeq;
+      const results = await Promise.allSettled([
+        a.append(id, notes(`A${round}`, 5), { expectedSeq }),
+        b.append(id, notes(`B${round}`, 5), { expectedSeq }),
+      ]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const rejected = results.find((r) => r.status === "rejected");
+      expect(isSemaError(rejected?.reason, "SeqConflict"), String(rejected?.reason)).toBe(true);
+    }
+    const events = await b.read(id);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
+    const texts = events.slice(1).map((e) => (e.type === "engine_note" ? e.text : ""));
+    for (let i = 0; i < texts.length; i += 5) {
+      const writer = texts[i]?.split("-")[0];
+      expect(texts.slice(i, i + 5)).toEqual(Array.from({ length: 5 }, (_, j) => `${writer}-${j}`));
+    }
+  });
+
+  it("wakes a watch on one node by NOTIFY when another node appends", async () => {
+    // A poll far longer than the test: only the notification can deliver in time.
+    const [watcher, writer] = await twoNodes(60_000);
+    const [created] = await writer.createTask({ created: make.created("alice") });
+    const id = created?.taskId ?? "";
+    const controller = new AbortController();
+    const received: StoredEvent[] = [];
+    const done = (async () => {
+      for await (const event of watcher.watch(id, { afterSeq: 1, signal: controller.signal })) {
+        received.push(event);
+        if (received.length === 4) return;
+      }
+    })();
+    await watcher.listening();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writer.append(id, notes("x", 1), { expectedSeq: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writer.append(id, notes("y", 3), { expectedSeq: 2 });
+    const outcome = await Promise.race([
+      done.then(() => "delivered"),
+      new Promise((resolve) => setTimeout(resolve, 3000, "timeout")),
+    ]);
+    controller.abort();
+    expect(outcome).toBe("delivered");
+    expect(received.map((e) => e.seq)).toEqual([2, 3, 4, 5]);
+  });
+
+  it("reports an unreachable server as StoreUnavailable", async () => {
+    const error = await PostgresStore.open({ connectionString: "postgres://postgres@127.0.0.1:1/test" }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isSemaError(error, "StoreUnavailable"), String(error)).toBe(true);
+  });
+});
