@@ -4,6 +4,7 @@
  */
 
 export { MemoryStore } from "./adapters/memory-store.ts";
+export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
 export { ChangeNotifier, type TailSource, tailEvents } from "./adapters/tail-events.ts";
 export { canonicalJson, deepFreeze, frozenFromJson } from "./core/canonical-json.ts";

@@ -4,15 +4,12 @@
  * the store, which is reported as storage failure, not a crash.
  */
 import {
-  type Lease,
-  type LeaseHolder,
+  eventFromColumns,
+  recordFromColumns,
   type Snapshot,
   type StoredEvent,
-  StoreUnavailableError,
-  stampEvent,
-  type TaskEvent,
+  snapshotFromColumns,
   type TaskRecord,
-  type TaskSummary,
 } from "@sema-agent/core";
 
 export type TaskRow = {
@@ -38,45 +35,17 @@ export type SnapshotRow = { task_id: string; seq: number | null; v: number | nul
 
 export type EventRow = { seq: number; at: string; body: string };
 
-export function parseColumn<T>(text: string, what: string): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch (error) {
-    throw new StoreUnavailableError(`corrupt ${what} in the PostgreSQL store: ${String(error)}`, error);
-  }
-}
-
-export function leaseOf(row: TaskRow): Lease | undefined {
-  if (row.lease_token === null || row.lease_holder === null || row.lease_expires_at === null) return undefined;
-  return {
-    taskId: row.task_id,
-    token: row.lease_token,
-    holder: parseColumn<LeaseHolder>(row.lease_holder, "lease holder"),
-    expiresAt: row.lease_expires_at.toISOString(),
-  };
-}
+const STORE = "PostgreSQL";
 
 export function recordOf(row: TaskRow): TaskRecord {
-  const record: TaskRecord = {
-    taskId: row.task_id,
-    principal: row.principal,
-    lastSeq: row.last_seq,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    summary: parseColumn<TaskSummary>(row.summary, "task summary"),
-  };
-  if (row.parent_task_id !== null) record.parentTaskId = row.parent_task_id;
-  const lease = leaseOf(row);
-  if (lease !== undefined) record.lease = lease;
-  return record;
+  return recordFromColumns(row, row.lease_expires_at === null ? undefined : row.lease_expires_at.toISOString(), STORE);
 }
 
 export function snapshotOf(row: SnapshotRow): Snapshot | undefined {
-  if (row.seq === null || row.v === null || row.state === null) return undefined;
-  return { taskId: row.task_id, seq: row.seq, v: row.v, state: parseColumn(row.state, "snapshot state") };
+  return snapshotFromColumns(row, STORE);
 }
 
-/** The stored event: `stampEvent` puts the identity first, then the event's own keys as appended. */
+/** The stored event, exactly as `MemoryStore` holds it (identity first, then the event's keys). */
 export function eventOf(taskId: string, row: EventRow): StoredEvent {
-  return stampEvent(parseColumn<TaskEvent>(row.body, "event"), taskId, row.seq, row.at);
+  return eventFromColumns(taskId, row.seq, row.at, row.body, STORE);
 }

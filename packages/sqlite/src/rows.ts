@@ -4,15 +4,12 @@
  * column still parses, so a row that does not is reported as storage failure, not a crash.
  */
 import {
-  type Lease,
-  type LeaseHolder,
+  eventFromColumns,
+  recordFromColumns,
   type Snapshot,
   type StoredEvent,
-  StoreUnavailableError,
-  stampEvent,
-  type TaskEvent,
+  snapshotFromColumns,
   type TaskRecord,
-  type TaskSummary,
 } from "@sema-agent/core";
 
 export type TaskRow = {
@@ -38,49 +35,21 @@ export type SnapshotRow = { task_id: string; seq: number | null; v: number | nul
 /** An event row, as an array (cheaper to build than an object): seq, at, the event's own keys as JSON. */
 export type EventRow = [seq: number, at: string, body: string];
 
-/** Parse a JSON column; a value that does not parse means the file was damaged outside SQLite. */
-export function parseColumn<T>(text: string, what: string): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch (error) {
-    throw new StoreUnavailableError(`corrupt ${what} in the SQLite store: ${String(error)}`, error);
-  }
-}
-
-export function leaseOf(row: TaskRow): Lease | undefined {
-  if (row.lease_token === null || row.lease_holder === null || row.lease_expires_at === null) return undefined;
-  return {
-    taskId: row.task_id,
-    token: row.lease_token,
-    holder: parseColumn<LeaseHolder>(row.lease_holder, "lease holder"),
-    expiresAt: new Date(row.lease_expires_at).toISOString(),
-  };
-}
+const STORE = "SQLite";
 
 export function recordOf(row: TaskRow): TaskRecord {
-  const record: TaskRecord = {
-    taskId: row.task_id,
-    principal: row.principal,
-    lastSeq: row.last_seq,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    summary: parseColumn<TaskSummary>(row.summary, "task summary"),
-  };
-  if (row.parent_task_id !== null) record.parentTaskId = row.parent_task_id;
-  const lease = leaseOf(row);
-  if (lease !== undefined) record.lease = lease;
-  return record;
+  return recordFromColumns(
+    row,
+    row.lease_expires_at === null ? undefined : new Date(row.lease_expires_at).toISOString(),
+    STORE,
+  );
 }
 
 export function snapshotOf(row: SnapshotRow): Snapshot | undefined {
-  if (row.seq === null || row.v === null || row.state === null) return undefined;
-  return { taskId: row.task_id, seq: row.seq, v: row.v, state: parseColumn(row.state, "snapshot state") };
+  return snapshotFromColumns(row, STORE);
 }
 
-/**
- * The stored event, exactly as `MemoryStore` holds it: `stampEvent` puts the identity first, then
- * the event's own keys in the order they were appended (JSON keeps it).
- */
+/** The stored event, exactly as `MemoryStore` holds it (identity first, then the event's keys). */
 export function eventOf(taskId: string, seq: number, at: string, body: string): StoredEvent {
-  return stampEvent(parseColumn<TaskEvent>(body, "event"), taskId, seq, at);
+  return eventFromColumns(taskId, seq, at, body, STORE);
 }
