@@ -3,6 +3,7 @@
  * task-oriented AI agent core. Test helpers live on `@sema-agent/core/testing`.
  */
 
+export { claimByListing } from "./adapters/claim-by-listing.ts";
 export { MemoryStore } from "./adapters/memory-store.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";

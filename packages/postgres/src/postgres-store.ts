@@ -15,6 +15,8 @@ import {
   assertSnapshotSeq,
   assertTtl,
   ChangeNotifier,
+  type Claim,
+  type ClaimOptions,
   type CreateTaskInput,
   decodeCursor,
   EMPTY_SUMMARY,
@@ -400,6 +402,36 @@ export class PostgresStore implements Store {
       if (rows.length < RUNNABLE_PAGE || last === undefined) return runnable;
       position = [last.updated_at, last.task_no];
     }
+  }
+
+  async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
+    const limit = assertLimit(options.limit, 1, 1000);
+    assertTtl(options.ttlMs);
+    const exclude = new Set(options.exclude ?? []);
+    // Candidates unlocked (a racing claimer may take some), with headroom for those it takes.
+    const listed = await this.listRunnable({ limit: Math.min(10_000, limit * 4 + 8 + exclude.size) });
+    const ids = listed.map((record) => record.taskId).filter((id) => !exclude.has(id));
+    if (ids.length === 0) return [];
+    return this.#tx(async (tx) => {
+      const now = await this.#dbNow(tx);
+      const rows = (await tx.client.query<TaskRow>(tx.sql.claim, [ids, new Date(now), limit])).rows;
+      const claims: Claim[] = [];
+      for (const row of rows) {
+        const record = recordOf(row);
+        // Locked, so this is the row as it is now: the rule has the last word.
+        if (!isRunnableRecord(record, now)) continue;
+        const expires = new Date(now + options.ttlMs);
+        const lease: Lease = {
+          taskId: record.taskId,
+          token: newId(),
+          holder: structuredClone(options.holder),
+          expiresAt: expires.toISOString(),
+        };
+        await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
+        claims.push({ task: { ...record, lease }, lease });
+      }
+      return claims;
+    });
   }
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {

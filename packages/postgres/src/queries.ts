@@ -46,6 +46,13 @@ export function queries(s: string) {
       WHERE wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
         AND (updated_at, task_no) > ($2, $3)
       ORDER BY updated_at, task_no LIMIT $4`,
+    /**
+     * Lock listed candidates that are still unleased at the database time $2, skipping rows
+     * another claimer has locked: concurrent claims split the work instead of queueing.
+     */
+    claim: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+      WHERE task_id = ANY($1::text[]) AND wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+      ORDER BY updated_at, task_no LIMIT $3 FOR UPDATE SKIP LOCKED`,
     list: [list(false, false), list(false, true), list(true, false), list(true, true)] as const,
     /** The upsert keeps the snapshot with the highest seq, whatever order writers arrive in. */
     putSnapshot: `INSERT INTO ${s}.snapshots (task_no, seq, v, state) VALUES ($1, $2, $3, $4)

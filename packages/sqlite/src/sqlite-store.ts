@@ -15,7 +15,10 @@ import {
   assertSnapshotSeq,
   assertTtl,
   ChangeNotifier,
+  type Claim,
+  type ClaimOptions,
   type CreateTaskInput,
+  claimByListing,
   decodeCursor,
   EMPTY_SUMMARY,
   encodeCursor,
@@ -331,6 +334,10 @@ export class SqliteStore implements Store {
       }
       return runnable;
     });
+  }
+
+  async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
+    return claimByListing(this, options);
   }
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {

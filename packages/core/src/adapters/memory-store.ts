@@ -10,6 +10,8 @@ import { newId } from "../internal/ids.ts";
 import type {
   AcquireLeaseOptions,
   AppendOptions,
+  Claim,
+  ClaimOptions,
   CreateTaskInput,
   Lease,
   ListRunnableOptions,
@@ -30,6 +32,7 @@ import {
   TaskNotFoundError,
 } from "../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+import { claimByListing } from "./claim-by-listing.ts";
 import {
   assertAfterSeq,
   assertLeaseAvailable,
@@ -197,6 +200,10 @@ export class MemoryStore implements Store {
     }
     runnable.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
     return structuredClone(runnable.slice(0, limit));
+  }
+
+  async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
+    return claimByListing(this, options);
   }
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {

@@ -8,8 +8,8 @@ import type { TaskState } from "../core/fold.ts";
 import { isTerminal, type TaskStatus } from "../core/task-summary.ts";
 import { waitingInputs } from "../core/waiting-inputs.ts";
 import { newId } from "../internal/ids.ts";
-import type { Store } from "../ports/store.ts";
-import { isSemaError } from "../protocol/errors.ts";
+import type { Lease, Store } from "../ports/store.ts";
+import { InvalidInputError, isSemaError } from "../protocol/errors.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
 import { acquireLeg } from "./acquire-leg.ts";
@@ -30,6 +30,8 @@ export interface LegOptions {
   signal?: AbortSignal;
   /** Recorded on `leg_started`; inferred from the task's state when absent. */
   trigger?: LegStartedEvent["trigger"];
+  /** A lease already taken for this task (a worker's `claimRunnable`); otherwise the leg takes one. */
+  lease?: Lease;
 }
 
 export interface LegOutcome {
@@ -143,7 +145,9 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
   const options = withEventHook(given);
   const { store } = options;
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
-  const lease = await acquireLeg(store, taskId, options.holder, ttlMs);
+  if (legOptions.lease !== undefined && legOptions.lease.taskId !== taskId)
+    throw new InvalidInputError(`the lease given is for task ${legOptions.lease.taskId}, not ${taskId}`);
+  const lease = legOptions.lease ?? (await acquireLeg(store, taskId, options.holder, ttlMs));
   const lost = new AbortController();
   let loop: LegLoop | undefined;
   const stopLease = keepLease(store, taskId, lease.token, ttlMs, () => {

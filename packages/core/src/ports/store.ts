@@ -91,6 +91,22 @@ export interface ListRunnableOptions {
   limit?: number;
 }
 
+export interface ClaimOptions {
+  /** Who takes the leases. */
+  holder: LeaseHolder;
+  ttlMs: number;
+  /** At most this many tasks. Default 1. */
+  limit?: number;
+  /** Tasks not to claim (e.g. ones naming an agent this worker does not have). */
+  exclude?: readonly string[];
+}
+
+/** A runnable task a worker now holds the lease of. */
+export interface Claim {
+  task: TaskRecord;
+  lease: Lease;
+}
+
 /** A folded state stored at a seq, so a resume folds only what came after. */
 export interface Snapshot {
   taskId: string;
@@ -130,6 +146,11 @@ export interface Store {
 
   /** Tasks a worker should pick up: pending work and no live lease, or a lease that expired mid-leg. */
   listRunnable(options?: ListRunnableOptions): Promise<TaskRecord[]>;
+  /**
+   * Take the leases of up to `limit` runnable tasks at once, atomically per task: two workers
+   * claiming at the same time never get the same task, and neither waits for the other's rows.
+   */
+  claimRunnable(options: ClaimOptions): Promise<Claim[]>;
   /** One principal's tasks, newest first. */
   listTasks(options: ListTasksOptions): Promise<TaskPage>;
 

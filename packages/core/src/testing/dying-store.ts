@@ -73,6 +73,10 @@ export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { 
       guard();
       return inner.listRunnable(listOptions);
     },
+    async claimRunnable(claimOptions) {
+      guard();
+      return inner.claimRunnable(claimOptions);
+    },
     async listTasks(listOptions) {
       guard();
       return inner.listTasks(listOptions);

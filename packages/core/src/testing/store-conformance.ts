@@ -13,6 +13,7 @@ import type { Store } from "../ports/store.ts";
 import { isSemaError, type SemaErrorCode } from "../protocol/errors.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
+import { claimsConformance } from "./store-conformance-claims.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
 
@@ -246,6 +247,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     });
 
     liveConformance({ describe, it, expect, fresh, newTask, expectCode });
+    claimsConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("snapshots", () => {
       it("round-trips the latest snapshot and ignores an older one", async () => {

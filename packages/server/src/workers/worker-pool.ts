@@ -1,16 +1,17 @@
 /**
- * The worker pool: claims runnable tasks by lease (`store.listRunnable` + `runLeg`, which takes
- * the lease and throws `LeaseHeld` when another worker got there first), runs one leg each, and
- * emits to the in-process hub. It polls, and is nudged by the API in its process for lower
+ * The worker pool: claims runnable tasks (`store.claimRunnable`, which takes their leases so two
+ * workers never share one), runs one leg each under the claimed lease, and emits to the
+ * in-process hub. It polls, and is nudged by the API in its process for lower
  * latency. Stopping is graceful: no new claims, running legs are aborted so they park at their
  * next step boundary (`parked:interrupt`) and release their leases, within a deadline.
  */
 import {
   type Agent,
+  DEFAULTS,
   defaultHolder,
   isSemaError,
+  type Lease,
   type LeaseHolder,
-  type LegOptions,
   runLeg,
   type Store,
 } from "@sema-agent/core";
@@ -59,6 +60,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const pollMs = options.pollMs ?? 500;
   const holder = options.holder ?? defaultHolder();
+  const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   const onError =
     options.onError ??
     ((error: unknown, taskId: string | undefined) =>
@@ -83,10 +85,11 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   }
 
   /** Run one leg; true when a leg actually ran (so the task may have more work right away). */
-  async function runOne(taskId: string, signal: AbortSignal, trigger: LegOptions["trigger"]): Promise<boolean> {
+  async function runOne(taskId: string, signal: AbortSignal, claimed: Lease | undefined): Promise<boolean> {
     const agent = await agentFor(taskId);
     if (agent === undefined) {
       unrunnable.add(taskId);
+      if (claimed !== undefined) await options.store.releaseLease(taskId, claimed.token);
       onError(new Error(`task ${taskId} names an agent this server does not have`), taskId);
       return false;
     }
@@ -96,18 +99,18 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         agent,
         holder,
         ...(options.hub === undefined ? {} : { emit: options.hub.publish }),
-        ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+        leaseTtlMs: ttlMs,
       },
       taskId,
       // A stopping pool parks its legs as parked:shutdown, which any worker resumes after a restart.
-      trigger === undefined ? { shutdown: signal } : { shutdown: signal, trigger },
+      claimed === undefined ? { shutdown: signal } : { shutdown: signal, lease: claimed },
     );
     return outcome.legId !== undefined;
   }
 
-  function start(taskId: string, trigger?: LegOptions["trigger"]): void {
+  function start(taskId: string, claimed?: Lease): void {
     const abort = new AbortController();
-    const done = runOne(taskId, abort.signal, trigger)
+    const done = runOne(taskId, abort.signal, claimed)
       .catch((error: unknown) => {
         // Another worker holds it: nothing to do here.
         if (!isSemaError(error, "LeaseHeld")) onError(error, taskId);
@@ -130,11 +133,16 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     }
     const free = concurrency - running.size;
     if (free <= 0) return;
-    const candidates = await options.store.listRunnable({ limit: free + running.size + unrunnable.size });
-    for (const record of candidates) {
-      if (stopped || running.size >= concurrency) return;
-      if (running.has(record.taskId) || unrunnable.has(record.taskId)) continue;
-      start(record.taskId);
+    const claims = await options.store.claimRunnable({
+      holder,
+      ttlMs,
+      limit: free,
+      exclude: [...running.keys(), ...unrunnable],
+    });
+    for (const { task, lease } of claims) {
+      // Stopped while claiming: give the leases back for another worker.
+      if (stopped) await options.store.releaseLease(task.taskId, lease.token).catch(() => undefined);
+      else start(task.taskId, lease);
     }
   }
 

@@ -1,0 +1,85 @@
+/**
+ * The claims part of the store conformance suite: `claimRunnable` takes leases of runnable tasks
+ * only, and workers claiming at the same time never share a task.
+ */
+import { make } from "./event-factories.ts";
+import type { ConformanceContext } from "./store-conformance-live.ts";
+import { sleep } from "./store-conformance-support.ts";
+
+export function claimsConformance(context: ConformanceContext): void {
+  const { describe, it, expect, fresh, newTask, expectCode } = context;
+  describe("claims", () => {
+    it("claims runnable tasks only, oldest activity first, and leases them to the claimer", async () => {
+      const store = await fresh();
+      const first = await newTask(store);
+      const second = await newTask(store);
+      const leased = await newTask(store);
+      await store.acquireLease(leased, { holder: { id: "other" }, ttlMs: 5000 });
+      const done = await newTask(store);
+      await store.append(
+        done,
+        [make.legStarted("l1"), { type: "task_completed", v: 1, result: "ok" }, make.legEnded("l1")],
+        { expectedSeq: 1 },
+      );
+
+      const claims = await store.claimRunnable({ holder: { id: "w1", host: "m1" }, ttlMs: 5000, limit: 10 });
+      expect(claims.map((claim) => claim.task.taskId)).toEqual([first, second]);
+      for (const claim of claims) {
+        expect(claim.lease).toMatchObject({ taskId: claim.task.taskId, holder: { id: "w1", host: "m1" } });
+        expect(claim.task.lease?.token).toBe(claim.lease.token);
+        // The claim is a real lease: appends under it succeed, and nobody else can take it.
+        await store.append(claim.task.taskId, [make.legStarted("l1")], {
+          expectedSeq: claim.task.lastSeq,
+          leaseToken: claim.lease.token,
+        });
+        await expectCode(store.acquireLease(claim.task.taskId, { holder: { id: "w2" }, ttlMs: 5000 }), "LeaseHeld");
+      }
+      expect(await store.claimRunnable({ holder: { id: "w2" }, ttlMs: 5000, limit: 10 })).toEqual([]);
+      expect(await store.listRunnable()).toEqual([]);
+    });
+
+    it("respects limit and exclude, and defaults to one task", async () => {
+      const store = await fresh();
+      const ids = [await newTask(store), await newTask(store), await newTask(store)];
+      const one = await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000 });
+      expect(one.map((claim) => claim.task.taskId)).toEqual([ids[0]]);
+      const rest = await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000, limit: 5, exclude: [ids[1] ?? ""] });
+      expect(rest.map((claim) => claim.task.taskId)).toEqual([ids[2]]);
+      await expectCode(store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000, limit: 0 }), "InvalidInput");
+      await expectCode(store.claimRunnable({ holder: { id: "w" }, ttlMs: 0 }), "InvalidInput");
+    });
+
+    it("claims a task whose holder's lease expired mid-leg", async () => {
+      const store = await fresh();
+      const id = await newTask(store);
+      const dead = await store.acquireLease(id, { holder: { id: "dead" }, ttlMs: 60 });
+      await store.append(id, [make.legStarted("l1")], { expectedSeq: 1, leaseToken: dead.token });
+      expect(await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000 })).toEqual([]);
+      await sleep(120);
+      const [claim] = await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000 });
+      expect(claim?.task.taskId).toBe(id);
+      expect(claim?.task.summary.status).toBe("running");
+      await expectCode(store.renewLease(id, dead.token, 5000), "LeaseLost");
+    });
+
+    it("never gives one task to two workers claiming at the same time", async () => {
+      const store = await fresh();
+      const ids = new Set<string>();
+      for (let i = 0; i < 24; i++) ids.add(await newTask(store));
+      const workers = ["w1", "w2", "w3"];
+      const claimed: string[] = [];
+      // Each worker claims in small batches until nothing is left.
+      await Promise.all(
+        workers.map(async (worker) => {
+          for (;;) {
+            const claims = await store.claimRunnable({ holder: { id: worker }, ttlMs: 5000, limit: 3 });
+            if (claims.length === 0) return;
+            claimed.push(...claims.map((claim) => claim.task.taskId));
+          }
+        }),
+      );
+      expect(claimed.length).toBe(ids.size);
+      expect(new Set(claimed)).toEqual(ids);
+    });
+  });
+}
