@@ -78,6 +78,35 @@ describe.skipIf(skip)("PostgresStore across connections", () => {
     expect(received.map((e) => e.seq)).toEqual([2, 3, 4, 5]);
   });
 
+  it("splits runnable tasks among workers on three nodes claiming at once, none twice", async () => {
+    const [a, b] = await twoNodes();
+    const c = await PostgresStore.open({ connectionString: POSTGRES_URL, schema: a.schema });
+    cleanup.push(() => c.close());
+    const ids = new Set<string>();
+    for (let i = 0; i < 90; i++) {
+      const [created] = await a.createTask({ created: make.created("alice") });
+      ids.add(created?.taskId ?? "");
+    }
+    const claimed = new Map<string, string>();
+    const perNode = await Promise.all(
+      [a, b, c].map(async (store, node) => {
+        let count = 0;
+        for (;;) {
+          const claims = await store.claimRunnable({ holder: { id: `node-${node}` }, ttlMs: 30_000, limit: 4 });
+          if (claims.length === 0) return count;
+          for (const { task } of claims) {
+            expect(claimed.get(task.taskId), `claimed twice: ${task.taskId}`).toBeUndefined();
+            claimed.set(task.taskId, `node-${node}`);
+          }
+          count += claims.length;
+        }
+      }),
+    );
+    expect(new Set(claimed.keys())).toEqual(ids);
+    // SKIP LOCKED lets every node make progress at once instead of queueing behind one.
+    expect(perNode.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+  });
+
   it("reports an unreachable server as StoreUnavailable", async () => {
     const error = await PostgresStore.open({ connectionString: "postgres://postgres@127.0.0.1:1/test" }).then(
       () => undefined,

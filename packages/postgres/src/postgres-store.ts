@@ -64,6 +64,8 @@ export interface PostgresStoreOptions {
   pollMs?: number;
 }
 
+const noop = () => undefined;
+
 /** A client inside a transaction, with the store's statements. */
 type Tx = { client: pg.PoolClient; sql: Queries };
 
@@ -107,7 +109,7 @@ export class PostgresStore implements Store {
       throw new StoreUnavailableError("PostgresStore needs a connectionString or a pool");
     }
     // An idle client that loses its connection emits here; without a listener it would crash the process.
-    if (this.#ownsPool) this.#pool.on("error", () => undefined);
+    if (this.#ownsPool) this.#pool.on("error", noop);
     this.#listener = new EventListener(this.#pool, this.#notifier);
     this.#ready = this.#migrate();
     // Failures surface through ready() and every call; this only keeps them from being unhandled.
@@ -126,6 +128,11 @@ export class PostgresStore implements Store {
     return store;
   }
 
+  /** The schema holding this store's tables. */
+  get schema(): string {
+    return this.#schema;
+  }
+
   /** Resolves once the schema is migrated; rejects with `StoreUnavailable` if it could not be. */
   ready(): Promise<void> {
     return this.#ready;
@@ -135,7 +142,9 @@ export class PostgresStore implements Store {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.#pool.connect();
+      client.on("error", noop);
       await migrate(client, this.#schema, quoteSchema(this.#schema));
+      client.off("error", noop);
       client.release();
     } catch (error) {
       client?.release(true);
@@ -168,6 +177,12 @@ export class PostgresStore implements Store {
       throw toStoreError(error, "connect");
     }
     let broken = false;
+    // A connection lost between statements is reported on the client, not to the pending query;
+    // unheard it would crash the process. The next statement fails and rolls the work back.
+    const onLost = () => {
+      broken = true;
+    };
+    client.on("error", onLost);
     try {
       await client.query("BEGIN");
       const result = await work({ client, sql: this.#sql });
@@ -179,6 +194,7 @@ export class PostgresStore implements Store {
       });
       throw toStoreError(error, "transaction");
     } finally {
+      client.off("error", onLost);
       client.release(broken ? true : undefined);
     }
   }

@@ -5,10 +5,15 @@
  */
 
 import type { Store } from "../ports/store.ts";
-import { isSemaError } from "../protocol/errors.ts";
+import { isSemaError, LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
 
-/** Renew the lease every third of its TTL; call `onLost` once if it cannot be kept. */
+/**
+ * Renew the lease every third of its TTL; call `onLost` once if it cannot be kept: refused
+ * (`LeaseLost`), or not renewed before it would have expired by this host's reckoning — a store
+ * outage is ridden out only while the lease can still be live, so the leg stops before another
+ * worker may take the task over.
+ */
 export function keepLease(
   store: Store,
   taskId: string,
@@ -17,21 +22,31 @@ export function keepLease(
   onLost: (error: unknown) => void,
 ): () => void {
   let stopped = false;
-  let failingSince: number | undefined;
+  // Measured from before the request, so it never overestimates what the store granted.
+  let validUntil = Date.now() + ttlMs;
+  const lose = (error: unknown) => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    clearTimeout(deadline);
+    onLost(error);
+  };
+  let deadline = setTimeout(() => lose(new LeaseLostError(taskId)), ttlMs);
+  deadline.unref?.();
   const timer = setInterval(
     async () => {
       if (stopped) return;
+      const asked = Date.now();
       try {
         await store.renewLease(taskId, token, ttlMs);
-        failingSince = undefined;
+        if (stopped) return;
+        validUntil = asked + ttlMs;
+        clearTimeout(deadline);
+        deadline = setTimeout(() => lose(new LeaseLostError(taskId)), validUntil - Date.now());
+        deadline.unref?.();
       } catch (error) {
-        // A store that is briefly unavailable is retried until the lease would have expired.
-        failingSince ??= Date.now();
-        if (isSemaError(error, "LeaseLost") || Date.now() - failingSince >= ttlMs) {
-          stopped = true;
-          clearInterval(timer);
-          onLost(error);
-        }
+        // A briefly unavailable store is retried at the next tick, while the lease can be live.
+        if (isSemaError(error, "LeaseLost") || Date.now() >= validUntil) lose(error);
       }
     },
     Math.max(10, Math.floor(ttlMs / 3)),
@@ -40,6 +55,7 @@ export function keepLease(
   return () => {
     stopped = true;
     clearInterval(timer);
+    clearTimeout(deadline);
   };
 }
 

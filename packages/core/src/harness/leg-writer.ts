@@ -4,11 +4,26 @@
  * when another writer got in first (a steer, a cancel, a decision), the leg folds what they wrote
  * and tries again, so it never acts on a state the log has moved past.
  */
+import { canonicalJson } from "../core/canonical-json.ts";
 import { Folder, stateFromJson, stateToJson, type TaskState } from "../core/fold.ts";
 import type { Store } from "../ports/store.ts";
-import { isSemaError } from "../protocol/errors.ts";
+import { isSemaError, SeqConflictError } from "../protocol/errors.ts";
+import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
+
+/** Whether `stored` are exactly `events` as written (the stamps aside). */
+function sameEvents(stored: readonly StoredEvent[], events: readonly TaskEvent[]): boolean {
+  if (stored.length !== events.length) return false;
+  return stored.every((event, i) => {
+    const { taskId: _t, seq: _s, at: _a, ...body } = event;
+    const expected = events[i];
+    return (
+      expected !== undefined && canonicalJson(body as JsonValue) === canonicalJson(expected as unknown as JsonValue)
+    );
+  });
+}
 
 /** Load a task's state: the latest usable snapshot, then the events after it. */
 export async function loadState(store: Store, taskId: string): Promise<{ folder: Folder; events: StoredEvent[] }> {
@@ -27,14 +42,25 @@ export class LegWriter {
   readonly #emit: Emit;
   readonly #leaseToken: string;
   readonly #snapshotEvery: number;
+  readonly #retry: StoreRetryPolicy | undefined;
   #sinceSnapshot = 0;
   /** True while nothing can have been appended by others since the leg last read or appended. */
   #current = false;
   /** Called with every event folded that this leg did not write. */
   onForeign: (event: StoredEvent) => void = () => {};
 
-  constructor(store: Store, taskId: string, folder: Folder, leaseToken: string, emit: Emit, snapshotEvery: number) {
+  /** `retry`: how long to ride out `StoreUnavailable` (absent: fail at once). */
+  constructor(
+    store: Store,
+    taskId: string,
+    folder: Folder,
+    leaseToken: string,
+    emit: Emit,
+    snapshotEvery: number,
+    retry?: StoreRetryPolicy,
+  ) {
     this.store = store;
+    this.#retry = retry;
     this.taskId = taskId;
     this.#folder = folder;
     this.#leaseToken = leaseToken;
@@ -57,7 +83,8 @@ export class LegWriter {
 
   /** Fold whatever others appended since the leg last looked. Returns those events. */
   async refresh(): Promise<StoredEvent[]> {
-    const events = await this.store.read(this.taskId, { afterSeq: this.state.lastSeq });
+    const afterSeq = this.state.lastSeq;
+    const events = await this.#call(() => this.store.read(this.taskId, { afterSeq }));
     this.#take(events, true);
     this.#current = true;
     return events;
@@ -94,10 +121,7 @@ export class LegWriter {
       const events = decide(this.state);
       if (events === undefined || events.length === 0) return [];
       try {
-        const stored = await this.store.append(this.taskId, events, {
-          expectedSeq: this.state.lastSeq,
-          leaseToken: this.#leaseToken,
-        });
+        const stored = await this.#appendOnce(events, this.state.lastSeq);
         this.#take(stored, false);
         this.#current = true;
         return stored;
@@ -106,6 +130,28 @@ export class LegWriter {
         await this.refresh();
       }
     }
+  }
+
+  async #call<T>(work: () => Promise<T>): Promise<T> {
+    return this.#retry === undefined ? work() : retryStoreUnavailable(work, this.#retry);
+  }
+
+  /**
+   * One conditional append, retried while the store is unavailable. A failure can hide a commit
+   * (the connection broke after the database committed), so a retry first looks at what follows
+   * `expectedSeq`: its own events there mean the append landed; anyone else's are a conflict.
+   */
+  async #appendOnce(events: TaskEvent[], expectedSeq: number): Promise<StoredEvent[]> {
+    let tried = false;
+    return this.#call(async () => {
+      if (tried) {
+        const landed = await this.store.read(this.taskId, { afterSeq: expectedSeq, limit: events.length });
+        if (sameEvents(landed, events)) return landed;
+        if (landed.length > 0) throw new SeqConflictError(this.taskId, expectedSeq, landed.at(-1)?.seq ?? expectedSeq);
+      }
+      tried = true;
+      return this.store.append(this.taskId, events, { expectedSeq, leaseToken: this.#leaseToken });
+    });
   }
 
   /**

@@ -19,6 +19,7 @@ import { notifyParent } from "./delegation.ts";
 import { keepLease } from "./leg-guards.ts";
 import { LegLoop } from "./leg-loop.ts";
 import { LegWriter, loadState } from "./leg-writer.ts";
+import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 
 export interface LegOptions {
   /**
@@ -160,15 +161,30 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
   host?.addEventListener("abort", onHostAbort);
   shutdown?.addEventListener("abort", onHostAbort);
   let writer: LegWriter | undefined;
+  const emit = options.emit ?? noop;
+  // While the lease may still be live, a store outage is waited out; once it is lost, never.
+  const retry: StoreRetryPolicy = {
+    maxMs: ttlMs,
+    signal: lost.signal,
+    onRetry: (error, attempt, delayMs) =>
+      emit({
+        type: "store_retry",
+        taskId,
+        attempt,
+        delayMs,
+        message: error instanceof Error ? error.message : String(error),
+      }),
+  };
   try {
-    const { folder } = await loadState(store, taskId);
+    const { folder } = await retryStoreUnavailable(() => loadState(store, taskId), retry);
     writer = new LegWriter(
       store,
       taskId,
       folder,
       lease.token,
-      options.emit ?? noop,
+      emit,
       options.snapshotEvery ?? DEFAULTS.snapshotEvery,
+      retry,
     );
     if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
 

@@ -9,7 +9,9 @@ export type EphemeralEvent =
   | { type: "reasoning_delta"; taskId: string; legId: string; delta: string }
   | { type: "tool_input_start"; taskId: string; legId: string; callId: string; name: string }
   | { type: "tool_input_delta"; taskId: string; legId: string; callId: string; delta: string }
-  | { type: "tool_input_end"; taskId: string; legId: string; callId: string };
+  | { type: "tool_input_end"; taskId: string; legId: string; callId: string }
+  /** The store was unreachable; the leg waits `delayMs` and tries again (it cannot log this itself). */
+  | { type: "store_retry"; taskId: string; attempt: number; delayMs: number; message: string };
 
 export type EphemeralEventType = EphemeralEvent["type"];
 
@@ -25,6 +27,7 @@ const EPHEMERAL_TYPES: ReadonlySet<string> = new Set<EphemeralEventType>([
   "tool_input_start",
   "tool_input_delta",
   "tool_input_end",
+  "store_retry",
 ]);
 
 export function isEphemeral(event: StreamEvent): event is EphemeralEvent {

@@ -5,6 +5,7 @@
 
 export { type DyingStoreOptions, dyingStore, SimulatedDeath } from "./dying-store.ts";
 export { make } from "./event-factories.ts";
+export { type FlakyStore, flakyStore } from "./flaky-store.ts";
 export {
   ScriptedModel,
   type ScriptedModelOptions,

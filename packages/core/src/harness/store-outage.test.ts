@@ -1,0 +1,148 @@
+// A store that goes away while a leg runs (a failover, a dropped connection): the leg waits it
+// out while its lease can still be live, never writes an event twice when a commit's reply is
+// lost, and stops before its next side effect once the lease is gone.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryStore } from "../adapters/memory-store.ts";
+import { fold } from "../core/fold.ts";
+import type { StreamEvent } from "../protocol/stream-event.ts";
+import { flakyStore } from "../testing/flaky-store.ts";
+import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
+import { defineTool } from "./define-tool.ts";
+import { runLeg } from "./run-leg.ts";
+import { startTask } from "./task-api.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function world(onRun: (text: string) => void | Promise<void> = () => {}) {
+  const runs: Record<string, number> = {};
+  const note = defineTool({
+    name: "note",
+    description: "append a note (not idempotent)",
+    inputSchema: z.object({ text: z.string() }),
+    execute: async ({ text }) => {
+      runs[text] = (runs[text] ?? 0) + 1;
+      await onRun(text);
+      return `noted ${text}`;
+    },
+  });
+  return { runs, note };
+}
+
+const turns = (n: number): ScriptedTurn[] => [
+  ...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: "note", input: { text: `n${i}` } }] })),
+  { text: "Done." },
+];
+
+async function expectCleanLog(store: MemoryStore, taskId: string, notes: number) {
+  const events = await store.read(taskId);
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  const state = fold(events);
+  expect(state.summary.status).toBe("completed");
+  const results = events.filter((e) => e.type === "tool_result");
+  expect(results).toHaveLength(notes);
+  expect(new Set(results.map((e) => (e.type === "tool_result" ? e.callId : ""))).size).toBe(notes);
+  expect(events.filter((e) => e.type === "model_turn")).toHaveLength(notes + 1);
+}
+
+describe("a leg and a store outage", () => {
+  it("waits out an outage shorter than its lease and finishes with nothing lost or doubled", async () => {
+    const inner = new MemoryStore();
+    const store = flakyStore(inner);
+    const { runs, note } = world(async (text) => {
+      if (text !== "n1") return;
+      // The database goes away while the tool runs, and comes back 300 ms later.
+      store.down = true;
+      setTimeout(() => {
+        store.down = false;
+      }, 300);
+    });
+    const taskId = await startTask(inner, { objective: "Take notes" });
+    const seen: StreamEvent[] = [];
+    const outcome = await runLeg(
+      {
+        store,
+        agent: { model: new ScriptedModel(turns(3)), tools: [note] },
+        leaseTtlMs: 5_000,
+        emit: (e) => seen.push(e),
+      },
+      taskId,
+    );
+    expect(outcome.status).toBe("completed");
+    expect(runs).toEqual({ n0: 1, n1: 1, n2: 1 });
+    expect(store.refused).toBeGreaterThan(0);
+    const retries = seen.filter((e) => e.type === "store_retry");
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries[0]).toMatchObject({ taskId, attempt: 1 });
+    await expectCleanLog(inner, taskId, 3);
+  });
+
+  it("never appends twice when a commit's reply is lost, at any append of the run", async () => {
+    const total = await (async () => {
+      const inner = new MemoryStore();
+      const taskId = await startTask(inner, { objective: "Take notes" });
+      const { note } = world();
+      let appends = 0;
+      const counting = flakyStore(inner);
+      const original = counting.append.bind(counting);
+      counting.append = (...args) => {
+        appends++;
+        return original(...args);
+      };
+      await runLeg({ store: counting, agent: { model: new ScriptedModel(turns(3)), tools: [note] } }, taskId);
+      return appends;
+    })();
+    expect(total).toBeGreaterThan(5);
+    for (let n = 0; n < total; n++) {
+      const inner = new MemoryStore();
+      const store = flakyStore(inner);
+      const taskId = await startTask(inner, { objective: "Take notes" });
+      const { runs, note } = world();
+      let appends = 0;
+      const original = store.append.bind(store);
+      store.append = (...args) => {
+        if (appends++ === n) store.commitThenFail = 1;
+        return original(...args);
+      };
+      const outcome = await runLeg({ store, agent: { model: new ScriptedModel(turns(3)), tools: [note] } }, taskId);
+      expect(outcome.status, `lost reply at append ${n}`).toBe("completed");
+      expect(runs, `lost reply at append ${n}`).toEqual({ n0: 1, n1: 1, n2: 1 });
+      await expectCleanLog(inner, taskId, 3);
+    }
+  });
+
+  it("stops before its next side effect when the outage outlasts the lease, and another host recovers", async () => {
+    const inner = new MemoryStore();
+    const store = flakyStore(inner);
+    const { runs, note } = world((text) => {
+      if (text === "n0") store.down = true;
+    });
+    const taskId = await startTask(inner, { objective: "Take notes" });
+    const failed = await runLeg(
+      { store, agent: { model: new ScriptedModel(turns(3)), tools: [note] }, leaseTtlMs: 300, holder: { id: "a" } },
+      taskId,
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failed as { code?: string }).code).toMatch(/^(StoreUnavailable|LeaseLost)$/);
+    expect(runs).toEqual({ n0: 1 });
+    store.down = false;
+    await sleep(50);
+    const outcome = await runLeg(
+      {
+        store: inner,
+        agent: { model: new ScriptedModel(turns(3), { mode: "by-transcript" }), tools: [note] },
+        holder: { id: "b" },
+      },
+      taskId,
+    );
+    expect(outcome.status).toBe("completed");
+    // n0's result never reached the log: its effect is unknown, so it is reported, not re-run.
+    expect(runs).toEqual({ n0: 1, n1: 1, n2: 1 });
+    const interrupted = (await inner.read(taskId)).filter(
+      (e) => e.type === "tool_result" && e.status === "interrupted",
+    );
+    expect(interrupted).toHaveLength(1);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * A leg on PostgreSQL whose connections are lost while it works: killed by the server (what a
+ * restarted pooler does) or cut off with new ones refused for a while (a failover as clients see
+ * it). The store reports `StoreUnavailable`, the harness retries with backoff, the pool
+ * reconnects, and the task finishes with every tool run once and a gapless log.
+ */
+import { defineTool, fold, runLeg, startTask } from "@sema-agent/core";
+import { ScriptedModel } from "@sema-agent/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { PostgresStore } from "./postgres-store.ts";
+import { startTcpProxy } from "./tcp-proxy.fixture.ts";
+import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "./test-server.fixture.ts";
+
+describe.skipIf(skip)("PostgresStore when the server drops its connections", () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it("lets a running leg ride out terminated connections", async () => {
+    const schema = freshSchema();
+    const app = `sema_drop_${schema.slice(-6)}`;
+    cleanup.push(() => dropSchema(schema));
+    const url = new URL(POSTGRES_URL);
+    url.searchParams.set("application_name", app);
+    const store = await PostgresStore.open({ connectionString: url.toString(), schema });
+    cleanup.push(() => store.close());
+
+    const killed: number[] = [];
+    const runs: Record<string, number> = {};
+    const note = defineTool({
+      name: "note",
+      description: "append a note (not idempotent)",
+      inputSchema: z.object({ text: z.string() }),
+      execute: async ({ text }) => {
+        runs[text] = (runs[text] ?? 0) + 1;
+        // Every connection the store holds is terminated by the server, mid-leg.
+        const rows = await withClient(async (client) => {
+          const result = await client.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pg_terminate_backend(pid)",
+            [app],
+          );
+          return result.rows;
+        });
+        killed.push(rows.length);
+        return `noted ${text}`;
+      },
+    });
+    const turns = [
+      ...["a", "b", "c", "d"].map((text) => ({ toolCalls: [{ name: "note", input: { text } }] })),
+      { text: "Done." },
+    ];
+    const taskId = await startTask(store, { objective: "Take notes" });
+    const retries: string[] = [];
+    const outcome = await runLeg(
+      {
+        store,
+        agent: { model: new ScriptedModel(turns), tools: [note] },
+        emit: (event) => {
+          if (event.type === "store_retry") retries.push(event.message);
+        },
+      },
+      taskId,
+    );
+
+    expect(outcome.status).toBe("completed");
+    expect(runs).toEqual({ a: 1, b: 1, c: 1, d: 1 });
+    expect(killed.every((n) => n > 0)).toBe(true);
+    const events = await store.read(taskId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(fold(events).summary.status).toBe("completed");
+    expect(events.filter((e) => e.type === "tool_result")).toHaveLength(4);
+  });
+
+  it("retries through an outage that refuses connections, and finishes the task", async () => {
+    const schema = freshSchema();
+    cleanup.push(() => dropSchema(schema));
+    const server = new URL(POSTGRES_URL);
+    const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    cleanup.push(() => proxy.close());
+    const url = new URL(POSTGRES_URL);
+    url.port = String(proxy.port);
+    const store = await PostgresStore.open({ connectionString: url.toString(), schema });
+    cleanup.push(() => store.close());
+
+    const runs: Record<string, number> = {};
+    const note = defineTool({
+      name: "note",
+      description: "append a note (not idempotent)",
+      inputSchema: z.object({ text: z.string() }),
+      execute: ({ text }) => {
+        runs[text] = (runs[text] ?? 0) + 1;
+        // The database is unreachable for 400 ms, starting as this tool's result is written.
+        proxy.cut(400);
+        return `noted ${text}`;
+      },
+    });
+    const turns = [
+      ...["a", "b", "c"].map((text) => ({ toolCalls: [{ name: "note", input: { text } }] })),
+      { text: "Done." },
+    ];
+    const taskId = await startTask(store, { objective: "Take notes" });
+    const retries: string[] = [];
+    const outcome = await runLeg(
+      {
+        store,
+        agent: { model: new ScriptedModel(turns), tools: [note] },
+        emit: (event) => {
+          if (event.type === "store_retry") retries.push(event.message);
+        },
+      },
+      taskId,
+    );
+
+    expect(outcome.status).toBe("completed");
+    expect(runs).toEqual({ a: 1, b: 1, c: 1 });
+    expect(retries.length).toBeGreaterThanOrEqual(3);
+    const events = await store.read(taskId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.type === "tool_result")).toHaveLength(3);
+    expect(fold(events).summary.status).toBe("completed");
+  });
+});
