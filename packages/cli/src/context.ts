@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { isSemaError, type Store } from "@sema-agent/core";
+import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from "@sema-agent/server";
 import { SqliteStore } from "@sema-agent/sqlite";
 
 export interface CliIo {
@@ -22,13 +23,103 @@ export interface CliIo {
 
 export const DEFAULT_DB = ".sema/sema.db";
 
-export function dbPath(io: CliIo, flag: string | undefined): string {
-  return resolve(io.cwd, flag ?? io.env.SEMA_DB ?? DEFAULT_DB);
+/** The flags every command that opens the store accepts. */
+export const STORE_OPTIONS = {
+  db: { type: "string" },
+  store: { type: "string" },
+} as const;
+
+export interface StoreFlags {
+  db?: string | undefined;
+  store?: string | undefined;
 }
 
-export function openStore(path: string): Store {
-  mkdirSync(dirname(path), { recursive: true });
-  return new SqliteStore({ path });
+/**
+ * Where the store is: `--store` (a `postgres://` URL or a SQLite file), `--db` (a file), then
+ * `SEMA_STORE_URL`, `SEMA_DB`, and the embedded default `.sema/sema.db`.
+ */
+export type StoreLocation = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+export function storeLocation(io: CliIo, flags: StoreFlags): StoreLocation {
+  const flag = flags.store ?? flags.db;
+  const url = io.env.SEMA_STORE_URL;
+  if (flag === undefined && url !== undefined && url !== "") {
+    if (!POSTGRES_URL.test(url)) throw new UsageError(`SEMA_STORE_URL must be a postgres:// URL, got ${url}`);
+    return { kind: "postgres", url };
+  }
+  const given = flag ?? io.env.SEMA_DB;
+  if (given !== undefined && POSTGRES_URL.test(given)) return { kind: "postgres", url: given };
+  return { kind: "sqlite", path: resolve(io.cwd, given === undefined || given === "" ? DEFAULT_DB : given) };
+}
+
+export function dbPath(io: CliIo, flag: string | undefined): string {
+  const location = storeLocation(io, { db: flag });
+  return location.kind === "sqlite" ? location.path : DEFAULT_DB;
+}
+
+/** The store flags to repeat in a command printed for the person to run next. */
+export function storeFlagText(flags: StoreFlags): string {
+  if (flags.store !== undefined)
+    return ` --store ${flags.store.includes("@") && POSTGRES_URL.test(flags.store) ? "<url>" : flags.store}`;
+  return flags.db === undefined ? "" : ` --db ${flags.db}`;
+}
+
+/** A store opened for a command, with what else lives beside it. */
+export interface Backend {
+  store: Store;
+  /** Where it is, for messages (a URL shown without its password). */
+  label: string;
+  /** Server tokens kept beside the store, shared by every node using it. */
+  tokens(): TokenStore;
+  close(): Promise<void>;
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+export async function openBackend(io: CliIo, flags: StoreFlags): Promise<Backend> {
+  const location = storeLocation(io, flags);
+  if (location.kind === "sqlite") {
+    mkdirSync(dirname(location.path), { recursive: true });
+    const store = new SqliteStore({ path: location.path });
+    let tokens: SqliteTokenStore | undefined;
+    return {
+      store,
+      label: location.path,
+      tokens: () => (tokens ??= new SqliteTokenStore({ path: location.path })),
+      async close() {
+        await tokens?.close();
+        await store.close();
+      },
+    };
+  }
+  // Loaded only when asked for, so the embedded default never loads a PostgreSQL driver.
+  const { PostgresStore } = await import("@sema-agent/postgres");
+  const store = await PostgresStore.open({ connectionString: location.url });
+  let tokens: PostgresTokenStore | undefined;
+  return {
+    store,
+    label: redact(location.url),
+    tokens: () => (tokens ??= new PostgresTokenStore({ pool: store.pool, schema: store.schema })),
+    async close() {
+      await tokens?.close();
+      await store.close();
+    },
+  };
+}
+
+/** Open the store the flags and environment name; the caller closes it. */
+export async function openStore(io: CliIo, flags: StoreFlags): Promise<Store> {
+  return (await openBackend(io, flags)).store;
 }
 
 /** A failure a person can act on: one line, and exit 2 for a usage or configuration mistake. */

@@ -8,6 +8,7 @@ import { serve } from "./commands/serve.ts";
 import { steer } from "./commands/steer.ts";
 import { tasks } from "./commands/tasks.ts";
 import { token } from "./commands/token.ts";
+import { worker } from "./commands/worker.ts";
 import { type CliIo, reportError } from "./context.ts";
 
 const USAGE = `Usage: sema <command> [options]
@@ -26,18 +27,34 @@ Commands:
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
   serve [--host 127.0.0.1] [--port 7777] [--workers N]
-                      The HTTP/SSE API and workers over the store (prints a first token once)
+                      The HTTP/SSE API and workers over the store (prints a first token once);
+                      --workers 0 for an API-only node
+  worker [--concurrency N]
+                      A worker-only node: runs the legs of tasks in the shared store
   token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
 Models: anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
         openai-compatible:<id> (OPENAI_COMPATIBLE_BASE_URL), script:<file.json> (offline).
-Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.`;
+Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
+        --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = { run, resume, steer, approve, cancel, tasks, events, serve, token, demo };
+const COMMANDS: Record<string, Command> = {
+  run,
+  resume,
+  steer,
+  approve,
+  cancel,
+  tasks,
+  events,
+  serve,
+  worker,
+  token,
+  demo,
+};
 
 /** Runs one command line; returns the exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -128,6 +128,11 @@ export class PostgresStore implements Store {
     return store;
   }
 
+  /** The store's pool (for tables that live beside the store's, like the server's tokens). */
+  get pool(): pg.Pool {
+    return this.#pool;
+  }
+
   /** The schema holding this store's tables. */
   get schema(): string {
     return this.#schema;

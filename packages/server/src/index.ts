@@ -11,6 +11,11 @@ export { type ApiErrorBody, type ApiErrorCode, HttpError, type ServerErrorCode }
 export type { Caller, Credentials, Ingress } from "./ingress/caller.ts";
 export { ensureFirstToken, LOCAL_PRINCIPAL } from "./ingress/first-token.ts";
 export { MemoryTokenStore } from "./ingress/memory-token-store.ts";
+export {
+  PostgresTokenStore,
+  type PostgresTokenStoreOptions,
+  type SqlPool,
+} from "./ingress/postgres-token-store.ts";
 export { sanitizeText } from "./ingress/sanitize.ts";
 export { SPEAKER_HEADER } from "./ingress/speaker.ts";
 export { SqliteTokenStore, type SqliteTokenStoreOptions } from "./ingress/sqlite-token-store.ts";

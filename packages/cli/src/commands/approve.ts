@@ -2,13 +2,13 @@
 import { parseArgs } from "node:util";
 import { decideApproval, fold } from "@sema-agent/core";
 import { LOCAL_PRINCIPAL, localActor } from "../approvals.ts";
-import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
 
 export async function approve(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
-      db: { type: "string" },
+      ...STORE_OPTIONS,
       deny: { type: "boolean" },
       always: { type: "boolean" },
       reason: { type: "string" },
@@ -18,7 +18,7 @@ export async function approve(argv: string[], io: CliIo): Promise<number> {
   const [taskId, callId] = positionals;
   if (taskId === undefined || callId === undefined)
     throw new UsageError("usage: sema approve <taskId> <callId> [--deny] [--always] [--reason text]");
-  const store = openStore(dbPath(io, values.db));
+  const store = await openStore(io, values);
   try {
     // The digest is that of the input `sema run` showed for this call: the one recorded.
     const approval = fold(await store.read(taskId)).approvals.find((a) => a.callId === callId);

@@ -1,17 +1,17 @@
 /** `sema cancel <taskId> [--reason text] [--db path]`: end a task for good; a running leg stops at once. */
 import { parseArgs } from "node:util";
 import { cancel as cancelTask } from "@sema-agent/core";
-import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
 
 export async function cancel(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, reason: { type: "string" } },
+    options: { ...STORE_OPTIONS, reason: { type: "string" } },
     allowPositionals: true,
   });
   const [taskId] = positionals;
   if (taskId === undefined) throw new UsageError("usage: sema cancel <taskId> [--reason text]");
-  const store = openStore(dbPath(io, values.db));
+  const store = await openStore(io, values);
   try {
     const done = await cancelTask(store, taskId, values.reason === undefined ? {} : { reason: values.reason });
     io.stdout.write(done ? `Task ${taskId} cancelled.\n` : `Task ${taskId} was already cancelled.\n`);

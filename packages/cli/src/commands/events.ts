@@ -1,7 +1,7 @@
 /** `sema events <taskId> [--json] [--follow] [--db path]`: the task's log; `--json` prints each event exactly as stored. */
 import { parseArgs } from "node:util";
 import type { StoredEvent } from "@sema-agent/core";
-import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
 
 function describe(event: StoredEvent): string {
   switch (event.type) {
@@ -37,12 +37,12 @@ const TERMINAL = new Set(["task_completed", "task_failed", "task_cancelled"]);
 export async function events(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, json: { type: "boolean" }, follow: { type: "boolean" } },
+    options: { ...STORE_OPTIONS, json: { type: "boolean" }, follow: { type: "boolean" } },
     allowPositionals: true,
   });
   const [taskId] = positionals;
   if (taskId === undefined) throw new UsageError("usage: sema events <taskId> [--json] [--follow]");
-  const store = openStore(dbPath(io, values.db));
+  const store = await openStore(io, values);
   const print = (event: StoredEvent) => {
     if (values.json === true) io.stdout.write(`${JSON.stringify(event)}\n`);
     else

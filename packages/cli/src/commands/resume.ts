@@ -1,7 +1,7 @@
 /** `sema resume <taskId> [--model …] [--db path]`: run the task's next leg with the model it was started with. */
 import { parseArgs } from "node:util";
 import type { Store } from "@sema-agent/core";
-import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { type CliIo, openStore, storeFlagText, UsageError } from "../context.ts";
 import { defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
 import { modelFromSpec } from "../model-spec.ts";
@@ -17,14 +17,14 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
   const [taskId] = positionals;
   if (taskId === undefined) throw new UsageError("usage: sema resume <taskId> [--model provider:model-id] [--db path]");
-  const store = openStore(dbPath(io, values.db));
+  const store = await openStore(io, values);
   try {
     const spec = requireModel(io, values.model ?? (await recordedModel(store, taskId)));
     return await driveLeg(io, {
       store,
       taskId,
       agent: defaultAgent(modelFromSpec(spec, io.env), io.cwd, { autoApprove: values.yes === true }),
-      dbFlag: values.db === undefined ? "" : ` --db ${values.db}`,
+      dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
     });
   } finally {

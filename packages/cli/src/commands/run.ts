@@ -1,14 +1,14 @@
 /** `sema run "objective" [--model provider:model-id] [--db path]`: start a task and stream it. */
 import { parseArgs } from "node:util";
 import { startTask } from "@sema-agent/core";
-import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
 import { modelFromSpec } from "../model-spec.ts";
 
 export const RUN_OPTIONS = {
   model: { type: "string" },
-  db: { type: "string" },
+  ...STORE_OPTIONS,
   "stdin-steers": { type: "boolean" },
   yes: { type: "boolean" },
 } as const;
@@ -29,16 +29,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (objective === "") throw new UsageError('usage: sema run "objective" [--model provider:model-id] [--db path]');
   const spec = requireModel(io, values.model);
   const model = modelFromSpec(spec, io.env);
-  const path = dbPath(io, values.db);
-  const store = openStore(path);
+  const backend = await openBackend(io, values);
+  const { store } = backend;
   try {
     const taskId = await startTask(store, { objective, model: spec, agent: DEFAULT_AGENT_NAME });
-    io.stdout.write(`Task ${taskId} started (model ${spec}, store ${path})\n`);
+    io.stdout.write(`Task ${taskId} started (model ${spec}, store ${backend.label})\n`);
     return await driveLeg(io, {
       store,
       taskId,
       agent: defaultAgent(model, io.cwd, { autoApprove: values.yes === true }),
-      dbFlag: values.db === undefined ? "" : ` --db ${values.db}`,
+      dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
     });
   } finally {

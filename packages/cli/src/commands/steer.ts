@@ -1,14 +1,14 @@
 /** `sema steer <taskId> "text" [--next] [--policy steer|queue|interrupt|reject] [--db path]`: talk to a task from anywhere. */
 import { parseArgs } from "node:util";
 import { type HumanInputPolicy, sendInput } from "@sema-agent/core";
-import { type CliIo, dbPath, openStore, UsageError } from "../context.ts";
+import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
 
 const POLICIES: readonly HumanInputPolicy[] = ["steer", "queue", "interrupt", "reject"];
 
 export async function steer(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, next: { type: "boolean" }, policy: { type: "string" } },
+    options: { ...STORE_OPTIONS, next: { type: "boolean" }, policy: { type: "string" } },
     allowPositionals: true,
   });
   const [taskId, ...words] = positionals;
@@ -18,7 +18,7 @@ export async function steer(argv: string[], io: CliIo): Promise<number> {
   const policy = values.policy;
   if (policy !== undefined && !POLICIES.includes(policy as HumanInputPolicy))
     throw new UsageError(`--policy must be one of ${POLICIES.join(", ")}`);
-  const store = openStore(dbPath(io, values.db));
+  const store = await openStore(io, values);
   try {
     const sent = await sendInput(store, taskId, {
       text,

@@ -1,7 +1,7 @@
 /** `sema tasks [--json] [--db path]`: the tasks in the store, newest first; `--json` is one task a line. */
 import { parseArgs } from "node:util";
 import type { Store, TaskRecord } from "@sema-agent/core";
-import { type CliIo, dbPath, openStore } from "../context.ts";
+import { type CliIo, openStore, STORE_OPTIONS } from "../context.ts";
 
 async function objectiveOf(store: Store, taskId: string): Promise<string> {
   const [created] = await store.read(taskId, { limit: 1 });
@@ -28,9 +28,9 @@ export function taskLine(record: TaskRecord, objective: string): Record<string, 
 export async function tasks(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, json: { type: "boolean" }, principal: { type: "string" } },
+    options: { ...STORE_OPTIONS, json: { type: "boolean" }, principal: { type: "string" } },
   });
-  const store = openStore(dbPath(io, values.db));
+  const store = await openStore(io, values);
   try {
     let cursor: string | undefined;
     do {

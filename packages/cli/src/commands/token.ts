@@ -1,11 +1,11 @@
 /**
- * `sema token create --principal P [--actor A] [--role approver] [--role supervisor] [--db path]`,
+ * `sema token create --principal P [--actor A] [--role approver] [--role supervisor] [--db path | --store url]`,
  * `sema token revoke <tokenId|token>`, `sema token list`: bearer tokens for `sema serve`. The
  * token is printed once; only its hash is stored.
  */
 import { parseArgs } from "node:util";
-import { type Role, SqliteTokenStore } from "@sema-agent/server";
-import { type CliIo, dbPath, UsageError } from "../context.ts";
+import type { CreatedToken, Role } from "@sema-agent/server";
+import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
 
 const USAGE =
   "usage: sema token create --principal <name> [--actor <id>] [--role approver] [--role supervisor] | sema token revoke <tokenId> | sema token list";
@@ -15,19 +15,20 @@ export async function token(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     options: {
-      db: { type: "string" },
+      ...STORE_OPTIONS,
       principal: { type: "string" },
       actor: { type: "string" },
       role: { type: "string", multiple: true },
     },
     allowPositionals: true,
   });
-  const tokens = new SqliteTokenStore({ path: dbPath(io, values.db) });
+  const backend = await openBackend(io, values);
+  const tokens = backend.tokens();
   try {
     switch (action) {
       case "create": {
         if (values.principal === undefined) throw new UsageError(USAGE);
-        let created: Awaited<ReturnType<SqliteTokenStore["create"]>>;
+        let created: CreatedToken;
         try {
           created = await tokens.create({
             principal: values.principal,
@@ -66,6 +67,6 @@ export async function token(argv: string[], io: CliIo): Promise<number> {
         throw new UsageError(USAGE);
     }
   } finally {
-    await tokens.close();
+    await backend.close();
   }
 }

@@ -1,0 +1,56 @@
+/**
+ * The server's token store on the PostgreSQL task store's pool: what every API node of a
+ * deployment shares, so a token minted on one node authenticates on all.
+ */
+import { ensureFirstToken, PostgresTokenStore } from "@sema-agent/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { PostgresStore } from "./postgres-store.ts";
+import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "./test-server.fixture.ts";
+
+describe.skipIf(skip)("PostgresTokenStore", () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  let schema = "";
+  async function nodes(n: number): Promise<PostgresTokenStore[]> {
+    schema = freshSchema();
+    cleanup.push(() => dropSchema(schema));
+    const stores = await Promise.all(
+      Array.from({ length: n }, () => PostgresStore.open({ connectionString: POSTGRES_URL, schema })),
+    );
+    for (const store of stores) cleanup.push(() => store.close());
+    return stores.map((store) => new PostgresTokenStore({ pool: store.pool, schema }));
+  }
+
+  it("verifies on every node a token minted on one, and revokes it everywhere", async () => {
+    const [a, b, c] = await nodes(3);
+    if (a === undefined || b === undefined || c === undefined) throw new Error("three nodes");
+    const { token, record } = await a.create({ principal: "acme", actorId: "alice", roles: ["approver"] });
+    expect(record).toMatchObject({ principal: "acme", actorId: "alice", roles: ["approver"] });
+    expect(await b.verify(token)).toEqual(record);
+    expect(await c.verify(`${token}x`)).toBeUndefined();
+    expect(await b.revoke(token)).toBe(true);
+    expect(await a.verify(token)).toBeUndefined();
+    expect(await c.revoke(record.tokenId)).toBe(false);
+    const [listed] = await c.list();
+    expect(listed?.revokedAt).toBeDefined();
+    await expect(a.create({ principal: "a\nb" })).rejects.toThrow(/principal/);
+  });
+
+  it("stores only the hash, and makes the first token once", async () => {
+    const [tokens] = await nodes(1);
+    if (tokens === undefined) throw new Error("one node");
+    const first = await ensureFirstToken(tokens);
+    expect(first?.record).toMatchObject({ principal: "local", roles: ["approver", "supervisor"] });
+    expect(await ensureFirstToken(tokens)).toBeUndefined();
+    const secret = first?.token.slice(18) ?? "";
+    const dump = await withClient(async (client) => {
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}".server_tokens t`);
+      return rows.rows.map((r) => r.row).join("\n");
+    });
+    expect(dump).toContain(first?.record.tokenId ?? "?");
+    expect(dump).not.toContain(secret);
+  });
+});
