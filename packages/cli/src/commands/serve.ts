@@ -11,7 +11,7 @@ import { createAgentRegistry, serve as startServing } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
 import { requireModel } from "./run.ts";
-import { nonNegativeInteger, reportTo, untilInterrupted } from "./worker.ts";
+import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "./worker.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -22,6 +22,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...STORE_OPTIONS,
       model: { type: "string" },
       workers: { type: "string" },
+      "lease-ttl": { type: "string" },
     },
   });
   const port = values.port === undefined ? 7777 : Number(values.port);
@@ -38,7 +39,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       host: values.host ?? "127.0.0.1",
       port,
       // --workers 0: an API-only node; workers elsewhere share the store.
-      workers: concurrency === 0 ? false : { concurrency },
+      workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]) },
       onError: reportTo(io, "sema serve"),
     });
     io.stdout.write(

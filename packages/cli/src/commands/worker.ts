@@ -17,6 +17,16 @@ export function nonNegativeInteger(flag: string, value: string | undefined, fall
   return n;
 }
 
+/**
+ * `--lease-ttl ms`: how long a crashed node's tasks wait before another takes them over (the
+ * holder renews every third of it). Default 30 s.
+ */
+export function leaseTtl(value: string | undefined): number {
+  const ms = nonNegativeInteger("--lease-ttl", value, 30_000);
+  if (ms < 300) throw new UsageError(`--lease-ttl must be at least 300 ms, got ${value}`);
+  return ms;
+}
+
 /** A host's error sink: one line on stderr. */
 export function reportTo(io: CliIo, who: string): (error: unknown, taskId: string | undefined) => void {
   return (error, taskId) =>
@@ -36,11 +46,18 @@ export function untilInterrupted(io: CliIo): Promise<void> {
 export async function worker(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { ...STORE_OPTIONS, model: { type: "string" }, concurrency: { type: "string" }, poll: { type: "string" } },
+    options: {
+      ...STORE_OPTIONS,
+      model: { type: "string" },
+      concurrency: { type: "string" },
+      poll: { type: "string" },
+      "lease-ttl": { type: "string" },
+    },
   });
   const concurrency = nonNegativeInteger("--concurrency", values.concurrency, 4);
   if (concurrency === 0) throw new UsageError("--concurrency must be at least 1");
   const pollMs = nonNegativeInteger("--poll", values.poll, 500);
+  const leaseTtlMs = leaseTtl(values["lease-ttl"]);
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model));
   const backend = await openBackend(io, values);
   try {
@@ -49,6 +66,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       concurrency,
       pollMs: Math.max(10, pollMs),
+      leaseTtlMs,
       onError: reportTo(io, "sema worker"),
     });
     io.stdout.write(

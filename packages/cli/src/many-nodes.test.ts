@@ -1,0 +1,218 @@
+/**
+ * Many nodes on one PostgreSQL database (SPEC §7 "Scale-out"), as separate processes: 2 API
+ * nodes (`sema serve --workers 0`) and 3 workers (`sema worker`). 200 tasks are started through
+ * random API nodes, steers are posted to random API nodes while they run, one worker is killed
+ * with SIGKILL mid-run and another started. Every task completes, every steer is applied exactly
+ * once with its sender's attribution, no non-idempotent tool runs twice, every log is gapless.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fold, type StoredEvent } from "@sema-agent/core";
+import { PostgresStore } from "@sema-agent/postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { POSTGRES_URL, skip, withClient } from "../../postgres/src/test-server.fixture.ts";
+import type { CliIo } from "./context.ts";
+import { main } from "./main.ts";
+
+const NODE_ENTRY = fileURLToPath(new URL("./test-support/sema-node.ts", import.meta.url));
+const CONFIG_DIR = fileURLToPath(new URL("./test-support/many-nodes/", import.meta.url));
+const TASKS = 200;
+
+interface Node {
+  name: string;
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
+  const database = `sema_many_${randomBytes(5).toString("hex")}`;
+  const url = (() => {
+    const parsed = new URL(POSTGRES_URL);
+    parsed.pathname = `/${database}`;
+    return parsed.toString();
+  })();
+  const runsFile = join(mkdtempSync(join(tmpdir(), "sema-many-")), "runs.txt");
+  const nodes: Node[] = [];
+
+  function start(name: string, args: string[]): Node {
+    const child = spawn(process.execPath, [NODE_ENTRY, ...args, "--store", url], {
+      cwd: CONFIG_DIR,
+      env: { ...process.env, SEMA_TEST_RUNS_FILE: runsFile, SEMA_STORE_URL: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const node = { name, child, output: () => output, exited };
+    nodes.push(node);
+    return node;
+  }
+
+  async function cli(args: string[]): Promise<string> {
+    let out = "";
+    const io: CliIo = {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: () => true },
+      env: {},
+      cwd: CONFIG_DIR,
+    };
+    expect(await main([...args, "--store", url], io)).toBe(0);
+    return out;
+  }
+
+  afterAll(async () => {
+    for (const node of nodes) node.child.kill("SIGKILL");
+    await Promise.all(nodes.map((node) => node.exited));
+    await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+  });
+
+  it("runs 200 tasks across 2 API nodes and 3 workers, surviving a worker's SIGKILL", {
+    timeout: 240_000,
+  }, async () => {
+    await withClient((client) => client.query(`CREATE DATABASE ${database}`));
+    writeFileSync(runsFile, "");
+    // Two speakers, each with a token minted once for the whole deployment.
+    const tokens = {
+      alice: (await cli(["token", "create", "--principal", "acme", "--actor", "alice"])).trim(),
+      bob: (await cli(["token", "create", "--principal", "acme", "--actor", "bob"])).trim(),
+    };
+
+    const api = ["api-1", "api-2"].map((name) => start(name, ["serve", "--port", "0", "--workers", "0"]));
+    const workerArgs = ["worker", "--concurrency", "8", "--poll", "100", "--lease-ttl", "2000"];
+    const workers = ["worker-1", "worker-2", "worker-3"].map((name) => start(name, workerArgs));
+    const urls = await Promise.all(
+      api.map((node) =>
+        until(`${node.name} to listen`, () => /serving (http:\/\/\S+)/.exec(node.output())?.[1], 30_000),
+      ),
+    );
+    await Promise.all(
+      workers.map((node) =>
+        until(`${node.name} to start`, () => (/worker running/.test(node.output()) ? true : undefined), 30_000),
+      ),
+    );
+
+    const post = async (path: string, speaker: keyof typeof tokens, body: unknown) => {
+      const response = await fetch(`${pick(urls)}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tokens[speaker]}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+      return (await response.json()) as Record<string, string>;
+    };
+
+    // Every other task is told to expect a steer, and keeps working until one reaches it.
+    const steers = new Map<string, { taskId: string; speaker: keyof typeof tokens }>();
+    const taskIds: string[] = [];
+    const steering: Promise<void>[] = [];
+    let watched: Promise<string> | undefined;
+    for (let i = 0; i < TASKS; i++) {
+      const steered = i % 2 === 0;
+      const { taskId } = await post("/v1/tasks", pick(["alice", "bob"] as const), {
+        objective: steered ? `Task ${i}: expect a steer` : `Task ${i}`,
+      });
+      taskIds.push(taskId ?? "");
+      // One task is watched live through an API node while workers elsewhere run it.
+      watched ??= fetch(`${urls[0]}/v1/tasks/${taskId}/events`, {
+        headers: { authorization: `Bearer ${tokens.alice}` },
+      }).then((response) => response.text());
+      if (!steered) continue;
+      const speaker = pick(["alice", "bob"] as const);
+      steering.push(
+        (async () => {
+          await sleep(Math.random() * 300);
+          const sent = await post(`/v1/tasks/${taskId}/inputs`, speaker, { text: `steer-${i}` });
+          steers.set(sent.inputId ?? "", { taskId: taskId ?? "", speaker });
+        })(),
+      );
+      // Mid-run, one worker dies without a chance to clean up, and another takes its place.
+      if (i === TASKS / 2) {
+        const victim = workers[0] as Node;
+        await until(
+          "the victim to hold legs",
+          () => (readFileSync(runsFile, "utf8").includes(` ${victim.child.pid}\n`) ? true : undefined),
+          30_000,
+        );
+        victim.child.kill("SIGKILL");
+        await victim.exited;
+        start("worker-4", workerArgs);
+      }
+    }
+    await Promise.all(steering);
+
+    const store = await PostgresStore.open({ connectionString: url });
+    try {
+      const logs = await until(
+        "every task to complete",
+        async () => {
+          const all = await Promise.all(taskIds.map((id) => store.read(id)));
+          return all.every((events) => fold(events).summary.status === "completed") ? all : undefined;
+        },
+        180_000,
+      );
+      // Gapless logs, each ending completed.
+      for (const events of logs) expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+
+      // Every steer applied exactly once, to its task, with its sender's verified attribution.
+      const applied = logs
+        .flat()
+        .filter(
+          (e): e is Extract<StoredEvent, { type: "human_input" }> =>
+            e.type === "human_input" && e.delivery === "applied",
+        );
+      expect(steers.size).toBe(TASKS / 2);
+      for (const [inputId, { taskId, speaker }] of steers) {
+        const hits = applied.filter((e) => e.inputId === inputId);
+        expect(hits, `steer ${inputId}`).toHaveLength(1);
+        expect(hits[0]?.taskId).toBe(taskId);
+        expect(hits[0]?.actor).toMatchObject({ id: speaker, verified: true });
+      }
+
+      // The non-idempotent tool ran at most once per call; every call has exactly one result.
+      const runs = readFileSync(runsFile, "utf8").trim().split("\n");
+      const byCall = new Map<string, number>();
+      for (const line of runs) {
+        const [taskId, callId] = line.split(" ");
+        byCall.set(`${taskId} ${callId}`, (byCall.get(`${taskId} ${callId}`) ?? 0) + 1);
+      }
+      expect([...byCall.entries()].filter(([, n]) => n > 1)).toEqual([]);
+      for (const events of logs) {
+        const calls = events.flatMap((e) => (e.type === "tool_call_started" ? [e.callId] : []));
+        const results = events.flatMap((e) => (e.type === "tool_result" ? [e.callId] : []));
+        expect(results.sort()).toEqual([...new Set(calls)].sort());
+      }
+      // Deltas are node-local: a subscriber on an API node gets every stored event of a leg run
+      // on another node, gapless and in order until the task ends, and no deltas.
+      const stream = await (watched ?? Promise.resolve(""));
+      const ids = [...stream.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      expect(ids).toEqual(logs[0]?.map((e) => e.seq));
+      expect(stream).toMatch(/^event: task_completed$/m);
+      expect(stream).not.toMatch(/^event: (text_delta|tool_input_delta)$/m);
+
+      // The killed worker really was running legs that others then recovered.
+      const recovered = logs.flat().filter((e) => e.type === "leg_started" && e.trigger === "recover");
+      expect(recovered.length).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
