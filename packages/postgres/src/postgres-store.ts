@@ -283,9 +283,11 @@ export class PostgresStore implements Store {
       throw error;
     }
     const stored = await this.#tx(async (tx) => {
-      const row = await this.#lockTask(tx, taskId);
+      // Four round trips in all: BEGIN, this, the writes, COMMIT.
+      const row = (await tx.client.query<TaskRow & { now_ms: number }>(tx.sql.lockTaskNow, [taskId])).rows[0];
+      if (row === undefined) throw new TaskNotFoundError(taskId);
       const record = recordOf(row);
-      const now = await this.#dbNow(tx);
+      const now = row.now_ms;
       if (options.leaseToken !== undefined) {
         const lease = record.lease;
         if (!isLeaseLive(lease, now) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
@@ -295,20 +297,30 @@ export class PostgresStore implements Store {
       }
       if (events.length === 0) return [];
       const at = new Date(now).toISOString();
-      let written: { stored: StoredEvent[]; summary: TaskSummary };
+      const bodies = events.map((event) => JSON.stringify(event));
+      const seqs = events.map((_, i) => record.lastSeq + i + 1);
+      const lastSeq = record.lastSeq + events.length;
+      const summary = events.reduce(reduceSummary, record.summary);
+      const wants = wantsWorker({ ...record, summary });
       try {
-        written = await this.#writeEvents(tx, row.task_no, taskId, record.lastSeq, record.summary, events, at);
+        await tx.client.query(tx.sql.appendWrites, [
+          row.task_no,
+          at,
+          seqs,
+          bodies,
+          lastSeq,
+          JSON.stringify(summary),
+          summary.status,
+          wants,
+          `${taskId}:${lastSeq}`,
+        ]);
       } catch (error) {
         // The row lock makes this unreachable between stores that lock; the key is the last word.
         if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
         throw error;
       }
-      const lastSeq = record.lastSeq + events.length;
-      const { summary } = written;
-      const wants = wantsWorker({ ...record, summary });
-      await tx.client.query(tx.sql.advance, [row.task_no, lastSeq, at, JSON.stringify(summary), summary.status, wants]);
-      await tx.client.query(tx.sql.notify, [`${taskId}:${lastSeq}`]);
-      return written.stored;
+      // Parsed back from what was written, so the result shares nothing with the caller's objects.
+      return bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, record.lastSeq + i + 1, at));
     });
     if (stored.length > 0) this.#notifier.notify(taskId);
     return stored;

@@ -20,6 +20,8 @@ export function queries(s: string) {
     nowMs: `SELECT ${NOW_MS} AS now_ms`,
     /** The row, locked until the transaction ends: appends and lease changes on one task queue here. */
     lockTask: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1 FOR UPDATE`,
+    /** The same, with the database clock read in the same round trip. */
+    lockTaskNow: `SELECT ${TASK_COLUMNS}, ${NOW_MS} AS now_ms FROM ${s}.tasks WHERE task_id = $1 FOR UPDATE`,
     task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
     taskNo: `SELECT task_no FROM ${s}.tasks WHERE task_id = $1`,
     /** ON CONFLICT waits for a racing creator's commit, then reports nothing inserted: TaskExists. */
@@ -32,6 +34,18 @@ export function queries(s: string) {
     advance: `UPDATE ${s}.tasks SET last_seq = $2, updated_at = $3, summary = $4, status = $5, wants_worker = $6
       WHERE task_no = $1`,
     notify: "SELECT pg_notify('sema_events', $1)",
+    /**
+     * An append's writes in one statement (one round trip): the events, the task row, the
+     * notification. Data-modifying CTEs run whether or not the query reads them.
+     */
+    appendWrites: `WITH ins AS (
+        INSERT INTO ${s}.events (task_no, seq, at, body)
+        SELECT $1, u.seq, $2, u.body FROM unnest($3::integer[], $4::text[]) AS u (seq, body)
+      ), upd AS (
+        UPDATE ${s}.tasks SET last_seq = $5, updated_at = $2, summary = $6, status = $7, wants_worker = $8
+        WHERE task_no = $1
+      )
+      SELECT pg_notify('sema_events', $9)`,
     readEvents: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.events e ON e.task_no = t.task_no
       WHERE t.task_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
     setLease: `UPDATE ${s}.tasks SET lease_token = $2, lease_holder = $3, lease_expires_at = $4 WHERE task_no = $1`,
