@@ -132,8 +132,14 @@ export class LegWriter {
     }
   }
 
+  /** Run `work`; only once it fails with `StoreUnavailable` does the retry policy come in. */
   async #call<T>(work: () => Promise<T>): Promise<T> {
-    return this.#retry === undefined ? work() : retryStoreUnavailable(work, this.#retry);
+    try {
+      return await work();
+    } catch (error) {
+      if (this.#retry === undefined || !isSemaError(error, "StoreUnavailable")) throw error;
+      return retryStoreUnavailable(work, this.#retry);
+    }
   }
 
   /**
@@ -142,16 +148,18 @@ export class LegWriter {
    * `expectedSeq`: its own events there mean the append landed; anyone else's are a conflict.
    */
   async #appendOnce(events: TaskEvent[], expectedSeq: number): Promise<StoredEvent[]> {
-    let tried = false;
-    return this.#call(async () => {
-      if (tried) {
-        const landed = await this.store.read(this.taskId, { afterSeq: expectedSeq, limit: events.length });
-        if (sameEvents(landed, events)) return landed;
-        if (landed.length > 0) throw new SeqConflictError(this.taskId, expectedSeq, landed.at(-1)?.seq ?? expectedSeq);
-      }
-      tried = true;
-      return this.store.append(this.taskId, events, { expectedSeq, leaseToken: this.#leaseToken });
-    });
+    const options = { expectedSeq, leaseToken: this.#leaseToken };
+    try {
+      return await this.store.append(this.taskId, events, options);
+    } catch (error) {
+      if (this.#retry === undefined || !isSemaError(error, "StoreUnavailable")) throw error;
+    }
+    return retryStoreUnavailable(async () => {
+      const landed = await this.store.read(this.taskId, { afterSeq: expectedSeq, limit: events.length });
+      if (sameEvents(landed, events)) return landed;
+      if (landed.length > 0) throw new SeqConflictError(this.taskId, expectedSeq, landed.at(-1)?.seq ?? expectedSeq);
+      return this.store.append(this.taskId, events, options);
+    }, this.#retry);
   }
 
   /**
