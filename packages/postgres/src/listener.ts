@@ -8,6 +8,8 @@ import type { Notification, Pool, PoolClient } from "pg";
 
 /** The channel every store NOTIFYs after an append; the payload is `<taskId>:<seq>`. */
 export const CHANNEL = "sema_events";
+/** The channel for tasks that may have become runnable; the payload is `<schema>:<taskId>`. */
+export const RUNNABLE_CHANNEL = "sema_runnable";
 
 export class EventListener {
   readonly #pool: Pool;
@@ -15,6 +17,7 @@ export class EventListener {
   #client: PoolClient | undefined;
   #connecting: Promise<void> | undefined;
   #stopped = false;
+  readonly #runnable = new Set<{ schema: string; listener: (taskId: string) => void }>();
 
   constructor(pool: Pool, notifier: ChangeNotifier) {
     this.#pool = pool;
@@ -40,19 +43,47 @@ export class EventListener {
       client = await this.#pool.connect();
       const onNotification = (message: Notification) => {
         const payload = message.payload ?? "";
+        if (message.channel === RUNNABLE_CHANNEL) return this.#runnableNotice(payload);
         const colon = payload.lastIndexOf(":");
         this.#notifier.notify(colon === -1 ? payload : payload.slice(0, colon));
       };
       const onError = () => this.#drop(client);
       client.on("notification", onNotification);
       client.on("error", onError);
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${RUNNABLE_CHANNEL}`);
       if (this.#stopped) return this.#drop(client);
       this.#client = client;
       // Anything appended while no connection listened is found by the reads the wake causes.
       this.#notifier.notifyAll();
+      for (const { listener } of this.#runnable) listener("");
     } catch {
       if (client !== undefined) this.#drop(client);
+    }
+  }
+
+  /** Whether anyone waits for runnable notices (so the connection should be kept up). */
+  get wantsRunnable(): boolean {
+    return this.#runnable.size > 0;
+  }
+
+  /** Subscribe to runnable notices for one schema; returns the unsubscribe function. */
+  onRunnable(schema: string, listener: (taskId: string) => void): () => void {
+    const entry = { schema, listener };
+    this.#runnable.add(entry);
+    return () => this.#runnable.delete(entry);
+  }
+
+  #runnableNotice(payload: string): void {
+    const colon = payload.indexOf(":");
+    const schema = payload.slice(0, colon);
+    const taskId = payload.slice(colon + 1);
+    for (const entry of this.#runnable) {
+      if (entry.schema !== schema) continue;
+      try {
+        entry.listener(taskId);
+      } catch {
+        // A listener's failure is its own.
+      }
     }
   }
 
@@ -75,7 +106,7 @@ export class EventListener {
     await this.#connecting;
     const client = this.#client;
     if (client === undefined) return;
-    await client.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
+    await client.query("UNLISTEN *").catch(() => undefined);
     this.#drop(client);
   }
 }

@@ -107,6 +107,46 @@ describe.skipIf(skip)("PostgresStore across connections", () => {
     expect(perNode.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
   });
 
+  it("tells subscribers on another node when a task becomes runnable, and not while it is leased", async () => {
+    const [worker, api] = await twoNodes(60_000);
+    const seen: string[] = [];
+    const unsubscribe = worker.onRunnable((taskId) => seen.push(taskId));
+    await worker.listening();
+    const waitFor = async (taskId: string) => {
+      const end = Date.now() + 3_000;
+      while (!seen.includes(taskId)) {
+        if (Date.now() > end) throw new Error(`no runnable notice for ${taskId}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      seen.length = 0;
+    };
+    const [created] = await api.createTask({ created: make.created("alice") });
+    const id = created?.taskId ?? "";
+    await waitFor(id);
+
+    // Leased and running: appends under the lease say nothing to workers.
+    const lease = await worker.acquireLease(id, { holder: { id: "w" }, ttlMs: 30_000 });
+    await worker.append(id, [make.legStarted("l1"), make.legEnded("l1", "parked:input")], {
+      expectedSeq: 1,
+      leaseToken: lease.token,
+    });
+    // A steer that arrives as the leg ends is pending when the lease is released.
+    await api.append(id, [make.input("parked", "steer")], { expectedSeq: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen).toEqual([]);
+    await worker.releaseLease(id, lease.token);
+    await waitFor(id);
+
+    // Parked with nothing to do, then given work by another node: runnable again.
+    const [other] = await api.createTask({ created: make.created("alice") });
+    const parked = other?.taskId ?? "";
+    await waitFor(parked);
+    await api.append(parked, [make.legStarted("l1"), make.legEnded("l1", "parked:input")], { expectedSeq: 1 });
+    await api.append(parked, [make.input("parked", "steer")], { expectedSeq: 3 });
+    await waitFor(parked);
+    unsubscribe();
+  });
+
   it("reports an unreachable server as StoreUnavailable", async () => {
     const error = await PostgresStore.open({ connectionString: "postgres://postgres@127.0.0.1:1/test" }).then(
       () => undefined,

@@ -262,6 +262,7 @@ export class PostgresStore implements Store {
       if (taskNo === undefined) throw new TaskExistsError(taskId);
       const written = await this.#writeEvents(tx, taskNo, taskId, 0, EMPTY_SUMMARY, events, at);
       await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
+      if (wantsWorker(record)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
       return written.stored;
     });
     this.#notifier.notify(taskId);
@@ -313,6 +314,8 @@ export class PostgresStore implements Store {
           summary.status,
           wants,
           `${taskId}:${lastSeq}`,
+          // Runnable now (no live lease): tell the workers, so one claims it without waiting to poll.
+          wants && !isLeaseLive(record.lease, now) ? this.#runnablePayload(taskId) : null,
         ]);
       } catch (error) {
         // The row lock makes this unreachable between stores that lock; the key is the last word.
@@ -363,6 +366,21 @@ export class PostgresStore implements Store {
     return this.#notifier.wait(taskId, signal, this.#pollMs);
   }
 
+  #runnablePayload(taskId: string): string {
+    return `${this.#schema}:${taskId}`;
+  }
+
+  /**
+   * Call `listener` whenever a task of this store's schema may have become runnable on any node
+   * (created, given work while parked, released with work pending). Workers claim at once
+   * instead of at their next poll; a lost notification only delays the claim to that poll.
+   * Returns the unsubscribe function.
+   */
+  onRunnable(listener: (taskId: string) => void): () => void {
+    this.#listener.ensure();
+    return this.#listener.onRunnable(this.#schema, listener);
+  }
+
   /** Resolves once the LISTEN connection is up (or failed); for tests that rely on NOTIFY alone. */
   async listening(): Promise<void> {
     this.#listener.ensure();
@@ -403,15 +421,17 @@ export class PostgresStore implements Store {
 
   async releaseLease(taskId: string, token: string): Promise<void> {
     await this.#open();
-    let released: number;
+    let released: Array<{ wants_worker: boolean }>;
     try {
-      released = (await this.#pool.query(this.#sql.releaseLease, [taskId, token])).rowCount ?? 0;
+      released = (await this.#pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token])).rows;
     } catch (error) {
       throw toStoreError(error, "query");
     }
-    if (released === 0) await this.#requireTask(taskId);
-    // A release can make a task runnable for others; wake anyone tailing it here.
-    else this.#notifier.notify(taskId);
+    if (released.length === 0) return this.#requireTask(taskId);
+    // A release can make a task runnable for others (work arrived as the leg ended): tell them.
+    this.#notifier.notify(taskId);
+    if (released[0]?.wants_worker === true)
+      await this.#query(this.#sql.notifyRunnable, [this.#runnablePayload(taskId)]).catch(() => undefined);
   }
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
@@ -438,6 +458,8 @@ export class PostgresStore implements Store {
   }
 
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
+    // Claims come at every poll: the moment to bring a dropped LISTEN connection back.
+    if (this.#listener.wantsRunnable) this.#listener.ensure();
     const limit = assertLimit(options.limit, 1, 1000);
     assertTtl(options.ttlMs);
     const exclude = new Set(options.exclude ?? []);

@@ -34,6 +34,8 @@ export function queries(s: string) {
     advance: `UPDATE ${s}.tasks SET last_seq = $2, updated_at = $3, summary = $4, status = $5, wants_worker = $6
       WHERE task_no = $1`,
     notify: "SELECT pg_notify('sema_events', $1)",
+    /** Workers listen here to claim at once: the payload is `<schema>:<taskId>`. */
+    notifyRunnable: "SELECT pg_notify('sema_runnable', $1)",
     /**
      * An append's writes in one statement (one round trip): the events, the task row, the
      * notification. Data-modifying CTEs run whether or not the query reads them.
@@ -45,12 +47,12 @@ export function queries(s: string) {
         UPDATE ${s}.tasks SET last_seq = $5, updated_at = $2, summary = $6, status = $7, wants_worker = $8
         WHERE task_no = $1
       )
-      SELECT pg_notify('sema_events', $9)`,
+      SELECT pg_notify('sema_events', $9), CASE WHEN $10::text IS NOT NULL THEN pg_notify('sema_runnable', $10) END`,
     readEvents: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.events e ON e.task_no = t.task_no
       WHERE t.task_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
     setLease: `UPDATE ${s}.tasks SET lease_token = $2, lease_holder = $3, lease_expires_at = $4 WHERE task_no = $1`,
     releaseLease: `UPDATE ${s}.tasks SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
-      WHERE task_id = $1 AND lease_token = $2`,
+      WHERE task_id = $1 AND lease_token = $2 RETURNING wants_worker`,
     /**
      * Candidates by the partial index, oldest activity first (task_no breaks ties in creation
      * order), a page at a time after the position ($2, $3); `lease_expires_at <= $1` is

@@ -151,6 +151,13 @@ export interface Store {
    * claiming at the same time never get the same task, and neither waits for the other's rows.
    */
   claimRunnable(options: ClaimOptions): Promise<Claim[]>;
+  /**
+   * Optional: call `listener` when a task may have become runnable, whichever process made it so
+   * (created, given work while parked, released with work pending). Workers then claim at once
+   * instead of at their next poll; a missed call only delays the claim until that poll.
+   * Returns the unsubscribe function.
+   */
+  onRunnable?(listener: (taskId: string) => void): () => void;
   /** One principal's tasks, newest first. */
   listTasks(options: ListTasksOptions): Promise<TaskPage>;
 

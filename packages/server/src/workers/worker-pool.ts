@@ -146,6 +146,9 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     }
   }
 
+  // A store that says when tasks become runnable elsewhere (PostgreSQL) makes claims immediate.
+  const unsubscribe = options.store.onRunnable?.(() => wake());
+
   const loop = (async () => {
     while (!stopped) {
       pending = false;
@@ -176,6 +179,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     running: () => [...running.keys()],
     async stop(stopOptions = {}) {
       stopped = true;
+      unsubscribe?.();
       nudge?.();
       await loop;
       const legs = [...running.entries()];
