@@ -13,13 +13,28 @@ export function reportToParent(rows: readonly ResultRow[]): void {
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(rows)}\n`);
 }
 
+/** How to start a child. */
+export interface ChildOptions {
+  /**
+   * Resolve packages with the `source` condition (default true), so workspace packages load their
+   * TypeScript. Off for third-party code: some npm packages publish a `source` condition pointing
+   * at TypeScript that Node will not strip under node_modules.
+   */
+  sourceCondition?: boolean;
+}
+
 /**
  * Run `script` (a .ts file, with the `source` condition so workspace packages resolve to their
  * sources) with `args`; its stderr and other stdout pass through. Resolves with the rows it reported.
  */
-export function runInChild(script: string, args: readonly string[]): Promise<ResultRow[]> {
+export function runInChild<Row extends ResultRow = ResultRow>(
+  script: string,
+  args: readonly string[],
+  options: ChildOptions = {},
+): Promise<Row[]> {
+  const conditions = options.sourceCondition === false ? [] : ["--conditions=source"];
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--conditions=source", "--no-warnings", script, ...args], {
+    const proc = spawn(process.execPath, [...conditions, "--no-warnings", script, ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -37,7 +52,7 @@ export function runInChild(script: string, args: readonly string[]): Promise<Res
           .join(""),
       );
       if (code !== 0 || line === undefined) reject(new Error(`${script} ${args.join(" ")} exited ${code}`));
-      else resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as ResultRow[]);
+      else resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as Row[]);
     });
   });
 }

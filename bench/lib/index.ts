@@ -2,7 +2,7 @@
  * Helpers shared by every benchmark in bench/: timing, memory, the results table, the machine
  * description, isolated child runs and the realistic event workload.
  */
-export { RESULT_PREFIX, reportToParent, runInChild } from "./child.ts";
+export { type ChildOptions, RESULT_PREFIX, reportToParent, runInChild } from "./child.ts";
 export { describeMachine, formatMachine, type Machine } from "./machine.ts";
 export { type Summary, summarize } from "./stats.ts";
 export { formatNumber, formatTable, type ResultRow } from "./table.ts";
