@@ -66,6 +66,12 @@ export interface PostgresStoreOptions {
 
 const noop = () => undefined;
 
+/** Each event's input id (null for other events), or null when the batch has no input at all. */
+function inputIdsOf(events: readonly TaskEvent[]): Array<string | null> | null {
+  if (!events.some((event) => event.type === "human_input")) return null;
+  return events.map((event) => (event.type === "human_input" ? event.inputId : null));
+}
+
 /** A client inside a transaction, with the store's statements. */
 type Tx = { client: pg.PoolClient; sql: Queries };
 
@@ -233,6 +239,8 @@ export class PostgresStore implements Store {
     const bodies = events.map((event) => JSON.stringify(event));
     const seqs = events.map((_, i) => lastSeq + i + 1);
     await tx.client.query(tx.sql.insertEvents, [taskNo, at, seqs, bodies]);
+    const inputIds = inputIdsOf(events);
+    if (inputIds !== null) await tx.client.query(tx.sql.insertInputs, [taskNo, seqs, inputIds]);
     // Parsed back from what was written, so the result shares nothing with the caller's objects.
     const stored = bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, lastSeq + i + 1, at));
     return { stored, summary: events.reduce(reduceSummary, summary) };
@@ -316,6 +324,7 @@ export class PostgresStore implements Store {
           `${taskId}:${lastSeq}`,
           // Runnable now (no live lease): tell the workers, so one claims it without waiting to poll.
           wants && !isLeaseLive(record.lease, now) ? this.#runnablePayload(taskId) : null,
+          inputIdsOf(events) ?? [],
         ]);
       } catch (error) {
         // The row lock makes this unreachable between stores that lock; the key is the last word.
@@ -344,6 +353,13 @@ export class PostgresStore implements Store {
     // An empty result is also what an unknown task gives; only then is the extra lookup needed.
     if (rows.length === 0) await this.#requireTask(taskId);
     return rows.map((row) => eventOf(taskId, row));
+  }
+
+  async findInput(taskId: string, inputId: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.#query<EventRow>(this.#sql.findInput, [taskId, inputId]);
+    if (row !== undefined) return eventOf(taskId, row);
+    await this.#requireTask(taskId);
+    return undefined;
   }
 
   watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {

@@ -46,8 +46,18 @@ export function queries(s: string) {
       ), upd AS (
         UPDATE ${s}.tasks SET last_seq = $5, updated_at = $2, summary = $6, status = $7, wants_worker = $8
         WHERE task_no = $1
+      ), inp AS (
+        INSERT INTO ${s}.inputs (task_no, input_id, seq)
+        SELECT $1, u.input_id, u.seq FROM unnest($3::integer[], $11::text[]) AS u (seq, input_id)
+        WHERE u.input_id IS NOT NULL ON CONFLICT DO NOTHING
       )
       SELECT pg_notify('sema_events', $9), CASE WHEN $10::text IS NOT NULL THEN pg_notify('sema_runnable', $10) END`,
+    /** The first stage of each input (the key keeps only the first); ids null for other events. */
+    insertInputs: `INSERT INTO ${s}.inputs (task_no, input_id, seq)
+      SELECT $1, u.input_id, u.seq FROM unnest($2::integer[], $3::text[]) AS u (seq, input_id)
+      WHERE u.input_id IS NOT NULL ON CONFLICT DO NOTHING`,
+    findInput: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.inputs i ON i.task_no = t.task_no
+      JOIN ${s}.events e ON e.task_no = i.task_no AND e.seq = i.seq WHERE t.task_id = $1 AND i.input_id = $2`,
     readEvents: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.events e ON e.task_no = t.task_no
       WHERE t.task_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
     setLease: `UPDATE ${s}.tasks SET lease_token = $2, lease_holder = $3, lease_expires_at = $4 WHERE task_no = $1`,

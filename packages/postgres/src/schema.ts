@@ -6,7 +6,7 @@
  * refused instead of being misread.
  */
 import { StoreUnavailableError } from "@sema-agent/core";
-import type { PoolClient } from "pg";
+import type { ClientBase } from "pg";
 
 /** One step of the schema. Versions are 1, 2, 3 … with no gaps; a released step never changes. */
 export interface Migration {
@@ -66,6 +66,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "inputs by id",
+    // An idempotent send asks whether its input id was seen; without this it read the whole log.
+    // Only the first stage of each input is indexed; backfilled from the events already stored.
+    sql: `
+      CREATE TABLE {schema}.inputs (
+        task_no bigint NOT NULL REFERENCES {schema}.tasks (task_no),
+        input_id text NOT NULL,
+        seq integer NOT NULL,
+        PRIMARY KEY (task_no, input_id)
+      );
+      INSERT INTO {schema}.inputs (task_no, input_id, seq)
+        SELECT task_no, body::json ->> 'inputId', min(seq) FROM {schema}.events
+        WHERE body::json ->> 'type' = 'human_input'
+        GROUP BY task_no, body::json ->> 'inputId';
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */
@@ -75,7 +93,13 @@ export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max
  * Bring `schema` to `SCHEMA_VERSION` on `client`, or refuse it (`StoreUnavailable`) when it is
  * newer. `quoted` is the schema name already quoted as an identifier.
  */
-export async function migrate(client: PoolClient, schema: string, quoted: string): Promise<void> {
+export async function migrate(
+  client: ClientBase,
+  schema: string,
+  quoted: string,
+  /** For tests that build an older schema. */
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<void> {
   await client.query("BEGIN");
   try {
     // Held until COMMIT/ROLLBACK; keyed by the schema so stores on different schemas never wait.
@@ -96,7 +120,7 @@ export async function migrate(client: PoolClient, schema: string, quoted: string
           "@sema-agent/postgres knows; upgrade @sema-agent/postgres to open it (it was not modified)",
       );
     }
-    for (const migration of MIGRATIONS) {
+    for (const migration of migrations) {
       if (migration.version <= current) continue;
       await client.query(migration.sql.replaceAll("{schema}", quoted));
       await client.query(`INSERT INTO ${quoted}.sema_schema_migrations (version, name) VALUES ($1, $2)`, [

@@ -66,6 +66,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: "inputs by id",
+    // An idempotent send asks whether its input id was seen; without this it read the whole log.
+    // Only the first stage of each input is indexed; backfilled from the events already stored.
+    sql: `
+      CREATE TABLE inputs (
+        task_no INTEGER NOT NULL REFERENCES tasks (task_no),
+        input_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (task_no, input_id)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO inputs (task_no, input_id, seq)
+        SELECT task_no, body ->> '$.inputId', min(seq) FROM events
+        WHERE body ->> '$.type' = 'human_input'
+        GROUP BY task_no, body ->> '$.inputId';
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

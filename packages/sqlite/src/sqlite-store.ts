@@ -231,6 +231,18 @@ export class SqliteStore implements Store {
     return stored;
   }
 
+  async findInput(taskId: string, inputId: string): Promise<StoredEvent | undefined> {
+    const sql = this.#statements();
+    return this.#guard(() => {
+      const row = sql.findInput.get(taskId, inputId) as { seq: number; at: string; body: string } | undefined;
+      if (row === undefined) {
+        this.#requireTask(taskId);
+        return undefined;
+      }
+      return eventOf(taskId, row.seq, row.at, row.body);
+    });
+  }
+
   async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
     const sql = this.#statements();
     let afterSeq: number;

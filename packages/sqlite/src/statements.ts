@@ -37,6 +37,8 @@ export class Statements {
   readonly advanceWithState: StatementSync;
   readonly #readEvents: StatementSync;
   readonly #eventRowsAreArrays: boolean;
+  readonly insertInput: StatementSync;
+  readonly findInput: StatementSync;
   readonly setLease: StatementSync;
   readonly releaseLease: StatementSync;
   readonly runnable: StatementSync;
@@ -68,6 +70,11 @@ export class Statements {
     // Rows as arrays are cheaper to build than objects; node:sqlite has offered them since Node 24.
     this.#eventRowsAreArrays = typeof this.#readEvents.setReturnArrays === "function";
     if (this.#eventRowsAreArrays) this.#readEvents.setReturnArrays(true);
+    this.insertInput = db.prepare("INSERT OR IGNORE INTO inputs (task_no, input_id, seq) VALUES (?, ?, ?)");
+    this.findInput = db.prepare(
+      `SELECT e.seq, e.at, e.body FROM tasks t JOIN inputs i ON i.task_no = t.task_no
+        JOIN events e ON e.task_no = i.task_no AND e.seq = i.seq WHERE t.task_id = ? AND i.input_id = ?`,
+    );
     this.setLease = db.prepare(
       "UPDATE tasks SET lease_token = ?, lease_holder = ?, lease_expires_at = ? WHERE task_no = ?",
     );

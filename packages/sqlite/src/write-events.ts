@@ -53,6 +53,8 @@ export function writeEvents(
     const event = events[i] as TaskEvent;
     bodies[i] = JSON.stringify(event);
     summary = reduceSummary(summary, event);
+    // Only the first stage of an input is kept (the key ignores later ones).
+    if (event.type === "human_input") sql.insertInput.run(task.taskNo, event.inputId, task.lastSeq + i + 1);
   }
   for (let start = 0; start < count; start += INSERT_CHUNK) {
     const rows = Math.min(INSERT_CHUNK, count - start);

@@ -51,6 +51,8 @@ import { ChangeNotifier, tailEvents } from "./tail-events.ts";
 interface Entry {
   record: TaskRecord;
   events: StoredEvent[];
+  /** The first stage of each input, by input id. */
+  inputs: Map<string, StoredEvent>;
   /** The latest snapshot as JSON text: the cheapest immutable copy, and it is read far less often than written. */
   snapshot?: { seq: number; json: string };
 }
@@ -86,6 +88,7 @@ export class MemoryStore implements Store {
       // One-pass deep copy and freeze: no caller can change the log through an object it holds.
       const copy = frozenCopy(stampEvent(event, record.taskId, record.lastSeq + stored.length + 1, at));
       stored.push(copy);
+      if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
       summary = reduceSummary(summary, event);
     }
     entry.events.push(...stored);
@@ -112,7 +115,7 @@ export class MemoryStore implements Store {
       summary: EMPTY_SUMMARY,
     };
     if (input.created.parentTaskId !== undefined) record.parentTaskId = input.created.parentTaskId;
-    const entry: Entry = { record, events: [] };
+    const entry: Entry = { record, events: [], inputs: new Map() };
     this.#tasks.set(taskId, entry);
     return this.#commit(entry, events);
   }
@@ -133,6 +136,10 @@ export class MemoryStore implements Store {
     }
     if (events.length === 0) return [];
     return this.#commit(entry, events);
+  }
+
+  async findInput(taskId: string, inputId: string): Promise<StoredEvent | undefined> {
+    return this.#entry(taskId).inputs.get(inputId);
   }
 
   async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {

@@ -161,10 +161,8 @@ export async function sendInput(store: Store, taskId: string, options: SendInput
 
 /** The first recorded stage of an input, if it exists: its delivery as the sender was told. */
 async function findInput(store: Store, taskId: string, inputId: string): Promise<SentInput | undefined> {
-  for (const event of await store.read(taskId)) {
-    if (event.type === "human_input" && event.inputId === inputId) return { inputId, delivery: event.delivery };
-  }
-  return undefined;
+  const event = await store.findInput(taskId, inputId);
+  return event?.type === "human_input" ? { inputId, delivery: event.delivery } : undefined;
 }
 
 /** Ask the running leg to stop at once and park (`parked:interrupt`). False when no leg runs. */

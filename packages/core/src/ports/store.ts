@@ -134,6 +134,12 @@ export interface Store {
   append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]>;
   /** Stored events in seq order. */
   read(taskId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  /**
+   * The first recorded stage of input `inputId` (its earliest `human_input` event), if any: how
+   * an idempotent send finds out it was already sent, without reading the log. `TaskNotFound`
+   * if there is no such task.
+   */
+  findInput(taskId: string, inputId: string): Promise<StoredEvent | undefined>;
   /** A live tail: stored events after `afterSeq`, then new ones as they are appended. */
   watch(taskId: string, options?: WatchOptions): AsyncIterable<StoredEvent>;
 

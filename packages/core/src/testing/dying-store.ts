@@ -50,6 +50,10 @@ export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { 
       guard();
       return inner.read(taskId, readOptions);
     },
+    async findInput(taskId, inputId) {
+      guard();
+      return inner.findInput(taskId, inputId);
+    },
     async *watch(taskId, watchOptions) {
       guard();
       for await (const event of inner.watch(taskId, watchOptions)) {

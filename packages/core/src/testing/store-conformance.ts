@@ -249,6 +249,29 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     liveConformance({ describe, it, expect, fresh, newTask, expectCode });
     claimsConformance({ describe, it, expect, fresh, newTask, expectCode });
 
+    describe("inputs by id", () => {
+      it("finds an input's first recorded stage by its id, in creation events too", async () => {
+        const store = await fresh();
+        const [created] = await store.createTask({
+          created: make.created("alice"),
+          more: [make.input("received", "objective", "objective-1", "Do it")],
+        });
+        const id = created?.taskId ?? "";
+        await store.append(id, [make.legStarted("l1"), make.legEnded("l1", "parked:input")], { expectedSeq: 2 });
+        await store.append(id, [make.input("parked", "steer", "in-a", "first")], { expectedSeq: 4 });
+        await store.append(id, [make.input("applied", "steer", "in-a"), make.note("between")], { expectedSeq: 5 });
+        const first = await store.findInput(id, "in-a");
+        expect(first).toMatchObject({ taskId: id, seq: 5, type: "human_input", delivery: "parked", text: "first" });
+        expect(first).toEqual((await store.read(id, { afterSeq: 4, limit: 1 }))[0]);
+        expect(await store.findInput(id, "objective-1")).toMatchObject({ seq: 2, carrier: "objective" });
+        expect(await store.findInput(id, "nope")).toBeUndefined();
+        // Another task's input of the same id is not this task's.
+        const other = await newTask(store);
+        expect(await store.findInput(other, "in-a")).toBeUndefined();
+        await expectCode(store.findInput("no-such-task", "in-a"), "TaskNotFound");
+      });
+    });
+
     describe("snapshots", () => {
       it("round-trips the latest snapshot and ignores an older one", async () => {
         const store = await fresh();

@@ -1,0 +1,71 @@
+/**
+ * A schema written by an earlier version of this package opens, migrates and reads the same.
+ * The schema 1 database is built here from migration 1 itself (the SQL that shipped) and rows
+ * as that version wrote them.
+ */
+import { sendInput } from "@sema-agent/core";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { PostgresStore } from "./postgres-store.ts";
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from "./schema.ts";
+import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "./test-server.fixture.ts";
+
+const TASK = "0193a000-0000-7000-8000-000000000001";
+const EVENTS = [
+  '{"type":"task_created","v":1,"objective":"Fixture task","principal":"acme"}',
+  '{"type":"leg_started","v":1,"legId":"leg-1","trigger":"start"}',
+  '{"type":"leg_ended","v":1,"legId":"leg-1","reason":"parked:input"}',
+  '{"type":"human_input","v":1,"inputId":"input-a","carrier":"steer","source":"user","delivery":"parked","sessionSeq":0,"text":"first"}',
+  '{"type":"human_input","v":1,"inputId":"input-b","carrier":"steer","source":"user","delivery":"parked","sessionSeq":0,"text":"second"}',
+  '{"type":"human_input","v":1,"inputId":"input-a","carrier":"steer","source":"user","delivery":"applied","sessionSeq":0}',
+];
+
+describe.skipIf(skip)("a schema 1 PostgreSQL database", () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it("migrates to the current schema, reads the same events and finds its inputs by id", async () => {
+    const schema = freshSchema();
+    cleanup.push(() => dropSchema(schema));
+    const quoted = `"${schema}"`;
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await migrate(client, schema, quoted, MIGRATIONS.slice(0, 1));
+      const summary = JSON.stringify({ status: "parked" });
+      const inserted = await client.query<{ task_no: string }>(
+        `INSERT INTO ${quoted}.tasks (task_id, principal, created_at, updated_at, last_seq, status, wants_worker, summary)
+         VALUES ($1, 'acme', '2026-11-29T12:00:00.000Z', '2026-11-29T12:00:05.000Z', $2, 'parked', true, $3)
+         RETURNING task_no`,
+        [TASK, EVENTS.length, summary],
+      );
+      for (const [i, body] of EVENTS.entries()) {
+        await client.query(`INSERT INTO ${quoted}.events (task_no, seq, at, body) VALUES ($1, $2, $3, $4)`, [
+          inserted.rows[0]?.task_no,
+          i + 1,
+          `2026-11-29T12:00:0${i}.000Z`,
+          body,
+        ]);
+      }
+    } finally {
+      await client.end();
+    }
+
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    cleanup.push(() => store.close());
+    const events = await store.read(TASK);
+    expect(events.map(({ taskId: _t, seq: _s, at: _a, ...body }) => JSON.stringify(body))).toEqual(EVENTS);
+    expect(await store.findInput(TASK, "input-a")).toMatchObject({ seq: 4, delivery: "parked", text: "first" });
+    expect(await store.findInput(TASK, "input-b")).toMatchObject({ seq: 5, delivery: "parked", text: "second" });
+    expect(await sendInput(store, TASK, { text: "second", inputId: "input-b" })).toEqual({
+      inputId: "input-b",
+      delivery: "parked",
+    });
+    const versions = await withClient((c) =>
+      c.query<{ version: number }>(`SELECT version FROM "${schema}".sema_schema_migrations ORDER BY version`),
+    );
+    expect(versions.rows.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+  });
+});

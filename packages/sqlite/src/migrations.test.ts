@@ -1,0 +1,45 @@
+// Databases written by earlier versions of this package open, migrate and read the same. The
+// fixtures under ../fixtures are read-only: each was written once by the version it is named
+// after (v1.db: schema 1, before `inputs`) and is copied before it is opened.
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { sendInput } from "@sema-agent/core";
+import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "./schema.ts";
+import { SqliteStore } from "./sqlite-store.ts";
+import { tempDb } from "./temp-dir.fixture.ts";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
+const TASK = "0193a000-0000-7000-8000-000000000001";
+
+describe("a schema 1 database", () => {
+  it("migrates to the current schema, reads the same events and finds its inputs by id", async () => {
+    const path = tempDb();
+    copyFileSync(join(FIXTURES, "v1.db"), path);
+    const original = new DatabaseSync(join(FIXTURES, "v1.db"), { readOnly: true });
+    const before = original.prepare("SELECT seq, at, body FROM events ORDER BY seq").all();
+    original.close();
+
+    const store = new SqliteStore({ path });
+    const events = await store.read(TASK);
+    expect(events.map((e) => [e.seq, e.at, JSON.stringify((({ taskId, seq, at, ...body }) => body)(e))])).toEqual(
+      before.map((row) => [row.seq, row.at, row.body]),
+    );
+    expect(await store.findInput(TASK, "input-a")).toMatchObject({ seq: 4, delivery: "parked", text: "first" });
+    expect(await store.findInput(TASK, "input-b")).toMatchObject({ seq: 5, delivery: "parked", text: "second" });
+    // A send retried with an id the old version recorded is recognised, and nothing is appended.
+    expect(await sendInput(store, TASK, { text: "first", inputId: "input-a" })).toEqual({
+      inputId: "input-a",
+      delivery: "parked",
+    });
+    expect((await store.getTask(TASK)).lastSeq).toBe(7);
+    await store.close();
+
+    const db = new DatabaseSync(path, { readOnly: true });
+    const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
+    db.close();
+    expect(versions.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+  });
+});
