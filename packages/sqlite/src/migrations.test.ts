@@ -18,7 +18,8 @@ describe("a schema 1 database", () => {
   it("migrates to the current schema, reads the same events and finds its inputs by id", async () => {
     const path = tempDb();
     copyFileSync(join(FIXTURES, "v1.db"), path);
-    const original = new DatabaseSync(join(FIXTURES, "v1.db"), { readOnly: true });
+    // Read through the copy: even a read-only connection leaves -wal and -shm files beside a file.
+    const original = new DatabaseSync(path, { readOnly: true });
     const before = original.prepare("SELECT seq, at, body FROM events ORDER BY seq").all();
     original.close();
 
