@@ -12,14 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { defineTool, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
+import { MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
 import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
-import { z } from "zod";
 import {
   describeMachine,
   formatMachine,
   formatTable,
+  lookupTool,
   memoryAfterGc,
   type ResultRow,
   reportToParent,
@@ -46,15 +46,6 @@ const SUBJECTS: Record<string, Subject> = {
   },
 };
 
-const lookup = defineTool({
-  name: "lookup",
-  description: "Look a key up",
-  inputSchema: z.object({ key: z.string() }),
-  readOnly: true,
-  idempotent: true,
-  execute: ({ key }) => `value of ${key}`,
-});
-
 function script(turns: number): ScriptedTurn[] {
   return Array.from({ length: turns }, (_, i) =>
     i === turns - 1
@@ -78,7 +69,7 @@ async function runRound(subject: Subject, turns: number): Promise<Round> {
     const model = new ScriptedModel(script(turns), { recordRequests: false });
     const cpu = process.cpuUsage();
     const start = performance.now();
-    const outcome = await runLeg({ store, agent: { model, tools: [lookup] } }, taskId);
+    const outcome = await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId);
     const wall = performance.now() - start;
     const used = process.cpuUsage(cpu);
     if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);

@@ -3,20 +3,11 @@
  * `ScriptedModel` (request recording off) and an instant read-only tool. In memory on one
  * MemoryStore per process; durable on a SqliteStore file.
  */
-import { defineTool, MemoryStore, type Model, runLeg, type Store, sendInput, startTask } from "@sema-agent/core";
+import { MemoryStore, type Model, runLeg, type Store, sendInput, startTask } from "@sema-agent/core";
 import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
-import { z } from "zod";
-import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
-
-const lookup = defineTool({
-  name: "lookup",
-  description: "Look a key up",
-  inputSchema: z.object({ key: z.string() }),
-  readOnly: true,
-  idempotent: true,
-  execute: ({ key }) => lookupResult(key),
-});
+import { lookupTool } from "../lib/lookup-tool.ts";
+import { type Adapter, callsAt, FINAL_TEXT, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
 
 function script(shape: TaskShape): ScriptedTurn[] {
   return Array.from({ length: shape.turns }, (_, turn) => {
@@ -32,7 +23,7 @@ function script(shape: TaskShape): ScriptedTurn[] {
 async function run(store: Store, shape: TaskShape): Promise<string> {
   const taskId = await startTask(store, { objective: OBJECTIVE });
   const model = new ScriptedModel(script(shape), { recordRequests: false });
-  const outcome = await runLeg({ store, agent: { model, tools: [lookup] } }, taskId);
+  const outcome = await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId);
   if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);
   if (model.calls !== shape.turns) throw new Error(`${model.calls} model calls for ${shape.turns} turns`);
   return taskId;
@@ -70,7 +61,7 @@ export const adapter: Adapter = {
         },
       };
       await sendInput(store, taskId, { text: "One more thing.", carrier: "wake" });
-      const outcome = await runLeg({ store, agent: { model, tools: [lookup] } }, taskId);
+      const outcome = await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId);
       await store.close();
       if (outcome.status !== "completed" || firstCall === undefined) throw new Error(`resume ended ${outcome.status}`);
       return { opened: start, firstCall };

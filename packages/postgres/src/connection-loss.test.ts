@@ -4,10 +4,9 @@
  * it). The store reports `StoreUnavailable`, the harness retries with backoff, the pool
  * reconnects, and the task finishes with every tool run once and a gapless log.
  */
-import { defineTool, fold, runLeg, startTask } from "@sema-agent/core";
-import { ScriptedModel } from "@sema-agent/core/testing";
+import { fold, runLeg, startTask } from "@sema-agent/core";
+import { noteTool, noteTurns, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { PostgresStore } from "./postgres-store.ts";
 import { startTcpProxy } from "./tcp-proxy.fixture.ts";
 import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "./test-server.fixture.ts";
@@ -28,29 +27,18 @@ describe.skipIf(skip)("PostgresStore when the server drops its connections", () 
     cleanup.push(() => store.close());
 
     const killed: number[] = [];
-    const runs: Record<string, number> = {};
-    const note = defineTool({
-      name: "note",
-      description: "append a note (not idempotent)",
-      inputSchema: z.object({ text: z.string() }),
-      execute: async ({ text }) => {
-        runs[text] = (runs[text] ?? 0) + 1;
-        // Every connection the store holds is terminated by the server, mid-leg.
-        const rows = await withClient(async (client) => {
-          const result = await client.query<{ pid: number }>(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pg_terminate_backend(pid)",
-            [app],
-          );
-          return result.rows;
-        });
-        killed.push(rows.length);
-        return `noted ${text}`;
-      },
+    const { note, runs } = noteTool(async () => {
+      // Every connection the store holds is terminated by the server, mid-leg.
+      const rows = await withClient(async (client) => {
+        const result = await client.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pg_terminate_backend(pid)",
+          [app],
+        );
+        return result.rows;
+      });
+      killed.push(rows.length);
     });
-    const turns = [
-      ...["a", "b", "c", "d"].map((text) => ({ toolCalls: [{ name: "note", input: { text } }] })),
-      { text: "Done." },
-    ];
+    const turns = noteTurns(["a", "b", "c", "d"]);
     const taskId = await startTask(store, { objective: "Take notes" });
     const retries: string[] = [];
     const outcome = await runLeg(
@@ -84,22 +72,9 @@ describe.skipIf(skip)("PostgresStore when the server drops its connections", () 
     const store = await PostgresStore.open({ connectionString: url.toString(), schema });
     cleanup.push(() => store.close());
 
-    const runs: Record<string, number> = {};
-    const note = defineTool({
-      name: "note",
-      description: "append a note (not idempotent)",
-      inputSchema: z.object({ text: z.string() }),
-      execute: ({ text }) => {
-        runs[text] = (runs[text] ?? 0) + 1;
-        // The database is unreachable for 400 ms, starting as this tool's result is written.
-        proxy.cut(400);
-        return `noted ${text}`;
-      },
-    });
-    const turns = [
-      ...["a", "b", "c"].map((text) => ({ toolCalls: [{ name: "note", input: { text } }] })),
-      { text: "Done." },
-    ];
+    // The database is unreachable for 400 ms, starting as each note's result is written.
+    const { note, runs } = noteTool(() => proxy.cut(400));
+    const turns = noteTurns(["a", "b", "c"]);
     const taskId = await startTask(store, { objective: "Take notes" });
     const retries: string[] = [];
     const outcome = await runLeg(

@@ -2,32 +2,17 @@
 // idempotent) and hooks (feedback and a replaced input), killed at every append of the whole
 // run, parent's and child's alike, then resumed by a fresh harness until done.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { fold } from "../core/fold.ts";
 import type { ModelRequest } from "../ports/model.ts";
 import type { Store } from "../ports/store.ts";
 import { isSemaError } from "../protocol/errors.ts";
 import { dyingStore, SimulatedDeath } from "../testing/dying-store.ts";
+import { noteTool } from "../testing/note-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
-import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
 import { startTask } from "./task-api.ts";
-
-function world() {
-  const runs: Record<string, number> = {};
-  const note = defineTool({
-    name: "note",
-    description: "append a note (not idempotent)",
-    inputSchema: z.object({ text: z.string() }),
-    execute: ({ text }) => {
-      runs[text] = (runs[text] ?? 0) + 1;
-      return `noted ${text}`;
-    },
-  });
-  return { runs, note };
-}
 
 /** Stateless scripts chosen by objective, so every resumed leg continues where its task was. */
 function model(): ScriptedModel {
@@ -98,7 +83,7 @@ describe("a crash in the middle of delegation and hooks", () => {
     let deaths = 0;
     for (let n = 0; n < 30; n++) {
       const store = new MemoryStore();
-      const { runs, note } = world();
+      const { runs, note } = noteTool();
       const taskId = await startTask(store, { objective: "Parent" });
       if (await runToEnd(store, taskId, [note], n)) deaths++;
       const parent = fold(await store.read(taskId));

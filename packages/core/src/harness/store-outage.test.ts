@@ -2,37 +2,18 @@
 // out while its lease can still be live, never writes an event twice when a commit's reply is
 // lost, and stops before its next side effect once the lease is gone.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { fold } from "../core/fold.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
 import { flakyStore } from "../testing/flaky-store.ts";
-import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
-import { defineTool } from "./define-tool.ts";
+import { noteTool, noteTurns } from "../testing/note-tool.ts";
+import { ScriptedModel } from "../testing/scripted-model.ts";
 import { runLeg } from "./run-leg.ts";
 import { startTask } from "./task-api.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function world(onRun: (text: string) => void | Promise<void> = () => {}) {
-  const runs: Record<string, number> = {};
-  const note = defineTool({
-    name: "note",
-    description: "append a note (not idempotent)",
-    inputSchema: z.object({ text: z.string() }),
-    execute: async ({ text }) => {
-      runs[text] = (runs[text] ?? 0) + 1;
-      await onRun(text);
-      return `noted ${text}`;
-    },
-  });
-  return { runs, note };
-}
-
-const turns = (n: number): ScriptedTurn[] => [
-  ...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ name: "note", input: { text: `n${i}` } }] })),
-  { text: "Done." },
-];
+const turns = (n: number) => noteTurns(Array.from({ length: n }, (_, i) => `n${i}`));
 
 async function expectCleanLog(store: MemoryStore, taskId: string, notes: number) {
   const events = await store.read(taskId);
@@ -49,7 +30,7 @@ describe("a leg and a store outage", () => {
   it("waits out an outage shorter than its lease and finishes with nothing lost or doubled", async () => {
     const inner = new MemoryStore();
     const store = flakyStore(inner);
-    const { runs, note } = world(async (text) => {
+    const { runs, note } = noteTool(async (text) => {
       if (text !== "n1") return;
       // The database goes away while the tool runs, and comes back 300 ms later.
       store.down = true;
@@ -81,7 +62,7 @@ describe("a leg and a store outage", () => {
     const total = await (async () => {
       const inner = new MemoryStore();
       const taskId = await startTask(inner, { objective: "Take notes" });
-      const { note } = world();
+      const { note } = noteTool();
       let appends = 0;
       const counting = flakyStore(inner);
       const original = counting.append.bind(counting);
@@ -97,7 +78,7 @@ describe("a leg and a store outage", () => {
       const inner = new MemoryStore();
       const store = flakyStore(inner);
       const taskId = await startTask(inner, { objective: "Take notes" });
-      const { runs, note } = world();
+      const { runs, note } = noteTool();
       let appends = 0;
       const original = store.append.bind(store);
       store.append = (...args) => {
@@ -114,7 +95,7 @@ describe("a leg and a store outage", () => {
   it("stops before its next side effect when the outage outlasts the lease, and another host recovers", async () => {
     const inner = new MemoryStore();
     const store = flakyStore(inner);
-    const { runs, note } = world((text) => {
+    const { runs, note } = noteTool((text) => {
       if (text === "n0") store.down = true;
     });
     const taskId = await startTask(inner, { objective: "Take notes" });
