@@ -111,14 +111,14 @@ export class ScriptedModel implements Model {
       throw new Error(`ScriptedModel left ${unplayed.length} scripted turn(s) unplayed: ${unplayed.join(", ")}`);
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelPart> {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelPart> {
     const index = this.#mode === "sequential" ? this.#calls : assistantTurns(request);
     this.#calls++;
     if (this.#record) this.requests.push({ ...request, transcript: [...request.transcript] });
     const step = this.#steps[index];
     if (step === undefined) {
       this.#overruns += 1;
-      yield {
+      const overrun: Beat = {
         type: "error",
         failure: {
           code: "script",
@@ -126,61 +126,116 @@ export class ScriptedModel implements Model {
           isRetryable: false,
         },
       };
-      return;
+      return play([overrun][Symbol.iterator](), signal);
     }
     this.#played.add(index);
-    let turn: ScriptedTurn;
-    try {
-      turn = typeof step === "function" ? await step(request, index) : step;
-    } catch (error) {
-      yield {
-        type: "error",
-        failure: { code: "script", message: `script turn ${index + 1} threw: ${String(error)}`, isRetryable: false },
-      };
-      return;
-    }
-    yield* this.#play(turn, index, signal);
+    return typeof step === "function" ? deferred(step, request, index, signal) : play(beats(step, index), signal);
   }
+}
 
-  async *#play(turn: ScriptedTurn, index: number, signal: AbortSignal): AsyncGenerator<ModelPart> {
-    const aborted: ModelPart = {
-      type: "error",
-      failure: { code: "aborted", message: "the call was aborted", isRetryable: false },
-    };
-    const pause = async (ms: number | undefined) => ms === undefined || ms <= 0 || (await sleep(ms, signal));
-    if (signal.aborted || !(await pause(turn.delayMs))) return yield aborted;
-    if (turn.reasoning !== undefined) {
-      yield { type: "reasoning-start", id: "r0" };
-      for (const delta of chunks(turn.reasoning, turn.chunkSize)) {
-        yield { type: "reasoning-delta", id: "r0", delta };
-        if (signal.aborted || !(await pause(turn.deltaDelayMs))) return yield aborted;
-      }
-      yield { type: "reasoning-end", id: "r0" };
+/** A point of a scripted turn's stream: a part to send, or a place to wait (where an abort is noticed). */
+type Beat = ModelPart | { type: "pause"; ms: number | undefined };
+
+/** The turn as a sequence of parts and pauses: one description for the fast and the timed path. */
+function* beats(turn: ScriptedTurn, index: number): Generator<Beat> {
+  yield { type: "pause", ms: turn.delayMs };
+  if (turn.reasoning !== undefined) {
+    yield { type: "reasoning-start", id: "r0" };
+    for (const delta of chunks(turn.reasoning, turn.chunkSize)) {
+      yield { type: "reasoning-delta", id: "r0", delta };
+      yield { type: "pause", ms: turn.deltaDelayMs };
     }
-    if (turn.text !== undefined && turn.text !== "") {
-      yield { type: "text-start", id: "t0" };
-      for (const delta of chunks(turn.text, turn.chunkSize)) {
-        yield { type: "text-delta", id: "t0", delta };
-        if (signal.aborted || !(await pause(turn.deltaDelayMs))) return yield aborted;
-      }
-      yield { type: "text-end", id: "t0" };
-    }
-    for (const [i, call] of (turn.toolCalls ?? []).entries()) {
-      const id = call.callId ?? `call-${index + 1}-${i + 1}`;
-      const input = call.rawInput ?? JSON.stringify(call.input);
-      yield { type: "tool-input-start", id, toolName: call.name };
-      for (const delta of chunks(input, turn.chunkSize)) {
-        yield { type: "tool-input-delta", id, delta };
-        if (signal.aborted || !(await pause(turn.deltaDelayMs))) return yield aborted;
-      }
-      yield { type: "tool-input-end", id };
-      yield { type: "tool-call", toolCallId: id, toolName: call.name, input };
-    }
-    if (turn.error !== undefined) {
-      yield { type: "error", failure: { code: "script", isRetryable: false, ...turn.error } };
-      return;
-    }
-    const finishReason = turn.finishReason ?? ((turn.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop");
-    yield { type: "finish", usage: turn.usage ?? DEFAULT_USAGE, finishReason };
+    yield { type: "reasoning-end", id: "r0" };
   }
+  if (turn.text !== undefined && turn.text !== "") {
+    yield { type: "text-start", id: "t0" };
+    for (const delta of chunks(turn.text, turn.chunkSize)) {
+      yield { type: "text-delta", id: "t0", delta };
+      yield { type: "pause", ms: turn.deltaDelayMs };
+    }
+    yield { type: "text-end", id: "t0" };
+  }
+  const calls = turn.toolCalls ?? [];
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ScriptedToolCall;
+    const id = call.callId ?? `call-${index + 1}-${i + 1}`;
+    const input = call.rawInput ?? JSON.stringify(call.input);
+    yield { type: "tool-input-start", id, toolName: call.name };
+    for (const delta of chunks(input, turn.chunkSize)) {
+      yield { type: "tool-input-delta", id, delta };
+      yield { type: "pause", ms: turn.deltaDelayMs };
+    }
+    yield { type: "tool-input-end", id };
+    yield { type: "tool-call", toolCallId: id, toolName: call.name, input };
+  }
+  if (turn.error !== undefined) {
+    yield { type: "error", failure: { code: "script", isRetryable: false, ...turn.error } };
+    return;
+  }
+  const finishReason = turn.finishReason ?? (calls.length > 0 ? "tool-calls" : "stop");
+  yield { type: "finish", usage: turn.usage ?? DEFAULT_USAGE, finishReason };
+}
+
+const ABORTED: ModelPart = {
+  type: "error",
+  failure: { code: "aborted", message: "the call was aborted", isRetryable: false },
+};
+
+/**
+ * Play beats as an async iterator of already-resolved steps, sleeping only at pauses that ask
+ * for time: an async generator would cost a promise chain per part, most of a scripted turn's
+ * cost in a benchmark. After an abort the last part is the aborted failure.
+ */
+function play(source: Iterator<Beat>, signal: AbortSignal): AsyncIterableIterator<ModelPart> {
+  const end: IteratorReturnResult<undefined> = { value: undefined, done: true };
+  let finished = false;
+  const stop = (): IteratorResult<ModelPart> => {
+    finished = true;
+    return { value: ABORTED, done: false };
+  };
+  const next = (): Promise<IteratorResult<ModelPart>> => {
+    for (;;) {
+      if (finished) return Promise.resolve(end);
+      const beat = source.next();
+      if (beat.done === true) {
+        finished = true;
+        return Promise.resolve(end);
+      }
+      const value = beat.value;
+      if (value.type !== "pause") return Promise.resolve({ value, done: false });
+      if (signal.aborted) return Promise.resolve(stop());
+      if (value.ms !== undefined && value.ms > 0)
+        return sleep(value.ms, signal).then((completed) => (completed ? next() : stop()));
+    }
+  };
+  return {
+    next,
+    async return() {
+      finished = true;
+      return end;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** A turn computed by a function of the request (maybe asynchronously), then played. */
+async function* deferred(
+  step: Extract<ScriptStep, (...args: never[]) => unknown>,
+  request: ModelRequest,
+  index: number,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart> {
+  let turn: ScriptedTurn;
+  try {
+    turn = await step(request, index);
+  } catch (error) {
+    yield {
+      type: "error",
+      failure: { code: "script", message: `script turn ${index + 1} threw: ${String(error)}`, isRetryable: false },
+    };
+    return;
+  }
+  yield* play(beats(turn, index), signal);
 }
