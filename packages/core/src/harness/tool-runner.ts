@@ -108,14 +108,6 @@ export async function executeCall(
   if (stepSignal.aborted) return done("interrupted", NOT_RUN_CONTENT);
 
   const controller = new AbortController();
-  const timeoutMs = tool.timeoutMs ?? settings.toolTimeoutMs;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-  }, timeoutMs);
-  const onStepAbort = () => controller.abort(stepSignal.reason);
-  stepSignal.addEventListener("abort", onStepAbort, { once: true });
   const context: ToolContext = {
     signal: controller.signal,
     taskId: settings.taskId,
@@ -124,12 +116,29 @@ export async function executeCall(
     attempt,
     principal: settings.principal,
   };
+  let returned: unknown;
+  try {
+    returned = tool.execute(input, context);
+  } catch (error) {
+    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // A tool that answered synchronously is done: no timeout or abort can apply any more.
+  if (!isPromiseLike(returned)) return done("ok", toText(returned), tool);
+
+  const timeoutMs = tool.timeoutMs ?? settings.toolTimeoutMs;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  const onStepAbort = () => controller.abort(stepSignal.reason);
+  stepSignal.addEventListener("abort", onStepAbort, { once: true });
   // A tool that ignores its signal cannot hold the leg: the abort wins the race.
   const aborted = new Promise<"aborted">((resolve) =>
     controller.signal.addEventListener("abort", () => resolve("aborted"), { once: true }),
   );
   try {
-    const output = await Promise.race([Promise.resolve().then(() => tool.execute(input, context)), aborted]);
+    const output = await Promise.race([returned, aborted]);
     if (output === "aborted" || controller.signal.aborted) {
       return timedOut
         ? done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`)
@@ -144,6 +153,14 @@ export async function executeCall(
     clearTimeout(timer);
     stepSignal.removeEventListener("abort", onStepAbort);
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /** The `tool_result` event for an outcome (its leg is on the call's `tool_call_started`). */
