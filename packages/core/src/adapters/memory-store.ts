@@ -3,7 +3,6 @@
  * deep-frozen copies, so no caller can change the log by mutating an object it passed or read.
  */
 
-import { frozenCopy } from "../core/canonical-json.ts";
 import { validateEvents } from "../core/event-validation.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
@@ -41,10 +40,10 @@ import {
   assertTtl,
   decodeCursor,
   encodeCursor,
+  frozenStampedEvent,
   isAfterCursor,
   isLeaseLive,
   isRunnableRecord,
-  stampEvent,
 } from "./store-rules.ts";
 import { ChangeNotifier, tailEvents } from "./tail-events.ts";
 
@@ -86,7 +85,7 @@ export class MemoryStore implements Store {
     let summary = record.summary;
     for (const event of events) {
       // One-pass deep copy and freeze: no caller can change the log through an object it holds.
-      const copy = frozenCopy(stampEvent(event, record.taskId, record.lastSeq + stored.length + 1, at));
+      const copy = frozenStampedEvent(event, record.taskId, record.lastSeq + stored.length + 1, at);
       stored.push(copy);
       if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
       summary = reduceSummary(summary, event);

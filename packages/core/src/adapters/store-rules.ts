@@ -4,6 +4,7 @@
  * keep only the storage; the semantics live here once.
  */
 
+import { frozenCopy } from "../core/canonical-json.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import type { Lease, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
@@ -12,6 +13,21 @@ import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event
 /** The stored form: identity first (`taskId`, `seq`, `at`), then the event's own keys. */
 export function stampEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {
   return { taskId, seq, at, ...event } as StoredEvent;
+}
+
+/**
+ * `stampEvent` and a deep-frozen copy in one pass: the form an in-memory store keeps, which no
+ * caller can change through an object it still holds.
+ */
+export function frozenStampedEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {
+  const out: Record<string, unknown> = { taskId, seq, at };
+  for (const key of Object.keys(event)) {
+    const item = frozenCopy((event as unknown as Record<string, unknown>)[key]);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return Object.freeze(out) as unknown as StoredEvent;
 }
 
 export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is Lease {
