@@ -23,6 +23,7 @@ import {
   encodeCursor,
   isLeaseLive,
   isRunnableRecord,
+  jsonCopy,
   type Lease,
   LeaseLostError,
   type ListRunnableOptions,
@@ -414,7 +415,7 @@ export class PostgresStore implements Store {
       const lease: Lease = {
         taskId,
         token: newId(),
-        holder: structuredClone(options.holder),
+        holder: jsonCopy(options.holder),
         expiresAt: expires.toISOString(),
       };
       await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
@@ -495,7 +496,7 @@ export class PostgresStore implements Store {
         const lease: Lease = {
           taskId: record.taskId,
           token: newId(),
-          holder: structuredClone(options.holder),
+          holder: jsonCopy(options.holder),
           expiresAt: expires.toISOString(),
         };
         await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);

@@ -25,6 +25,7 @@ import {
   isLeaseLive,
   isRunnableRecord,
   isSemaError,
+  jsonCopy,
   type Lease,
   LeaseLostError,
   type ListRunnableOptions,
@@ -301,7 +302,7 @@ export class SqliteStore implements Store {
       const lease: Lease = {
         taskId,
         token: newId(),
-        holder: structuredClone(options.holder),
+        holder: jsonCopy(options.holder),
         expiresAt: expires.toISOString(),
       };
       sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);

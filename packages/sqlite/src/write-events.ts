@@ -1,6 +1,13 @@
 /** Writing events into the log inside an append's (or a create's) transaction. */
 import type { SQLInputValue } from "node:sqlite";
-import { reduceSummary, type StoredEvent, stampEvent, type TaskEvent, type TaskSummary } from "@sema-agent/core";
+import {
+  jsonCopy,
+  reduceSummary,
+  type StoredEvent,
+  stampEvent,
+  type TaskEvent,
+  type TaskSummary,
+} from "@sema-agent/core";
 import { INSERT_CHUNK, type Statements } from "./statements.ts";
 
 /** The task being written to, as the transaction read it. */
@@ -9,15 +16,6 @@ export interface TaskPosition {
   taskId: string;
   lastSeq: number;
   summary: TaskSummary;
-}
-
-/** A deep copy of a validated JSON value (plain objects, arrays, primitives). */
-function cloneJson(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(cloneJson);
-  const copy: Record<string, unknown> = {};
-  for (const key in value) copy[key] = cloneJson((value as Record<string, unknown>)[key]);
-  return copy;
 }
 
 /**
@@ -31,7 +29,7 @@ function storedCopy(event: TaskEvent, taskId: string, seq: number, at: string): 
   const fields = stored as unknown as Record<string, unknown>;
   for (const key in fields) {
     const value = fields[key];
-    if (typeof value === "object" && value !== null) fields[key] = cloneJson(value);
+    if (typeof value === "object" && value !== null) fields[key] = jsonCopy(value);
   }
   return stored;
 }

@@ -3,6 +3,7 @@
  * deep-frozen copies, so no caller can change the log by mutating an object it passed or read.
  */
 
+import { jsonCopy } from "../core/canonical-json.ts";
 import { validateEvents } from "../core/event-validation.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
@@ -120,7 +121,7 @@ export class MemoryStore implements Store {
   }
 
   async getTask(taskId: string): Promise<TaskRecord> {
-    return structuredClone(this.#entry(taskId).record);
+    return jsonCopy(this.#entry(taskId).record);
   }
 
   async append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
@@ -170,11 +171,11 @@ export class MemoryStore implements Store {
     const lease: Lease = {
       taskId,
       token: newId(),
-      holder: structuredClone(options.holder),
+      holder: jsonCopy(options.holder),
       expiresAt: new Date(now + options.ttlMs).toISOString(),
     };
     entry.record.lease = lease;
-    return structuredClone(lease);
+    return jsonCopy(lease);
   }
 
   async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
@@ -184,7 +185,7 @@ export class MemoryStore implements Store {
     const lease = entry.record.lease;
     if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
     lease.expiresAt = new Date(now + ttlMs).toISOString();
-    return structuredClone(lease);
+    return jsonCopy(lease);
   }
 
   async releaseLease(taskId: string, token: string): Promise<void> {
@@ -205,7 +206,7 @@ export class MemoryStore implements Store {
       if (isRunnableRecord(record, now)) runnable.push(record);
     }
     runnable.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
-    return structuredClone(runnable.slice(0, limit));
+    return jsonCopy(runnable.slice(0, limit));
   }
 
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
@@ -224,7 +225,7 @@ export class MemoryStore implements Store {
       matching.push(record);
     }
     matching.sort((a, b) => (isAfterCursor(a, b) ? 1 : isAfterCursor(b, a) ? -1 : 0));
-    const tasks = structuredClone(matching.slice(0, limit));
+    const tasks = jsonCopy(matching.slice(0, limit));
     const last = tasks.at(-1);
     return matching.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
   }

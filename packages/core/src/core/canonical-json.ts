@@ -31,6 +31,24 @@ export function frozenFromJson(text: string): JsonValue {
 }
 
 /**
+ * A deep copy of a plain JSON value (objects, arrays, primitives): what stores hand out so a
+ * caller's changes never reach what they keep. Several times cheaper than `structuredClone` on
+ * the small records and leases they copy on every call.
+ */
+export function jsonCopy<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(jsonCopy) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = jsonCopy((value as Record<string, unknown>)[key]);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out as T;
+}
+
+/**
  * A deep-frozen copy of a plain JSON value, in one pass: several times cheaper than a JSON round
  * trip followed by a freeze. An own `__proto__` key (JSON.parse makes one) stays a plain key.
  */
