@@ -258,6 +258,16 @@ describe("sema errors", () => {
     }
   });
 
+  it("<command> --help prints the usage, whatever the command", async () => {
+    const ws = workspace();
+    for (const command of ["worker", "serve", "steer", "token"]) {
+      const c = capture(ws.dir);
+      expect(await main([command, "--help"], c.io), command).toBe(0);
+      expect(c.out()).toMatch(/^Usage: sema <command>/);
+      expect(c.out()).toContain("worker [--concurrency N]");
+    }
+  });
+
   it("steering an unknown task is a clear error", async () => {
     const ws = workspace();
     const c = capture(ws.dir);

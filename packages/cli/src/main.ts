@@ -68,6 +68,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`sema: unknown command "${name}"\n${USAGE}\n`);
     return 2;
   }
+  // `sema <command> --help` shows the usage rather than an unknown-option error.
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   try {
     return await command(rest, io);
   } catch (error) {
