@@ -44,3 +44,37 @@ describe("a schema 1 database", () => {
     expect(versions.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
   });
 });
+
+describe("a schema 2 database", () => {
+  const TASK2 = "0193a000-0000-7000-8000-000000000002";
+
+  it("drops its JSON-text snapshots (a cache), then folds from the log and stores deflated ones", async () => {
+    const path = tempDb();
+    copyFileSync(join(FIXTURES, "v2.db"), path);
+    const store = new SqliteStore({ path });
+    expect(await store.latestSnapshot(TASK2)).toBeUndefined();
+    expect((await store.read(TASK2)).map((e) => e.type)).toEqual([
+      "task_created",
+      "human_input",
+      "leg_started",
+      "human_input",
+      "model_turn",
+      "leg_ended",
+    ]);
+    const state = { transcript: Array.from({ length: 200 }, (_, i) => ({ role: "assistant", content: `turn ${i}` })) };
+    await store.putSnapshot({ taskId: TASK2, seq: 6, v: 1, state });
+    expect(await store.latestSnapshot(TASK2)).toEqual({ taskId: TASK2, seq: 6, v: 1, state });
+    await store.close();
+
+    const db = new DatabaseSync(path);
+    const row = db.prepare("SELECT length(state) AS bytes FROM snapshots").get() as { bytes: number };
+    // Stored deflated: far smaller than its JSON text.
+    expect(row.bytes).toBeLessThan(JSON.stringify(state).length / 5);
+    // Damaged bytes are reported as storage failure, not a crash.
+    db.prepare("UPDATE snapshots SET state = x'00ff00ff'").run();
+    db.close();
+    const reopened = new SqliteStore({ path });
+    await expect(reopened.latestSnapshot(TASK2)).rejects.toMatchObject({ code: "StoreUnavailable" });
+    await reopened.close();
+  });
+});

@@ -84,6 +84,23 @@ export const MIGRATIONS: readonly Migration[] = [
         GROUP BY task_no, body ->> '$.inputId';
     `,
   },
+  {
+    version: 3,
+    name: "snapshots deflated",
+    // A snapshot holds the folded transcript, so it grows with the task (a fifth of the file at
+    // 1,000 turns); deflated it is a twelfth of that. Snapshots are a cache: the old ones are
+    // dropped, not converted, and each task's next leg folds from the start once and stores a new one.
+    sql: `
+      DROP TABLE snapshots;
+      CREATE TABLE snapshots (
+        task_no INTEGER PRIMARY KEY REFERENCES tasks (task_no),
+        seq INTEGER NOT NULL,
+        v INTEGER NOT NULL,
+        -- deflate (raw, RFC 1951) of the state's JSON text
+        state BLOB NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -50,7 +50,16 @@ import {
 } from "@sema-agent/core";
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
-import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
+import {
+  deflateSnapshot,
+  type EventRow,
+  eventOf,
+  inflateSnapshot,
+  recordOf,
+  type StoredSnapshotRow,
+  snapshotOf,
+  type TaskRow,
+} from "./rows.ts";
 import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
 import { writeEvents } from "./write-events.ts";
@@ -380,16 +389,16 @@ export class SqliteStore implements Store {
       const row = this.#row(sql, snapshot.taskId);
       assertSnapshotSeq(snapshot.seq, row.last_seq);
       // The upsert keeps the snapshot with the highest seq, whatever order writers arrive in.
-      sql.putSnapshot.run(row.task_no, snapshot.seq, snapshot.v, JSON.stringify(snapshot.state));
+      sql.putSnapshot.run(row.task_no, snapshot.seq, snapshot.v, deflateSnapshot(JSON.stringify(snapshot.state)));
     });
   }
 
   async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
     const sql = this.#statements();
     return this.#guard(() => {
-      const row = sql.snapshot.get(taskId) as SnapshotRow | undefined;
+      const row = sql.snapshot.get(taskId) as StoredSnapshotRow | undefined;
       if (row === undefined) throw new TaskNotFoundError(taskId);
-      return snapshotOf(row);
+      return snapshotOf({ ...row, state: row.state === null ? null : inflateSnapshot(row.state, taskId) });
     });
   }
 
