@@ -10,8 +10,8 @@ import { parseArgs } from "node:util";
 import { createAgentRegistry, serve as startServing } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
+import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { requireModel } from "./run.ts";
-import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "./worker.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
