@@ -4,7 +4,7 @@
  * keep only the storage; the semantics live here once.
  */
 
-import { frozenCopy } from "../core/canonical-json.ts";
+import { copyKeysInto, frozenCopy } from "../core/canonical-json.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import type { Lease, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
@@ -20,14 +20,7 @@ export function stampEvent(event: TaskEvent, taskId: string, seq: number, at: st
  * caller can change through an object it still holds.
  */
 export function frozenStampedEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {
-  const out: Record<string, unknown> = { taskId, seq, at };
-  for (const key of Object.keys(event)) {
-    const item = frozenCopy((event as unknown as Record<string, unknown>)[key]);
-    if (key === "__proto__")
-      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
-  }
-  return Object.freeze(out) as unknown as StoredEvent;
+  return Object.freeze(copyKeysInto({ taskId, seq, at }, event, frozenCopy)) as unknown as StoredEvent;
 }
 
 export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is Lease {

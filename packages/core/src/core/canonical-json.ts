@@ -31,6 +31,24 @@ export function frozenFromJson(text: string): JsonValue {
 }
 
 /**
+ * Copy `source`'s own keys into `out`, each value through `copy`. An own `__proto__` key (JSON.parse
+ * makes one) stays a plain key instead of setting the prototype.
+ */
+export function copyKeysInto(
+  out: Record<string, unknown>,
+  source: object,
+  copy: (value: unknown) => unknown,
+): Record<string, unknown> {
+  for (const key of Object.keys(source)) {
+    const item = copy((source as Record<string, unknown>)[key]);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
+}
+
+/**
  * A deep copy of a plain JSON value (objects, arrays, primitives): what stores hand out so a
  * caller's changes never reach what they keep. Several times cheaper than `structuredClone` on
  * the small records and leases they copy on every call.
@@ -38,19 +56,12 @@ export function frozenFromJson(text: string): JsonValue {
 export function jsonCopy<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(jsonCopy) as T;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = jsonCopy((value as Record<string, unknown>)[key]);
-    if (key === "__proto__")
-      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
-  }
-  return out as T;
+  return copyKeysInto({}, value, jsonCopy) as T;
 }
 
 /**
  * A deep-frozen copy of a plain JSON value, in one pass: several times cheaper than a JSON round
- * trip followed by a freeze. An own `__proto__` key (JSON.parse makes one) stays a plain key.
+ * trip followed by a freeze.
  */
 export function frozenCopy<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
@@ -59,12 +70,5 @@ export function frozenCopy<T>(value: T): T {
     for (let i = 0; i < value.length; i++) out[i] = frozenCopy(value[i]);
     return Object.freeze(out) as T;
   }
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = frozenCopy((value as Record<string, unknown>)[key]);
-    if (key === "__proto__")
-      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
-  }
-  return Object.freeze(out) as T;
+  return Object.freeze(copyKeysInto({}, value, frozenCopy)) as T;
 }
