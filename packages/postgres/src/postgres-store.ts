@@ -22,7 +22,6 @@ import {
   EMPTY_SUMMARY,
   encodeCursor,
   isLeaseLive,
-  isRunnableRecord,
   jsonCopy,
   type Lease,
   LeaseLostError,
@@ -35,7 +34,6 @@ import {
   type Snapshot,
   type Store,
   type StoredEvent,
-  StoreUnavailableError,
   stampEvent,
   type TaskEvent,
   TaskExistsError,
@@ -47,12 +45,13 @@ import {
   validateEvents,
   type WatchOptions,
 } from "@sema-agent/core";
-import pg from "pg";
+import type pg from "pg";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
-import { migrate } from "./schema.ts";
+import { claimRunnableTasks, listRunnableTasks, wantsWorker } from "./runnable.ts";
+import { Database, type Tx } from "./session.ts";
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`; the store makes (and on close ends) its own pool. */
@@ -65,62 +64,27 @@ export interface PostgresStoreOptions {
   pollMs?: number;
 }
 
-const noop = () => undefined;
-
 /** Each event's input id (null for other events), or null when the batch has no input at all. */
 function inputIdsOf(events: readonly TaskEvent[]): Array<string | null> | null {
   if (!events.some((event) => event.type === "human_input")) return null;
   return events.map((event) => (event.type === "human_input" ? event.inputId : null));
 }
 
-/** A client inside a transaction, with the store's statements. */
-type Tx = { client: pg.PoolClient; sql: Queries };
-
-/** Candidate rows fetched per page by `listRunnable` before the rule filters them. */
-const RUNNABLE_PAGE = 200;
-
-/**
- * The `wants_worker` flag: whether the task is, or will become as time passes, runnable once no
- * lease is live — the rule asked about the end of time with the lease left out (the query checks
- * the lease, and `listRunnable` asks the rule again at the database time of the call). Sound as
- * long as time can only make a task runnable (a timer falls due), never stop it being so.
- */
-function wantsWorker(record: TaskRecord): boolean {
-  const { lease: _checkedAtQueryTime, ...unleased } = record;
-  return isRunnableRecord(unleased, Number.MAX_SAFE_INTEGER);
-}
-
 export class PostgresStore implements Store {
-  readonly #pool: pg.Pool;
-  readonly #ownsPool: boolean;
+  readonly #db: Database;
   readonly #schema: string;
   readonly #sql: Queries;
   readonly #pollMs: number;
   readonly #notifier = new ChangeNotifier();
   readonly #listener: EventListener;
-  readonly #ready: Promise<void>;
-  #closed = false;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
   constructor(options: PostgresStoreOptions) {
     this.#schema = options.schema ?? "sema";
     this.#sql = queries(quoteSchema(this.#schema));
     this.#pollMs = options.pollMs ?? 250;
-    if (options.pool !== undefined) {
-      this.#pool = options.pool;
-      this.#ownsPool = false;
-    } else if (options.connectionString !== undefined) {
-      this.#pool = new pg.Pool({ connectionString: options.connectionString });
-      this.#ownsPool = true;
-    } else {
-      throw new StoreUnavailableError("PostgresStore needs a connectionString or a pool");
-    }
-    // An idle client that loses its connection emits here; without a listener it would crash the process.
-    if (this.#ownsPool) this.#pool.on("error", noop);
-    this.#listener = new EventListener(this.#pool, this.#notifier);
-    this.#ready = this.#migrate();
-    // Failures surface through ready() and every call; this only keeps them from being unhandled.
-    this.#ready.catch(() => undefined);
+    this.#db = new Database(options, this.#schema, this.#sql);
+    this.#listener = new EventListener(this.#db.pool, this.#notifier);
   }
 
   /** Open a store and wait until its schema is migrated. Throws `StoreUnavailable` if it cannot be. */
@@ -137,7 +101,7 @@ export class PostgresStore implements Store {
 
   /** The store's pool (for tables that live beside the store's, like the server's tokens). */
   get pool(): pg.Pool {
-    return this.#pool;
+    return this.#db.pool;
   }
 
   /** The schema holding this store's tables. */
@@ -147,68 +111,19 @@ export class PostgresStore implements Store {
 
   /** Resolves once the schema is migrated; rejects with `StoreUnavailable` if it could not be. */
   ready(): Promise<void> {
-    return this.#ready;
+    return this.#db.ready;
   }
 
-  async #migrate(): Promise<void> {
-    let client: pg.PoolClient | undefined;
-    try {
-      client = await this.#pool.connect();
-      client.on("error", noop);
-      await migrate(client, this.#schema, quoteSchema(this.#schema));
-      client.off("error", noop);
-      client.release();
-    } catch (error) {
-      client?.release(true);
-      throw toStoreError(error, "migrating");
-    }
+  #open(): Promise<void> {
+    return this.#db.open();
   }
 
-  async #open(): Promise<void> {
-    if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
-    await this.#ready;
-    if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
+  #query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    return this.#db.query<R>(text, params);
   }
 
-  async #query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
-    await this.#open();
-    try {
-      return (await this.#pool.query<R>(text, params)).rows;
-    } catch (error) {
-      throw toStoreError(error, "query");
-    }
-  }
-
-  /** Run `work` in a transaction on one client; any failure rolls it back. */
-  async #tx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    await this.#open();
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw toStoreError(error, "connect");
-    }
-    let broken = false;
-    // A connection lost between statements is reported on the client, not to the pending query;
-    // unheard it would crash the process. The next statement fails and rolls the work back.
-    const onLost = () => {
-      broken = true;
-    };
-    client.on("error", onLost);
-    try {
-      await client.query("BEGIN");
-      const result = await work({ client, sql: this.#sql });
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {
-        broken = true;
-      });
-      throw toStoreError(error, "transaction");
-    } finally {
-      client.off("error", onLost);
-      client.release(broken ? true : undefined);
-    }
+  #tx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#db.tx(work);
   }
 
   async #dbNow(tx: Tx): Promise<number> {
@@ -378,7 +293,7 @@ export class PostgresStore implements Store {
   /** Resolve on a notification for the task (from any node), after `pollMs`, or on abort. */
   #changed(taskId: string, signal: AbortSignal): Promise<void> {
     // Closed: resolve at once, so the tail's next read reports StoreUnavailable.
-    if (this.#closed) return Promise.resolve();
+    if (this.#db.closed) return Promise.resolve();
     this.#listener.ensure();
     return this.#notifier.wait(taskId, signal, this.#pollMs);
   }
@@ -440,7 +355,7 @@ export class PostgresStore implements Store {
     await this.#open();
     let released: Array<{ wants_worker: boolean }>;
     try {
-      released = (await this.#pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token])).rows;
+      released = (await this.#db.pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token])).rows;
     } catch (error) {
       throw toStoreError(error, "query");
     }
@@ -453,57 +368,13 @@ export class PostgresStore implements Store {
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
     await this.#open();
-    const limit = assertLimit(options.limit, 100);
-    const [clock] = await this.#query<{ now_ms: number }>(this.#sql.nowMs, []);
-    const now = clock?.now_ms ?? Date.now();
-    const nowAt = new Date(now);
-    // The query yields candidates (see wantsWorker); the rule, at the database time, has the last word.
-    const runnable: TaskRecord[] = [];
-    let position: [string, string] = ["", "0"];
-    for (;;) {
-      const rows = await this.#query<TaskRow>(this.#sql.runnable, [nowAt, ...position, RUNNABLE_PAGE]);
-      for (const row of rows) {
-        const record = recordOf(row);
-        if (!isRunnableRecord(record, now)) continue;
-        runnable.push(record);
-        if (runnable.length === limit) return runnable;
-      }
-      const last = rows.at(-1);
-      if (rows.length < RUNNABLE_PAGE || last === undefined) return runnable;
-      position = [last.updated_at, last.task_no];
-    }
+    return listRunnableTasks(this.#db, this.#sql, assertLimit(options.limit, 100));
   }
 
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
     // Claims come at every poll: the moment to bring a dropped LISTEN connection back.
     if (this.#listener.wantsRunnable) this.#listener.ensure();
-    const limit = assertLimit(options.limit, 1, 1000);
-    assertTtl(options.ttlMs);
-    const exclude = new Set(options.exclude ?? []);
-    // Candidates unlocked (a racing claimer may take some), with headroom for those it takes.
-    const listed = await this.listRunnable({ limit: Math.min(10_000, limit * 4 + 8 + exclude.size) });
-    const ids = listed.map((record) => record.taskId).filter((id) => !exclude.has(id));
-    if (ids.length === 0) return [];
-    return this.#tx(async (tx) => {
-      const now = await this.#dbNow(tx);
-      const rows = (await tx.client.query<TaskRow>(tx.sql.claim, [ids, new Date(now), limit])).rows;
-      const claims: Claim[] = [];
-      for (const row of rows) {
-        const record = recordOf(row);
-        // Locked, so this is the row as it is now: the rule has the last word.
-        if (!isRunnableRecord(record, now)) continue;
-        const expires = new Date(now + options.ttlMs);
-        const lease: Lease = {
-          taskId: record.taskId,
-          token: newId(),
-          holder: jsonCopy(options.holder),
-          expiresAt: expires.toISOString(),
-        };
-        await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
-        claims.push({ task: { ...record, lease }, lease });
-      }
-      return claims;
-    });
+    return claimRunnableTasks(this.#db, this.#sql, options);
   }
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
@@ -536,12 +407,11 @@ export class PostgresStore implements Store {
 
   /** Stop listening and end the pool if the store made it. Later calls fail with `StoreUnavailable`. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#db.closed) return;
     // Watchers wake, read, and end with StoreUnavailable.
-    this.#notifier.notifyAll();
-    await this.#ready.catch(() => undefined);
-    await this.#listener.stop();
-    if (this.#ownsPool) await this.#pool.end().catch(() => undefined);
+    await this.#db.close(async () => {
+      this.#notifier.notifyAll();
+      await this.#listener.stop();
+    });
   }
 }

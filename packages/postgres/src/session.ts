@@ -1,0 +1,117 @@
+/**
+ * The store's hold on its database: the pool (its own or the caller's), the schema migration
+ * every call waits for, and the two ways to run statements — one query, or a transaction on one
+ * client that any failure rolls back. Failures come out as the port's typed errors.
+ */
+import { StoreUnavailableError } from "@sema-agent/core";
+import pg from "pg";
+import { quoteSchema, toStoreError } from "./connection.ts";
+import type { Queries } from "./queries.ts";
+import { migrate } from "./schema.ts";
+
+const noop = () => undefined;
+
+/** A client inside a transaction, with the store's statements. */
+export type Tx = { client: pg.PoolClient; sql: Queries };
+
+export class Database {
+  readonly pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #schema: string;
+  readonly #sql: Queries;
+  readonly ready: Promise<void>;
+  #closed = false;
+
+  constructor(options: { connectionString?: string; pool?: pg.Pool }, schema: string, sql: Queries) {
+    this.#schema = schema;
+    this.#sql = sql;
+    if (options.pool !== undefined) {
+      this.pool = options.pool;
+      this.#ownsPool = false;
+    } else if (options.connectionString !== undefined) {
+      this.pool = new pg.Pool({ connectionString: options.connectionString });
+      this.#ownsPool = true;
+    } else {
+      throw new StoreUnavailableError("PostgresStore needs a connectionString or a pool");
+    }
+    // An idle client that loses its connection emits here; without a listener it would crash the process.
+    if (this.#ownsPool) this.pool.on("error", noop);
+    this.ready = this.#migrate();
+    // Failures surface through ready and every call; this only keeps them from being unhandled.
+    this.ready.catch(noop);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async #migrate(): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      client.on("error", noop);
+      await migrate(client, this.#schema, quoteSchema(this.#schema));
+      client.off("error", noop);
+      client.release();
+    } catch (error) {
+      client?.release(true);
+      throw toStoreError(error, "migrating");
+    }
+  }
+
+  /** Wait for the migration; `StoreUnavailable` once closed. */
+  async open(): Promise<void> {
+    if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
+    await this.ready;
+    if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
+  }
+
+  async query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    await this.open();
+    try {
+      return (await this.pool.query<R>(text, params)).rows;
+    } catch (error) {
+      throw toStoreError(error, "query");
+    }
+  }
+
+  /** Run `work` in a transaction on one client; any failure rolls it back. */
+  async tx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    await this.open();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw toStoreError(error, "connect");
+    }
+    let broken = false;
+    // A connection lost between statements is reported on the client, not to the pending query;
+    // unheard it would crash the process. The next statement fails and rolls the work back.
+    const onLost = () => {
+      broken = true;
+    };
+    client.on("error", onLost);
+    try {
+      await client.query("BEGIN");
+      const result = await work({ client, sql: this.#sql });
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
+      throw toStoreError(error, "transaction");
+    } finally {
+      client.off("error", onLost);
+      client.release(broken ? true : undefined);
+    }
+  }
+
+  /** Mark closed (later calls fail), wait for the migration to settle, end the pool if it is ours. */
+  async close(beforeEnd: () => Promise<void>): Promise<void> {
+    this.#closed = true;
+    await this.ready.catch(noop);
+    await beforeEnd();
+    if (this.#ownsPool) await this.pool.end().catch(noop);
+  }
+}
