@@ -53,4 +53,17 @@ describe.skipIf(skip)("PostgresTokenStore", () => {
     expect(dump).toContain(first?.record.tokenId ?? "?");
     expect(dump).not.toContain(secret);
   });
+
+  it("mints exactly one first token when several servers start on an empty table at once", async () => {
+    const stores = await nodes(4);
+    // Every server has its table ready, so all four decide at the same moment.
+    await Promise.all(stores.map((tokens) => tokens.list()));
+    const created = await Promise.all(stores.map((tokens) => ensureFirstToken(tokens)));
+    expect(created.filter((c) => c !== undefined)).toHaveLength(1);
+    expect(await stores[0]?.list()).toHaveLength(1);
+    // A table that had tokens (all revoked, even) gets no first token again.
+    const [first] = created.filter((c) => c !== undefined);
+    await stores[1]?.revoke(first?.record.tokenId ?? "");
+    expect(await ensureFirstToken(stores[2] as PostgresTokenStore)).toBeUndefined();
+  });
 });

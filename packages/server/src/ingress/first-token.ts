@@ -8,6 +8,9 @@ export const LOCAL_PRINCIPAL = "local";
  * tokens were all revoked stays locked). Returns it, to be shown once; undefined otherwise.
  */
 export async function ensureFirstToken(tokens: TokenStore): Promise<CreatedToken | undefined> {
+  const input = { principal: LOCAL_PRINCIPAL, actorId: LOCAL_PRINCIPAL, roles: ROLES };
+  // A shared store decides atomically: two servers starting together must not both mint one.
+  if (tokens.createFirst !== undefined) return tokens.createFirst(input);
   if ((await tokens.list()).length > 0) return undefined;
-  return tokens.create({ principal: LOCAL_PRINCIPAL, actorId: LOCAL_PRINCIPAL, roles: ROLES });
+  return tokens.create(input);
 }

@@ -74,7 +74,9 @@ export class PostgresTokenStore implements TokenStore {
            roles text[] NOT NULL,
            created_at timestamptz NOT NULL DEFAULT now(),
            revoked_at timestamptz
-         )`,
+         );
+         ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS first boolean NOT NULL DEFAULT false;
+         CREATE UNIQUE INDEX IF NOT EXISTS server_tokens_first ON ${this.#table} ((true)) WHERE first`,
       )
       .then(() => undefined);
     this.#ready.catch(() => undefined);
@@ -97,6 +99,23 @@ export class PostgresTokenStore implements TokenStore {
     const row = rows[0];
     if (row === undefined) throw new Error("token insert returned no row");
     return { token, record: recordOf(row) };
+  }
+
+  /**
+   * The first token, only on an empty table. Two servers that both see it empty both try; the
+   * unique index on the `first` row lets one insert and makes the other's a no-op.
+   */
+  async createFirst(input: CreateTokenInput): Promise<CreatedToken | undefined> {
+    const { principal, actorId, roles } = normalizeCreateInput(input);
+    const { tokenId, token } = mintToken();
+    const { rows } = await this.#rows(
+      `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles, first)
+       SELECT $1, $2, $3, $4, $5, true WHERE NOT EXISTS (SELECT 1 FROM ${this.#table})
+       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+      [tokenId, hashToken(token), principal, actorId, roles],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { token, record: recordOf(row) };
   }
 
   async verify(token: string): Promise<TokenRecord | undefined> {

@@ -45,6 +45,11 @@ export interface TokenStore {
   revoke(tokenIdOrToken: string): Promise<boolean>;
   /** Every token, revoked ones included, oldest first. */
   list(): Promise<TokenRecord[]>;
+  /**
+   * Optional: create the token only if the store holds none, atomically — for stores shared by
+   * several servers that may start at the same moment. Undefined when there already was one.
+   */
+  createFirst?(input: CreateTokenInput): Promise<CreatedToken | undefined>;
   close(): Promise<void>;
 }
 
