@@ -46,6 +46,8 @@ describe("openai responses: wire, request bytes", () => {
     expect(body).toMatchObject({
       model: "gpt-4.1",
       stream: true,
+      // The transcript travels whole every time; OpenAI is told to keep nothing.
+      store: false,
       max_output_tokens: 1024,
       temperature: 0.2,
       tools: [

@@ -16,6 +16,11 @@ export const MODEL_PROVIDERS = ["anthropic", "openai", "openai-compatible"] as c
 // back to ANTHROPIC_BASE_URL / OPENAI_BASE_URL in `process.env`, not in the record we were given.
 const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+/**
+ * Every request carries the whole transcript (the log is the memory), so nothing needs keeping
+ * on OpenAI's side: the Responses API stores responses unless told not to.
+ */
+const OPENAI_OPTIONS = { openai: { store: false } };
 
 /**
  * A model spec cannot be resolved: an unknown provider, a missing model id, or a missing
@@ -47,7 +52,7 @@ export interface ResolveModelOptions {
  * - `anthropic:<id>` — `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (optional, with the
  *   `/v1` suffix as the AI SDK expects; the bare `https://api.anthropic.com` is accepted too).
  * - `openai:<id>` — `OPENAI_API_KEY` (required), `OPENAI_BASE_URL` (optional). Uses OpenAI's
- *   Responses API, the AI SDK's default for OpenAI.
+ *   Responses API, the AI SDK's default for OpenAI, with `store: false` (nothing kept by OpenAI).
  * - `openai-compatible:<id>` — `OPENAI_COMPATIBLE_BASE_URL` (required, e.g.
  *   `http://localhost:11434/v1` for Ollama), `OPENAI_COMPATIBLE_API_KEY` (optional). Chat
  *   completions with `stream_options.include_usage`, for Ollama, vLLM, llama.cpp server, LM Studio.
@@ -68,7 +73,11 @@ export function resolveModel(
       `model spec "${spec}" has no model id: write provider:model-id (providers: ${MODEL_PROVIDERS.join(", ")})`,
     );
   }
-  return withRetry(fromAiSdk(providerModel(spec, provider, modelId, env), { id: spec }), options.retry);
+  const model = providerModel(spec, provider, modelId, env);
+  return withRetry(
+    fromAiSdk(model, provider === "openai" ? { id: spec, providerOptions: OPENAI_OPTIONS } : { id: spec }),
+    options.retry,
+  );
 }
 
 function providerModel(
