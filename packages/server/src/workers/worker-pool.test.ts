@@ -1,4 +1,5 @@
-import { MemoryStore, startTask, wake } from "@sema-agent/core";
+import { type Agent, MemoryStore, type ModelRequest, startTask, wake } from "@sema-agent/core";
+import { ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub } from "../events/event-hub.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
@@ -99,5 +100,53 @@ describe("startWorkers", () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(await status(store, later)).toBe("created");
     pool = undefined;
+  });
+
+  it("runs a sub-agent's task as its parent's agent delegates, not as the server's default", async () => {
+    const store = new MemoryStore();
+    const helper: Agent = { model: new ScriptedModel([{ text: "helped" }], { id: "helper" }) };
+    const delegate = (objective: string, agent?: string) => ({
+      toolCalls: [{ name: "delegate", input: { objective, wait: false, ...(agent === undefined ? {} : { agent }) } }],
+    });
+    // The parent delegates twice; a task of its own kind that is not the parent just answers.
+    const main: Agent = {
+      model: new ScriptedModel(
+        Array.from({ length: 10 }, () => (request: ModelRequest) => {
+          const first = request.transcript[0];
+          if (first?.role !== "user" || !first.content.includes("split the work")) return { text: "as main" };
+          const turn = request.transcript.filter((entry) => entry.role === "assistant").length;
+          return turn === 0 ? delegate("named", "helper") : turn === 1 ? delegate("unnamed") : { text: "done" };
+        }),
+        { mode: "by-transcript", id: "main" },
+      ),
+      delegation: { agents: { helper }, runChildren: false },
+    };
+    // The server's default agent must not be the one that runs the children.
+    const other = { model: new ScriptedModel([], { id: "other" }) };
+    const parent = await startTask(store, { objective: "split the work", agent: "main" });
+    const errors: unknown[] = [];
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ other, main }, "other"),
+      pollMs: 20,
+      onError: (error) => errors.push(error),
+    });
+    const children = async () =>
+      (await store.read(parent)).flatMap((e) =>
+        e.type === "child_task" && e.phase === "spawned" ? [e.childTaskId] : [],
+      );
+    await until(async () => {
+      const ids = await children();
+      if (ids.length < 2) return false;
+      for (const id of ids) if ((await status(store, id)) !== "completed") return false;
+      return true;
+    });
+    const [named, unnamed] = await children();
+    const resultOf = async (id: string | undefined) =>
+      (await store.read(id ?? "")).find((e) => e.type === "task_completed");
+    expect(await resultOf(named)).toMatchObject({ result: "helped" });
+    expect(await resultOf(unnamed)).toMatchObject({ result: "as main" });
+    expect(other.model.calls).toBe(0);
+    expect(errors).toEqual([]);
   });
 });

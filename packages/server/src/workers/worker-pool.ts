@@ -78,10 +78,19 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     nudge?.();
   };
 
+  /**
+   * The agent a task runs as: the registered one it names; for a sub-agent's task, the one its
+   * parent's agent delegates to by that name, or the parent's own (as a leg running the child in
+   * process would choose), so a child picked up by any worker runs as it would have in its parent.
+   */
   async function agentFor(taskId: string): Promise<Agent | undefined> {
     const [created] = await options.store.read(taskId, { limit: 1 });
-    const name = (created?.type === "task_created" ? created.agent : undefined) ?? options.agents.defaultName;
-    return options.agents.get(name);
+    if (created?.type !== "task_created") return undefined;
+    const name = created.agent;
+    if (created.parentTaskId === undefined) return options.agents.get(name ?? options.agents.defaultName);
+    const parent = await agentFor(created.parentTaskId);
+    if (parent === undefined) return name === undefined ? undefined : options.agents.get(name);
+    return (name === undefined ? undefined : parent.delegation?.agents?.[name]) ?? parent;
   }
 
   /** Run one leg; true when a leg actually ran (so the task may have more work right away). */
