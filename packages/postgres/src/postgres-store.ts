@@ -22,12 +22,12 @@ import {
   EMPTY_SUMMARY,
   encodeCursor,
   isLeaseLive,
-  jsonCopy,
   type Lease,
   LeaseLostError,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
+  newLease,
   type ReadOptions,
   reduceSummary,
   SeqConflictError,
@@ -327,12 +327,7 @@ export class PostgresStore implements Store {
       const now = await this.#dbNow(tx);
       assertLeaseAvailable(taskId, record.lease, options.holder, now, options.replaceHolderId);
       const expires = new Date(now + options.ttlMs);
-      const lease: Lease = {
-        taskId,
-        token: newId(),
-        holder: jsonCopy(options.holder),
-        expiresAt: expires.toISOString(),
-      };
+      const lease = newLease(taskId, options.holder, expires.getTime());
       await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
       return lease;
     });

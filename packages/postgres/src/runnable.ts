@@ -9,9 +9,7 @@ import {
   type Claim,
   type ClaimOptions,
   isRunnableRecord,
-  jsonCopy,
-  type Lease,
-  newId,
+  newLease,
   type TaskRecord,
 } from "@sema-agent/core";
 import type { Queries } from "./queries.ts";
@@ -73,12 +71,7 @@ export async function claimRunnableTasks(db: Database, sql: Queries, options: Cl
       // Locked, so this is the row as it is now: the rule has the last word.
       if (!isRunnableRecord(record, now)) continue;
       const expires = new Date(now + options.ttlMs);
-      const lease: Lease = {
-        taskId: record.taskId,
-        token: newId(),
-        holder: jsonCopy(options.holder),
-        expiresAt: expires.toISOString(),
-      };
+      const lease = newLease(record.taskId, options.holder, expires.getTime());
       await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
       claims.push({ task: { ...record, lease }, lease });
     }

@@ -25,12 +25,12 @@ import {
   isLeaseLive,
   isRunnableRecord,
   isSemaError,
-  jsonCopy,
   type Lease,
   LeaseLostError,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
+  newLease,
   type ReadOptions,
   reduceSummary,
   SeqConflictError,
@@ -308,12 +308,7 @@ export class SqliteStore implements Store {
       const now = this.#now();
       assertLeaseAvailable(taskId, record.lease, options.holder, now, options.replaceHolderId);
       const expires = new Date(now + options.ttlMs);
-      const lease: Lease = {
-        taskId,
-        token: newId(),
-        holder: jsonCopy(options.holder),
-        expiresAt: expires.toISOString(),
-      };
+      const lease = newLease(taskId, options.holder, expires.getTime());
       sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);
       return lease;
     });

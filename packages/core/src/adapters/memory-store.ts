@@ -45,6 +45,7 @@ import {
   isAfterCursor,
   isLeaseLive,
   isRunnableRecord,
+  newLease,
 } from "./store-rules.ts";
 import { ChangeNotifier, tailEvents } from "./tail-events.ts";
 
@@ -168,12 +169,7 @@ export class MemoryStore implements Store {
     assertTtl(options.ttlMs);
     const now = this.#now();
     assertLeaseAvailable(taskId, entry.record.lease, options.holder, now, options.replaceHolderId);
-    const lease: Lease = {
-      taskId,
-      token: newId(),
-      holder: jsonCopy(options.holder),
-      expiresAt: new Date(now + options.ttlMs).toISOString(),
-    };
+    const lease = newLease(taskId, options.holder, now + options.ttlMs);
     entry.record.lease = lease;
     return jsonCopy(lease);
   }

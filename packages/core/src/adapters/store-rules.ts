@@ -4,8 +4,9 @@
  * keep only the storage; the semantics live here once.
  */
 
-import { copyKeysInto, frozenCopy } from "../core/canonical-json.ts";
+import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
+import { newId } from "../internal/ids.ts";
 import type { Lease, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
@@ -21,6 +22,11 @@ export function stampEvent(event: TaskEvent, taskId: string, seq: number, at: st
  */
 export function frozenStampedEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {
   return Object.freeze(copyKeysInto({ taskId, seq, at }, event, frozenCopy)) as unknown as StoredEvent;
+}
+
+/** A new lease for `holder` (copied), expiring at `expiresMs` by the store's clock. */
+export function newLease(taskId: string, holder: LeaseHolder, expiresMs: number): Lease {
+  return { taskId, token: newId(), holder: jsonCopy(holder), expiresAt: new Date(expiresMs).toISOString() };
 }
 
 export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is Lease {
