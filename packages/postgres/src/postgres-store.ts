@@ -41,9 +41,9 @@ import {
   type TaskPage,
   type TaskRecord,
   type TaskSummary,
-  tailEvents,
   validateEvents,
   type WatchOptions,
+  watchTask,
 } from "@sema-agent/core";
 import type pg from "pg";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
@@ -279,15 +279,7 @@ export class PostgresStore implements Store {
   }
 
   watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
-    const afterSeq = assertAfterSeq(options.afterSeq);
-    return tailEvents(
-      {
-        read: (seq, limit) => this.read(taskId, { afterSeq: seq, limit }),
-        changed: (signal) => this.#changed(taskId, signal),
-      },
-      afterSeq,
-      options.signal,
-    );
+    return watchTask(this, taskId, options, (signal) => this.#changed(taskId, signal));
   }
 
   /** Resolve on a notification for the task (from any node), after `pollMs`, or on abort. */

@@ -44,9 +44,9 @@ import {
   TaskNotFoundError,
   type TaskPage,
   type TaskRecord,
-  tailEvents,
   validateEvents,
   type WatchOptions,
+  watchTask,
 } from "@sema-agent/core";
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
@@ -281,15 +281,7 @@ export class SqliteStore implements Store {
   }
 
   watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
-    const afterSeq = assertAfterSeq(options.afterSeq);
-    return tailEvents(
-      {
-        read: (seq, limit) => this.read(taskId, { afterSeq: seq, limit }),
-        changed: (signal) => this.#changed(taskId, signal),
-      },
-      afterSeq,
-      options.signal,
-    );
+    return watchTask(this, taskId, options, (signal) => this.#changed(taskId, signal));
   }
 
   /** Resolve on an append through this store, on another connection's commit, or on abort. */

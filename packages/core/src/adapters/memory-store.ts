@@ -47,7 +47,7 @@ import {
   isRunnableRecord,
   newLease,
 } from "./store-rules.ts";
-import { ChangeNotifier, tailEvents } from "./tail-events.ts";
+import { ChangeNotifier, watchTask } from "./tail-events.ts";
 
 interface Entry {
   record: TaskRecord;
@@ -153,15 +153,7 @@ export class MemoryStore implements Store {
   }
 
   watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
-    const afterSeq = assertAfterSeq(options.afterSeq);
-    return tailEvents(
-      {
-        read: (seq, limit) => this.read(taskId, { afterSeq: seq, limit }),
-        changed: (signal) => this.#notifier.wait(taskId, signal),
-      },
-      afterSeq,
-      options.signal,
-    );
+    return watchTask(this, taskId, options, (signal) => this.#notifier.wait(taskId, signal));
   }
 
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {

@@ -4,7 +4,9 @@
  * and read again. Each event is delivered exactly once and in order, because every delivery comes
  * from a read after the last delivered seq; a lost or early signal only delays, never loses.
  */
+import type { Store, WatchOptions } from "../ports/store.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
+import { assertAfterSeq } from "./store-rules.ts";
 
 export interface TailSource {
   /** Stored events with `seq > afterSeq`, in order, at most `limit`. */
@@ -14,6 +16,24 @@ export interface TailSource {
    * aborts. Registering the waiter happens before the read that follows it, so nothing slips by.
    */
   changed(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * A store's `watch`: `options` checked at the call (a bad `afterSeq` throws there, not on the
+ * first iteration), reads through the store's own `read`, waits on its change signal.
+ */
+export function watchTask(
+  store: Pick<Store, "read">,
+  taskId: string,
+  options: WatchOptions,
+  changed: (signal: AbortSignal) => Promise<void>,
+): AsyncIterable<StoredEvent> {
+  const afterSeq = assertAfterSeq(options.afterSeq);
+  return tailEvents(
+    { read: (seq, limit) => store.read(taskId, { afterSeq: seq, limit }), changed },
+    afterSeq,
+    options.signal,
+  );
 }
 
 /** Upper bound on events fetched per read while catching up. */
