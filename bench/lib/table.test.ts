@@ -13,6 +13,7 @@ describe("bench helpers", () => {
     expect(formatNumber(226152.4)).toBe("226,152");
     expect(formatNumber(61.54)).toBe("61.5");
     expect(formatNumber(0.534)).toBe("0.53");
+    expect(formatNumber(0.0274)).toBe("0.027");
   });
 
   it("prints an aligned Markdown table with the target verdict on the median", () => {

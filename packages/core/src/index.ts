@@ -7,6 +7,7 @@ export { claimByListing } from "./adapters/claim-by-listing.ts";
 export { MemoryStore } from "./adapters/memory-store.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
+export { SummaryCache } from "./adapters/summary-cache.ts";
 export { ChangeNotifier, type TailSource, tailEvents, watchTask } from "./adapters/tail-events.ts";
 export { canonicalJson, deepFreeze, frozenFromJson, jsonCopy } from "./core/canonical-json.ts";
 // Core: pure functions over the log.

@@ -43,6 +43,7 @@ import {
   type TaskSummary,
   validateEvents,
   type WatchOptions,
+  wantsWorker,
   watchTask,
 } from "@sema-agent/core";
 import type pg from "pg";
@@ -50,7 +51,7 @@ import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
-import { claimRunnableTasks, listRunnableTasks, wantsWorker } from "./runnable.ts";
+import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
 
 export interface PostgresStoreOptions {
@@ -179,14 +180,14 @@ export class PostgresStore implements Store {
         at,
         events.length,
         summary.status,
-        wantsWorker(record),
+        wantsWorker(record.summary),
         JSON.stringify(summary),
       ]);
       const taskNo = inserted.rows[0]?.task_no;
       if (taskNo === undefined) throw new TaskExistsError(taskId);
       const written = await this.#writeEvents(tx, taskNo, taskId, 0, EMPTY_SUMMARY, events, at);
       await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
-      if (wantsWorker(record)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
+      if (wantsWorker(record.summary)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
       return written.stored;
     });
     this.#notifier.notify(taskId);
@@ -226,7 +227,7 @@ export class PostgresStore implements Store {
       const seqs = events.map((_, i) => record.lastSeq + i + 1);
       const lastSeq = record.lastSeq + events.length;
       const summary = events.reduce(reduceSummary, record.summary);
-      const wants = wantsWorker({ ...record, summary });
+      const wants = wantsWorker(summary);
       try {
         await tx.client.query(tx.sql.appendWrites, [
           row.task_no,

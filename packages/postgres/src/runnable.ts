@@ -19,23 +19,12 @@ import type { Database } from "./session.ts";
 /** Candidate rows fetched per page by `listRunnable` before the rule filters them. */
 const RUNNABLE_PAGE = 200;
 
-/**
- * The `wants_worker` flag: whether the task is, or will become as time passes, runnable once no
- * lease is live — the rule asked about the end of time with the lease left out (the query checks
- * the lease, and `listRunnable` asks the rule again at the database time of the call). Sound as
- * long as time can only make a task runnable (a timer falls due), never stop it being so.
- */
-export function wantsWorker(record: TaskRecord): boolean {
-  const { lease: _checkedAtQueryTime, ...unleased } = record;
-  return isRunnableRecord(unleased, Number.MAX_SAFE_INTEGER);
-}
-
 /** Up to `limit` runnable tasks, oldest activity first, by the rule at the database's time. */
 export async function listRunnableTasks(db: Database, sql: Queries, limit: number): Promise<TaskRecord[]> {
   const [clock] = await db.query<{ now_ms: number }>(sql.nowMs, []);
   const now = clock?.now_ms ?? Date.now();
   const nowAt = new Date(now);
-  // The query yields candidates (see wantsWorker); the rule, at the database time, has the last word.
+  // The query yields candidates (see `wantsWorker`); the rule, at the database time, has the last word.
   const runnable: TaskRecord[] = [];
   let position: [string, string] = ["", "0"];
   for (;;) {

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { isSemaError, type StoredEvent } from "@sema-agent/core";
+import { isSemaError, type StoredEvent, summarize } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "./sqlite-store.ts";
@@ -57,6 +57,35 @@ describe("two stores on one file", () => {
     const winner = written[0]?.slice(0, 1);
     expect(written).toEqual(Array.from({ length: 5 }, (_, i) => `${winner}-${i}`));
     expect(await a.read("t1")).toEqual(await b.read("t1"));
+  });
+
+  it("keep the task summary exact while they take turns changing it", async () => {
+    // Each store remembers the summary it wrote last; the other's writes must still be seen.
+    const path = tempDb();
+    const [a, b] = [store(path), store(path)];
+    await a.createTask({ taskId: "t1", created: make.created() });
+    const steps = [
+      make.legStarted(),
+      make.turn(1),
+      make.input("received", "steer", "in-1"),
+      make.turn(2),
+      make.note(),
+      make.input("applied", "steer", "in-1"),
+      make.turn(3),
+      make.legEnded("leg-1", "parked:interrupt"),
+    ];
+    let seq = 1;
+    for (const [i, event] of steps.entries()) {
+      const [writer, other] = i % 2 === 0 ? [a, b] : [b, a];
+      await writer.append("t1", [event], { expectedSeq: seq++ });
+      const expected = summarize(await a.read("t1"));
+      expect((await writer.getTask("t1")).summary).toEqual(expected);
+      expect((await other.getTask("t1")).summary).toEqual(expected);
+    }
+    expect((await a.getTask("t1")).summary).toMatchObject({ status: "parked", sessionSeq: 3, openInputs: {} });
+    expect((await b.listRunnable()).map((record) => record.taskId)).toEqual([]);
+    await b.append("t1", [make.input("parked", "steer", "in-2")], { expectedSeq: seq });
+    expect((await a.listRunnable()).map((record) => record.taskId)).toEqual(["t1"]);
   });
 
   it("share one lease: the other store sees it held, then released, and refuses the old token", async () => {

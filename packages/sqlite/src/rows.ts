@@ -28,6 +28,9 @@ export type TaskRow = {
   lease_expires_at: number | null;
 };
 
+/** What an append reads of its task: where the log ends, the summary, the lease. */
+export type AppendHead = Pick<TaskRow, "task_no" | "last_seq" | "summary" | "lease_token" | "lease_expires_at">;
+
 /** The columns of `TaskRow`, for every SELECT that builds a record. */
 export const TASK_COLUMNS =
   "task_no, task_id, principal, parent_task_id, created_at, updated_at, last_seq, summary, lease_token, lease_holder, lease_expires_at";

@@ -23,6 +23,7 @@ import {
   EMPTY_SUMMARY,
   encodeCursor,
   isLeaseLive,
+  isoTime,
   isRunnableRecord,
   isSemaError,
   type Lease,
@@ -39,6 +40,7 @@ import {
   type StoreClock,
   type StoredEvent,
   StoreUnavailableError,
+  SummaryCache,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -46,11 +48,13 @@ import {
   type TaskRecord,
   validateEvents,
   type WatchOptions,
+  wantsWorker,
   watchTask,
 } from "@sema-agent/core";
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
 import {
+  type AppendHead,
   deflateSnapshot,
   type EventRow,
   eventOf,
@@ -81,22 +85,11 @@ export interface SqliteStoreOptions extends StoreClock {
  */
 const READ_PAGE = 1000;
 
-/**
- * The `wants_worker` flag: whether the task is, or will become as time passes, runnable once no
- * lease is live — the rule asked about the end of time, with the lease left out (the query checks
- * the lease, and `listRunnable` asks the rule again at the time of the call). That makes the flag
- * a superset of what is runnable at any moment, whatever time-dependent terms the rule has, as
- * long as time can only make a task runnable (a timer falls due), never stop it being so.
- */
-function wantsWorker(record: TaskRecord): boolean {
-  const { lease: _checkedAtQueryTime, ...unleased } = record;
-  return isRunnableRecord(unleased, Number.MAX_SAFE_INTEGER);
-}
-
 export class SqliteStore implements Store {
   readonly #path: string;
   readonly #now: () => number;
   readonly #notifier = new ChangeNotifier();
+  readonly #summaries = new SummaryCache("SQLite");
   readonly #poller: CommitPoller;
   #db: DatabaseSync | undefined;
   #sql: Statements | undefined;
@@ -180,7 +173,7 @@ export class SqliteStore implements Store {
     const taskId = input.taskId ?? newId();
     const stored = this.#write((sql) => {
       if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
-      const at = new Date(this.#now()).toISOString();
+      const at = isoTime(this.#now());
       const principal = input.created.principal;
       const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
       const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
@@ -192,7 +185,7 @@ export class SqliteStore implements Store {
         at,
         events.length,
         summary.status,
-        wantsWorker(record) ? 1 : 0,
+        wantsWorker(summary) ? 1 : 0,
         JSON.stringify(summary),
       );
       const task = { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
@@ -215,25 +208,34 @@ export class SqliteStore implements Store {
       throw error;
     }
     const stored = this.#write((sql) => {
-      const row = this.#row(sql, taskId);
-      const record = recordOf(row);
+      const head = sql.appendHead.get(taskId) as AppendHead | undefined;
+      if (head === undefined) throw new TaskNotFoundError(taskId);
       if (options.leaseToken !== undefined) {
-        const lease = record.lease;
-        if (!isLeaseLive(lease, this.#now()) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
+        // isLeaseLive, on the columns: a lease expires at lease_expires_at (ms).
+        const expires = head.lease_expires_at;
+        if (head.lease_token !== options.leaseToken || expires === null || expires <= this.#now()) {
+          throw new LeaseLostError(taskId);
+        }
       }
-      if (options.expectedSeq !== record.lastSeq) {
-        throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq);
-      }
+      if (options.expectedSeq !== head.last_seq) throw new SeqConflictError(taskId, options.expectedSeq, head.last_seq);
       if (events.length === 0) return [];
-      const at = new Date(this.#now()).toISOString();
-      const task = { taskNo: row.task_no, taskId, lastSeq: record.lastSeq, summary: record.summary };
+      const at = isoTime(this.#now());
+      const before = this.#summaries.parse(taskId, head.summary);
+      const task = { taskNo: head.task_no, taskId, lastSeq: head.last_seq, summary: before };
       const { stored, summary } = writeEvents(sql, task, events, at);
-      const lastSeq = record.lastSeq + events.length;
-      const wants = wantsWorker({ ...record, summary }) ? 1 : 0;
-      if (summary.status === record.summary.status && wants === (wantsWorker(record) ? 1 : 0)) {
-        sql.advance.run(lastSeq, at, JSON.stringify(summary), row.task_no);
+      const lastSeq = head.last_seq + events.length;
+      if (summary === before) {
+        // Most events (a tool's result, a delivery) leave the summary as it was.
+        sql.advanceSeq.run(lastSeq, at, head.task_no);
+        return stored;
+      }
+      const text = JSON.stringify(summary);
+      this.#summaries.remember(taskId, text, summary);
+      const wants = wantsWorker(summary);
+      if (summary.status === before.status && wants === wantsWorker(before)) {
+        sql.advance.run(lastSeq, at, text, head.task_no);
       } else {
-        sql.advanceWithState.run(lastSeq, at, JSON.stringify(summary), summary.status, wants, row.task_no);
+        sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, head.task_no);
       }
       return stored;
     });

@@ -30,9 +30,13 @@ export class Statements {
   readonly begin: StatementSync;
   readonly commit: StatementSync;
   readonly task: StatementSync;
+  /** `AppendHead` by task id. */
+  readonly appendHead: StatementSync;
   readonly taskNo: StatementSync;
   readonly insertTask: StatementSync;
-  /** The hot path: status and runnability unchanged, so no index is touched. */
+  /** The hot path: the summary unchanged (most events), so neither it nor an index is touched. */
+  readonly advanceSeq: StatementSync;
+  /** Status and runnability unchanged, so no index is touched. */
   readonly advance: StatementSync;
   readonly advanceWithState: StatementSync;
   readonly #readEvents: StatementSync;
@@ -59,6 +63,10 @@ export class Statements {
       `INSERT INTO tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq, status,
         wants_worker, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.appendHead = db.prepare(
+      "SELECT task_no, last_seq, summary, lease_token, lease_expires_at FROM tasks WHERE task_id = ?",
+    );
+    this.advanceSeq = db.prepare("UPDATE tasks SET last_seq = ?, updated_at = ? WHERE task_no = ?");
     this.advance = db.prepare("UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ? WHERE task_no = ?");
     this.advanceWithState = db.prepare(
       "UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ?, status = ?, wants_worker = ? WHERE task_no = ?",

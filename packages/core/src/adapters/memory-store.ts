@@ -44,6 +44,7 @@ import {
   frozenStampedEvent,
   isAfterCursor,
   isLeaseLive,
+  isoTime,
   isRunnableRecord,
   newLease,
 } from "./store-rules.ts";
@@ -81,7 +82,7 @@ export class MemoryStore implements Store {
 
   /** Stamp, freeze and index events at the end of the log; the caller has validated them. */
   #commit(entry: Entry, events: readonly TaskEvent[]): StoredEvent[] {
-    const at = new Date(this.#now()).toISOString();
+    const at = isoTime(this.#now());
     const record = entry.record;
     const stored: StoredEvent[] = [];
     let summary = record.summary;
@@ -106,7 +107,7 @@ export class MemoryStore implements Store {
     validateEvents(events);
     const taskId = input.taskId ?? newId();
     if (this.#tasks.has(taskId)) throw new TaskExistsError(taskId);
-    const at = new Date(this.#now()).toISOString();
+    const at = isoTime(this.#now());
     const record: TaskRecord = {
       taskId,
       principal: input.created.principal,

@@ -5,7 +5,7 @@
  */
 
 import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
-import { nextWakeAt } from "../core/task-summary.ts";
+import { nextWakeAt, type TaskSummary } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
 import type { Lease, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
@@ -30,7 +30,32 @@ export function newLease(taskId: string, holder: LeaseHolder, expiresMs: number)
 }
 
 export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is Lease {
-  return lease !== undefined && Date.parse(lease.expiresAt) > nowMs;
+  return lease !== undefined && timeOf(lease.expiresAt) > nowMs;
+}
+
+// Every append checks its lease and stamps its events: both memoize the last value, which
+// consecutive appends of a running leg share (a lease is renewed every few seconds at most).
+let lastIsoMs = Number.NaN;
+let lastIso = "";
+let lastParsed = "";
+let lastParsedMs = Number.NaN;
+
+/** The ISO 8601 text of a time in ms (what stores stamp as `at`). Throws `RangeError` for NaN. */
+export function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
+/** `Date.parse`, remembering the last text. */
+function timeOf(iso: string): number {
+  if (iso !== lastParsed) {
+    lastParsedMs = Date.parse(iso);
+    lastParsed = iso;
+  }
+  return lastParsedMs;
 }
 
 /**
@@ -60,11 +85,26 @@ export function assertTtl(ttlMs: number): void {
  * what is runnable at the end of time and ask this rule again at the time of the query.
  */
 export function isRunnableRecord(record: TaskRecord, nowMs: number): boolean {
-  if (isLeaseLive(record.lease, nowMs)) return false;
+  return !isLeaseLive(record.lease, nowMs) && wantsWorkerAt(record.summary, nowMs);
+}
+
+/** Whether a task with this summary is runnable at `nowMs` when no lease is live. */
+function wantsWorkerAt(summary: TaskSummary, nowMs: number): boolean {
   // A task still "running" with no live lease lost its host mid-leg: it needs recovery.
-  if (record.summary.runnable || record.summary.status === "running") return true;
-  const wake = nextWakeAt(record.summary);
-  return wake !== undefined && wake <= nowMs && record.summary.status !== "cancelled";
+  if (summary.runnable || summary.status === "running") return true;
+  const wake = nextWakeAt(summary);
+  return wake !== undefined && wake <= nowMs && summary.status !== "cancelled";
+}
+
+/**
+ * The flag SQL stores index (`wants_worker`): whether the task is, or will become as time passes,
+ * runnable once no lease is live — the rule asked about the end of time with the lease left out
+ * (the query checks the lease, and the listing asks `isRunnableRecord` again at the time of the
+ * call). So the flag is a superset of what is runnable at any moment, as long as time can only
+ * make a task runnable (a timer falls due), never stop it being so.
+ */
+export function wantsWorker(summary: TaskSummary): boolean {
+  return wantsWorkerAt(summary, Number.MAX_SAFE_INTEGER);
 }
 
 export function assertLimit(limit: number | undefined, fallback: number, max = 10_000): number {
