@@ -27,7 +27,7 @@ import {
 } from "./lib/index.ts";
 
 const LENGTHS = [200, 1_000, 10_000];
-const WARM_UP_TURNS = 4_000;
+const WARM_UP_TURNS = 30_000;
 
 interface Subject {
   name: string;
@@ -102,10 +102,13 @@ async function runSubject(key: string, turns: number, rounds: number): Promise<R
   const subject = SUBJECTS[key];
   if (subject === undefined) throw new Error(`unknown store ${key}; known: ${Object.keys(SUBJECTS).join(", ")}`);
   // The first task of a process runs while V8 is still compiling the harness: reported on its own
-  // row. Then warm-up tasks of the same length until 4,000 turns have run (measured: the cost per
-  // turn settles after 2,000–3,000), so the rounds measure the steady state a long-lived host sees.
+  // row. Then warm-up tasks of the same length, at least 3 and 30,000 turns in all (measured: the
+  // cost per turn keeps falling for 15,000–40,000 turns, as V8 finishes optimizing and sizes its
+  // heap), so the rounds measure the steady state of a long-lived host.
   const cold = await runRound(subject, turns);
-  for (let warmed = turns; warmed < WARM_UP_TURNS; warmed += turns) await runRound(subject, turns);
+  for (let task = 1, warmed = turns; task <= 3 || warmed < WARM_UP_TURNS; task++, warmed += turns) {
+    await runRound(subject, turns);
+  }
   const results: Round[] = [];
   for (let round = 1; round <= rounds; round++) {
     results.push(await runRound(subject, turns));

@@ -139,12 +139,14 @@ export class LegLoop {
     if (await this.#awaitChildren()) return;
     await this.#fireTimers("parked");
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
+    // Each step below is awaited only when the state says it has work: an instant turn pays for
+    // no promise it does not need.
     for (;;) {
-      await w.refreshIfStale();
-      if (await this.#stopIfAsked()) return;
+      if (w.stale) await w.refresh();
+      if (this.#stopAsked() && (await this.#stopIfAsked())) return;
       // A timer due while the leg runs is delivered like a wake sent now: as a steer.
-      await this.#fireTimers("received");
-      await this.#deliver("steer");
+      if (w.state.timers.length > 0) await this.#fireTimers("received");
+      if (w.state.inputs.length > 0) await this.#deliver("steer");
       // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
       const last = w.state.transcript.at(-1);
       if (last?.role === "assistant" && last.toolCalls.length === 0) {
@@ -152,15 +154,15 @@ export class LegLoop {
         continue;
       }
       if (await this.#parkIfOverBudget()) return;
-      await this.#compactIfNeeded();
+      if (this.#o.agent.compaction !== undefined) await this.#compactIfNeeded();
       const step = await this.#modelStep();
       if (step === "stopped") continue;
       if (step === "failed") return;
       const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
       await this.#toolPhase.run(calls, [step.event]);
-      if (await this.#parkForApprovals()) return;
-      if (await this.#awaitChildren()) return;
-      await w.maybeSnapshot();
+      if (w.state.approvals.length > 0 && (await this.#parkForApprovals())) return;
+      if (this.#o.agent.delegation !== undefined && (await this.#awaitChildren())) return;
+      if (w.snapshotDue()) await w.maybeSnapshot();
     }
   }
 
@@ -175,6 +177,17 @@ export class LegLoop {
       if (detail !== undefined) ended.detail = detail;
       return note === undefined ? [ended] : [note, ended];
     });
+  }
+
+  /** Whether `#stopIfAsked` has anything to do. */
+  #stopAsked(): boolean {
+    return (
+      this.#lost.aborted ||
+      this.#w.state.summary.status === "cancelled" ||
+      this.#shutdown?.aborted === true ||
+      this.#interrupt ||
+      this.#host?.aborted === true
+    );
   }
 
   /** Cancel, interrupt or a host abort end the leg here; a lost lease ends it with an error. */

@@ -1,0 +1,159 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { taskEventSchema } from "../protocol/task-event.ts";
+import { FAST_CHECKED_TYPES, isSurelyValidEvent } from "./event-fast-check.ts";
+import { validateEvents } from "./event-validation.ts";
+
+const id = fc.string({ minLength: 1, maxLength: 12 });
+const anyText = fc.string({ maxLength: 20 });
+const count = fc.oneof(fc.nat(), fc.constant(0), fc.constant(Number.MAX_SAFE_INTEGER));
+const json = fc.jsonValue({ maxDepth: 3 });
+
+const usage = fc.record(
+  { inputTokens: count, outputTokens: count, cachedInputTokens: count, reasoningTokens: count },
+  { requiredKeys: ["inputTokens", "outputTokens"] },
+);
+
+const modelTurn = fc.record(
+  {
+    type: fc.constant("model_turn"),
+    v: fc.constant(1),
+    legId: id,
+    sessionSeq: count,
+    text: anyText,
+    reasoning: anyText,
+    toolCalls: fc.array(fc.record({ callId: id, name: id, input: json }), { maxLength: 3 }),
+    usage,
+    finishReason: fc.constantFrom("stop", "length", "content-filter", "tool-calls", "error", "other"),
+    model: anyText,
+  },
+  { requiredKeys: ["type", "v", "legId", "sessionSeq", "text", "toolCalls", "usage", "finishReason"] },
+);
+
+const toolCallStarted = fc.record(
+  {
+    type: fc.constant("tool_call_started"),
+    v: fc.constant(1),
+    legId: id,
+    callId: id,
+    name: id,
+    attempt: fc.integer({ min: 1, max: 1000 }),
+    input: json,
+  },
+  { requiredKeys: ["type", "v", "legId", "callId", "name", "attempt"] },
+);
+
+const toolResult = fc.record(
+  {
+    type: fc.constant("tool_result"),
+    v: fc.constant(1),
+    callId: id,
+    name: id,
+    status: fc.constantFrom("ok", "error", "denied", "interrupted"),
+    content: anyText,
+    output: json,
+    truncated: fc.constant(true),
+    durationMs: count,
+    legId: anyText,
+  },
+  { requiredKeys: ["type", "v", "callId", "name", "status", "content"] },
+);
+
+const validEvent = fc.oneof(modelTurn, toolCallStarted, toolResult) as fc.Arbitrary<Record<string, unknown>>;
+
+/** Values near the edges of what the schemas accept, and anything at all. */
+const edgeValue = fc.oneof(
+  fc.anything({ withNullPrototype: true }),
+  fc.integer({ min: -3, max: 3 }),
+  fc.double(),
+  fc.constantFrom("", " ", 0, -1, 1.5, true, false, null, Number.NaN, 2 ** 53, [], {}),
+);
+
+/** One change that may or may not break the event: the fast check must never say yes to a broken one. */
+const mutation = fc.oneof(
+  fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant("set" as const), pick: fc.nat(), value: edgeValue }),
+  fc.record({ kind: fc.constant("undefined" as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant("add" as const), key: fc.string(), value: fc.anything() }),
+  fc.record({ kind: fc.constant("nested" as const), pick: fc.nat(), value: edgeValue }),
+  fc.record({ kind: fc.constant("nullProto" as const) }),
+  fc.record({ kind: fc.constant("protoKey" as const) }),
+);
+type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
+
+function mutate(event: Record<string, unknown>, change: Mutation): unknown {
+  const copy: Record<string, unknown> = structuredClone(event);
+  const keys = Object.keys(copy);
+  const key = "pick" in change ? (keys[change.pick % keys.length] as string) : "";
+  switch (change.kind) {
+    case "delete":
+      delete copy[key];
+      return copy;
+    case "set":
+      copy[key] = change.value;
+      return copy;
+    case "undefined":
+      copy[key] = undefined;
+      return copy;
+    case "add":
+      copy[change.key] = change.value;
+      return copy;
+    case "nested": {
+      // Reach into usage or the first tool call, where the nested strict objects are.
+      const inner = (copy.usage ?? (copy.toolCalls as unknown[] | undefined)?.[0]) as
+        | Record<string, unknown>
+        | undefined;
+      if (typeof inner !== "object" || inner === null) return copy;
+      const innerKeys = Object.keys(inner);
+      inner[innerKeys[change.pick % innerKeys.length] as string] = change.value;
+      return copy;
+    }
+    case "nullProto":
+      return Object.assign(Object.create(null), copy);
+    case "protoKey":
+      return JSON.parse(`{"__proto__": {"x": 1}, ${JSON.stringify(copy).slice(1)}`);
+  }
+}
+
+describe("the fast event check", () => {
+  it("covers the events of every model turn", () => {
+    expect([...FAST_CHECKED_TYPES].sort()).toEqual(["model_turn", "tool_call_started", "tool_result"]);
+  });
+
+  it("says yes to every valid event of the covered types (so the fast path is really taken)", () => {
+    fc.assert(
+      fc.property(validEvent, (event) => {
+        expect(taskEventSchema.safeParse(event).success).toBe(true);
+        expect(isSurelyValidEvent(event)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("never says yes to an event its zod schema refuses", () => {
+    fc.assert(
+      fc.property(validEvent, fc.array(mutation, { minLength: 1, maxLength: 3 }), (event, changes) => {
+        let changed: unknown = event;
+        for (const change of changes) changed = mutate(changed as Record<string, unknown>, change);
+        if (isSurelyValidEvent(changed)) expect(taskEventSchema.safeParse(changed).success).toBe(true);
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it("leaves refusals to zod, with the failing path", () => {
+    const broken = { type: "tool_result", v: 1, callId: "c1", name: "t", status: "ok", content: "x", extra: 1 };
+    expect(() => validateEvents([broken])).toThrow(expect.objectContaining({ code: "InvalidEvent" }));
+    const badUsage = {
+      type: "model_turn",
+      v: 1,
+      legId: "l",
+      sessionSeq: 1,
+      text: "",
+      toolCalls: [],
+      usage: { inputTokens: -1, outputTokens: 0 },
+      finishReason: "stop",
+    };
+    expect(() => validateEvents([badUsage])).toThrow(expect.objectContaining({ path: "usage.inputTokens" }));
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * When a leg stores snapshots: spaced geometrically while it runs, at its end when it parks, not
+ * at its end when the task finished; and a leg after either folds to the state of the whole log.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryStore } from "../adapters/memory-store.ts";
+import { fold } from "../core/fold.ts";
+import type { Snapshot } from "../ports/store.ts";
+import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
+import { defineTool } from "./define-tool.ts";
+import { runLeg } from "./run-leg.ts";
+import { sendInput, startTask } from "./task-api.ts";
+
+const lookup = defineTool({
+  name: "lookup",
+  description: "Look a key up",
+  inputSchema: z.object({ key: z.string() }),
+  readOnly: true,
+  idempotent: true,
+  execute: ({ key }) => `value of ${key}`,
+});
+
+/** `turns` lookups, then a final answer; after a wake, one more answer. */
+function script(turns: number): ScriptedTurn[] {
+  return [
+    ...Array.from({ length: turns }, (_, i) => ({
+      text: "Checking.",
+      toolCalls: [{ name: "lookup", input: { key: `k${i}` } }],
+    })),
+    { text: "Done." },
+    { text: "Done again." },
+  ];
+}
+
+/** A MemoryStore that records the seq of every snapshot put and where every read started. */
+class SpyStore extends MemoryStore {
+  readonly snapshots: number[] = [];
+  readonly readsAfter: number[] = [];
+  override async putSnapshot(snapshot: Snapshot): Promise<void> {
+    this.snapshots.push(snapshot.seq);
+    return super.putSnapshot(snapshot);
+  }
+  override async read(taskId: string, options: { afterSeq?: number; limit?: number } = {}) {
+    this.readsAfter.push(options.afterSeq ?? 0);
+    return super.read(taskId, options);
+  }
+}
+
+describe("snapshots", () => {
+  it("are spaced geometrically while a leg runs, and a finished task gets no extra one at its end", async () => {
+    const store = new SpyStore();
+    const taskId = await startTask(store, { objective: "Look everything up" });
+    const agent = { model: new ScriptedModel(script(200)), tools: [lookup] };
+    expect((await runLeg({ store, agent, snapshotEvery: 20 }, taskId)).status).toBe("completed");
+    const last = (await store.read(taskId)).at(-1)?.seq ?? 0;
+    expect(store.snapshots.length).toBeGreaterThanOrEqual(4);
+    // Each one once the events since the previous make up half the log: seqs at least double.
+    for (let i = 1; i < store.snapshots.length; i++) {
+      expect(store.snapshots[i]).toBeGreaterThanOrEqual(2 * (store.snapshots[i - 1] ?? 0));
+    }
+    expect(store.snapshots.at(-1)).toBeLessThan(last);
+
+    // A wake folds from the last snapshot and the rest of the log: the state of the whole log.
+    const latest = store.snapshots.at(-1);
+    store.readsAfter.length = 0;
+    await sendInput(store, taskId, { text: "One more thing.", carrier: "wake" });
+    expect((await runLeg({ store, agent }, taskId)).result).toBe("Done again.");
+    expect(store.readsAfter[0]).toBe(latest);
+    const snapshot = await store.latestSnapshot(taskId);
+    expect(snapshot?.state).toEqual(fold((await store.read(taskId)).slice(0, snapshot?.seq)));
+  });
+
+  it("are stored at the end of a leg that parks, and the next leg folds from there", async () => {
+    const store = new SpyStore();
+    const taskId = await startTask(store, { objective: "Look everything up" });
+    const model = new ScriptedModel(script(60));
+    const parked = await runLeg({ store, agent: { model, tools: [lookup], maxTurns: 50 } }, taskId);
+    expect(parked).toMatchObject({ status: "parked", parkedReason: "budget" });
+    const end = (await store.read(taskId)).at(-1)?.seq;
+    expect(store.snapshots).toEqual([end]);
+    store.readsAfter.length = 0;
+    const done = await runLeg({ store, agent: { model, tools: [lookup] } }, taskId, { trigger: "resume" });
+    expect(done.status).toBe("completed");
+    expect(store.readsAfter[0]).toBe(end);
+  });
+
+  it("are not stored for a short log", async () => {
+    const store = new SpyStore();
+    const taskId = await startTask(store, { objective: "Look it up" });
+    const agent = { model: new ScriptedModel(script(3)), tools: [lookup], maxTurns: 2 };
+    expect((await runLeg({ store, agent }, taskId)).status).toBe("parked");
+    expect(store.snapshots).toEqual([]);
+  });
+});
