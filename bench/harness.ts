@@ -4,7 +4,7 @@
  * a real file, at 200, 1,000 and 10,000 turns: wall and CPU time per turn, peak RSS, heap after
  * the run, and bytes stored per turn. Each (store, length) runs in its own process.
  *
- *   npm run bench:harness                                    # everything, 3 rounds
+ *   npm run bench:harness                                    # everything, 5 rounds
  *   npm run harness -w @sema-agent/bench -- --store memory --turns 1000 --rounds 5
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -12,14 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
-import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { MemoryStore, runLeg, type Store, startTask, type ToolContext } from "@sema-agent/core";
+import { lookupTool, lookupTurns, ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
 import {
   describeMachine,
   formatMachine,
   formatTable,
-  lookupTool,
   memoryAfterGc,
   type ResultRow,
   reportToParent,
@@ -28,6 +27,7 @@ import {
 
 const LENGTHS = [200, 1_000, 10_000];
 const WARM_UP_TURNS = 30_000;
+const ROUND_TURNS = 2_000;
 
 interface Subject {
   name: string;
@@ -47,17 +47,11 @@ const SUBJECTS: Record<string, Subject> = {
   },
 };
 
-function script(turns: number): ScriptedTurn[] {
-  return Array.from({ length: turns }, (_, i) =>
-    i === turns - 1
-      ? { text: "Done." }
-      : { text: "Checking.", toolCalls: [{ name: "lookup", input: { key: `k${i}` } }] },
-  );
-}
-
 interface Round {
   wallMsPerTurn: number;
   cpuMsPerTurn: number;
+  /** Time per turn over the task's last tenth ÷ over its first tenth: 1 is flat. */
+  growth: number;
 }
 
 interface Footprint {
@@ -73,14 +67,31 @@ async function runRound(subject: Subject, turns: number, footprint = false): Pro
   try {
     const store = subject.open(dir);
     const taskId = await startTask(store, { objective: "Look everything up" });
-    const model = new ScriptedModel(script(turns), { recordRequests: false });
+    const model = new ScriptedModel(lookupTurns(turns), { recordRequests: false });
     const cpu = process.cpuUsage();
     const start = performance.now();
-    const outcome = await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId);
+    // The time of every tool call (one per turn): what the first and the last tenth of the task cost.
+    const calls = new Float64Array(turns);
+    let call = 0;
+    const timed = {
+      ...lookupTool,
+      execute: (input: { key: string }, ctx: ToolContext) => {
+        calls[call++] = performance.now();
+        return lookupTool.execute(input, ctx);
+      },
+    };
+    const outcome = await runLeg({ store, agent: { model, tools: [timed] } }, taskId);
     const wall = performance.now() - start;
     const used = process.cpuUsage(cpu);
     if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);
-    const round = { wallMsPerTurn: wall / turns, cpuMsPerTurn: (used.user + used.system) / 1000 / turns };
+    const tenth = Math.floor((turns - 1) / 10);
+    const lastTenth = ((calls[turns - 2] as number) - (calls[turns - 2 - tenth] as number)) / tenth;
+    const firstTenth = ((calls[tenth] as number) - (calls[0] as number)) / tenth;
+    const round = {
+      wallMsPerTurn: wall / turns,
+      cpuMsPerTurn: (used.user + used.system) / 1000 / turns,
+      growth: lastTenth / firstTenth,
+    };
     if (!footprint) {
       await store.close();
       return round;
@@ -98,6 +109,25 @@ async function runRound(subject: Subject, turns: number, footprint = false): Pro
   }
 }
 
+/**
+ * One timed round: tasks of `turns` turns one after another, each on a fresh store, until
+ * `ROUND_TURNS` turns have run, so that a short task's round is not one 3 ms sample a single
+ * collection can double. Times are per turn over them all; growth is their mean.
+ */
+async function measuredRound(subject: Subject, turns: number): Promise<Round> {
+  const tasks = Math.max(1, Math.ceil(ROUND_TURNS / turns));
+  let wall = 0;
+  let cpu = 0;
+  let growth = 0;
+  for (let task = 0; task < tasks; task++) {
+    const round = await runRound(subject, turns);
+    wall += round.wallMsPerTurn;
+    cpu += round.cpuMsPerTurn;
+    growth += round.growth;
+  }
+  return { wallMsPerTurn: wall / tasks, cpuMsPerTurn: cpu / tasks, growth: growth / tasks };
+}
+
 async function runSubject(key: string, turns: number, rounds: number): Promise<ResultRow[]> {
   const subject = SUBJECTS[key];
   if (subject === undefined) throw new Error(`unknown store ${key}; known: ${Object.keys(SUBJECTS).join(", ")}`);
@@ -111,7 +141,7 @@ async function runSubject(key: string, turns: number, rounds: number): Promise<R
   }
   const results: Round[] = [];
   for (let round = 1; round <= rounds; round++) {
-    results.push(await runRound(subject, turns));
+    results.push(await measuredRound(subject, turns));
     const last = results.at(-1) as Round;
     process.stderr.write(
       `${subject.name} ${turns} turns, round ${round}/${rounds}: ${last.wallMsPerTurn.toFixed(4)} ms/turn\n`,
@@ -132,6 +162,12 @@ async function runSubject(key: string, turns: number, rounds: number): Promise<R
       target: { value: subject.target, higher: false },
     },
     { subject: label, metric: "CPU per turn", unit: "ms", samples: results.map((r) => r.cpuMsPerTurn) },
+    {
+      subject: label,
+      metric: "per turn, last tenth of the task ÷ first tenth",
+      unit: "×",
+      samples: results.map((r) => r.growth),
+    },
     { subject: label, metric: "wall per turn, first task of the process", unit: "ms", samples: [cold.wallMsPerTurn] },
     {
       subject: label,
@@ -146,7 +182,7 @@ async function runSubject(key: string, turns: number, rounds: number): Promise<R
 }
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "3" }, store: { type: "string" }, turns: { type: "string" } },
+  options: { rounds: { type: "string", default: "5" }, store: { type: "string" }, turns: { type: "string" } },
 });
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1)

@@ -3,7 +3,6 @@
  * description, isolated child runs and the realistic event workload.
  */
 export { type ChildOptions, RESULT_PREFIX, reportToParent, runInChild } from "./child.ts";
-export { lookupTool } from "./lookup-tool.ts";
 export { describeMachine, formatMachine, type Machine } from "./machine.ts";
 export { type Summary, summarize } from "./stats.ts";
 export { formatNumber, formatTable, type ResultRow } from "./table.ts";

@@ -4,9 +4,8 @@
  * MemoryStore per process; durable on a SqliteStore file.
  */
 import { MemoryStore, type Model, runLeg, type Store, sendInput, startTask } from "@sema-agent/core";
-import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { lookupTool, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
-import { lookupTool } from "../lib/lookup-tool.ts";
 import { type Adapter, callsAt, FINAL_TEXT, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
 
 function script(shape: TaskShape): ScriptedTurn[] {

@@ -176,7 +176,6 @@ export class SqliteStore implements Store {
       const at = isoTime(this.#now());
       const principal = input.created.principal;
       const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
-      const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
       const { lastInsertRowid } = sql.insertTask.run(
         taskId,
         principal,

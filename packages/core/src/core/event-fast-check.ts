@@ -103,7 +103,7 @@ const CHECKS: ReadonlyMap<string, Check> = new Map([
 export function isSurelyValidEvent(event: unknown): boolean {
   if (typeof event !== "object" || event === null) return false;
   const check = CHECKS.get((event as { type?: unknown }).type as string);
-  return check !== undefined && check(event);
+  return check?.(event) === true;
 }
 
 /** The event types the fast check covers (for its tests). */

@@ -3,34 +3,17 @@
  * at its end when the task finished; and a leg after either folds to the state of the whole log.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { fold } from "../core/fold.ts";
 import type { Snapshot } from "../ports/store.ts";
+import { lookupTool, lookupTurns } from "../testing/lookup-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
-import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
 import { sendInput, startTask } from "./task-api.ts";
 
-const lookup = defineTool({
-  name: "lookup",
-  description: "Look a key up",
-  inputSchema: z.object({ key: z.string() }),
-  readOnly: true,
-  idempotent: true,
-  execute: ({ key }) => `value of ${key}`,
-});
-
 /** `turns` lookups, then a final answer; after a wake, one more answer. */
 function script(turns: number): ScriptedTurn[] {
-  return [
-    ...Array.from({ length: turns }, (_, i) => ({
-      text: "Checking.",
-      toolCalls: [{ name: "lookup", input: { key: `k${i}` } }],
-    })),
-    { text: "Done." },
-    { text: "Done again." },
-  ];
+  return [...lookupTurns(turns + 1), { text: "Done again." }];
 }
 
 /** A MemoryStore that records the seq of every snapshot put and where every read started. */
@@ -51,7 +34,7 @@ describe("snapshots", () => {
   it("are spaced geometrically while a leg runs, and a finished task gets no extra one at its end", async () => {
     const store = new SpyStore();
     const taskId = await startTask(store, { objective: "Look everything up" });
-    const agent = { model: new ScriptedModel(script(200)), tools: [lookup] };
+    const agent = { model: new ScriptedModel(script(200)), tools: [lookupTool] };
     expect((await runLeg({ store, agent, snapshotEvery: 20 }, taskId)).status).toBe("completed");
     const last = (await store.read(taskId)).at(-1)?.seq ?? 0;
     expect(store.snapshots.length).toBeGreaterThanOrEqual(4);
@@ -75,12 +58,12 @@ describe("snapshots", () => {
     const store = new SpyStore();
     const taskId = await startTask(store, { objective: "Look everything up" });
     const model = new ScriptedModel(script(60));
-    const parked = await runLeg({ store, agent: { model, tools: [lookup], maxTurns: 50 } }, taskId);
+    const parked = await runLeg({ store, agent: { model, tools: [lookupTool], maxTurns: 50 } }, taskId);
     expect(parked).toMatchObject({ status: "parked", parkedReason: "budget" });
     const end = (await store.read(taskId)).at(-1)?.seq;
     expect(store.snapshots).toEqual([end]);
     store.readsAfter.length = 0;
-    const done = await runLeg({ store, agent: { model, tools: [lookup] } }, taskId, { trigger: "resume" });
+    const done = await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId, { trigger: "resume" });
     expect(done.status).toBe("completed");
     expect(store.readsAfter[0]).toBe(end);
   });
@@ -88,7 +71,7 @@ describe("snapshots", () => {
   it("are not stored for a short log", async () => {
     const store = new SpyStore();
     const taskId = await startTask(store, { objective: "Look it up" });
-    const agent = { model: new ScriptedModel(script(3)), tools: [lookup], maxTurns: 2 };
+    const agent = { model: new ScriptedModel(script(3)), tools: [lookupTool], maxTurns: 2 };
     expect((await runLeg({ store, agent }, taskId)).status).toBe("parked");
     expect(store.snapshots).toEqual([]);
   });

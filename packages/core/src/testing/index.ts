@@ -6,6 +6,7 @@
 export { type DyingStoreOptions, dyingStore, SimulatedDeath } from "./dying-store.ts";
 export { make } from "./event-factories.ts";
 export { type FlakyStore, flakyStore } from "./flaky-store.ts";
+export { lookupTool, lookupTurns } from "./lookup-tool.ts";
 export { type NoteTool, noteTool, noteTurns } from "./note-tool.ts";
 export {
   ScriptedModel,
