@@ -61,6 +61,7 @@ export {
 } from "./core/trust-framing.ts";
 export { type WaitingInputs, waitingInputs } from "./core/waiting-inputs.ts";
 // Harness: the turn loop and the task operations.
+export { tasksOfDeadHoldersHere } from "./harness/acquire-leg.ts";
 export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
 export {
   approvalRequest,
@@ -92,6 +93,7 @@ export {
 } from "./harness/delegation.ts";
 export type { BeforeToolDecision, HookContext, HookFeedback, HookName, HookSettings, Hooks } from "./harness/hooks.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";
+export { holderDiedHere, processAlive, processSpace } from "./harness/process-space.ts";
 export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/run-leg.ts";
 export { runTask, type TaskRun } from "./harness/run-task.ts";
 export {

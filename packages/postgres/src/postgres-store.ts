@@ -359,6 +359,11 @@ export class PostgresStore implements Store {
     return listRunnableTasks(this.#db, this.#sql, assertLimit(options.limit, 100));
   }
 
+  async listLeasedOn(host: string, options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    const rows = await this.#query<TaskRow>(this.#sql.leasedOn, [host, assertLimit(options.limit, 100)]);
+    return rows.map(recordOf);
+  }
+
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
     // Claims come at every poll: the moment to bring a dropped LISTEN connection back.
     if (this.#listener.wantsRunnable) this.#listener.ensure();

@@ -79,6 +79,10 @@ export function queries(s: string) {
     claim: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
       WHERE task_id = ANY($1::text[]) AND wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
       ORDER BY updated_at, task_no LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    /** Live leases at the database time (by the partial index) held on host $1, oldest activity first. */
+    leasedOn: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+      WHERE lease_expires_at > clock_timestamp() AND lease_holder::json ->> 'host' = $1
+      ORDER BY updated_at, task_no LIMIT $2`,
     list: [list(false, false), list(false, true), list(true, false), list(true, true)] as const,
     /** The upsert keeps the snapshot with the highest seq, whatever order writers arrive in. */
     putSnapshot: `INSERT INTO ${s}.snapshots (task_no, seq, v, state) VALUES ($1, $2, $3, $4)

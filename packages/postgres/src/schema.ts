@@ -84,6 +84,15 @@ export const MIGRATIONS: readonly Migration[] = [
         GROUP BY task_no, body::json ->> 'inputId';
     `,
   },
+  {
+    version: 3,
+    name: "leases by expiry",
+    // A starting worker looks for live leases its machine's dead processes held; released leases
+    // are NULL, so the index holds only the tasks being run.
+    sql: `
+      CREATE INDEX tasks_leased ON {schema}.tasks (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -1,6 +1,7 @@
 // Databases written by earlier versions of this package open, migrate and read the same. The
 // fixtures under ../fixtures are read-only: each was written once by the version it is named
-// after (v1.db: schema 1, before `inputs`) and is copied before it is opened.
+// after (v1.db: schema 1, before `inputs`; v2.db: JSON-text snapshots; v3.db: before the index of
+// live leases) and is copied before it is opened.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -76,5 +77,34 @@ describe("a schema 2 database", () => {
     const reopened = new SqliteStore({ path });
     await expect(reopened.latestSnapshot(TASK2)).rejects.toMatchObject({ code: "StoreUnavailable" });
     await reopened.close();
+  });
+});
+
+describe("a schema 3 database", () => {
+  const TASK3 = "0193a000-0000-7000-8000-000000000003";
+
+  it("gains the index of live leases, and reads, lists and snapshots the same", async () => {
+    const path = tempDb();
+    copyFileSync(join(FIXTURES, "v3.db"), path);
+    const store = new SqliteStore({ path });
+    expect((await store.read(TASK3)).map((e) => e.type)).toEqual(["task_created", "leg_started", "model_turn"]);
+    // Written with a lease held for a century by a process on "fixture-host".
+    const [leased, ...others] = await store.listLeasedOn("fixture-host");
+    expect(others).toEqual([]);
+    expect(leased).toMatchObject({ taskId: TASK3, lease: { holder: { id: "fixture-host:424242:abcd", pid: 424242 } } });
+    expect(await store.latestSnapshot(TASK3)).toEqual({
+      taskId: TASK3,
+      seq: 3,
+      v: 1,
+      state: { fixture: "schema 3", turns: [1, 2, 3] },
+    });
+    await store.close();
+    const db = new DatabaseSync(path, { readOnly: true });
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT task_id FROM tasks WHERE lease_expires_at > 0")
+      .all()
+      .map((row) => String(row.detail));
+    db.close();
+    expect(plan.join(" ")).toContain("tasks_leased");
   });
 });

@@ -346,6 +346,12 @@ export class SqliteStore implements Store {
     });
   }
 
+  async listLeasedOn(host: string, options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    const sql = this.#statements();
+    const limit = assertLimit(options.limit, 100);
+    return this.#guard(() => (sql.leasedOn.all(this.#now(), host, limit) as TaskRow[]).map(recordOf));
+  }
+
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {
     return claimByListing(this, options);
   }

@@ -46,6 +46,7 @@ export class Statements {
   readonly setLease: StatementSync;
   readonly releaseLease: StatementSync;
   readonly runnable: StatementSync;
+  readonly leasedOn: StatementSync;
   /** Indexed by `(status given ? 2 : 0) + (cursor given ? 1 : 0)`. */
   readonly list: readonly [StatementSync, StatementSync, StatementSync, StatementSync];
   readonly putSnapshot: StatementSync;
@@ -97,6 +98,12 @@ export class Statements {
       `SELECT ${TASK_COLUMNS} FROM tasks
         WHERE wants_worker = 1 AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
         ORDER BY updated_at, task_no`,
+    );
+    // Live leases (by the partial index) held on a host; the holder is JSON text.
+    this.leasedOn = db.prepare(
+      `SELECT ${TASK_COLUMNS} FROM tasks
+        WHERE lease_expires_at > ? AND lease_holder ->> '$.host' = ?
+        ORDER BY updated_at, task_no LIMIT ?`,
     );
     this.list = [
       db.prepare(listSql(false, false)),

@@ -187,15 +187,25 @@ export class MemoryStore implements Store {
   }
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    return this.#oldestFirst(options, (record, now) => isRunnableRecord(record, now));
+  }
+
+  async listLeasedOn(host: string, options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
+    return this.#oldestFirst(
+      options,
+      (record, now) => isLeaseLive(record.lease, now) && record.lease.holder.host === host,
+    );
+  }
+
+  /** Copies of the records `keep` accepts, least recently active first, at most `options.limit`. */
+  #oldestFirst(options: ListRunnableOptions, keep: (record: TaskRecord, now: number) => boolean): TaskRecord[] {
     this.#open();
     const limit = assertLimit(options.limit, 100);
     const now = this.#now();
-    const runnable: TaskRecord[] = [];
-    for (const { record } of this.#tasks.values()) {
-      if (isRunnableRecord(record, now)) runnable.push(record);
-    }
-    runnable.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
-    return jsonCopy(runnable.slice(0, limit));
+    const kept: TaskRecord[] = [];
+    for (const { record } of this.#tasks.values()) if (keep(record, now)) kept.push(record);
+    kept.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
+    return jsonCopy(kept.slice(0, limit));
   }
 
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {

@@ -3,7 +3,8 @@ import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
-import { acquireLeg, processAlive } from "./acquire-leg.ts";
+import { acquireLeg } from "./acquire-leg.ts";
+import { processAlive, processSpace } from "./process-space.ts";
 import { runLeg } from "./run-leg.ts";
 import { startTask } from "./task-api.ts";
 
@@ -24,11 +25,26 @@ describe("acquireLeg", () => {
     const store = new MemoryStore();
     const taskId = await startTask(store, { objective: "x" });
     await store.acquireLease(taskId, {
-      holder: { id: "crashed-cli", host: hostname(), pid: deadPid() },
+      holder: { id: "crashed-cli", host: hostname(), pid: deadPid(), space: processSpace() },
       ttlMs: 600_000,
     });
     const outcome = await runLeg({ store, agent: { model: new ScriptedModel([{ text: "recovered" }]) } }, taskId);
     expect(outcome).toMatchObject({ status: "completed", result: "recovered" });
+  });
+
+  it("waits out a dead pid from another process table: another container, another boot, or unknown", async () => {
+    const store = new MemoryStore();
+    for (const space of ["other-boot/pid:[4026531836]", undefined]) {
+      const taskId = await startTask(store, { objective: "x" });
+      const holder = { id: `in-${space}`, host: hostname(), pid: deadPid(), ...(space === undefined ? {} : { space }) };
+      await store.acquireLease(taskId, { holder, ttlMs: 600_000 });
+      await expect(acquireLeg(store, taskId, { id: "me" }, 1000)).rejects.toMatchObject({ code: "LeaseHeld" });
+    }
+  });
+
+  it("names this process table by boot and PID namespace, the same for the whole process", () => {
+    expect(processSpace()).toBe(processSpace());
+    if (process.platform === "linux") expect(processSpace()).toMatch(/^[0-9a-f-]{36}\/pid:\[\d+\]$/);
   });
 
   it("waits for a live holder, or one on another machine, to expire: LeaseHeld says until when", async () => {

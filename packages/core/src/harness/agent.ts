@@ -15,6 +15,7 @@ import type { Budget } from "./budget.ts";
 import type { CompactionSettings } from "./compaction.ts";
 import type { DelegationSettings } from "./delegation.ts";
 import type { HookSettings, Hooks } from "./hooks.ts";
+import { processSpace } from "./process-space.ts";
 
 export interface Agent {
   /** Recorded with each task it starts. */
@@ -74,6 +75,11 @@ let processHolder: LeaseHolder | undefined;
 
 /** This process's holder identity: stable for its lifetime, unique across processes. */
 export function defaultHolder(): LeaseHolder {
-  processHolder ??= { id: `${hostname()}:${process.pid}:${newId().slice(-8)}`, host: hostname(), pid: process.pid };
+  processHolder ??= {
+    id: `${hostname()}:${process.pid}:${newId().slice(-8)}`,
+    host: hostname(),
+    pid: process.pid,
+    space: processSpace(),
+  };
   return processHolder;
 }

@@ -153,6 +153,12 @@ export interface Store {
   /** Tasks a worker should pick up: pending work and no live lease, or a lease that expired mid-leg. */
   listRunnable(options?: ListRunnableOptions): Promise<TaskRecord[]>;
   /**
+   * Tasks whose lease is live and held by a holder on `host` (its `LeaseHolder.host`), oldest
+   * activity first, at most `limit` (default 100): a worker starting on a machine takes over those
+   * whose process died (`holderDiedHere`) instead of waiting for their leases to expire.
+   */
+  listLeasedOn(host: string, options?: ListRunnableOptions): Promise<TaskRecord[]>;
+  /**
    * Take the leases of up to `limit` runnable tasks at once, atomically per task: two workers
    * claiming at the same time never get the same task, and neither waits for the other's rows.
    */

@@ -83,6 +83,11 @@ export const holderSchema = z.strictObject({
   id: nonEmpty,
   host: z.string().exactOptional(),
   pid: count.exactOptional(),
+  /**
+   * Which process table `pid` is in: the machine's boot and PID namespace. Containers can share a
+   * host name and reuse pids; only a holder in this same space can be found dead by its pid.
+   */
+  space: nonEmpty.exactOptional(),
 });
 export type LeaseHolder = z.infer<typeof holderSchema>;
 

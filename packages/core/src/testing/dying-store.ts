@@ -77,6 +77,10 @@ export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { 
       guard();
       return inner.listRunnable(listOptions);
     },
+    async listLeasedOn(host, listOptions) {
+      guard();
+      return inner.listLeasedOn(host, listOptions);
+    },
     async claimRunnable(claimOptions) {
       guard();
       return inner.claimRunnable(claimOptions);

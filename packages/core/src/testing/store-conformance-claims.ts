@@ -38,6 +38,30 @@ export function claimsConformance(context: ConformanceContext): void {
       expect(await store.listRunnable()).toEqual([]);
     });
 
+    it("lists the tasks whose live lease is held on a host, oldest activity first, with their holders", async () => {
+      const store = await fresh();
+      const first = await newTask(store);
+      const second = await newTask(store);
+      const elsewhere = await newTask(store);
+      const expired = await newTask(store);
+      const released = await newTask(store);
+      await newTask(store);
+      const holder = (id: string, host: string) => ({ id, host, pid: 4242, space: "boot/ns" });
+      await store.acquireLease(first, { holder: holder("a", "m1"), ttlMs: 60_000 });
+      await store.acquireLease(second, { holder: holder("b", "m1"), ttlMs: 60_000 });
+      await store.acquireLease(elsewhere, { holder: holder("c", "m2"), ttlMs: 60_000 });
+      await store.acquireLease(expired, { holder: holder("d", "m1"), ttlMs: 60 });
+      const lease = await store.acquireLease(released, { holder: holder("e", "m1"), ttlMs: 60_000 });
+      await store.releaseLease(released, lease.token);
+      await sleep(120);
+      const leased = await store.listLeasedOn("m1");
+      expect(leased.map((record) => record.taskId)).toEqual([first, second]);
+      expect(leased[0]?.lease?.holder).toEqual(holder("a", "m1"));
+      expect((await store.listLeasedOn("m1", { limit: 1 })).map((record) => record.taskId)).toEqual([first]);
+      expect(await store.listLeasedOn("m3")).toEqual([]);
+      await expectCode(store.listLeasedOn("m1", { limit: 0 }), "InvalidInput");
+    });
+
     it("respects limit and exclude, and defaults to one task", async () => {
       const store = await fresh();
       const ids = [await newTask(store), await newTask(store), await newTask(store)];

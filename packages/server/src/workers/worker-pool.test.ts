@@ -1,5 +1,7 @@
-import { type Agent, MemoryStore, type ModelRequest, startTask, wake } from "@sema-agent/core";
-import { ScriptedModel } from "@sema-agent/core/testing";
+import { spawn, spawnSync } from "node:child_process";
+import { hostname } from "node:os";
+import { type Agent, MemoryStore, type ModelRequest, processSpace, startTask, wake } from "@sema-agent/core";
+import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub } from "../events/event-hub.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
@@ -48,6 +50,39 @@ describe("startWorkers", () => {
     expect(slow.model.calls).toBe(1);
     expect(deltas.join("")).toBe("slow answer");
     expect(errors).toEqual([]);
+  });
+
+  it("runs at once a task whose holder on this machine died mid-leg, and waits out a live holder", async () => {
+    const store = new MemoryStore();
+    const agent = scriptedAgent([{ text: "recovered" }]);
+    const died = await startTask(store, { objective: "a", agent: "default" });
+    const alive = await startTask(store, { objective: "b", agent: "default" });
+    const exited = spawnSync(process.execPath, ["-e", ""]).pid as number;
+    const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      // Both legs started and hold leases for ten minutes: one holder has exited, one still runs.
+      for (const [taskId, pid] of [
+        [died, exited],
+        [alive, sleeper.pid as number],
+      ] as const) {
+        const holder = { id: `h${pid}`, host: hostname(), pid, space: processSpace() };
+        const lease = await store.acquireLease(taskId, { holder, ttlMs: 600_000 });
+        await store.append(taskId, [make.legStarted(`leg-${pid}`)], { expectedSeq: 2, leaseToken: lease.token });
+      }
+      pool = startWorkers({ store, agents: createAgentRegistry({ default: agent }), pollMs: 20 });
+      await until(async () => (await status(store, died)) === "completed", 3000);
+      const events = await store.read(died);
+      expect(events.filter((event) => event.type === "leg_ended").map((event) => event.reason)).toEqual([
+        "parked:crash",
+        "completed",
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await status(store, alive)).toBe("running");
+      expect((await store.getTask(alive)).lease?.holder.pid).toBe(sleeper.pid);
+      expect(pool.running()).toEqual([]);
+    } finally {
+      sleeper.kill();
+    }
   });
 
   it("picks up a parked task when an input arrives, and resumes a parked task on request", async () => {

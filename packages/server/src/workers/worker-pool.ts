@@ -2,7 +2,8 @@
  * The worker pool: claims runnable tasks (`store.claimRunnable`, which takes their leases so two
  * workers never share one), runs one leg each under the claimed lease, and emits to the
  * in-process hub. It polls, and is nudged by the API in its process for lower
- * latency. Stopping is graceful: no new claims, running legs are aborted so they park at their
+ * latency. Tasks a process on this machine held when it died are run at once, not after their
+ * leases expire. Stopping is graceful: no new claims, running legs are aborted so they park at their
  * next step boundary (`parked:interrupt`) and release their leases, within a deadline.
  */
 import {
@@ -14,6 +15,7 @@ import {
   type LeaseHolder,
   runLeg,
   type Store,
+  tasksOfDeadHoldersHere,
 } from "@sema-agent/core";
 import type { EventHub } from "../events/event-hub.ts";
 import type { WorkSignal } from "../routes/deps.ts";
@@ -31,6 +33,12 @@ export interface WorkerOptions {
   /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
   hub?: EventHub;
   leaseTtlMs?: number;
+  /**
+   * How often to look for tasks whose lease a process on this machine held when it died (a
+   * crashed host, a killed worker), to run them at once instead of after their lease expires.
+   * Also done at start. Default 5000 ms.
+   */
+  recoverEveryMs?: number;
   /** A leg or a poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
@@ -61,6 +69,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   const pollMs = options.pollMs ?? 500;
   const holder = options.holder ?? defaultHolder();
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
+  const recoverEveryMs = options.recoverEveryMs ?? 5000;
+  let recoveredAt = Number.NEGATIVE_INFINITY;
   const onError =
     options.onError ??
     ((error: unknown, taskId: string | undefined) =>
@@ -134,7 +144,18 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     running.set(taskId, { abort, done });
   }
 
+  /** Start the tasks a dead process on this machine held (`runLeg` takes their leases over). */
+  async function recoverDeadHere(): Promise<void> {
+    if (Date.now() - recoveredAt < recoverEveryMs) return;
+    recoveredAt = Date.now();
+    for (const task of await tasksOfDeadHoldersHere(options.store, concurrency)) {
+      if (running.size >= concurrency) return;
+      if (!running.has(task.taskId) && !unrunnable.has(task.taskId)) start(task.taskId);
+    }
+  }
+
   async function fill(): Promise<void> {
+    await recoverDeadHere();
     for (const taskId of [...resumeRequests]) {
       if (running.size >= concurrency) return;
       resumeRequests.delete(taskId);
