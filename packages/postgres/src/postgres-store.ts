@@ -34,7 +34,7 @@ import {
   type Snapshot,
   type Store,
   type StoredEvent,
-  stampEvent,
+  SummaryCache,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -47,6 +47,7 @@ import {
   watchTask,
 } from "@sema-agent/core";
 import type pg from "pg";
+import { appendIfUnchanged, inputIdsOf, storedEvents } from "./append-unchanged.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
@@ -65,18 +66,13 @@ export interface PostgresStoreOptions {
   pollMs?: number;
 }
 
-/** Each event's input id (null for other events), or null when the batch has no input at all. */
-function inputIdsOf(events: readonly TaskEvent[]): Array<string | null> | null {
-  if (!events.some((event) => event.type === "human_input")) return null;
-  return events.map((event) => (event.type === "human_input" ? event.inputId : null));
-}
-
 export class PostgresStore implements Store {
   readonly #db: Database;
   readonly #schema: string;
   readonly #sql: Queries;
   readonly #pollMs: number;
   readonly #notifier = new ChangeNotifier();
+  readonly #summaries = new SummaryCache("PostgreSQL");
   readonly #listener: EventListener;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
@@ -158,9 +154,7 @@ export class PostgresStore implements Store {
     await tx.client.query(tx.sql.insertEvents, [taskNo, at, seqs, bodies]);
     const inputIds = inputIdsOf(events);
     if (inputIds !== null) await tx.client.query(tx.sql.insertInputs, [taskNo, seqs, inputIds]);
-    // Parsed back from what was written, so the result shares nothing with the caller's objects.
-    const stored = bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, lastSeq + i + 1, at));
-    return { stored, summary: events.reduce(reduceSummary, summary) };
+    return { stored: storedEvents(bodies, taskId, lastSeq, at), summary: events.reduce(reduceSummary, summary) };
   }
 
   async createTask(input: CreateTaskInput): Promise<StoredEvent[]> {
@@ -168,10 +162,11 @@ export class PostgresStore implements Store {
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
     const taskId = input.taskId ?? newId();
-    const stored = await this.#tx(async (tx) => {
+    const created = await this.#tx(async (tx) => {
       const at = new Date(await this.#dbNow(tx)).toISOString();
       const principal = input.created.principal;
       const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
+      const text = JSON.stringify(summary);
       const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
       const inserted = await tx.client.query<{ task_no: string }>(tx.sql.insertTask, [
         taskId,
@@ -181,17 +176,18 @@ export class PostgresStore implements Store {
         events.length,
         summary.status,
         wantsWorker(record.summary),
-        JSON.stringify(summary),
+        text,
       ]);
       const taskNo = inserted.rows[0]?.task_no;
       if (taskNo === undefined) throw new TaskExistsError(taskId);
       const written = await this.#writeEvents(tx, taskNo, taskId, 0, EMPTY_SUMMARY, events, at);
       await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
       if (wantsWorker(record.summary)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
-      return written.stored;
+      return { stored: written.stored, text, summary };
     });
+    this.#summaries.remember(taskId, created.text, created.summary);
     this.#notifier.notify(taskId);
-    return stored;
+    return created.stored;
   }
 
   async getTask(taskId: string): Promise<TaskRecord> {
@@ -208,7 +204,18 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
-    const stored = await this.#tx(async (tx) => {
+    const unchanged = await appendIfUnchanged(this.#db, this.#sql, this.#summaries, {
+      taskId,
+      events,
+      expectedSeq: options.expectedSeq,
+      leaseToken: options.leaseToken,
+      runnablePayload: this.#runnablePayload(taskId),
+    });
+    if (unchanged !== undefined) {
+      this.#notifier.notify(taskId);
+      return unchanged;
+    }
+    const written = await this.#tx(async (tx) => {
       // Four round trips in all: BEGIN, this, the writes, COMMIT.
       const row = (await tx.client.query<TaskRow & { now_ms: number }>(tx.sql.lockTaskNow, [taskId])).rows[0];
       if (row === undefined) throw new TaskNotFoundError(taskId);
@@ -221,12 +228,13 @@ export class PostgresStore implements Store {
       if (options.expectedSeq !== record.lastSeq) {
         throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq);
       }
-      if (events.length === 0) return [];
+      if (events.length === 0) return undefined;
       const at = new Date(now).toISOString();
       const bodies = events.map((event) => JSON.stringify(event));
       const seqs = events.map((_, i) => record.lastSeq + i + 1);
       const lastSeq = record.lastSeq + events.length;
       const summary = events.reduce(reduceSummary, record.summary);
+      const text = JSON.stringify(summary);
       const wants = wantsWorker(summary);
       try {
         await tx.client.query(tx.sql.appendWrites, [
@@ -235,7 +243,7 @@ export class PostgresStore implements Store {
           seqs,
           bodies,
           lastSeq,
-          JSON.stringify(summary),
+          text,
           summary.status,
           wants,
           `${taskId}:${lastSeq}`,
@@ -248,11 +256,13 @@ export class PostgresStore implements Store {
         if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
         throw error;
       }
-      // Parsed back from what was written, so the result shares nothing with the caller's objects.
-      return bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, record.lastSeq + i + 1, at));
+      return { stored: storedEvents(bodies, taskId, record.lastSeq, at), text, summary };
     });
-    if (stored.length > 0) this.#notifier.notify(taskId);
-    return stored;
+    if (written === undefined) return [];
+    // What this store wrote last is what its next append to the task can take in one round trip.
+    this.#summaries.remember(taskId, written.text, written.summary);
+    this.#notifier.notify(taskId);
+    return written.stored;
   }
 
   async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {

@@ -52,6 +52,32 @@ export function queries(s: string) {
         WHERE u.input_id IS NOT NULL ON CONFLICT DO NOTHING
       )
       SELECT pg_notify('sema_events', $9), CASE WHEN $10::text IS NOT NULL THEN pg_notify('sema_runnable', $10) END`,
+    /**
+     * An append in one statement (one round trip, its own transaction), when the caller knows the
+     * task's summary text ($3): the row is updated only if it is still at seq $2 with that summary
+     * and, given a token ($4), under that live lease. No row back: nothing was written, and the
+     * locking path decides (and reports why). $12, $13: the notification payloads.
+     */
+    appendIfUnchanged: `WITH clock AS (
+        SELECT t AS now, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+        FROM (SELECT clock_timestamp() AS t) AS c
+      ), head AS (
+        UPDATE ${s}.tasks SET last_seq = $5, updated_at = clock.at, summary = $6, status = $7, wants_worker = $8
+        FROM clock
+        WHERE task_id = $1 AND last_seq = $2 AND summary = $3
+          AND ($4::text IS NULL OR (lease_token = $4 AND lease_expires_at > clock.now))
+        RETURNING task_no, clock.at, lease_expires_at > clock.now AS leased
+      ), ins AS (
+        INSERT INTO ${s}.events (task_no, seq, at, body)
+        SELECT head.task_no, u.seq, head.at, u.body FROM head, unnest($9::integer[], $10::text[]) AS u (seq, body)
+      ), inp AS (
+        INSERT INTO ${s}.inputs (task_no, input_id, seq)
+        SELECT head.task_no, u.input_id, u.seq FROM head, unnest($9::integer[], $11::text[]) AS u (seq, input_id)
+        WHERE u.input_id IS NOT NULL ON CONFLICT DO NOTHING
+      )
+      SELECT head.at, pg_notify('sema_events', $12),
+        CASE WHEN $8 AND head.leased IS NOT TRUE THEN pg_notify('sema_runnable', $13) END
+      FROM head`,
     /** The first stage of each input (the key keeps only the first); ids null for other events. */
     insertInputs: `INSERT INTO ${s}.inputs (task_no, input_id, seq)
       SELECT $1, u.input_id, u.seq FROM unnest($2::integer[], $3::text[]) AS u (seq, input_id)

@@ -32,6 +32,11 @@ export class SummaryCache {
     return summary;
   }
 
+  /** The summary remembered for task `key` and its JSON text, if any. */
+  peek(key: string): { text: string; summary: TaskSummary } | undefined {
+    return this.#entries.get(key);
+  }
+
   /** Record what an append wrote: `text` is `JSON.stringify(summary)`. */
   remember(key: string, text: string, summary: TaskSummary): void {
     if (!this.#entries.has(key) && this.#entries.size >= CAPACITY) {

@@ -1,0 +1,83 @@
+/**
+ * The one-round-trip append: a leg appends to a task whose summary it wrote itself a moment ago,
+ * so it can reduce the summary without reading the row and let the database check, in the same
+ * statement that writes, that nothing changed since (seq, summary text, lease). Four round trips
+ * become one; when anything did change, nothing is written and the locking path takes over.
+ */
+import {
+  reduceSummary,
+  type StoredEvent,
+  type SummaryCache,
+  stampEvent,
+  type TaskEvent,
+  wantsWorker,
+} from "@sema-agent/core";
+import { isUniqueViolation } from "./connection.ts";
+import type { Queries } from "./queries.ts";
+import type { Database } from "./session.ts";
+
+export interface UnchangedAppend {
+  taskId: string;
+  events: readonly TaskEvent[];
+  expectedSeq: number;
+  leaseToken: string | undefined;
+  /** The `sema_runnable` payload, sent if the task wants a worker and no lease is live. */
+  runnablePayload: string;
+}
+
+/** Each event's input id (null for other events), or null when the batch has no input at all. */
+export function inputIdsOf(events: readonly TaskEvent[]): Array<string | null> | null {
+  if (!events.some((event) => event.type === "human_input")) return null;
+  return events.map((event) => (event.type === "human_input" ? event.inputId : null));
+}
+
+/** The events as stored: parsed back from what was written, so they share nothing with the caller's. */
+export function storedEvents(bodies: readonly string[], taskId: string, lastSeq: number, at: string): StoredEvent[] {
+  return bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, lastSeq + i + 1, at));
+}
+
+/**
+ * Append in one statement if the task is still as `summaries` remembers it; undefined when it is
+ * not (or nothing is remembered), with nothing written.
+ */
+export async function appendIfUnchanged(
+  db: Database,
+  sql: Queries,
+  summaries: SummaryCache,
+  append: UnchangedAppend,
+): Promise<StoredEvent[] | undefined> {
+  const { taskId, events, expectedSeq } = append;
+  const known = summaries.peek(taskId);
+  if (known === undefined || events.length === 0) return undefined;
+  const summary = events.reduce(reduceSummary, known.summary);
+  const text = summary === known.summary ? known.text : JSON.stringify(summary);
+  const bodies = events.map((event) => JSON.stringify(event));
+  const seqs = events.map((_, i) => expectedSeq + i + 1);
+  const lastSeq = expectedSeq + events.length;
+  let rows: Array<{ at: string }>;
+  try {
+    rows = await db.query<{ at: string }>(sql.appendIfUnchanged, [
+      taskId,
+      expectedSeq,
+      known.text,
+      append.leaseToken ?? null,
+      lastSeq,
+      text,
+      summary.status,
+      wantsWorker(summary),
+      seqs,
+      bodies,
+      inputIdsOf(events) ?? [],
+      `${taskId}:${lastSeq}`,
+      append.runnablePayload,
+    ]);
+  } catch (error) {
+    // A writer that does not take the row lock got there first: the locking path reports it.
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+  const at = rows[0]?.at;
+  if (at === undefined) return undefined;
+  summaries.remember(taskId, text, summary);
+  return storedEvents(bodies, taskId, expectedSeq, at);
+}
