@@ -75,14 +75,22 @@ function storedBytes(file: string): number {
   return bytes;
 }
 
-/** In a child: one (framework, workload) cell; returns its figures. */
-async function runCell(adapter: Adapter, workload: string, dir: string): Promise<Figure[]> {
+/**
+ * In a child: one (framework, workload) cell; returns its figures. `warmTurns`: keep warming up
+ * with tasks of the same shape until that many turns have run (a long-lived host's steady state).
+ */
+async function runCell(adapter: Adapter, workload: string, dir: string, warmTurns: number): Promise<Figure[]> {
   const plan = SHAPES[workload];
   if (plan !== undefined) {
     const runner = await adapter.createRunner();
     // Warm-up (JIT, caches), the same shape, not counted.
-    if (plan.parallel) await Promise.all(Array.from({ length: 20 }, () => runner.runTask(plan.warmUp)));
-    else for (let i = 0; i < (plan.tasks > 10 ? 50 : 1); i++) await runner.runTask(plan.warmUp);
+    const batch = plan.parallel ? 20 : plan.tasks > 10 ? 50 : 1;
+    let warmed = 0;
+    do {
+      if (plan.parallel) await Promise.all(Array.from({ length: batch }, () => runner.runTask(plan.warmUp)));
+      else for (let i = 0; i < batch; i++) await runner.runTask(plan.warmUp);
+      warmed += batch * plan.warmUp.turns;
+    } while (warmed < warmTurns);
     return measureTasks(runner, plan.shape, plan.tasks, plan.parallel);
   }
   const durable = adapter.durable;
@@ -129,6 +137,8 @@ const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "5" },
     only: { type: "string" },
+    // Warm-up turns before the in-memory workloads are measured (default: one warm-up task).
+    "warm-turns": { type: "string", default: "0" },
     workload: { type: "string" },
     // Child mode.
     cell: { type: "string" },
@@ -142,7 +152,7 @@ if (values.cell !== undefined) {
   if (framework === undefined || values.run === undefined || values.dir === undefined)
     throw new Error("bad child call");
   const { adapter } = (await import(framework.module)) as { adapter: Adapter };
-  const figures = await runCell(adapter, values.run, values.dir);
+  const figures = await runCell(adapter, values.run, values.dir, Number(values["warm-turns"]));
   const workload = values.run;
   reportToParent(
     figures.map(
@@ -164,9 +174,12 @@ const workloads =
 if (workloads.length === 0)
   throw new Error(`unknown workload ${values.workload}; known: ${WORKLOADS.map((w) => w.key).join(", ")}`);
 
+const warmTurns = Number(values["warm-turns"]);
+if (!Number.isInteger(warmTurns) || warmTurns < 0)
+  throw new Error(`--warm-turns must be a non-negative integer, got ${values["warm-turns"]}`);
 const script = fileURLToPath(import.meta.url);
 const child = (key: string, run: string, dir: string) =>
-  runInChild<PeerRow>(script, ["--cell", key, "--run", run, "--dir", dir], {
+  runInChild<PeerRow>(script, ["--cell", key, "--run", run, "--dir", dir, "--warm-turns", String(warmTurns)], {
     sourceCondition: FRAMEWORKS[key]?.sourceCondition ?? false,
   });
 
