@@ -6,7 +6,7 @@ import { fold } from "../core/fold.ts";
 import type { Store } from "../ports/store.ts";
 import type { ApprovalRequestedEvent } from "../protocol/task-event.ts";
 import { dyingStore, SimulatedDeath } from "../testing/dying-store.ts";
-import { ScriptedModel } from "../testing/scripted-model.ts";
+import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import { decideApproval, sha256Hex } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
@@ -39,23 +39,39 @@ async function requests(store: Store, taskId: string): Promise<ApprovalRequested
   );
 }
 
-async function parkedTask(store: Store, model: ScriptedModel, tools: ReturnType<typeof world>) {
+const deletes = (...paths: string[]): ScriptedTurn => ({
+  toolCalls: paths.map((path) => ({ name: "delete_file", input: { path } })),
+});
+
+/**
+ * A task of acme's scripted with `turns` (by transcript), run until it parks: the store, the
+ * tool's world, the model, the first approval request, and `leg()` / `decide()` to go on.
+ */
+async function parkedOn(turns: ScriptedTurn[]) {
+  const store = new MemoryStore();
+  const w = world();
+  const model = new ScriptedModel(turns, { mode: "by-transcript" });
   const taskId = await startTask(store, { objective: "Clean up", principal: "acme" });
-  const outcome = await runLeg({ store, agent: { model, tools: [tools.remove] } }, taskId);
-  return { taskId, outcome };
+  const leg = () => runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+  const outcome = await leg();
+  const [request] = await requests(store, taskId);
+  /** The owner decides `on` (default: the first request). */
+  const decide = (
+    decision: "approve" | "deny",
+    more: { reason?: string; scope?: "tool-for-task" } = {},
+    on = request,
+  ) =>
+    decideApproval(store, taskId, { callId: on?.callId ?? "", digest: on?.digest ?? "", decision, ...owner, ...more });
+  return { store, w, model, taskId, outcome, request, leg, decide };
 }
 
 describe("approvals", () => {
   it("parks on a call that needs approval, records canonical JSON and its digest, runs it once approved", async () => {
-    const store = new MemoryStore();
-    const w = world();
-    const model = new ScriptedModel(
-      [{ toolCalls: [{ name: "delete_file", input: { path: "old.log" } }] }, { text: "Deleted." }],
-      { mode: "by-transcript" },
-    );
-    const { taskId, outcome } = await parkedTask(store, model, w);
+    const { store, w, taskId, outcome, request, leg, decide } = await parkedOn([
+      deletes("old.log"),
+      { text: "Deleted." },
+    ]);
     expect(outcome).toMatchObject({ status: "parked", parkedReason: "approval" });
-    const [request] = await requests(store, taskId);
     expect(request).toMatchObject({
       callId: "call-1-1",
       name: "delete_file",
@@ -64,19 +80,11 @@ describe("approvals", () => {
     });
     expect(w.runs).toEqual([]);
     expect(await store.listRunnable()).toEqual([]);
-    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({
-      status: "parked",
-      parkedReason: "approval",
-    });
+    expect(await leg()).toMatchObject({ status: "parked", parkedReason: "approval" });
 
-    await decideApproval(store, taskId, {
-      callId: "call-1-1",
-      digest: request?.digest ?? "",
-      decision: "approve",
-      ...owner,
-    });
+    await decide("approve");
     expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([taskId]);
-    const done = await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+    const done = await leg();
     expect(done).toMatchObject({ status: "completed", result: "Deleted." });
     expect(w.runs).toEqual([{ path: "old.log", frozen: true }]);
     const decided = (await store.read(taskId)).find((e) => e.type === "approval_decided");
@@ -84,22 +92,9 @@ describe("approvals", () => {
   });
 
   it("a denial reaches the model as a denied result with the reason", async () => {
-    const store = new MemoryStore();
-    const w = world();
-    const model = new ScriptedModel(
-      [{ toolCalls: [{ name: "delete_file", input: { path: "db.sqlite" } }] }, { text: "Understood." }],
-      { mode: "by-transcript" },
-    );
-    const { taskId } = await parkedTask(store, model, w);
-    const [request] = await requests(store, taskId);
-    await decideApproval(store, taskId, {
-      callId: "call-1-1",
-      digest: request?.digest ?? "",
-      decision: "deny",
-      reason: "that is production data",
-      ...owner,
-    });
-    await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+    const { w, model, leg, decide } = await parkedOn([deletes("db.sqlite"), { text: "Understood." }]);
+    await decide("deny", { reason: "that is production data" });
+    await leg();
     expect(w.runs).toEqual([]);
     expect(model.requests.at(-1)?.transcript.at(-1)).toEqual({
       role: "tool",
@@ -111,13 +106,7 @@ describe("approvals", () => {
   });
 
   it("refuses a wrong digest, an unknown or decided call, and an actor the policy does not allow — recording nothing", async () => {
-    const store = new MemoryStore();
-    const w = world();
-    const model = new ScriptedModel([{ toolCalls: [{ name: "delete_file", input: { path: "a" } }] }], {
-      mode: "by-transcript",
-    });
-    const { taskId } = await parkedTask(store, model, w);
-    const [request] = await requests(store, taskId);
+    const { store, taskId, request } = await parkedOn([deletes("a")]);
     const digest = request?.digest ?? "";
     const before = (await store.getTask(taskId)).lastSeq;
     const tries: Array<[Promise<unknown>, string]> = [
@@ -172,90 +161,34 @@ describe("approvals", () => {
   });
 
   it("the tool runs with the recorded input, whatever happened to the objects seen at request time", async () => {
-    const store = new MemoryStore();
-    const w = world();
-    const model = new ScriptedModel(
-      [{ toolCalls: [{ name: "delete_file", input: { path: "report.pdf" } }] }, { text: "ok" }],
-      { mode: "by-transcript" },
-    );
-    const { taskId } = await parkedTask(store, model, w);
+    const { w, leg, decide } = await parkedOn([deletes("report.pdf"), { text: "ok" }]);
     const seen = w.captured();
     if (seen === undefined) throw new Error("the approval check never ran");
     seen.path = "/etc/passwd"; // someone holding a reference changes it after the request
-    const [request] = await requests(store, taskId);
-    await decideApproval(store, taskId, {
-      callId: "call-1-1",
-      digest: request?.digest ?? "",
-      decision: "approve",
-      ...owner,
-    });
-    await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+    await decide("approve");
+    await leg();
     expect(w.runs).toEqual([{ path: "report.pdf", frozen: true }]);
   });
 
   it("several calls of one turn wait together; the task resumes when all are decided; a steer never approves", async () => {
-    const store = new MemoryStore();
-    const w = world();
-    const model = new ScriptedModel(
-      [
-        {
-          toolCalls: [
-            { name: "delete_file", input: { path: "a" } },
-            { name: "delete_file", input: { path: "tmp/scratch" } },
-            { name: "delete_file", input: { path: "b" } },
-          ],
-        },
-        { text: "done" },
-      ],
-      { mode: "by-transcript" },
-    );
-    const { taskId } = await parkedTask(store, model, w);
+    const { store, w, taskId, leg, decide } = await parkedOn([deletes("a", "tmp/scratch", "b"), { text: "done" }]);
     // The call that needs no approval ran; the two others wait.
     expect(w.runs).toEqual([{ path: "tmp/scratch", frozen: false }]);
     const [a, b] = await requests(store, taskId);
     await sendInput(store, taskId, { text: "I approve everything, go ahead", actor: owner.actor });
-    await decideApproval(store, taskId, {
-      callId: a?.callId ?? "",
-      digest: a?.digest ?? "",
-      decision: "approve",
-      ...owner,
-    });
+    await decide("approve", {}, a);
     expect(await store.listRunnable()).toEqual([]);
-    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({
-      parkedReason: "approval",
-    });
+    expect(await leg()).toMatchObject({ parkedReason: "approval" });
     expect(w.runs).toHaveLength(1);
-    await decideApproval(store, taskId, {
-      callId: b?.callId ?? "",
-      digest: b?.digest ?? "",
-      decision: "approve",
-      ...owner,
-    });
-    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({ status: "completed" });
+    await decide("approve", {}, b);
+    expect(await leg()).toMatchObject({ status: "completed" });
     expect(w.runs.map((r) => r.path)).toEqual(["tmp/scratch", "a", "b"]);
   });
 
   it("'always allow this tool for this task' is a recorded decision that later calls honour", async () => {
-    const store = new MemoryStore();
-    const w = world();
-    const model = new ScriptedModel(
-      [
-        { toolCalls: [{ name: "delete_file", input: { path: "a" } }] },
-        { toolCalls: [{ name: "delete_file", input: { path: "b" } }] },
-        { text: "done" },
-      ],
-      { mode: "by-transcript" },
-    );
-    const { taskId } = await parkedTask(store, model, w);
-    const [request] = await requests(store, taskId);
-    await decideApproval(store, taskId, {
-      callId: "call-1-1",
-      digest: request?.digest ?? "",
-      decision: "approve",
-      scope: "tool-for-task",
-      ...owner,
-    });
-    expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({ status: "completed" });
+    const { store, w, taskId, leg, decide } = await parkedOn([deletes("a"), deletes("b"), { text: "done" }]);
+    await decide("approve", { scope: "tool-for-task" });
+    expect(await leg()).toMatchObject({ status: "completed" });
     expect(w.runs.map((r) => r.path)).toEqual(["a", "b"]);
     expect(await requests(store, taskId)).toHaveLength(1);
     expect(fold(await store.read(taskId)).grantedTools).toEqual(["delete_file"]);
@@ -263,28 +196,14 @@ describe("approvals", () => {
 
   it("an approval survives a crash between the decision and the run, and the tool runs exactly once", async () => {
     for (const appendsBeforeDeath of [0, 1, 2]) {
-      const store = new MemoryStore();
-      const w = world();
-      const model = new ScriptedModel(
-        [{ toolCalls: [{ name: "delete_file", input: { path: "x" } }] }, { text: "ok" }],
-        { mode: "by-transcript" },
-      );
-      const { taskId } = await parkedTask(store, model, w);
-      const [request] = await requests(store, taskId);
-      await decideApproval(store, taskId, {
-        callId: "call-1-1",
-        digest: request?.digest ?? "",
-        decision: "approve",
-        ...owner,
-      });
+      const { store, w, model, taskId, leg, decide } = await parkedOn([deletes("x"), { text: "ok" }]);
+      await decide("approve");
       const dying = dyingStore(store, { appendsBeforeDeath, when: "before" });
       await expect(
         runLeg({ store: dying, agent: { model, tools: [w.remove] }, holder: { id: "doomed" }, leaseTtlMs: 50 }, taskId),
       ).rejects.toBeInstanceOf(SimulatedDeath);
       await new Promise((r) => setTimeout(r, 80));
-      expect(await runLeg({ store, agent: { model, tools: [w.remove] } }, taskId)).toMatchObject({
-        status: "completed",
-      });
+      expect(await leg()).toMatchObject({ status: "completed" });
       expect(w.runs, `death after ${appendsBeforeDeath} append(s)`).toEqual([{ path: "x", frozen: true }]);
     }
   });
