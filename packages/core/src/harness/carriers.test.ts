@@ -30,6 +30,25 @@ function gate(onRun: () => Promise<void> | void) {
   });
 }
 
+/** A `work` tool that, once running, does `act` and then waits for its signal: did it abort? */
+function untilAborted(act: () => unknown) {
+  let aborted = false;
+  const tool = defineTool({
+    name: "work",
+    description: "slow",
+    inputSchema: z.object({}),
+    execute: (_i, ctx) =>
+      new Promise((_resolve, reject) => {
+        void act();
+        ctx.signal.addEventListener("abort", () => {
+          aborted = true;
+          reject(new Error("aborted"));
+        });
+      }),
+  });
+  return { tool, aborted: () => aborted };
+}
+
 function lastUser(request: ModelRequest | undefined): string | undefined {
   const users = request?.transcript.filter((e) => e.role === "user") ?? [];
   const last = users.at(-1);
@@ -122,24 +141,13 @@ describe("carriers", () => {
   it("policy interrupt: aborts the running tool, records it interrupted, then applies the input", async () => {
     const store = new MemoryStore();
     const taskId = await runningTask(store);
-    let sawAbort = false;
-    const tool = defineTool({
-      name: "work",
-      description: "slow",
-      inputSchema: z.object({}),
-      execute: (_i, ctx) =>
-        new Promise((_resolve, reject) => {
-          void sendInput(store, taskId, { text: "Stop that, do this.", policy: "interrupt" });
-          ctx.signal.addEventListener("abort", () => {
-            sawAbort = true;
-            reject(new Error("aborted"));
-          });
-        }),
-    });
+    const { tool, aborted } = untilAborted(() =>
+      sendInput(store, taskId, { text: "Stop that, do this.", policy: "interrupt" }),
+    );
     const model = new ScriptedModel([{ toolCalls: [{ name: "work", input: {} }] }, { text: "Doing this." }]);
     const outcome = await runLeg({ store, agent: { model, tools: [tool] } }, taskId);
     expect(outcome.status).toBe("completed");
-    expect(sawAbort).toBe(true);
+    expect(aborted()).toBe(true);
     const transcript = model.requests[1]?.transcript ?? [];
     expect(transcript.at(-2)).toMatchObject({ role: "tool", status: "interrupted" });
     expect(lastUser(model.requests[1])).toBe(`${MID_TURN_FRAME_HEAD}Stop that, do this.`);
@@ -263,24 +271,11 @@ describe("interrupt and cancel", () => {
   it("interrupt() parks the task and reaches the running tool's signal", async () => {
     const store = new MemoryStore();
     const taskId = await runningTask(store);
-    let sawAbort = false;
-    const tool = defineTool({
-      name: "work",
-      description: "slow",
-      inputSchema: z.object({}),
-      execute: (_i, ctx) =>
-        new Promise((_resolve, reject) => {
-          void interrupt(store, taskId);
-          ctx.signal.addEventListener("abort", () => {
-            sawAbort = true;
-            reject(new Error("aborted"));
-          });
-        }),
-    });
+    const { tool, aborted } = untilAborted(() => interrupt(store, taskId));
     const model = new ScriptedModel([{ toolCalls: [{ name: "work", input: {} }] }]);
     const outcome = await runLeg({ store, agent: { model, tools: [tool] } }, taskId);
     expect(outcome).toMatchObject({ status: "parked", parkedReason: "interrupt" });
-    expect(sawAbort).toBe(true);
+    expect(aborted()).toBe(true);
     const state = fold(await store.read(taskId));
     expect(state.transcript.at(-1)).toMatchObject({ role: "tool", status: "interrupted" });
     expect(await interrupt(store, taskId)).toBe(false);
@@ -289,24 +284,11 @@ describe("interrupt and cancel", () => {
   it("cancel() ends the task for good, reaching running tools", async () => {
     const store = new MemoryStore();
     const taskId = await runningTask(store);
-    let sawAbort = false;
-    const tool = defineTool({
-      name: "work",
-      description: "slow",
-      inputSchema: z.object({}),
-      execute: (_i, ctx) =>
-        new Promise((_resolve, reject) => {
-          void cancel(store, taskId, { reason: "no longer needed", actor: alice });
-          ctx.signal.addEventListener("abort", () => {
-            sawAbort = true;
-            reject(new Error("aborted"));
-          });
-        }),
-    });
+    const { tool, aborted } = untilAborted(() => cancel(store, taskId, { reason: "no longer needed", actor: alice }));
     const model = new ScriptedModel([{ toolCalls: [{ name: "work", input: {} }] }]);
     const outcome = await runLeg({ store, agent: { model, tools: [tool] } }, taskId);
     expect(outcome.status).toBe("cancelled");
-    expect(sawAbort).toBe(true);
+    expect(aborted()).toBe(true);
     const events = await store.read(taskId);
     expect(events.at(-1)).toMatchObject({ type: "leg_ended", reason: "cancelled" });
     await expect(sendInput(store, taskId, { text: "hello?" })).rejects.toMatchObject({ code: "TaskFinished" });
