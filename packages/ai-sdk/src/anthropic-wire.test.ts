@@ -2,10 +2,18 @@
  * The real `@ai-sdk/anthropic` provider against a loopback server replaying Anthropic's Messages
  * streaming format (fixtures/anthropic/), through `resolveModel` as a host would build it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolveModel } from "./resolve-model.ts";
-import { fixture, type ReplayServer, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
-import { collect, describeWireSuite, lastFailure, textOf, WEATHER_REQUEST } from "./test-support/wire-suite.ts";
+import { fixture, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
+import {
+  collect,
+  describeWireSuite,
+  firstToolCall,
+  lastFailure,
+  replayServerForSuite,
+  textOf,
+  WEATHER_REQUEST,
+} from "./test-support/wire-suite.ts";
 
 const ENV = { ANTHROPIC_API_KEY: "sk-ant-test-key" };
 const NO_RETRY = { retry: { maxRetries: 0 } };
@@ -29,13 +37,7 @@ describeWireSuite({
 });
 
 describe("anthropic: wire, vendor specifics", () => {
-  let server: ReplayServer;
-  beforeAll(async () => {
-    server = await startReplayServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = replayServerForSuite();
 
   it("sends the system prompt, the message, the tool's JSON schema and the sampling settings", async () => {
     server.reply({ events: sseEvents("anthropic/text.sse") });
@@ -65,9 +67,7 @@ describe("anthropic: wire, vendor specifics", () => {
   it("round-trips an assistant tool call and its results in the next request", async () => {
     server.reply({ events: sseEvents("anthropic/tool-call.sse") }, { events: sseEvents("anthropic/text.sse") });
     const model = anthropic(server.baseURL);
-    const first = await collect(model);
-    const call = first.find((part) => part.type === "tool-call");
-    if (call?.type !== "tool-call") throw new Error("no tool call");
+    const { parts: first, call } = await firstToolCall(model);
 
     const second = await collect(model, {
       ...WEATHER_REQUEST,

@@ -5,11 +5,19 @@
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import type { Model } from "@sema-agent/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromAiSdk } from "./from-ai-sdk.ts";
 import { resolveModel } from "./resolve-model.ts";
-import { type ReplayServer, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
-import { collect, describeWireSuite, textOf, WEATHER_REQUEST, type WireVendor } from "./test-support/wire-suite.ts";
+import { sseEvents, startReplayServer } from "./test-support/replay-server.ts";
+import {
+  collect,
+  describeWireSuite,
+  firstToolCall,
+  replayServerForSuite,
+  textOf,
+  WEATHER_REQUEST,
+  type WireVendor,
+} from "./test-support/wire-suite.ts";
 
 function openaiChat(baseURL: string): Model {
   return fromAiSdk(createOpenAI({ apiKey: "sk-test-key", baseURL }).chat("gpt-4o-mini"), { id: "openai:gpt-4o-mini" });
@@ -42,13 +50,7 @@ describe.each([
   ["openai chat completions", openaiChat, JSON.stringify({ error: "upstream timeout" })],
   ["openai-compatible", compatible, "upstream timeout"],
 ] as const)("%s: wire, request bytes", (_name, makeModel, errorContent) => {
-  let server: ReplayServer;
-  beforeAll(async () => {
-    server = await startReplayServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = replayServerForSuite();
 
   it("sends the system prompt, the message, the tool's JSON schema and asks for usage", async () => {
     server.reply({ events: sseEvents("openai-chat/text.sse") });
@@ -80,9 +82,7 @@ describe.each([
   it("round-trips an assistant tool call and its results in the next request", async () => {
     server.reply({ events: sseEvents("openai-chat/tool-call.sse") }, { events: sseEvents("openai-chat/text.sse") });
     const model = makeModel(server.baseURL);
-    const first = await collect(model);
-    const call = first.find((part) => part.type === "tool-call");
-    if (call?.type !== "tool-call") throw new Error("no tool call");
+    const { call } = await firstToolCall(model);
 
     const second = await collect(model, {
       ...WEATHER_REQUEST,

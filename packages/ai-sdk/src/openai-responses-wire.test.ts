@@ -3,10 +3,17 @@
  * `resolveModel` as a host would, against a loopback server replaying OpenAI's Responses stream
  * events (fixtures/openai-responses/).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolveModel } from "./resolve-model.ts";
-import { type ReplayServer, sseEvents, startReplayServer } from "./test-support/replay-server.ts";
-import { collect, describeWireSuite, textOf, WEATHER_REQUEST } from "./test-support/wire-suite.ts";
+import { sseEvents } from "./test-support/replay-server.ts";
+import {
+  collect,
+  describeWireSuite,
+  firstToolCall,
+  replayServerForSuite,
+  textOf,
+  WEATHER_REQUEST,
+} from "./test-support/wire-suite.ts";
 
 function openai(baseURL: string) {
   return resolveModel(
@@ -29,13 +36,7 @@ describeWireSuite({
 });
 
 describe("openai responses: wire, request bytes", () => {
-  let server: ReplayServer;
-  beforeAll(async () => {
-    server = await startReplayServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = replayServerForSuite();
 
   it("sends the system prompt, the message and the tool's JSON schema", async () => {
     server.reply({ events: sseEvents("openai-responses/text.sse") });
@@ -72,9 +73,7 @@ describe("openai responses: wire, request bytes", () => {
       { events: sseEvents("openai-responses/text.sse") },
     );
     const model = openai(server.baseURL);
-    const first = await collect(model);
-    const call = first.find((part) => part.type === "tool-call");
-    if (call?.type !== "tool-call") throw new Error("no tool call");
+    const { call } = await firstToolCall(model);
 
     const second = await collect(model, {
       ...WEATHER_REQUEST,

@@ -67,6 +67,39 @@ export function lastFailure(parts: readonly ModelPart[]) {
   return last.failure;
 }
 
+/** A replay server started before the enclosing suite's tests and closed after them. */
+export function replayServerForSuite(): ReplayServer {
+  let server: ReplayServer | undefined;
+  const started = (): ReplayServer => {
+    if (server === undefined) throw new Error("the replay server starts in beforeAll");
+    return server;
+  };
+  beforeAll(async () => {
+    server = await startReplayServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return {
+    get baseURL() {
+      return started().baseURL;
+    },
+    get requests() {
+      return started().requests;
+    },
+    reply: (...replies) => started().reply(...replies),
+    close: () => started().close(),
+  };
+}
+
+/** Run `model` on the weather request: its parts and the tool call it made (or the test fails). */
+export async function firstToolCall(model: Model) {
+  const parts = await collect(model);
+  const call = parts.find((part) => part.type === "tool-call");
+  if (call?.type !== "tool-call") throw new Error(`no tool call in ${JSON.stringify(parts)}`);
+  return { parts, call };
+}
+
 export function describeWireSuite(vendor: WireVendor): void {
   describe(`${vendor.name}: wire`, () => {
     let server: ReplayServer;
