@@ -9,21 +9,13 @@ import {
   type Snapshot,
   type StoredEvent,
   snapshotFromColumns,
+  type TaskColumns,
   type TaskRecord,
 } from "@sema-agent/core";
 
-export type TaskRow = {
+export type TaskRow = TaskColumns & {
   /** A bigint, which `pg` returns as a string; it is only ever passed back as a parameter. */
   task_no: string;
-  task_id: string;
-  principal: string;
-  parent_task_id: string | null;
-  created_at: string;
-  updated_at: string;
-  last_seq: number;
-  summary: string;
-  lease_token: string | null;
-  lease_holder: string | null;
   lease_expires_at: Date | null;
 };
 

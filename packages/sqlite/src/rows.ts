@@ -11,20 +11,13 @@ import {
   type StoredEvent,
   StoreUnavailableError,
   snapshotFromColumns,
+  type TaskColumns,
   type TaskRecord,
 } from "@sema-agent/core";
 
-export type TaskRow = {
+export type TaskRow = TaskColumns & {
   task_no: number;
-  task_id: string;
-  principal: string;
-  parent_task_id: string | null;
-  created_at: string;
-  updated_at: string;
-  last_seq: number;
-  summary: string;
-  lease_token: string | null;
-  lease_holder: string | null;
+  /** Epoch milliseconds. */
   lease_expires_at: number | null;
 };
 

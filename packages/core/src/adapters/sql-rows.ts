@@ -11,8 +11,11 @@ import type { JsonValue } from "../protocol/json.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { stampEvent } from "./store-rules.ts";
 
-/** The task columns every SQL store has (the lease expiry aside, whose type differs). */
-export interface TaskColumns {
+/**
+ * The task columns every SQL store has (the row key and the lease expiry aside, whose types
+ * differ). A type, not an interface, so a driver's untyped row converts to it.
+ */
+export type TaskColumns = {
   task_id: string;
   principal: string;
   parent_task_id: string | null;
@@ -22,7 +25,7 @@ export interface TaskColumns {
   summary: string;
   lease_token: string | null;
   lease_holder: string | null;
-}
+};
 
 export interface SnapshotColumns {
   task_id: string;
