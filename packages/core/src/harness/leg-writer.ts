@@ -6,7 +6,6 @@
  */
 import { canonicalJson } from "../core/canonical-json.ts";
 import { Folder, stateFromJson, stateToJson, type TaskState } from "../core/fold.ts";
-import { isTerminal } from "../core/task-summary.ts";
 import type { Store } from "../ports/store.ts";
 import { isSemaError, SeqConflictError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
@@ -172,20 +171,17 @@ export class LegWriter {
   }
 
   /**
-   * Store a snapshot when enough events have passed since the last one, or at the end of a leg
-   * that parked. A snapshot costs O(state), so they are spaced geometrically (a new one once the
-   * events since the last make up half the log): the cost per event stays constant however long
-   * the task grows, and a resume never folds more than half the log.
+   * Store a snapshot when enough events have passed since the last one, or at the end of a leg.
+   * A snapshot costs O(state), so they are spaced geometrically (a new one once the events since
+   * the last make up half the log): the cost per event stays constant however long the task
+   * grows, and a resume never folds more than half the log. At a leg's end one is stored whatever
+   * the spacing: the next leg, and every read of the task's state (`GET /v1/tasks/{id}` folds
+   * from the latest snapshot), then fold nothing — for a finished task too.
    */
   async maybeSnapshot(atLegEnd = false): Promise<void> {
-    if (this.#sinceSnapshot === 0) return;
-    // A parked task is expected to resume: its next leg should fold nothing. A finished one is
-    // read far more often than woken, and a wake folds at most half the log, as a crash
-    // recovery does; snapshotting it anyway was a tenth of a short task's cost (measured).
-    const force = atLegEnd && !isTerminal(this.state.summary.status);
-    if (!force && !this.snapshotDue()) return;
+    if (this.#sinceSnapshot === 0 || (!atLegEnd && !this.snapshotDue())) return;
     // A log this short folds from its start about as fast as from a snapshot: not worth a write.
-    if (force && this.state.lastSeq < Math.min(this.#snapshotEvery, SHORT_LOG)) return;
+    if (atLegEnd && this.state.lastSeq < Math.min(this.#snapshotEvery, SHORT_LOG)) return;
     await this.store.putSnapshot({
       taskId: this.taskId,
       seq: this.state.lastSeq,

@@ -1,6 +1,6 @@
 /**
- * When a leg stores snapshots: spaced geometrically while it runs, at its end when it parks, not
- * at its end when the task finished; and a leg after either folds to the state of the whole log.
+ * When a leg stores snapshots: spaced geometrically while it runs and at its end, whether the task
+ * parked or finished; and a leg after either folds from the latest to the state of the whole log.
  */
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../adapters/memory-store.ts";
@@ -31,20 +31,23 @@ class SpyStore extends MemoryStore {
 }
 
 describe("snapshots", () => {
-  it("are spaced geometrically while a leg runs, and a finished task gets no extra one at its end", async () => {
+  it("are spaced geometrically while a leg runs, and stored at its end when the task finished", async () => {
     const store = new SpyStore();
     const taskId = await startTask(store, { objective: "Look everything up" });
     const agent = { model: new ScriptedModel(script(200)), tools: [lookupTool] };
     expect((await runLeg({ store, agent, snapshotEvery: 20 }, taskId)).status).toBe("completed");
     const last = (await store.read(taskId)).at(-1)?.seq ?? 0;
     expect(store.snapshots.length).toBeGreaterThanOrEqual(4);
-    // Each one once the events since the previous make up half the log: seqs at least double.
-    for (let i = 1; i < store.snapshots.length; i++) {
-      expect(store.snapshots[i]).toBeGreaterThanOrEqual(2 * (store.snapshots[i - 1] ?? 0));
+    // The last one at the end of the log, the leg's own; the ones while it ran each once the
+    // events since the previous made up half the log: their seqs at least double.
+    expect(store.snapshots.at(-1)).toBe(last);
+    const periodic = store.snapshots.slice(0, -1);
+    expect(periodic.at(-1)).toBeLessThan(last);
+    for (let i = 1; i < periodic.length; i++) {
+      expect(periodic[i]).toBeGreaterThanOrEqual(2 * (periodic[i - 1] ?? 0));
     }
-    expect(store.snapshots.at(-1)).toBeLessThan(last);
 
-    // A wake folds from the last snapshot and the rest of the log: the state of the whole log.
+    // A wake folds from the latest snapshot and the rest of the log: the state of the whole log.
     const latest = store.snapshots.at(-1);
     store.readsAfter.length = 0;
     await sendInput(store, taskId, { text: "One more thing.", carrier: "wake" });
