@@ -35,6 +35,7 @@ import {
   type Store,
   type StoredEvent,
   SummaryCache,
+  snapshotStateText,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -398,7 +399,7 @@ export class PostgresStore implements Store {
     const [row] = await this.#query<TaskRow>(this.#sql.task, [snapshot.taskId]);
     if (row === undefined) throw new TaskNotFoundError(snapshot.taskId);
     assertSnapshotSeq(snapshot.seq, row.last_seq);
-    const state = JSON.stringify(snapshot.state);
+    const state = snapshotStateText(snapshot);
     await this.#query(this.#sql.putSnapshot, [row.task_no, snapshot.seq, snapshot.v, state]);
   }
 

@@ -41,6 +41,7 @@ import {
   type StoredEvent,
   StoreUnavailableError,
   SummaryCache,
+  snapshotStateText,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -383,7 +384,7 @@ export class SqliteStore implements Store {
       const row = this.#row(sql, snapshot.taskId);
       assertSnapshotSeq(snapshot.seq, row.last_seq);
       // The upsert keeps the snapshot with the highest seq, whatever order writers arrive in.
-      sql.putSnapshot.run(row.task_no, snapshot.seq, snapshot.v, deflateSnapshot(JSON.stringify(snapshot.state)));
+      sql.putSnapshot.run(row.task_no, snapshot.seq, snapshot.v, deflateSnapshot(snapshotStateText(snapshot)));
     });
   }
 

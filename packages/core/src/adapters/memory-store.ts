@@ -31,6 +31,7 @@ import {
   TaskExistsError,
   TaskNotFoundError,
 } from "../protocol/errors.ts";
+import type { JsonValue } from "../protocol/json.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { claimByListing } from "./claim-by-listing.ts";
 import {
@@ -47,6 +48,7 @@ import {
   isoTime,
   isRunnableRecord,
   newLease,
+  snapshotStateText,
 } from "./store-rules.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
 
@@ -55,8 +57,8 @@ interface Entry {
   events: StoredEvent[];
   /** The first stage of each input, by input id. */
   inputs: Map<string, StoredEvent>;
-  /** The latest snapshot as JSON text: the cheapest immutable copy, and it is read far less often than written. */
-  snapshot?: { seq: number; json: string };
+  /** The latest snapshot, its state as JSON text: the cheapest immutable copy, and it is read far less often than written. */
+  snapshot?: { seq: number; v: number; stateJson: string };
 }
 
 export class MemoryStore implements Store {
@@ -233,13 +235,14 @@ export class MemoryStore implements Store {
     const entry = this.#entry(snapshot.taskId);
     assertSnapshotSeq(snapshot.seq, entry.record.lastSeq);
     if (entry.snapshot === undefined || snapshot.seq >= entry.snapshot.seq) {
-      entry.snapshot = { seq: snapshot.seq, json: JSON.stringify(snapshot) };
+      entry.snapshot = { seq: snapshot.seq, v: snapshot.v, stateJson: snapshotStateText(snapshot) };
     }
   }
 
   async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
     const { snapshot } = this.#entry(taskId);
-    return snapshot === undefined ? undefined : (JSON.parse(snapshot.json) as Snapshot);
+    if (snapshot === undefined) return undefined;
+    return { taskId, seq: snapshot.seq, v: snapshot.v, state: JSON.parse(snapshot.stateJson) as JsonValue };
   }
 
   async close(): Promise<void> {

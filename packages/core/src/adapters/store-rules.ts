@@ -7,7 +7,7 @@
 import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
 import { nextWakeAt, type TaskSummary } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
-import type { Lease, TaskRecord } from "../ports/store.ts";
+import type { Lease, Snapshot, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 
@@ -22,6 +22,11 @@ export function stampEvent(event: TaskEvent, taskId: string, seq: number, at: st
  */
 export function frozenStampedEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {
   return Object.freeze(copyKeysInto({ taskId, seq, at }, event, frozenCopy)) as unknown as StoredEvent;
+}
+
+/** The JSON text a store writes for a snapshot's state: the writer's own, or serialized here. */
+export function snapshotStateText(snapshot: Snapshot): string {
+  return snapshot.stateJson ?? JSON.stringify(snapshot.state);
 }
 
 /** A new lease for `holder` (copied), expiring at `expiresMs` by the store's clock. */

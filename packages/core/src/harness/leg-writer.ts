@@ -6,6 +6,7 @@
  */
 import { canonicalJson } from "../core/canonical-json.ts";
 import { Folder, stateFromJson, stateToJson, type TaskState } from "../core/fold.ts";
+import { StateJson } from "../core/state-json.ts";
 import type { Store } from "../ports/store.ts";
 import { isSemaError, SeqConflictError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
@@ -45,6 +46,8 @@ export class LegWriter {
   readonly #emit: Emit;
   readonly #leaseToken: string;
   readonly #snapshotEvery: number;
+  /** Snapshot text, remembering each transcript entry's JSON for the leg's later snapshots. */
+  readonly #stateJson = new StateJson();
   readonly #retry: StoreRetryPolicy | undefined;
   #sinceSnapshot = 0;
   /** True while nothing can have been appended by others since the leg last read or appended. */
@@ -187,6 +190,7 @@ export class LegWriter {
       seq: this.state.lastSeq,
       v: this.state.v,
       state: stateToJson(this.state),
+      stateJson: this.#stateJson.of(this.state),
     });
     this.#sinceSnapshot = 0;
   }

@@ -114,6 +114,12 @@ export interface Snapshot {
   /** Schema version of `state`; a reader that does not know it folds from scratch instead. */
   v: number;
   state: JsonValue;
+  /**
+   * Given on a put only: exactly `JSON.stringify(state)`, when the writer has it already (the
+   * harness builds it without serializing the whole transcript again); a store writes it instead
+   * of serializing `state` itself. Never part of what `latestSnapshot` returns.
+   */
+  stateJson?: string;
 }
 
 /** Options common to every adapter. */

@@ -286,6 +286,17 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
         expect(await store.latestSnapshot(id)).toEqual({ taskId: id, seq: 6, v: 1, state: { later: true } });
       });
 
+      it("writes the state's JSON text when the writer gives it, and returns the state without it", async () => {
+        const store = await fresh();
+        const id = await newTask(store);
+        await store.append(id, notes("x", 3), { expectedSeq: 1 });
+        const state = { transcript: [{ role: "assistant", text: "ünïcode \u2028" }], n: 2 };
+        await store.putSnapshot({ taskId: id, seq: 3, v: 1, state, stateJson: JSON.stringify(state) });
+        const read = await store.latestSnapshot(id);
+        expect(read).toEqual({ taskId: id, seq: 3, v: 1, state });
+        expect(read !== undefined && "stateJson" in read).toBe(false);
+      });
+
       it("refuses a snapshot beyond the end of the log or for an unknown task", async () => {
         const store = await fresh();
         const id = await newTask(store);
