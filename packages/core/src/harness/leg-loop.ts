@@ -45,6 +45,7 @@ export class LegLoop {
   #step = new AbortController();
   #watchTimer: ReturnType<typeof setTimeout> | undefined;
   #inStep = false;
+  #stepStartedAt = 0;
   #stopWatch: (() => void) | undefined;
   #interrupt = false;
   readonly #runChild: (childTaskId: string) => Promise<unknown>;
@@ -100,16 +101,11 @@ export class LegLoop {
   /** Run one step (a model call, a batch of tools) with a watcher armed if it takes a while. */
   async #watched<T>(work: () => Promise<T>): Promise<T> {
     this.#w.markStale();
-    // One timer per leg, re-armed per step: cheaper than a new timeout for every step.
-    this.#watchTimer ??= setTimeout(() => {
-      if (this.#inStep && this.#stopWatch === undefined) {
-        this.#stopWatch = watchForStops(this.#w.store, this.#w.taskId, this.#w.state.lastSeq, (event) =>
-          this.stopSignal(event),
-        );
-      }
-    }, WATCH_AFTER_MS);
-    this.#watchTimer.refresh();
+    this.#stepStartedAt = performance.now();
     this.#inStep = true;
+    // Touching a timer for every step was 3% of an instant turn: a step only notes its start,
+    // and the one pending timer, when it fires, works out whether the step has run long enough.
+    this.#watchTimer ??= setTimeout(this.#onWatchTimer, WATCH_AFTER_MS);
     try {
       return await work();
     } finally {
@@ -118,6 +114,20 @@ export class LegLoop {
       this.#stopWatch = undefined;
     }
   }
+
+  /** Arm the watcher for a step running WATCH_AFTER_MS already; otherwise wait for that moment. */
+  readonly #onWatchTimer = (): void => {
+    this.#watchTimer = undefined;
+    if (!this.#inStep || this.#stopWatch !== undefined) return;
+    const left = this.#stepStartedAt + WATCH_AFTER_MS - performance.now();
+    if (left > 0) {
+      this.#watchTimer = setTimeout(this.#onWatchTimer, left);
+      return;
+    }
+    this.#stopWatch = watchForStops(this.#w.store, this.#w.taskId, this.#w.state.lastSeq, (event) =>
+      this.stopSignal(event),
+    );
+  };
 
   /** Stop the leg's timers (the leg is over). */
   dispose(): void {
