@@ -20,14 +20,8 @@ import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import { type HookFailure, LegHooks } from "./leg-hooks.ts";
 import type { LegWriter } from "./leg-writer.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "./model-step.ts";
+import { StepWatch } from "./step-watch.ts";
 import { ToolPhase } from "./tool-phase.ts";
-
-/**
- * A step still running after this long gets a watcher on the log, so a cancel, an interrupt or an
- * interrupting input from another process aborts it at once. Shorter steps need none: the leg
- * folds everything at the next boundary anyway, and an instant step pays no watching cost.
- */
-export const WATCH_AFTER_MS = 5;
 
 const NO_IDS: ReadonlySet<string> = new Set();
 
@@ -43,10 +37,7 @@ export class LegLoop {
   readonly #hooks: LegHooks;
   readonly #toolPhase: ToolPhase;
   #step = new AbortController();
-  #watchTimer: ReturnType<typeof setTimeout> | undefined;
-  #inStep = false;
-  #stepStartedAt = 0;
-  #stopWatch: (() => void) | undefined;
+  readonly #watch: StepWatch;
   #interrupt = false;
   readonly #runChild: (childTaskId: string) => Promise<unknown>;
   readonly #shutdown: AbortSignal | undefined;
@@ -83,6 +74,9 @@ export class LegLoop {
         watched: (work) => this.#watched(work),
       },
     );
+    this.#watch = new StepWatch(() =>
+      watchForStops(writer.store, writer.taskId, writer.state.lastSeq, (event) => this.stopSignal(event)),
+    );
     writer.onForeign = (event) => {
       if (event.type === "engine_note" && event.kind === "interrupt_requested") this.#interrupt = true;
     };
@@ -99,40 +93,14 @@ export class LegLoop {
   }
 
   /** Run one step (a model call, a batch of tools) with a watcher armed if it takes a while. */
-  async #watched<T>(work: () => Promise<T>): Promise<T> {
+  #watched<T>(work: () => Promise<T>): Promise<T> {
     this.#w.markStale();
-    this.#stepStartedAt = performance.now();
-    this.#inStep = true;
-    // Touching a timer for every step was 3% of an instant turn: a step only notes its start,
-    // and the one pending timer, when it fires, works out whether the step has run long enough.
-    this.#watchTimer ??= setTimeout(this.#onWatchTimer, WATCH_AFTER_MS);
-    try {
-      return await work();
-    } finally {
-      this.#inStep = false;
-      this.#stopWatch?.();
-      this.#stopWatch = undefined;
-    }
+    return this.#watch.run(work);
   }
-
-  /** Arm the watcher for a step running WATCH_AFTER_MS already; otherwise wait for that moment. */
-  readonly #onWatchTimer = (): void => {
-    this.#watchTimer = undefined;
-    if (!this.#inStep || this.#stopWatch !== undefined) return;
-    const left = this.#stepStartedAt + WATCH_AFTER_MS - performance.now();
-    if (left > 0) {
-      this.#watchTimer = setTimeout(this.#onWatchTimer, left);
-      return;
-    }
-    this.#stopWatch = watchForStops(this.#w.store, this.#w.taskId, this.#w.state.lastSeq, (event) =>
-      this.stopSignal(event),
-    );
-  };
 
   /** Stop the leg's timers (the leg is over). */
   dispose(): void {
-    if (this.#watchTimer !== undefined) clearTimeout(this.#watchTimer);
-    this.#stopWatch?.();
+    this.#watch.dispose();
   }
 
   #stepSignal(): AbortSignal {

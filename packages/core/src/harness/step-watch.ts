@@ -1,0 +1,55 @@
+/**
+ * Watching the log while a step of a leg runs (a model call, a batch of tools): a step still
+ * running after `WATCH_AFTER_MS` gets a watcher, so a cancel, an interrupt or an interrupting
+ * input from another process aborts it at once. Shorter steps need none: the leg folds
+ * everything at the next boundary anyway, and an instant step pays no watching cost.
+ */
+
+export const WATCH_AFTER_MS = 5;
+
+export class StepWatch {
+  /** Starts a watcher on the log; returns what stops it. */
+  readonly #arm: () => () => void;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #inStep = false;
+  #stepStartedAt = 0;
+  #stop: (() => void) | undefined;
+
+  constructor(arm: () => () => void) {
+    this.#arm = arm;
+  }
+
+  /** Run one step, with the watcher armed if it runs long enough. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    this.#stepStartedAt = performance.now();
+    this.#inStep = true;
+    // Touching a timer for every step was 3% of an instant turn: a step only notes its start,
+    // and the one pending timer, when it fires, works out whether the step has run long enough.
+    this.#timer ??= setTimeout(this.#onTimer, WATCH_AFTER_MS);
+    try {
+      return await work();
+    } finally {
+      this.#inStep = false;
+      this.#stop?.();
+      this.#stop = undefined;
+    }
+  }
+
+  /** Arm the watcher for a step running `WATCH_AFTER_MS` already; otherwise wait for that moment. */
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    if (!this.#inStep || this.#stop !== undefined) return;
+    const left = this.#stepStartedAt + WATCH_AFTER_MS - performance.now();
+    if (left > 0) {
+      this.#timer = setTimeout(this.#onTimer, left);
+      return;
+    }
+    this.#stop = this.#arm();
+  };
+
+  /** Stop the timer and any watcher (the leg is over). */
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#stop?.();
+  }
+}
