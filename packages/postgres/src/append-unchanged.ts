@@ -4,17 +4,11 @@
  * statement that writes, that nothing changed since (seq, summary text, lease). Four round trips
  * become one; when anything did change, nothing is written and the locking path takes over.
  */
-import {
-  reduceSummary,
-  type StoredEvent,
-  type SummaryCache,
-  stampEvent,
-  type TaskEvent,
-  wantsWorker,
-} from "@sema-agent/core";
+import { reduceSummary, type StoredEvent, type SummaryCache, type TaskEvent, wantsWorker } from "@sema-agent/core";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";
+import { inputIdsOf, storedEvents } from "./write-events.ts";
 
 export interface UnchangedAppend {
   taskId: string;
@@ -23,17 +17,6 @@ export interface UnchangedAppend {
   leaseToken: string | undefined;
   /** The `sema_runnable` payload, sent if the task wants a worker and no lease is live. */
   runnablePayload: string;
-}
-
-/** Each event's input id (null for other events), or null when the batch has no input at all. */
-export function inputIdsOf(events: readonly TaskEvent[]): Array<string | null> | null {
-  if (!events.some((event) => event.type === "human_input")) return null;
-  return events.map((event) => (event.type === "human_input" ? event.inputId : null));
-}
-
-/** The events as stored: parsed back from what was written, so they share nothing with the caller's. */
-export function storedEvents(bodies: readonly string[], taskId: string, lastSeq: number, at: string): StoredEvent[] {
-  return bodies.map((body, i) => stampEvent(JSON.parse(body) as TaskEvent, taskId, lastSeq + i + 1, at));
 }
 
 /**

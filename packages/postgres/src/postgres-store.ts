@@ -41,20 +41,20 @@ import {
   TaskNotFoundError,
   type TaskPage,
   type TaskRecord,
-  type TaskSummary,
   validateEvents,
   type WatchOptions,
   wantsWorker,
   watchTask,
 } from "@sema-agent/core";
 import type pg from "pg";
-import { appendIfUnchanged, inputIdsOf, storedEvents } from "./append-unchanged.ts";
+import { appendIfUnchanged } from "./append-unchanged.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
+import { inputIdsOf, insertEvents, storedEvents } from "./write-events.ts";
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`; the store makes (and on close ends) its own pool. */
@@ -140,24 +140,6 @@ export class PostgresStore implements Store {
     if (rows.length === 0) throw new TaskNotFoundError(taskId);
   }
 
-  /** Insert events after `lastSeq`, all stamped `at`; returns them stored and the summary after them. */
-  async #writeEvents(
-    tx: Tx,
-    taskNo: string,
-    taskId: string,
-    lastSeq: number,
-    summary: TaskSummary,
-    events: readonly TaskEvent[],
-    at: string,
-  ): Promise<{ stored: StoredEvent[]; summary: TaskSummary }> {
-    const bodies = events.map((event) => JSON.stringify(event));
-    const seqs = events.map((_, i) => lastSeq + i + 1);
-    await tx.client.query(tx.sql.insertEvents, [taskNo, at, seqs, bodies]);
-    const inputIds = inputIdsOf(events);
-    if (inputIds !== null) await tx.client.query(tx.sql.insertInputs, [taskNo, seqs, inputIds]);
-    return { stored: storedEvents(bodies, taskId, lastSeq, at), summary: events.reduce(reduceSummary, summary) };
-  }
-
   async createTask(input: CreateTaskInput): Promise<StoredEvent[]> {
     await this.#open();
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
@@ -181,10 +163,10 @@ export class PostgresStore implements Store {
       ]);
       const taskNo = inserted.rows[0]?.task_no;
       if (taskNo === undefined) throw new TaskExistsError(taskId);
-      const written = await this.#writeEvents(tx, taskNo, taskId, 0, EMPTY_SUMMARY, events, at);
+      const stored = await insertEvents(tx, taskNo, taskId, events, at);
       await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
       if (wantsWorker(record.summary)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
-      return { stored: written.stored, text, summary };
+      return { stored, text, summary };
     });
     this.#summaries.remember(taskId, created.text, created.summary);
     this.#notifier.notify(taskId);

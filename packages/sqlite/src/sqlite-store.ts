@@ -34,7 +34,6 @@ import {
   newLease,
   type ReadOptions,
   reduceSummary,
-  SeqConflictError,
   type Snapshot,
   type Store,
   type StoreClock,
@@ -55,7 +54,6 @@ import {
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
 import {
-  type AppendHead,
   deflateSnapshot,
   type EventRow,
   eventOf,
@@ -67,7 +65,7 @@ import {
 } from "./rows.ts";
 import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
-import { writeEvents } from "./write-events.ts";
+import { appendEvents, writeEvents } from "./write-events.ts";
 
 export interface SqliteStoreOptions extends StoreClock {
   /** The database file (created if missing), or `":memory:"` for a private in-memory database. */
@@ -207,38 +205,7 @@ export class SqliteStore implements Store {
       this.#requireTask(taskId);
       throw error;
     }
-    const stored = this.#write((sql) => {
-      const head = sql.appendHead.get(taskId) as AppendHead | undefined;
-      if (head === undefined) throw new TaskNotFoundError(taskId);
-      if (options.leaseToken !== undefined) {
-        // isLeaseLive, on the columns: a lease expires at lease_expires_at (ms).
-        const expires = head.lease_expires_at;
-        if (head.lease_token !== options.leaseToken || expires === null || expires <= this.#now()) {
-          throw new LeaseLostError(taskId);
-        }
-      }
-      if (options.expectedSeq !== head.last_seq) throw new SeqConflictError(taskId, options.expectedSeq, head.last_seq);
-      if (events.length === 0) return [];
-      const at = isoTime(this.#now());
-      const before = this.#summaries.parse(taskId, head.summary);
-      const task = { taskNo: head.task_no, taskId, lastSeq: head.last_seq, summary: before };
-      const { stored, summary } = writeEvents(sql, task, events, at);
-      const lastSeq = head.last_seq + events.length;
-      if (summary === before) {
-        // Most events (a tool's result, a delivery) leave the summary as it was.
-        sql.advanceSeq.run(lastSeq, at, head.task_no);
-        return stored;
-      }
-      const text = JSON.stringify(summary);
-      this.#summaries.remember(taskId, text, summary);
-      const wants = wantsWorker(summary);
-      if (summary.status === before.status && wants === wantsWorker(before)) {
-        sql.advance.run(lastSeq, at, text, head.task_no);
-      } else {
-        sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, head.task_no);
-      }
-      return stored;
-    });
+    const stored = this.#write((sql) => appendEvents(sql, this.#summaries, taskId, events, options, this.#now()));
     if (stored.length > 0) this.#notifier.notify(taskId);
     return stored;
   }

@@ -1,13 +1,21 @@
 /** Writing events into the log inside an append's (or a create's) transaction. */
 import type { SQLInputValue } from "node:sqlite";
 import {
+  type AppendOptions,
+  isoTime,
   jsonCopy,
+  LeaseLostError,
   reduceSummary,
+  SeqConflictError,
   type StoredEvent,
+  type SummaryCache,
   stampEvent,
   type TaskEvent,
+  TaskNotFoundError,
   type TaskSummary,
+  wantsWorker,
 } from "@sema-agent/core";
+import type { AppendHead } from "./rows.ts";
 import { INSERT_CHUNK, type Statements } from "./statements.ts";
 
 /** The task being written to, as the transaction read it. */
@@ -68,4 +76,49 @@ export function writeEvents(
   const stored: StoredEvent[] = new Array(count);
   for (let i = 0; i < count; i++) stored[i] = storedCopy(events[i] as TaskEvent, task.taskId, task.lastSeq + i + 1, at);
   return { stored, summary };
+}
+
+/**
+ * An append's work inside its write transaction: check the lease and `expectedSeq` on the columns
+ * the append needs, write the events, and advance the task row — touching the summary (and the
+ * indexed status and runnability) only when the events changed them.
+ */
+export function appendEvents(
+  sql: Statements,
+  summaries: SummaryCache,
+  taskId: string,
+  events: readonly TaskEvent[],
+  options: AppendOptions,
+  nowMs: number,
+): StoredEvent[] {
+  const head = sql.appendHead.get(taskId) as AppendHead | undefined;
+  if (head === undefined) throw new TaskNotFoundError(taskId);
+  if (options.leaseToken !== undefined) {
+    // isLeaseLive, on the columns: a lease expires at lease_expires_at (ms).
+    const expires = head.lease_expires_at;
+    if (head.lease_token !== options.leaseToken || expires === null || expires <= nowMs) {
+      throw new LeaseLostError(taskId);
+    }
+  }
+  if (options.expectedSeq !== head.last_seq) throw new SeqConflictError(taskId, options.expectedSeq, head.last_seq);
+  if (events.length === 0) return [];
+  const at = isoTime(nowMs);
+  const before = summaries.parse(taskId, head.summary);
+  const task = { taskNo: head.task_no, taskId, lastSeq: head.last_seq, summary: before };
+  const { stored, summary } = writeEvents(sql, task, events, at);
+  const lastSeq = head.last_seq + events.length;
+  if (summary === before) {
+    // Most events (a tool's result, a delivery) leave the summary as it was.
+    sql.advanceSeq.run(lastSeq, at, head.task_no);
+    return stored;
+  }
+  const text = JSON.stringify(summary);
+  summaries.remember(taskId, text, summary);
+  const wants = wantsWorker(summary);
+  if (summary.status === before.status && wants === wantsWorker(before)) {
+    sql.advance.run(lastSeq, at, text, head.task_no);
+  } else {
+    sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, head.task_no);
+  }
+  return stored;
 }
