@@ -121,7 +121,11 @@ export class LegLoop {
     // no promise it does not need.
     for (;;) {
       if (w.stale) await w.refresh();
-      if (this.#stopAsked() && (await this.#stopIfAsked())) return;
+      const stop = this.#stopReason();
+      if (stop !== undefined) {
+        await this.#end(stop);
+        return;
+      }
       // A timer due while the leg runs is delivered like a wake sent now: as a steer.
       if (w.state.timers.length > 0) await this.#fireTimers("received");
       if (w.state.inputs.length > 0) await this.#deliver("steer");
@@ -157,33 +161,16 @@ export class LegLoop {
     });
   }
 
-  /** Whether `#stopIfAsked` has anything to do. */
-  #stopAsked(): boolean {
-    return (
-      this.#lost.aborted ||
-      this.#w.state.summary.status === "cancelled" ||
-      this.#shutdown?.aborted === true ||
-      this.#interrupt ||
-      this.#host?.aborted === true
-    );
-  }
-
-  /** Cancel, interrupt or a host abort end the leg here; a lost lease ends it with an error. */
-  async #stopIfAsked(): Promise<boolean> {
+  /**
+   * Why the leg must end now, if it must: a cancel, a graceful shutdown, an interrupt or a host
+   * abort. A lost lease ends it with an error instead. Synchronous: asked at every boundary.
+   */
+  #stopReason(): "cancelled" | "parked:shutdown" | "parked:interrupt" | undefined {
     if (this.#lost.aborted) throw new LeaseLostError(this.#w.taskId);
-    if (this.#w.state.summary.status === "cancelled") {
-      await this.#end("cancelled");
-      return true;
-    }
-    if (this.#shutdown?.aborted === true) {
-      await this.#end("parked:shutdown");
-      return true;
-    }
-    if (this.#interrupt || this.#host?.aborted === true) {
-      await this.#end("parked:interrupt");
-      return true;
-    }
-    return false;
+    if (this.#w.state.summary.status === "cancelled") return "cancelled";
+    if (this.#shutdown?.aborted === true) return "parked:shutdown";
+    if (this.#interrupt || this.#host?.aborted === true) return "parked:interrupt";
+    return undefined;
   }
 
   /**
