@@ -42,8 +42,11 @@ export function freshSchema(): string {
 }
 
 /** Run `work` on a one-off connection of its own. */
-export async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
+export async function withClient<T>(
+  work: (client: pg.Client) => Promise<T>,
+  connectionString = POSTGRES_URL,
+): Promise<T> {
+  const client = new pg.Client({ connectionString });
   client.on("error", () => undefined);
   await client.connect();
   try {
