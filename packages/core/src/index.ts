@@ -36,10 +36,18 @@ export {
   projectHumanInput,
   speakerLabel,
 } from "./core/human-input-projection.ts";
+export { sanitizeHumanText } from "./core/human-text.ts";
 export { deliveryEvents, dueTimerInputs } from "./core/input-delivery.ts";
 export { renderInput, renderInputs } from "./core/input-rendering.ts";
 export { buildModelRequest, systemText, toolSpecs } from "./core/model-request.ts";
 export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
+export {
+  defuseReservedMarkup,
+  defuseReservedTags,
+  isFrameHeadLine,
+  QUOTE_MARK,
+  quoteFrameHeads,
+} from "./core/reserved-markup.ts";
 export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
 export {
   EMPTY_SUMMARY,

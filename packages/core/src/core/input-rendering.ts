@@ -5,17 +5,22 @@
  */
 import type { PendingInput } from "./fold.ts";
 import { frameMidTurnUserInput, projectHumanInput } from "./human-input-projection.ts";
+import { defuseReservedMarkup } from "./reserved-markup.ts";
 import { delimitUntrusted, formatHookFeedback, frameOperatorInput, type RandomBytes } from "./trust-framing.ts";
 
 /** The carriers the harness delivers on, which decide the outer framing. */
 export type DeliveryCarrier = "objective" | "steer" | "nextTurn" | "resume" | "wake";
 
-/** One input framed by its lane. `live` marks a caller steer that arrived mid-turn. */
+/**
+ * One input framed by its lane. `live` marks a caller steer that arrived mid-turn. Reserved
+ * markup in the text is defused on every lane but the supervisor's: the ingress already did so
+ * for inputs it recorded, and this keeps inputs recorded before it did, or by a host that skipped
+ * it, from forging a frame.
+ */
 export function renderInput(input: PendingInput, live: boolean, randomBytes?: RandomBytes): string {
+  const text = input.source === "supervisor" ? input.text : defuseReservedMarkup(input.text);
   const frame =
-    input.actor === undefined
-      ? { text: input.text, source: input.source }
-      : { text: input.text, source: input.source, actor: input.actor };
+    input.actor === undefined ? { text, source: input.source } : { text, source: input.source, actor: input.actor };
   const projected = projectHumanInput(frame);
   switch (input.source) {
     case "user":

@@ -4,6 +4,7 @@
  * the frame it attributes. SPEC §5 "Trust framing".
  */
 import { attrEscape, inlineUntrusted } from "./neutralizers.ts";
+import { defuseReservedTags } from "./reserved-markup.ts";
 
 /** Longest `from="…"` / `kind="…"` value kept in a fence header, in code points. */
 export const HEADER_VALUE_MAX_CHARS = 64;
@@ -13,21 +14,14 @@ export type RandomBytes = (size: number) => Uint8Array;
 
 export const defaultRandomBytes: RandomBytes = (size) => globalThis.crypto.getRandomValues(new Uint8Array(size));
 
-// Any spelling of a reminder tag a model might honour (case, inner whitespace, attributes), and a
-// tag left unclosed, which the block's own closing line would otherwise complete.
-const REMINDER_TAG = /<(\s*\/?\s*system-reminder[^<>]*)(>?)/gi;
-
 /**
  * Wrap trusted feedback (a hook's message, a supervisor's words) in a `<system-reminder>` block.
- * Any `<system-reminder>` or `</system-reminder>` tag inside the text is defused first (its angle
- * brackets become `‹ ›`), so the text cannot close the block early or open a nested one.
+ * Every reserved tag inside the text (`<system-reminder>`, `</system-reminder>`, an untrusted
+ * fence's boundary, in any spelling) is defused first (its angle brackets become `‹ ›`), so the
+ * text cannot close the block early, open a nested one, or fake a fence.
  */
 export function formatHookFeedback(text: string): string {
-  const defused = text.replace(
-    REMINDER_TAG,
-    (_tag, inner: string, close: string) => `‹${inner}${close === "" ? "" : "›"}`,
-  );
-  return `<system-reminder>\n${defused}\n</system-reminder>`;
+  return `<system-reminder>\n${defuseReservedTags(text)}\n</system-reminder>`;
 }
 
 /** Where a fenced text came from, for its header. Both values are neutralized. */

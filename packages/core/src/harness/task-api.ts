@@ -5,6 +5,7 @@
  */
 
 import { buildHumanInputEvent } from "../core/human-input-projection.ts";
+import { sanitizeHumanText } from "../core/human-text.ts";
 import { isTerminal } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
 import type { ActorAssertion } from "../internal/llm.ts";
@@ -16,6 +17,7 @@ import type { TaskEvent } from "../protocol/task-event.ts";
 import { appendToTask } from "./append-at-end.ts";
 
 export interface StartTaskInput {
+  /** The task's objective; recorded as `sanitizeHumanText` leaves it on the user lane. */
   objective: string;
   /** Whose authority the task runs on. Default `"local"` (a single-user host). */
   principal?: string;
@@ -31,11 +33,13 @@ export interface StartTaskInput {
 
 /** Create a task: `task_created`, then its objective as a received input. Returns the task id. */
 export async function startTask(store: Store, input: StartTaskInput): Promise<string> {
+  if (typeof input.objective !== "string") throw new InvalidInputError("the objective must be a string");
   const principal = input.principal ?? "local";
+  const text = sanitizeHumanText(input.objective, "user");
   const created: Extract<TaskEvent, { type: "task_created" }> = {
     type: "task_created",
     v: 1,
-    objective: input.objective,
+    objective: text,
     principal,
   };
   if (input.agent !== undefined) created.agent = input.agent;
@@ -48,7 +52,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
     source: "user",
     delivery: "received",
     sessionSeq: 0,
-    text: input.objective,
+    text,
     principal,
     ...(input.actor === undefined
       ? {}
@@ -63,7 +67,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
 }
 
 export interface SendInputOptions {
-  /** Ingress-sanitized text. */
+  /** The text; recorded as `sanitizeHumanText` leaves it for its lane. */
   text: string;
   /** `steer` (default), `nextTurn` or `wake`; a host may name its own. */
   carrier?: string;
@@ -116,6 +120,8 @@ function isRunning(record: TaskRecord): boolean {
  */
 export async function sendInput(store: Store, taskId: string, options: SendInputOptions): Promise<SentInput> {
   if (typeof options.text !== "string") throw new InvalidInputError("input text must be a string");
+  const source = options.source ?? "user";
+  const text = sanitizeHumanText(options.text, source);
   const carrier = options.carrier ?? "steer";
   const inputId = options.inputId ?? newId();
   for (;;) {
@@ -132,7 +138,7 @@ export async function sendInput(store: Store, taskId: string, options: SendInput
     const base = {
       inputId,
       carrier,
-      source: options.source ?? "user",
+      source,
       sessionSeq: record.summary.sessionSeq,
       principal: record.principal,
       ...(options.actor === undefined
@@ -146,7 +152,7 @@ export async function sendInput(store: Store, taskId: string, options: SendInput
     const event = buildHumanInputEvent(
       rejected
         ? { ...base, delivery, reason: "rejected: a leg is running and the policy is reject" }
-        : { ...base, delivery, text: options.text },
+        : { ...base, delivery, text },
     );
     try {
       await store.append(taskId, [event], { expectedSeq: record.lastSeq });
@@ -270,7 +276,7 @@ export async function wakeAt(
       v: 1,
       wakeId,
       due,
-      text: options.text,
+      text: sanitizeHumanText(options.text, options.source ?? "system"),
       source: options.source ?? "system",
     };
     if (options.from !== undefined) event.from = options.from;

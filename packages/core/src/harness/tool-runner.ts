@@ -7,6 +7,7 @@
  */
 import { deepFreeze } from "../core/canonical-json.ts";
 import type { OpenToolCall } from "../core/fold.ts";
+import { defuseReservedMarkup } from "../core/reserved-markup.ts";
 import { delimitUntrusted, type RandomBytes } from "../core/trust-framing.ts";
 import type { ToolResultStatus } from "../internal/llm.ts";
 import type { StandardIssue } from "../ports/standard-schema.ts";
@@ -54,11 +55,17 @@ function toText(output: unknown): string {
   }
 }
 
-/** Build the model-facing content: capped, with a note, and fenced when the tool's output is untrusted. */
+/**
+ * Build the model-facing content: capped, with a note; fenced when the tool's output is untrusted,
+ * errors included (an error message can echo a file name or any other outside text). A trusted
+ * tool's or the harness's own error message has its reserved markup defused instead, since it may
+ * echo the model's input.
+ */
 export function toolContent(
   tool: Tool | undefined,
   raw: string,
   settings: ToolRunSettings,
+  status: ToolResultStatus = "ok",
 ): { content: string; truncated?: true } {
   const cap = tool?.maxOutputChars ?? settings.maxToolOutputChars;
   let text = raw;
@@ -67,9 +74,15 @@ export function toolContent(
     text = `${text.slice(0, cap)}\n[truncated: ${text.length - cap} more characters not shown]`;
     truncated = true;
   }
-  if (tool?.untrustedOutput === true) {
+  if (tool?.untrustedOutput === true && status !== "interrupted") {
     const options = settings.randomBytes === undefined ? {} : { randomBytes: settings.randomBytes };
-    text = delimitUntrusted(text, { ...options, kind: "tool_output", from: tool.name });
+    text = delimitUntrusted(text, {
+      ...options,
+      kind: status === "ok" ? "tool_output" : "tool_error",
+      from: tool.name,
+    });
+  } else if (status === "error") {
+    text = defuseReservedMarkup(text);
   }
   return truncated === undefined ? { content: text } : { content: text, truncated };
 }
@@ -88,24 +101,28 @@ export async function executeCall(
   const started = Date.now();
   const done = (status: ToolResultStatus, raw: string, tool?: Tool): CallOutcome => ({
     status,
-    ...(status === "ok" ? toolContent(tool, raw, settings) : { content: raw }),
+    ...toolContent(tool, raw, settings, status),
     durationMs: Date.now() - started,
   });
   const tool = settings.tools.get(call.name);
   if (tool === undefined) {
     const known = [...settings.tools.keys()].join(", ") || "none";
-    return done("error", `Unknown tool "${call.name}". Available tools: ${known}.`);
+    return done("error", `Unknown tool "${call.name}". Available tools: ${known}.`, tool);
   }
   let input: unknown;
   try {
     const result = await tool.inputSchema["~standard"].validate(call.input);
     if (result.issues !== undefined)
-      return done("error", `Invalid input for ${tool.name}: ${describeIssues(result.issues)}`);
+      return done("error", `Invalid input for ${tool.name}: ${describeIssues(result.issues)}`, tool);
     input = frozen ? deepFreeze(result.value) : result.value;
   } catch (error) {
-    return done("error", `Invalid input for ${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
+    return done(
+      "error",
+      `Invalid input for ${tool.name}: ${error instanceof Error ? error.message : String(error)}`,
+      tool,
+    );
   }
-  if (stepSignal.aborted) return done("interrupted", NOT_RUN_CONTENT);
+  if (stepSignal.aborted) return done("interrupted", NOT_RUN_CONTENT, tool);
 
   const controller = new AbortController();
   const context: ToolContext = {
@@ -120,7 +137,7 @@ export async function executeCall(
   try {
     returned = tool.execute(input, context);
   } catch (error) {
-    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`);
+    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
   }
   // A tool that answered synchronously is done: no timeout or abort can apply any more.
   if (!isPromiseLike(returned)) return done("ok", toText(returned), tool);
@@ -141,14 +158,14 @@ export async function executeCall(
     const output = await Promise.race([returned, aborted]);
     if (output === "aborted" || controller.signal.aborted) {
       return timedOut
-        ? done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`)
-        : done("interrupted", INTERRUPTED_CONTENT);
+        ? done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`, tool)
+        : done("interrupted", INTERRUPTED_CONTENT, tool);
     }
     return done("ok", toText(output), tool);
   } catch (error) {
-    if (timedOut) return done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`);
-    if (stepSignal.aborted) return done("interrupted", INTERRUPTED_CONTENT);
-    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`);
+    if (timedOut) return done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`, tool);
+    if (stepSignal.aborted) return done("interrupted", INTERRUPTED_CONTENT, tool);
+    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
   } finally {
     clearTimeout(timer);
     stepSignal.removeEventListener("abort", onStepAbort);

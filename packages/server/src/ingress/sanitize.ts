@@ -1,18 +1,18 @@
 /**
- * Human text is sanitized here, at the ingress, and nowhere else (SPEC §5: projection never
- * rewrites text). What is stored is exactly what the model will see after projection.
+ * Human text is sanitized at the ingress: core's `sanitizeHumanText` (the one treatment every
+ * host gives it: NFC, line breaks, control characters, reserved markup defused off the supervisor
+ * lane), plus the server's length limit. What is stored is exactly what the model will see after
+ * projection.
  */
+import { type HumanInputSource, sanitizeHumanText } from "@sema-agent/core";
 import { HttpError } from "../http-error.ts";
 
 /**
- * Unicode NFC; CR LF and lone CR become LF; every other C0/C1 control character except `\n` and
- * `\t` is removed. Throws a 413 when the result is longer than `maxChars` code points.
+ * `sanitizeHumanText(text, source)`, then a 413 when the result is longer than `maxChars` code
+ * points.
  */
-export function sanitizeText(text: string, maxChars: number, path: string): string {
-  const clean = text
-    .normalize("NFC")
-    .replace(/\r\n?/g, "\n")
-    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
+export function sanitizeText(text: string, source: HumanInputSource, maxChars: number, path: string): string {
+  const clean = sanitizeHumanText(text, source);
   let length = 0;
   for (const _ of clean) {
     if (++length > maxChars)

@@ -4,6 +4,7 @@
  * reaches), an actor (who speaks when it is used) and its roles.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { LABEL_ID_MAX_CHARS } from "@sema-agent/core";
 
 /** What a token may do beyond speaking for its actor on its principal's tasks. */
 export type Role = "approver" | "supervisor";
@@ -56,7 +57,10 @@ export interface TokenStore {
 /** Tokens look like `sema_<tokenId>_<secret>`; the prefix lets logs and scanners recognise a leak. */
 export const TOKEN_PREFIX = "sema_";
 const TOKEN_PATTERN = /^sema_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
-const NAME_PATTERN = /^[\p{L}\p{N}._@+:-]{1,128}$/u;
+const PRINCIPAL_PATTERN = /^[\p{L}\p{N}._@+:-]{1,128}$/u;
+// An actor id is shown whole in `[from "…"]`, which keeps LABEL_ID_MAX_CHARS (64) code points: a
+// longer id would be cut, and two verified actors could then share a label.
+const ACTOR_PATTERN = new RegExp(`^[\\p{L}\\p{N}._@+:-]{1,${LABEL_ID_MAX_CHARS}}$`, "u");
 
 /** SHA-256 of the whole token, hex. */
 export function hashToken(token: string): string {
@@ -77,13 +81,20 @@ export function tokenIdOf(token: string): string | undefined {
 /**
  * Check and complete a creation request. Principal and actor ids are labels people read in logs
  * and the model reads in `[from "…"]`: letters, digits and `._@+:-` only, so neither can carry a
- * line break or markup.
+ * line break or markup; a principal has at most 128 code points, an actor id at most 64, the
+ * most a speaker label shows, so every verified actor's label is its whole id and no two share one.
  */
 export function normalizeCreateInput(input: CreateTokenInput): { principal: string; actorId: string; roles: Role[] } {
   const principal = input.principal.normalize("NFC");
   const actorId = (input.actorId ?? input.principal).normalize("NFC");
-  if (!NAME_PATTERN.test(principal)) throw new TypeError(`invalid principal name: ${JSON.stringify(principal)}`);
-  if (!NAME_PATTERN.test(actorId)) throw new TypeError(`invalid actor id: ${JSON.stringify(actorId)}`);
+  if (!PRINCIPAL_PATTERN.test(principal))
+    throw new TypeError(
+      `invalid principal name ${JSON.stringify(principal)}: 1 to 128 letters, digits or ._@+:- characters`,
+    );
+  if (!ACTOR_PATTERN.test(actorId))
+    throw new TypeError(
+      `invalid actor id ${JSON.stringify(actorId)}: 1 to ${LABEL_ID_MAX_CHARS} letters, digits or ._@+:- characters, all of which its speaker label shows`,
+    );
   const roles = [...new Set(input.roles ?? [])].sort();
   for (const role of roles) if (!ROLES.includes(role)) throw new TypeError(`unknown role: ${String(role)}`);
   return { principal, actorId, roles };

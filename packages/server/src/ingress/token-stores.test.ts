@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { speakerLabel } from "@sema-agent/core";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureFirstToken } from "./first-token.ts";
@@ -32,6 +33,19 @@ describe.each(kinds)("%s", (_name, make) => {
     expect(await tokens.verify(`${token}x`)).toBeUndefined();
     expect(await tokens.verify(token.replace(/.$/, (c) => (c === "A" ? "B" : "A")))).toBeUndefined();
     expect(await tokens.verify("")).toBeUndefined();
+    await tokens.close();
+  });
+
+  it("refuses an actor id longer than a speaker label shows, so no two verified actors share a label", async () => {
+    const tokens = make();
+    const prefix = "a".repeat(64);
+    const { record } = await tokens.create({ principal: "acme", actorId: prefix });
+    expect(speakerLabel({ id: record.actorId, verified: true })).toBe(`[from "${prefix}"]`);
+    await expect(tokens.create({ principal: "acme", actorId: `${prefix}1` })).rejects.toThrow(/invalid actor id/);
+    await expect(tokens.create({ principal: "acme", actorId: `${prefix}2` })).rejects.toThrow(/invalid actor id/);
+    // A principal may be longer, but not when it is also the actor id.
+    await expect(tokens.create({ principal: "p".repeat(100) })).rejects.toThrow(/invalid actor id/);
+    expect((await tokens.create({ principal: "p".repeat(100), actorId: "bot" })).record.principal).toHaveLength(100);
     await tokens.close();
   });
 

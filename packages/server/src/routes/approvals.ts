@@ -24,7 +24,7 @@ export function approvalRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 403, 404, 409, 413, 415, 429],
       async handler({ params, body, caller, context }) {
         const reason =
-          body.reason === undefined ? undefined : sanitizeText(body.reason, REASON_MAX_CHARS, "body.reason");
+          body.reason === undefined ? undefined : sanitizeText(body.reason, "user", REASON_MAX_CHARS, "body.reason");
         await ownTask(store, params.taskId, caller);
         const decided = await decideApproval(
           store,

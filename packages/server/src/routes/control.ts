@@ -52,7 +52,7 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
         // A completed or failed task has its answer: cancelling it would rewrite history.
         if (status === "completed" || status === "failed") throw new TaskFinishedError(params.taskId, status);
         const reason =
-          body.reason === undefined ? undefined : sanitizeText(body.reason, REASON_MAX_CHARS, "body.reason");
+          body.reason === undefined ? undefined : sanitizeText(body.reason, "user", REASON_MAX_CHARS, "body.reason");
         const cancelled = await cancel(store, params.taskId, {
           actor: caller.actor,
           ...(reason === undefined ? {} : { reason }),

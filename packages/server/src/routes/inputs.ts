@@ -49,9 +49,9 @@ export function inputRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 202: { description: "Recorded; `delivery` says how.", schema: SendInputResponse } },
       errors: [400, 401, 403, 404, 409, 413, 415, 429],
       async handler({ params, body, caller, context }) {
-        const text = sanitizeText(body.text, limits.maxTextChars, "body.text");
-        if (text.trim() === "") throw badRequest("body.text is empty", "body.text");
         const { source, actor } = laneOf(caller, body.lane ?? "user", body.from);
+        const text = sanitizeText(body.text, source, limits.maxTextChars, "body.text");
+        if (text.trim() === "") throw badRequest("body.text is empty", "body.text");
         await ownTask(store, params.taskId, caller);
         const sent = await queue.run(params.taskId, () =>
           sendInput(store, params.taskId, {

@@ -22,7 +22,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 201: { description: "Created.", schema: CreateTaskResponse } },
       errors: [400, 401, 413, 415, 429],
       async handler({ body, caller, context }) {
-        const objective = sanitizeText(body.objective, limits.maxTextChars, "body.objective");
+        const objective = sanitizeText(body.objective, "user", limits.maxTextChars, "body.objective");
         if (objective.trim() === "") throw badRequest("body.objective is empty", "body.objective");
         const name = body.agent ?? agents.defaultName;
         const agent = agents.get(name);
