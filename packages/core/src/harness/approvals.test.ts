@@ -10,7 +10,7 @@ import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import { decideApproval, sha256Hex } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
-import { sendInput, startTask } from "./task-api.ts";
+import { cancel, sendInput, startTask } from "./task-api.ts";
 
 const owner = { actor: { id: "alice@example.com", verified: true, issuer: "sema-token" }, principal: "acme" };
 
@@ -158,6 +158,19 @@ describe("approvals", () => {
     await expect(
       decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "deny", ...owner }),
     ).rejects.toMatchObject({ code: "ApprovalConflict" });
+  });
+
+  it("refuses to decide a call of a cancelled task with TaskFinished, recording nothing; the tool never runs", async () => {
+    const { store, w, taskId, decide } = await parkedOn([deletes("a"), { text: "done" }]);
+    await cancel(store, taskId);
+    const before = (await store.getTask(taskId)).lastSeq;
+    for (const decision of ["approve", "deny"] as const)
+      await expect(decide(decision)).rejects.toMatchObject({
+        code: "TaskFinished",
+        details: { taskId, status: "cancelled" },
+      });
+    expect((await store.getTask(taskId)).lastSeq).toBe(before);
+    expect(w.runs).toEqual([]);
   });
 
   it("the tool runs with the recorded input, whatever happened to the objects seen at request time", async () => {
