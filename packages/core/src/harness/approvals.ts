@@ -45,11 +45,14 @@ export interface Decision {
   principal: string;
 }
 
-/** Who may decide a call: by default only the task's own principal, through a verified actor. */
+/**
+ * Who may decide a call: by default only the task's own principal, through a verified actor.
+ * `taskAgent` is the agent the task was created with, for hosts whose rule differs per agent.
+ */
 export type CanApprove = (
   actor: ActorAssertion,
   principal: string,
-  call: ApprovalState & { taskPrincipal: string },
+  call: ApprovalState & { taskPrincipal: string; taskAgent?: string },
 ) => boolean | Promise<boolean>;
 
 export const defaultCanApprove: CanApprove = (actor, principal, call) =>
@@ -89,7 +92,12 @@ export async function decideApproval(
     if (isTerminal(status)) throw new TaskFinishedError(taskId, status);
     if (approval.decision !== undefined) throw new ApprovalConflictError(taskId, decision.callId, approval.decision);
     if (decision.digest !== approval.digest) throw new DigestMismatchError(taskId, decision.callId);
-    if (!(await canApprove(decision.actor, decision.principal, { ...approval, taskPrincipal: state.principal }))) {
+    const call = {
+      ...approval,
+      taskPrincipal: state.principal,
+      ...(state.agent === undefined ? {} : { taskAgent: state.agent }),
+    };
+    if (!(await canApprove(decision.actor, decision.principal, call))) {
       throw new ForbiddenError(`${decision.actor.id} may not decide call ${decision.callId} of task ${taskId}`, {
         taskId,
         callId: decision.callId,
