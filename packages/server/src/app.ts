@@ -95,7 +95,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     await next();
   });
 
-  mountRoutes(app, routes, limits.maxBodyBytes);
+  mountRoutes(app, routes, limits);
   app.route("/", consoleRoutes());
   return app;
 }

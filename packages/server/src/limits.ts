@@ -3,6 +3,11 @@
 export interface Limits {
   /** Largest request body accepted, in bytes (413 above). */
   maxBodyBytes: number;
+  /**
+   * Deepest nesting of arrays and objects a JSON body may have (400 above, naming the path where
+   * it stopped), checked on the text before it is parsed or walked.
+   */
+  maxJsonDepth: number;
   /** Longest objective or input text, in code points after sanitizing (413 above). */
   maxTextChars: number;
   /** Requests per minute per principal, on average (429 above). */
@@ -20,6 +25,7 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 256 * 1024,
+  maxJsonDepth: 64,
   maxTextChars: 32_000,
   ratePerMinute: 600,
   rateBurst: 120,
