@@ -400,4 +400,33 @@ describe("the bad-input corpus", () => {
       await server.close();
     }
   });
+
+  it("over a real socket: deciding a call of a cancelled task is a 409 TaskFinished, and nothing is recorded", async () => {
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    const detail = await json<{ pendingApprovals: { digest: string }[] }>(await fx.call("GET", `/v1/tasks/${taskId}`));
+    const digest = detail.pendingApprovals[0]?.digest ?? "";
+    const server = await listen(fx.app, { port: 0 });
+    try {
+      const post = (path: string, body: unknown) =>
+        fetch(`${server.url}/v1/tasks/${taskId}/${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${fx.tokens.bob}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      expect((await post("cancel", {})).status).toBe(200);
+      const before = (await fx.store.getTask(taskId)).lastSeq;
+      for (const decision of ["approve", "deny"]) {
+        const response = await post("approvals/call-1", { decision, digest });
+        expect(response.status, decision).toBe(409);
+        expect(await response.json()).toMatchObject({
+          error: { code: "TaskFinished", details: { taskId, status: "cancelled" } },
+        });
+      }
+      expect((await fx.store.getTask(taskId)).lastSeq).toBe(before);
+    } finally {
+      await server.close();
+    }
+  });
 });
