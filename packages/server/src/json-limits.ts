@@ -25,6 +25,8 @@ function pathOf(stack: readonly Frame[], root: string): string {
 
 /** A key's raw text (between its quotes) decoded; the raw text when it is not a valid string. */
 function decodeKey(raw: string): string {
+  // Most keys have no escape: the text between the quotes is the key.
+  if (!raw.includes("\\")) return raw;
   try {
     const decoded: unknown = JSON.parse(`"${raw}"`);
     return typeof decoded === "string" ? decoded : raw;
