@@ -12,7 +12,7 @@ import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import type { Caller, Ingress } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
-import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+import { type Limits, resolveLimits } from "./limits.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -58,7 +58,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: Limits = resolveLimits(options.limits);
   const now = options.clock ?? Date.now;
   const deps: RouteDeps = {
     store: options.store,
