@@ -173,6 +173,38 @@ describe("approvals", () => {
     expect(w.runs).toEqual([]);
   });
 
+  it("a host's policy sees the task's principal and agent", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "Clean up", principal: "acme", agent: "janitor" });
+    const model = new ScriptedModel([deletes("a")], { mode: "by-transcript" });
+    await runLeg({ store, agent: { model, tools: [world().remove] } }, taskId);
+    const [request] = await requests(store, taskId);
+    const seen: Array<{ taskPrincipal: string; taskAgent?: string }> = [];
+    const canApprove = (_actor: unknown, _principal: string, call: { taskPrincipal: string; taskAgent?: string }) => {
+      seen.push({
+        taskPrincipal: call.taskPrincipal,
+        ...(call.taskAgent === undefined ? {} : { taskAgent: call.taskAgent }),
+      });
+      return true;
+    };
+    await decideApproval(
+      store,
+      taskId,
+      { callId: request?.callId ?? "", digest: request?.digest ?? "", decision: "approve", ...owner },
+      { canApprove },
+    );
+    expect(seen).toEqual([{ taskPrincipal: "acme", taskAgent: "janitor" }]);
+  });
+
+  it("refuses to decide a call of a task that has failed with TaskFinished", async () => {
+    const { store, taskId, decide } = await parkedOn([deletes("a")]);
+    const { lastSeq } = await store.getTask(taskId);
+    const failed = { type: "task_failed", v: 1, error: { code: "HostGaveUp", message: "gave up" } } as const;
+    await store.append(taskId, [failed], { expectedSeq: lastSeq });
+    await expect(decide("approve")).rejects.toMatchObject({ code: "TaskFinished", details: { status: "failed" } });
+    expect((await store.getTask(taskId)).lastSeq).toBe(lastSeq + 1);
+  });
+
   it("the tool runs with the recorded input, whatever happened to the objects seen at request time", async () => {
     const { w, leg, decide } = await parkedOn([deletes("report.pdf"), { text: "ok" }]);
     const seen = w.captured();
