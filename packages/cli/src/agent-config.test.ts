@@ -24,6 +24,7 @@ describe("sema.config", () => {
             tools: ["read_file", "list_dir"],
             approve: [],
             maxTurns: 5,
+            approvers: "any-verified-actor",
           },
           writer: { model: `script:${script}` },
         },
@@ -31,7 +32,12 @@ describe("sema.config", () => {
       }),
     );
     const set = await loadAgents(cwd, {}, noModel);
-    expect(set).toMatchObject({ defaultAgent: "reader", source: "sema.config.json" });
+    expect(set).toMatchObject({
+      defaultAgent: "reader",
+      source: "sema.config.json",
+      approvers: { reader: "any-verified-actor" },
+    });
+    expect(set.approvers).not.toHaveProperty("writer");
     expect(set.agents.reader?.tools?.map((t) => t.name)).toEqual(["read_file", "list_dir"]);
     expect(set.agents.reader).toMatchObject({ instructions: "Only read.", budget: { maxTurns: 5 } });
     expect(set.agents.reader?.approvalPolicy).toBeUndefined();
@@ -49,10 +55,14 @@ describe("sema.config", () => {
     writeFileSync(
       join(cwd, "sema.config.mjs"),
       `const model = { id: "inline:echo", async *stream() { yield { type: "text-delta", id: "t", delta: "from code" }; yield { type: "finish", usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop" }; } };
-       export default { agents: { coder: { model, instructions: "Code." } } };`,
+       export default { agents: { coder: { model, instructions: "Code." } }, approvers: { coder: "any-verified-actor" } };`,
     );
     const set = await loadAgents(cwd, {}, noModel);
-    expect(set).toMatchObject({ defaultAgent: "coder", source: "sema.config.mjs" });
+    expect(set).toMatchObject({
+      defaultAgent: "coder",
+      source: "sema.config.mjs",
+      approvers: { coder: "any-verified-actor" },
+    });
     expect(set.agents.coder?.model.id).toBe("inline:echo");
   });
 

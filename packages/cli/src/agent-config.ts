@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Agent } from "@sema-agent/core";
+import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
 import { UsageError } from "./context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "./default-agent.ts";
@@ -17,12 +18,19 @@ import { createFileTools } from "./tools/index.ts";
 export interface AgentSet {
   agents: Record<string, Agent>;
   defaultAgent: string;
+  /**
+   * Per agent name, who may decide its approvals under `sema serve` when it is not the default
+   * (the `approver` role): `any-verified-actor` lets any verified token of the task's principal.
+   */
+  approvers: Record<string, ApproverRule>;
   /** Where they came from, for the start-up line. */
   source: string;
 }
 
 const CODE_FILES = ["sema.config.ts", "sema.config.mjs", "sema.config.js"];
 const JSON_FILE = "sema.config.json";
+
+const approverRule = z.enum(["approver-role", "any-verified-actor"]);
 
 const jsonAgent = z.strictObject({
   model: z.string().min(1),
@@ -34,6 +42,8 @@ const jsonAgent = z.strictObject({
   maxTurns: z.number().int().positive().exactOptional(),
   maxTokens: z.number().int().positive().exactOptional(),
   maxCostUsd: z.number().positive().exactOptional(),
+  /** Who may decide this agent's approvals under `sema serve`; default `approver-role`. */
+  approvers: approverRule.exactOptional(),
 });
 
 const jsonConfig = z.strictObject({
@@ -80,14 +90,18 @@ export async function loadAgents(
     const path = join(cwd, name);
     if (!existsSync(path)) continue;
     const loaded = (await import(pathToFileURL(path).href)) as {
-      default?: { agents?: Record<string, Agent>; defaultAgent?: string };
+      default?: { agents?: Record<string, Agent>; defaultAgent?: string; approvers?: unknown };
     };
     const config = loaded.default;
     if (config?.agents === undefined || Object.keys(config.agents).length === 0)
       throw new UsageError(`${name}: the default export needs { agents: { name: agent } }`);
+    const approvers = z.record(z.string(), approverRule).optional().safeParse(config.approvers);
+    if (!approvers.success)
+      throw new UsageError(`${name}: approvers: each agent's rule is "approver-role" or "any-verified-actor"`);
     return {
       agents: config.agents,
       defaultAgent: checkDefault(config.agents, config.defaultAgent, name),
+      approvers: approvers.data ?? {},
       source: name,
     };
   }
@@ -109,12 +123,18 @@ export async function loadAgents(
     const agents = Object.fromEntries(
       Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, cwd, env)]),
     );
-    return { agents, defaultAgent: defaultName, source: JSON_FILE };
+    const approvers = Object.fromEntries(
+      Object.entries(parsed.data.agents).flatMap(([name, raw]) =>
+        raw.approvers === undefined ? [] : [[name, raw.approvers]],
+      ),
+    );
+    return { agents, defaultAgent: defaultName, approvers, source: JSON_FILE };
   }
   const spec = modelSpec();
   return {
     agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), cwd) },
     defaultAgent: DEFAULT_AGENT_NAME,
+    approvers: {},
     source: `the default agent on ${spec}`,
   };
 }

@@ -6,6 +6,7 @@
 import { userInfo } from "node:os";
 import { type ActorAssertion, type ApprovalState, decideApproval, fold, type Store } from "@sema-agent/core";
 import type { CliIo } from "./context.ts";
+import { terminalSafe } from "./terminal-safe.ts";
 
 /** The single-user host's principal, and its actor for decisions. */
 export const LOCAL_PRINCIPAL = "local";
@@ -27,10 +28,13 @@ async function pending(store: Store, taskId: string): Promise<ApprovalState[]> {
 function describeCall(approval: ApprovalState): string {
   const input = JSON.stringify(JSON.parse(approval.inputJson), null, 2);
   const shown = input.length > 2000 ? `${input.slice(0, 2000)}\n… (${input.length - 2000} more characters)` : input;
-  return `? ${approval.name} wants to run (call ${approval.callId}, digest ${approval.digest.slice(0, 12)}…):\n${shown
-    .split("\n")
-    .map((line) => `    ${line}`)
-    .join("\n")}\n`;
+  // The tool's name and input are the model's: nothing in them may act on the terminal.
+  return terminalSafe(
+    `? ${approval.name} wants to run (call ${approval.callId}, digest ${approval.digest.slice(0, 12)}…):\n${shown
+      .split("\n")
+      .map((line) => `    ${line}`)
+      .join("\n")}\n`,
+  );
 }
 
 /** Ask about every pending call; true when all were decided (the task can go on). */
@@ -64,6 +68,8 @@ export async function askApprovals(
 export async function printPendingApprovals(io: CliIo, store: Store, taskId: string, dbFlag: string): Promise<void> {
   for (const approval of await pending(store, taskId)) {
     io.stdout.write(describeCall(approval));
-    io.stdout.write(`  Decide with: sema approve ${taskId} ${approval.callId}${dbFlag}   (or --deny)\n`);
+    io.stdout.write(
+      `${terminalSafe(`  Decide with: sema approve ${taskId} ${approval.callId}${dbFlag}   (or --deny)`)}\n`,
+    );
   }
 }

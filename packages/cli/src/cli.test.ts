@@ -209,6 +209,20 @@ describe("approvals at the terminal", () => {
     expect(readFileSync(join(ws.dir, "out.txt"), "utf8")).toBe("hello\n");
   });
 
+  it("sema approve on a cancelled task says so and exits 1, recording nothing", async () => {
+    const ws = workspace();
+    const c = capture(ws.dir);
+    expect(await main(["run", "Write it", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], c.io)).toBe(0);
+    const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+    expect(await main(["cancel", taskId, "--db", ws.db], capture(ws.dir).io)).toBe(0);
+    const a = capture(ws.dir);
+    expect(await main(["approve", taskId, "call-1-1", "--db", ws.db], a.io)).toBe(1);
+    expect(a.err()).toBe(`sema: task ${taskId} is cancelled\n`);
+    const store = new SqliteStore({ path: ws.db });
+    expect((await store.read(taskId)).some((e) => e.type === "approval_decided")).toBe(false);
+    await store.close();
+  });
+
   it("a denial is told to the model; --yes approves writes up front", async () => {
     const ws = workspace();
     const c = capture(ws.dir, {}, { prompt: async () => "n" });

@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 import { isSemaError, type Store } from "@sema-agent/core";
 import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from "@sema-agent/server";
 import { SqliteStore } from "@sema-agent/sqlite";
+import { terminalSafe } from "./terminal-safe.ts";
 
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -126,14 +127,15 @@ export async function openStore(io: CliIo, flags: StoreFlags): Promise<Store> {
 export class UsageError extends Error {}
 
 export function reportError(io: CliIo, error: unknown): number {
+  // Messages can quote a task's text (a tool name, a model's error): printed terminal-safe.
   if (error instanceof UsageError) {
-    io.stderr.write(`sema: ${error.message}\n`);
+    io.stderr.write(`sema: ${terminalSafe(error.message)}\n`);
     return 2;
   }
   if (isSemaError(error)) {
-    io.stderr.write(`sema: ${error.message}\n`);
+    io.stderr.write(`sema: ${terminalSafe(error.message)}\n`);
     return error.code === "InvalidInput" ? 2 : 1;
   }
-  io.stderr.write(`sema: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  io.stderr.write(`sema: ${terminalSafe(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
   return 1;
 }

@@ -17,6 +17,7 @@ import {
 import { askApprovals, printPendingApprovals } from "./approvals.ts";
 import type { CliIo } from "./context.ts";
 import { Renderer } from "./render.ts";
+import { terminalSafe } from "./terminal-safe.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -28,7 +29,7 @@ function steerFromStdin(io: CliIo, store: Store, taskId: string, enabled: boolea
     const text = line.trim();
     if (text === "") return;
     sendInput(store, taskId, { text }).catch((error: unknown) =>
-      io.stderr.write(`sema: steer not sent: ${String(error)}\n`),
+      io.stderr.write(`sema: steer not sent: ${terminalSafe(String(error))}\n`),
     );
   });
   return () => lines.close();
@@ -83,7 +84,7 @@ async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome |
         const where =
           held.holder.host === undefined ? held.holder.id : `process ${held.holder.pid ?? "?"} on ${held.holder.host}`;
         io.stderr.write(
-          `sema: task ${options.taskId} is held by ${where}; its lease expires in ${(waitMs / 1000).toFixed(1)}s, waiting…\n`,
+          `${terminalSafe(`sema: task ${options.taskId} is held by ${where}; its lease expires in ${(waitMs / 1000).toFixed(1)}s, waiting…`)}\n`,
         );
         if (io.interrupt?.aborted === true) return 130;
         await sleep(waitMs);
@@ -101,17 +102,19 @@ function report(io: CliIo, outcome: LegOutcome, options: DriveOptions): number {
   switch (outcome.status) {
     case "completed":
       if (outcome.legId === undefined)
-        io.stdout.write(`Task ${outcome.taskId} is already completed: ${outcome.result ?? ""}\n`);
+        io.stdout.write(`${terminalSafe(`Task ${outcome.taskId} is already completed: ${outcome.result ?? ""}`)}\n`);
       return 0;
     case "failed":
-      io.stderr.write(`Task ${outcome.taskId} failed: ${outcome.error?.message ?? "unknown error"}\n`);
+      io.stderr.write(
+        `${terminalSafe(`Task ${outcome.taskId} failed: ${outcome.error?.message ?? "unknown error"}`)}\n`,
+      );
       return 1;
     case "cancelled":
       io.stderr.write(`Task ${outcome.taskId} is cancelled.\n`);
       return 1;
     default:
       io.stdout.write(
-        `Task ${outcome.taskId} is parked (${outcome.parkedReason ?? outcome.status}). Resume it with: ${resume}\n`,
+        `${terminalSafe(`Task ${outcome.taskId} is parked (${outcome.parkedReason ?? outcome.status}). Resume it with: ${resume}`)}\n`,
       );
       return outcome.parkedReason === "interrupt" && io.interrupt?.aborted === true ? 130 : 0;
   }

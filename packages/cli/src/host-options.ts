@@ -3,6 +3,7 @@
  * report a leg's failure, and how they wait for Ctrl-C or SIGTERM.
  */
 import { type CliIo, UsageError } from "./context.ts";
+import { terminalSafe } from "./terminal-safe.ts";
 
 export function nonNegativeInteger(flag: string, value: string | undefined, fallback: number): number {
   const n = value === undefined ? fallback : Number(value);
@@ -24,7 +25,7 @@ export function leaseTtl(value: string | undefined): number {
 export function reportTo(io: CliIo, who: string): (error: unknown, taskId: string | undefined) => void {
   return (error, taskId) =>
     io.stderr.write(
-      `${who}: ${taskId === undefined ? "" : `task ${taskId}: `}${error instanceof Error ? error.message : String(error)}\n`,
+      `${terminalSafe(`${who}: ${taskId === undefined ? "" : `task ${taskId}: `}${error instanceof Error ? error.message : String(error)}`)}\n`,
     );
 }
 

@@ -2,8 +2,11 @@
  * What a person sees while a task runs: assistant text as it streams, tool calls and results in
  * one compact line each, the inputs the model received with their frames, and a status line with
  * the turn, tokens and elapsed time. Plain lines, no escape codes, when the output is not a TTY.
+ * Every piece of text from the task goes through `terminalSafe`: the only escape codes written
+ * are the renderer's own styles.
  */
 import type { StreamEvent } from "@sema-agent/core";
+import { terminalSafe } from "./terminal-safe.ts";
 
 export interface RenderTarget {
   write(text: string): unknown;
@@ -44,7 +47,14 @@ export class Renderer {
     return this.#tty ? `${code}${text}${RESET}` : text;
   }
 
-  #line(text: string): void {
+  /** A line of the task's text, made terminal-safe, then styled with `code` if given. */
+  #line(text: string, code?: string): void {
+    const safe = terminalSafe(text);
+    this.#rawLine(code === undefined ? safe : this.#style(code, safe));
+  }
+
+  /** A line already safe to print. */
+  #rawLine(text: string): void {
     if (this.#streaming) {
       this.#out.write("\n");
       this.#streaming = false;
@@ -57,41 +67,39 @@ export class Renderer {
     switch (event.type) {
       case "text_delta":
         if (!this.#tty) return;
-        this.#out.write(event.delta);
+        this.#out.write(terminalSafe(event.delta));
         this.#streaming = true;
         return;
       case "model_turn": {
         this.#tokens += event.usage.inputTokens + event.usage.outputTokens;
         if (!this.#tty && event.text !== "") this.#line(`assistant: ${event.text}`);
         const seconds = ((Date.now() - this.#started) / 1000).toFixed(1);
-        this.#line(
-          this.#style(DIM, `· turn ${event.sessionSeq} · ${this.#tokens.toLocaleString("en-US")} tokens · ${seconds}s`),
-        );
+        this.#line(`· turn ${event.sessionSeq} · ${this.#tokens.toLocaleString("en-US")} tokens · ${seconds}s`, DIM);
         return;
       }
       case "tool_call_started":
-        this.#line(this.#style(DIM, `→ ${event.name}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`));
+        this.#line(`→ ${event.name}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`, DIM);
         return;
       case "tool_result": {
         const detail = event.status === "ok" ? `${event.content.length} chars` : oneLine(event.content, 100);
-        this.#line(this.#style(DIM, `← ${event.name} ${event.status}: ${detail}`));
+        this.#line(`← ${event.name} ${event.status}: ${detail}`, DIM);
         return;
       }
       case "user_message":
         // The objective is what the person just typed; every other input is shown as the model got it.
         if (this.#carriers.get(event.inputIds[0] ?? "") !== "objective")
-          this.#line(indent(event.content, this.#style(BOLD, "» ")));
+          this.#rawLine(indent(terminalSafe(event.content), this.#style(BOLD, "» ")));
         return;
       case "human_input":
         if (event.delivery === "applied") this.#carriers.set(event.inputId, event.carrier);
         if (event.delivery === "received" || event.delivery === "parked")
-          this.#line(this.#style(DIM, `» input ${event.delivery} (${event.carrier})`));
+          this.#line(`» input ${event.delivery} (${event.carrier})`, DIM);
         return;
       case "engine_note":
         this.#line(`! ${event.text}`);
         return;
       case "task_completed":
-        this.#line(this.#style(BOLD, "✓ completed"));
+        this.#line("✓ completed", BOLD);
         return;
       case "task_failed":
         this.#line(`✗ failed: ${event.error.message}`);

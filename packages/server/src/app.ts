@@ -5,14 +5,14 @@
 import type { CanApprove, Store } from "@sema-agent/core";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
-import { defaultApprovalPolicy } from "./approval-policy.ts";
+import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import type { Caller, Ingress } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
-import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+import { type Limits, resolveLimits } from "./limits.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -37,7 +37,12 @@ export interface AppOptions {
   hub?: EventHub;
   /** The worker pool in this process, told about new work and asked to resume tasks. */
   workers?: WorkSignal;
-  /** Who may decide approvals, per caller. Default `defaultApprovalPolicy`. */
+  /**
+   * Who may decide approvals: the `approver` role by default; per agent (or for all) any verified
+   * actor of the task's principal. Ignored when `canApprove` is given.
+   */
+  approvers?: ApproverSettings;
+  /** Who may decide approvals, per caller: replaces the policy built from `approvers`. */
   canApprove?: (caller: Caller) => CanApprove;
 }
 
@@ -53,7 +58,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: Limits = resolveLimits(options.limits);
   const now = options.clock ?? Date.now;
   const deps: RouteDeps = {
     store: options.store,
@@ -62,7 +67,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     hub: options.hub,
     workers: options.workers,
     now,
-    canApprove: options.canApprove ?? defaultApprovalPolicy,
+    canApprove: options.canApprove ?? approvalPolicy(options.approvers),
   };
   const routes = apiRoutes(deps);
   const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));
@@ -95,7 +100,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     await next();
   });
 
-  mountRoutes(app, routes, limits.maxBodyBytes);
+  mountRoutes(app, routes, limits);
   app.route("/", consoleRoutes());
   return app;
 }

@@ -3,8 +3,9 @@
  * header injection in the speaker name, path traversal in ids, bad credentials. Every case is a
  * typed 4xx, the server stays healthy, and nothing is stored.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseSpeaker } from "./ingress/speaker.ts";
+import { listen } from "./listen.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 
 interface Case {
@@ -94,6 +95,47 @@ const CASES: Case[] = [
     at: "body.text",
   },
   { name: "huge body", body: { text: "x".repeat(300_000) }, status: 413, code: "PayloadTooLarge" },
+  // Shape: nesting depth and the keys JavaScript gives a meaning, refused before parsing.
+  {
+    name: "nested 3,970 levels deep",
+    raw: `{"text":"x","legId":${"[".repeat(3970)}${"]".repeat(3970)}}`,
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+    at: `body.legId${".0".repeat(63)}`,
+  },
+  {
+    name: "__proto__ in metadata",
+    path: "/v1/tasks",
+    raw: '{"objective":"x","metadata":{"k":{"__proto__":[1]}}}',
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+    at: "body.metadata.k.__proto__",
+  },
+  {
+    name: "escaped __proto__ at the top",
+    raw: '{"text":"x","\\u005f_proto__":{}}',
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "constructor in metadata",
+    path: "/v1/tasks",
+    body: { objective: "x", metadata: { list: [{ constructor: "Object" }] } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.metadata.list.0.constructor",
+  },
+  {
+    name: "prototype key",
+    path: "/v1/tasks",
+    body: { objective: "x", metadata: { prototype: 1 } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.metadata.prototype",
+  },
   {
     name: "text over the cap",
     body: { text: "y".repeat(32_001) },
@@ -313,5 +355,78 @@ describe("the bad-input corpus", () => {
       expect(() => parseSpeaker(name), JSON.stringify(name)).toThrow(/control characters/);
     }
     expect(parseSpeaker(" Ana ")).toBe("Ana");
+  });
+
+  it("over a real socket: deep nesting and reserved keys on every POST route are typed 400s, nothing on stderr", async () => {
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    const before = await fx.store.read(taskId);
+    const stderr = vi.spyOn(console, "error");
+    const server = await listen(fx.app, { port: 0 });
+    try {
+      const post = (path: string, raw: string) =>
+        fetch(`${server.url}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${fx.tokens.bob}`, "content-type": "application/json" },
+          body: raw,
+        });
+      const routes = ["/v1/tasks", "inputs", "approvals/call-1", "interrupt", "cancel", "resume"].map((route) =>
+        route.startsWith("/") ? route : `/v1/tasks/${taskId}/${route}`,
+      );
+      const deep = `{"a":${"[".repeat(3970)}${"]".repeat(3970)}}`;
+      for (const route of routes) {
+        const response = await post(route, deep);
+        expect(response.status, route).toBe(400);
+        expect(await response.json(), route).toMatchObject({
+          error: { code: "InvalidInput", details: { path: `body.a${".0".repeat(63)}`, maxDepth: 64 } },
+        });
+        const proto = await post(route, '{"objective":"x","text":"x","metadata":{"k":{"__proto__":[1]}}}');
+        expect(proto.status, route).toBe(400);
+        expect(await proto.json(), route).toMatchObject({
+          error: { code: "InvalidInput", details: { path: "body.metadata.k.__proto__", key: "__proto__" } },
+        });
+      }
+      // At the limit it is read and validated as usual.
+      const atLimit = await post("/v1/tasks", `{"objective":"x","metadata":{"k":${"[".repeat(62)}${"]".repeat(62)}}}`);
+      expect(atLimit.status).toBe(201);
+      expect(
+        (await fetch(`${server.url}/v1/tasks`, { headers: { authorization: `Bearer ${fx.tokens.bob}` } })).status,
+      ).toBe(200);
+      expect(stderr).not.toHaveBeenCalled();
+      expect(await fx.store.read(taskId)).toEqual(before);
+    } finally {
+      stderr.mockRestore();
+      await server.close();
+    }
+  });
+
+  it("over a real socket: deciding a call of a cancelled task is a 409 TaskFinished, and nothing is recorded", async () => {
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    const detail = await json<{ pendingApprovals: { digest: string }[] }>(await fx.call("GET", `/v1/tasks/${taskId}`));
+    const digest = detail.pendingApprovals[0]?.digest ?? "";
+    const server = await listen(fx.app, { port: 0 });
+    try {
+      const post = (path: string, body: unknown) =>
+        fetch(`${server.url}/v1/tasks/${taskId}/${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${fx.tokens.bob}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      expect((await post("cancel", {})).status).toBe(200);
+      const before = (await fx.store.getTask(taskId)).lastSeq;
+      for (const decision of ["approve", "deny"]) {
+        const response = await post("approvals/call-1", { decision, digest });
+        expect(response.status, decision).toBe(409);
+        expect(await response.json()).toMatchObject({
+          error: { code: "TaskFinished", details: { taskId, status: "cancelled" } },
+        });
+      }
+      expect((await fx.store.getTask(taskId)).lastSeq).toBe(before);
+    } finally {
+      await server.close();
+    }
   });
 });

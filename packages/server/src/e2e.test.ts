@@ -54,7 +54,8 @@ describe("sema serve, end to end", () => {
       expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const admin = serving.firstToken?.token ?? "";
       expect(serving.firstToken?.record).toMatchObject({ principal: "local", roles: ["approver", "supervisor"] });
-      const dana = (await tokens.create({ principal: "local", actorId: "dana" })).token;
+      const dana = (await tokens.create({ principal: "local", actorId: "dana", roles: ["approver"] })).token;
+      const erin = (await tokens.create({ principal: "local", actorId: "erin" })).token;
       const api = (method: string, route: string, token: string, body?: unknown) =>
         fetch(`${serving.url}${route}`, {
           method,
@@ -85,6 +86,13 @@ describe("sema serve, end to end", () => {
       await stream.until((frames) => frames.some((f) => f.event === "leg_ended"));
       const pending = detail.pendingApprovals[0];
       expect(pending).toMatchObject({ callId: "call-write", input: { text: "indent with tabs" } });
+      // A verified token of the principal without the approver role may not decide it.
+      const refused = await api("POST", `/v1/tasks/${taskId}/approvals/call-write`, erin, {
+        decision: "approve",
+        digest: pending?.digest,
+      });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: { code: "Forbidden" } });
       const approved = await api("POST", `/v1/tasks/${taskId}/approvals/call-write`, dana, {
         decision: "approve",
         digest: pending?.digest,

@@ -5,7 +5,7 @@
 
 export { API_VERSION, type AppOptions, apiRoutes, createApp } from "./app.ts";
 export type { AppEnv } from "./app-env.ts";
-export { defaultApprovalPolicy } from "./approval-policy.ts";
+export { type ApproverRule, type ApproverSettings, approvalPolicy, defaultApprovalPolicy } from "./approval-policy.ts";
 export { type EphemeralListener, EventHub } from "./events/event-hub.ts";
 export { type ApiErrorBody, type ApiErrorCode, HttpError, type ServerErrorCode } from "./http-error.ts";
 export type { Caller, Credentials, Ingress } from "./ingress/caller.ts";

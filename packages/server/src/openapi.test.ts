@@ -56,6 +56,7 @@ describe("/v1/openapi.json", () => {
       "DecideApprovalResponse",
       await json(
         await fx.call("POST", `/v1/tasks/${taskId}/approvals/call-1`, {
+          token: fx.tokens.bob,
           body: { decision: "deny", digest: detail.pendingApprovals[0]?.digest },
         }),
       ),

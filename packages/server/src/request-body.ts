@@ -1,9 +1,19 @@
 /**
  * Reading a JSON request body safely: the content type is checked, the bytes are counted as they
- * arrive (a body over the limit is refused without being buffered), decoded as strict UTF-8, and
- * parsed; every string in it must be well-formed Unicode. Each failure is a typed 4xx.
+ * arrive (a body over the limit is refused without being buffered), decoded as strict UTF-8, its
+ * shape checked on the text (nesting depth, reserved keys: see `json-limits.ts`), and parsed;
+ * every string in it must be well-formed Unicode. Each failure is a typed 4xx.
  */
 import { badRequest, HttpError } from "./http-error.ts";
+import { illFormedPath, jsonShapeError } from "./json-limits.ts";
+
+/** The limits a body is read under. */
+export interface BodyLimits {
+  /** Bytes (413 above). */
+  maxBodyBytes: number;
+  /** Nested arrays and objects (400 above). */
+  maxJsonDepth: number;
+}
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, "PayloadTooLarge", `the request body is larger than ${limit} bytes`, {
@@ -41,32 +51,12 @@ async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-/** The first string (or key) that is not well-formed UTF-16 (a lone surrogate), as a path. */
-function illFormedPath(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return value.isWellFormed() ? undefined : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = illFormedPath(value[i], `${path}.${i}`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (!key.isWellFormed()) return `${path}.${key.toWellFormed()}`;
-      const found = illFormedPath(item, `${path}.${key}`);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
-}
-
 /**
  * The parsed JSON body. An empty body is `undefined` when `optional`, a 400 otherwise (a body
  * is only required to be JSON when there is one).
  */
-export async function readJsonBody(request: Request, limit: number, optional: boolean): Promise<unknown> {
-  const bytes = await readBytes(request, limit);
+export async function readJsonBody(request: Request, limits: BodyLimits, optional: boolean): Promise<unknown> {
+  const bytes = await readBytes(request, limits.maxBodyBytes);
   if (bytes.byteLength === 0) {
     if (optional) return undefined;
     throw badRequest("a JSON body is required", "body");
@@ -78,6 +68,8 @@ export async function readJsonBody(request: Request, limit: number, optional: bo
   } catch {
     throw badRequest("the request body is not valid UTF-8", "body");
   }
+  const shape = jsonShapeError(text, limits.maxJsonDepth);
+  if (shape !== undefined) throw shape;
   let value: unknown;
   try {
     value = JSON.parse(text);

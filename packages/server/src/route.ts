@@ -9,7 +9,7 @@ import type { z } from "zod";
 import type { AppEnv } from "./app-env.ts";
 import { badRequest } from "./http-error.ts";
 import type { Caller } from "./ingress/caller.ts";
-import { readJsonBody } from "./request-body.ts";
+import { type BodyLimits, readJsonBody } from "./request-body.ts";
 
 /** What a handler receives: validated params, query and body, and the authenticated caller. */
 export interface RouteInput<P, Q, B> {
@@ -78,15 +78,15 @@ function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where
   return result.data;
 }
 
-/** Register every route on `app`; bodies are read with at most `maxBodyBytes`. */
-export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRouteSpec[], maxBodyBytes: number): void {
+/** Register every route on `app`; bodies are read under `limits` (size, nesting depth). */
+export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRouteSpec[], limits: BodyLimits): void {
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (context) => {
       const params = parse(spec.params, context.req.param(), "params");
       const query = parse(spec.query, context.req.query(), "query");
       let body: unknown = {};
       if (spec.body !== undefined) {
-        const raw = await readJsonBody(context.req.raw, maxBodyBytes, spec.bodyOptional === true);
+        const raw = await readJsonBody(context.req.raw, limits, spec.bodyOptional === true);
         body = parse(spec.body, raw ?? {}, "body");
       }
       return spec.handler({ params, query, body, caller: context.get("caller"), context });

@@ -5,6 +5,7 @@
  */
 import type { LeaseHolder, Store } from "@sema-agent/core";
 import { createApp } from "./app.ts";
+import type { ApproverSettings } from "./approval-policy.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { ensureFirstToken } from "./ingress/first-token.ts";
 import { createTokenIngress } from "./ingress/token-ingress.ts";
@@ -23,6 +24,8 @@ export interface ServeOptions {
   /** Default 7777; 0 picks a free port. */
   port?: number;
   limits?: Partial<Limits>;
+  /** Who may decide approvals (default: the `approver` role); see `AppOptions.approvers`. */
+  approvers?: ApproverSettings;
   /** `false`: an API-only node; tasks run on workers elsewhere (they share the store). */
   workers?: { concurrency?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number } | false;
   onError?: (error: unknown, taskId: string | undefined) => void;
@@ -62,6 +65,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     hub,
     ...(workers === undefined ? {} : { workers }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;
   try {

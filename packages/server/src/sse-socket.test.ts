@@ -82,6 +82,7 @@ describe("SSE over a socket", () => {
         await fx.call("GET", `/v1/tasks/${taskId}`),
       );
       await fx.call("POST", `/v1/tasks/${taskId}/approvals/call-1`, {
+        token: fx.tokens.bob,
         body: { decision: "approve", digest: detail.pendingApprovals[0]?.digest },
       });
       await runOnce(fx, taskId);

@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import type { StoredEvent } from "@sema-agent/core";
 import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
+import { jsonLine, terminalSafe } from "../terminal-safe.ts";
 
 function describe(event: StoredEvent): string {
   switch (event.type) {
@@ -44,10 +45,10 @@ export async function events(argv: string[], io: CliIo): Promise<number> {
   if (taskId === undefined) throw new UsageError("usage: sema events <taskId> [--json] [--follow]");
   const store = await openStore(io, values);
   const print = (event: StoredEvent) => {
-    if (values.json === true) io.stdout.write(`${JSON.stringify(event)}\n`);
+    if (values.json === true) io.stdout.write(`${jsonLine(event)}\n`);
     else
       io.stdout.write(
-        `${String(event.seq).padStart(5)} ${event.at} ${event.type.padEnd(17)} ${describe(event).replace(/\n/g, "⏎")}\n`,
+        `${terminalSafe(`${String(event.seq).padStart(5)} ${event.at} ${event.type.padEnd(17)} ${describe(event).replace(/\n/g, "⏎")}`)}\n`,
       );
   };
   try {

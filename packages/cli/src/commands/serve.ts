@@ -36,6 +36,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       store: backend.store,
       tokens: backend.tokens(),
       agents: createAgentRegistry(set.agents, set.defaultAgent),
+      approvers: { agents: set.approvers },
       host: values.host ?? "127.0.0.1",
       port,
       // --workers 0: an API-only node; workers elsewhere share the store.

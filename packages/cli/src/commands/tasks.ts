@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import type { Store, TaskRecord } from "@sema-agent/core";
 import { type CliIo, openStore, STORE_OPTIONS } from "../context.ts";
+import { jsonLine, terminalSafe } from "../terminal-safe.ts";
 
 async function objectiveOf(store: Store, taskId: string): Promise<string> {
   const [created] = await store.read(taskId, { limit: 1 });
@@ -41,13 +42,13 @@ export async function tasks(argv: string[], io: CliIo): Promise<number> {
       });
       for (const record of page.tasks) {
         const objective = await objectiveOf(store, record.taskId);
-        if (values.json === true) io.stdout.write(`${JSON.stringify(taskLine(record, objective))}\n`);
+        if (values.json === true) io.stdout.write(`${jsonLine(taskLine(record, objective))}\n`);
         else {
           const status =
             record.summary.parkedReason === undefined ? record.summary.status : `parked:${record.summary.parkedReason}`;
           const flat = objective.replace(/\s+/g, " ");
           io.stdout.write(
-            `${record.taskId}  ${status.padEnd(16)}  ${record.updatedAt}  ${flat.length > 60 ? `${flat.slice(0, 59)}…` : flat}\n`,
+            `${terminalSafe(`${record.taskId}  ${status.padEnd(16)}  ${record.updatedAt}  ${flat.length > 60 ? `${flat.slice(0, 59)}…` : flat}`)}\n`,
           );
         }
       }

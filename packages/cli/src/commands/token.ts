@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import type { CreatedToken, Role } from "@sema-agent/server";
 import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
+import { terminalSafe } from "../terminal-safe.ts";
 
 const USAGE =
   "usage: sema token create --principal <name> [--actor <id>] [--role approver] [--role supervisor] | sema token revoke <tokenId> | sema token list";
@@ -59,7 +60,7 @@ export async function token(argv: string[], io: CliIo): Promise<number> {
       case "list":
         for (const record of await tokens.list()) {
           io.stdout.write(
-            `${record.tokenId}  ${record.principal}  ${record.actorId}  ${record.roles.join(",") || "-"}  ${record.revokedAt === undefined ? "live" : `revoked ${record.revokedAt}`}\n`,
+            `${terminalSafe(`${record.tokenId}  ${record.principal}  ${record.actorId}  ${record.roles.join(",") || "-"}  ${record.revokedAt === undefined ? "live" : `revoked ${record.revokedAt}`}`)}\n`,
           );
         }
         return 0;

@@ -10,7 +10,7 @@ import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import { decideApproval, sha256Hex } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
-import { sendInput, startTask } from "./task-api.ts";
+import { cancel, sendInput, startTask } from "./task-api.ts";
 
 const owner = { actor: { id: "alice@example.com", verified: true, issuer: "sema-token" }, principal: "acme" };
 
@@ -158,6 +158,51 @@ describe("approvals", () => {
     await expect(
       decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "deny", ...owner }),
     ).rejects.toMatchObject({ code: "ApprovalConflict" });
+  });
+
+  it("refuses to decide a call of a cancelled task with TaskFinished, recording nothing; the tool never runs", async () => {
+    const { store, w, taskId, decide } = await parkedOn([deletes("a"), { text: "done" }]);
+    await cancel(store, taskId);
+    const before = (await store.getTask(taskId)).lastSeq;
+    for (const decision of ["approve", "deny"] as const)
+      await expect(decide(decision)).rejects.toMatchObject({
+        code: "TaskFinished",
+        details: { taskId, status: "cancelled" },
+      });
+    expect((await store.getTask(taskId)).lastSeq).toBe(before);
+    expect(w.runs).toEqual([]);
+  });
+
+  it("a host's policy sees the task's principal and agent", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "Clean up", principal: "acme", agent: "janitor" });
+    const model = new ScriptedModel([deletes("a")], { mode: "by-transcript" });
+    await runLeg({ store, agent: { model, tools: [world().remove] } }, taskId);
+    const [request] = await requests(store, taskId);
+    const seen: Array<{ taskPrincipal: string; taskAgent?: string }> = [];
+    const canApprove = (_actor: unknown, _principal: string, call: { taskPrincipal: string; taskAgent?: string }) => {
+      seen.push({
+        taskPrincipal: call.taskPrincipal,
+        ...(call.taskAgent === undefined ? {} : { taskAgent: call.taskAgent }),
+      });
+      return true;
+    };
+    await decideApproval(
+      store,
+      taskId,
+      { callId: request?.callId ?? "", digest: request?.digest ?? "", decision: "approve", ...owner },
+      { canApprove },
+    );
+    expect(seen).toEqual([{ taskPrincipal: "acme", taskAgent: "janitor" }]);
+  });
+
+  it("refuses to decide a call of a task that has failed with TaskFinished", async () => {
+    const { store, taskId, decide } = await parkedOn([deletes("a")]);
+    const { lastSeq } = await store.getTask(taskId);
+    const failed = { type: "task_failed", v: 1, error: { code: "HostGaveUp", message: "gave up" } } as const;
+    await store.append(taskId, [failed], { expectedSeq: lastSeq });
+    await expect(decide("approve")).rejects.toMatchObject({ code: "TaskFinished", details: { status: "failed" } });
+    expect((await store.getTask(taskId)).lastSeq).toBe(lastSeq + 1);
   });
 
   it("the tool runs with the recorded input, whatever happened to the objects seen at request time", async () => {

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../core/canonical-json.ts";
 import type { ApprovalState } from "../core/fold.ts";
+import { isTerminal } from "../core/task-summary.ts";
 import type { ActorAssertion } from "../internal/llm.ts";
 import type { Store } from "../ports/store.ts";
 import {
@@ -18,6 +19,7 @@ import {
 import type { JsonValue } from "../protocol/json.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../protocol/task-event.ts";
 import { appendToState } from "./append-at-end.ts";
+import { TaskFinishedError } from "./task-api.ts";
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
@@ -43,19 +45,23 @@ export interface Decision {
   principal: string;
 }
 
-/** Who may decide a call: by default only the task's own principal, through a verified actor. */
+/**
+ * Who may decide a call: by default only the task's own principal, through a verified actor.
+ * `taskAgent` is the agent the task was created with, for hosts whose rule differs per agent.
+ */
 export type CanApprove = (
   actor: ActorAssertion,
   principal: string,
-  call: ApprovalState & { taskPrincipal: string },
+  call: ApprovalState & { taskPrincipal: string; taskAgent?: string },
 ) => boolean | Promise<boolean>;
 
 export const defaultCanApprove: CanApprove = (actor, principal, call) =>
   actor.verified === true && principal === call.taskPrincipal;
 
 /**
- * Record a decision. Throws `ApprovalNotFound` (no such request), `ApprovalConflict` (already
- * decided or already run), `DigestMismatch`, or `Forbidden`; nothing is recorded then.
+ * Record a decision. Throws `ApprovalNotFound` (no such request), `TaskFinished` (the task was
+ * cancelled or has ended: its calls will never run), `ApprovalConflict` (already decided or
+ * already run), `DigestMismatch`, or `Forbidden`; nothing is recorded then.
  */
 export async function decideApproval(
   store: Store,
@@ -82,9 +88,16 @@ export async function decideApproval(
       if (ran) throw new ApprovalConflictError(taskId, decision.callId, "it has already run");
       throw new ApprovalNotFoundError(taskId, decision.callId);
     }
+    const { status } = state.summary;
+    if (isTerminal(status)) throw new TaskFinishedError(taskId, status);
     if (approval.decision !== undefined) throw new ApprovalConflictError(taskId, decision.callId, approval.decision);
     if (decision.digest !== approval.digest) throw new DigestMismatchError(taskId, decision.callId);
-    if (!(await canApprove(decision.actor, decision.principal, { ...approval, taskPrincipal: state.principal }))) {
+    const call = {
+      ...approval,
+      taskPrincipal: state.principal,
+      ...(state.agent === undefined ? {} : { taskAgent: state.agent }),
+    };
+    if (!(await canApprove(decision.actor, decision.principal, call))) {
       throw new ForbiddenError(`${decision.actor.id} may not decide call ${decision.callId} of task ${taskId}`, {
         taskId,
         callId: decision.callId,

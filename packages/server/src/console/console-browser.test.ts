@@ -65,7 +65,7 @@ async function start() {
     port: 0,
     workers: { pollMs: 50 },
   });
-  token = (await tokens.create({ principal: "local", actorId: "dana" })).token;
+  token = (await tokens.create({ principal: "local", actorId: "dana", roles: ["approver"] })).token;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

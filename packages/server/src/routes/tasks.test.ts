@@ -93,6 +93,7 @@ describe("GET /v1/tasks/:taskId", () => {
       },
     ]);
     const approve = await fx.call("POST", `/v1/tasks/${taskId}/approvals/call-1`, {
+      token: fx.tokens.bob,
       body: { decision: "approve", digest: parked.pendingApprovals[0]?.digest },
     });
     expect(approve.status).toBe(200);
