@@ -12,6 +12,7 @@ import { z } from "zod";
 import { UsageError } from "./context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "./default-agent.ts";
 import { modelFromSpec } from "./model-spec.ts";
+import type { ToolSetup } from "./tool-roots.ts";
 import { createFileTools } from "./tools/index.ts";
 
 export interface AgentSet {
@@ -43,14 +44,14 @@ const jsonConfig = z.strictObject({
 
 function fromJson(
   raw: z.infer<typeof jsonAgent>,
-  cwd: string,
+  tools: ToolSetup,
   env: Readonly<Record<string, string | undefined>>,
 ): Agent {
   const wanted = new Set(raw.tools ?? ["read_file", "list_dir", "search_text", "write_file", "append_file"]);
   const approve = new Set(raw.approve ?? ["write_file", "append_file"]);
   const agent: Agent = {
     model: modelFromSpec(raw.model, env),
-    tools: createFileTools(cwd).filter((tool) => wanted.has(tool.name)),
+    tools: createFileTools(tools.root, tools.options).filter((tool) => wanted.has(tool.name)),
   };
   if (raw.instructions !== undefined) agent.instructions = raw.instructions;
   if (approve.size > 0) agent.approvalPolicy = (call) => approve.has(call.name);
@@ -70,11 +71,16 @@ function checkDefault(agents: Record<string, unknown>, requested: string | undef
   return chosen;
 }
 
-/** The agents to serve: from the config file in `cwd`, or the default agent on `modelSpec`. */
+/**
+ * The agents to serve: from the config file in `cwd`, or the default agent on `modelSpec`. The
+ * built-in tools of the default and JSON-configured agents work on `tools` (default: `cwd`); a
+ * code config builds its own tools.
+ */
 export async function loadAgents(
   cwd: string,
   env: Readonly<Record<string, string | undefined>>,
   modelSpec: () => string,
+  tools: ToolSetup = { root: cwd, options: {}, label: cwd },
 ): Promise<AgentSet> {
   for (const name of CODE_FILES) {
     const path = join(cwd, name);
@@ -107,13 +113,13 @@ export async function loadAgents(
     // Which agent is the default is checked before any model is resolved.
     const defaultName = checkDefault(parsed.data.agents, parsed.data.defaultAgent, JSON_FILE);
     const agents = Object.fromEntries(
-      Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, cwd, env)]),
+      Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, tools, env)]),
     );
     return { agents, defaultAgent: defaultName, source: JSON_FILE };
   }
   const spec = modelSpec();
   return {
-    agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), cwd) },
+    agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), tools.root, { tools: tools.options }) },
     defaultAgent: DEFAULT_AGENT_NAME,
     source: `the default agent on ${spec}`,
   };
