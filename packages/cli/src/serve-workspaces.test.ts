@@ -1,6 +1,6 @@
 // Findings 3 and 4 of issue 13 over `sema serve` and a real socket: each principal's tools work in
 // a workspace of its own, which holds neither the store nor the config.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "@sema-agent/sqlite";
@@ -119,6 +119,8 @@ describe("sema serve workspaces", () => {
         .toString(),
     ).toBe("SQLite format 3");
     const workspaces = join(dir, ".sema", "workspaces");
+    for (const made of [workspaces, join(workspaces, workspaceName("acme"))])
+      expect(statSync(made).mode & 0o777).toBe(0o700);
     expect(readdirSync(workspaces).sort()).toEqual([workspaceName("acme"), workspaceName("evil")].sort());
     expect(readFileSync(join(workspaces, workspaceName("acme"), "report.txt"), "utf8")).toBe("confidential\n");
     expect(c.out()).toContain(`tools in workspaces in ${workspaces}, one per principal`);

@@ -5,7 +5,7 @@
  * neither the store nor the config, so no tenant's tools can reach the host's files or another
  * tenant's.
  */
-import { mkdirSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { type CliIo, type StoreLocation, UsageError } from "./context.ts";
 import { isInside } from "./tools/confine-path.ts";
@@ -79,7 +79,7 @@ export function servedToolSetup(
         `--workspaces ${base} contains ${file}: the agents' tools would reach the host's own store or config; choose a directory beside them`,
       );
   }
-  mkdirSync(base, { recursive: true, mode: 0o700 });
+  // Made on first use (mode 0700, by the tools), so a host whose agents bring their own tools leaves no trace.
   return {
     root: workspaceResolver(base, per satisfies WorkspacePer),
     options: { protectedPaths: hostFiles(io, store) },
