@@ -111,13 +111,11 @@ export class OpenedDirectory {
         throw await this.#openError(again, name, display);
       }
     }
-    if (!hasProcFd()) {
-      await verifyInside(handle, this.root, display, this.child(name));
-      await handle.close();
-      return new OpenedDirectory(undefined, this.child(name), this.root, display);
-    }
     await verifyInside(handle, this.root, display, this.child(name));
-    return new OpenedDirectory(handle, fdPath(handle), this.root, display);
+    if (hasProcFd()) return new OpenedDirectory(handle, fdPath(handle), this.root, display);
+    // Without /proc a descriptor cannot name children: they are reached by the verified path.
+    await handle.close();
+    return new OpenedDirectory(undefined, this.child(name), this.root, display);
   }
 
   /**

@@ -130,7 +130,10 @@ async function searchTarget(
     const { handle, stats } = await parent.openFile(file, constants.O_RDONLY);
     let content: Buffer;
     try {
-      if (!stats.isFile()) return true;
+      if (!stats.isFile()) {
+        if (single) throw new Error(`${shownAs} is neither a file nor a directory`);
+        return true;
+      }
       if (stats.nlink > 1 && options.allowHardLinks !== true) {
         if (single) throw hardLinkError(shownAs, stats.nlink);
         linked += 1;
@@ -171,13 +174,7 @@ async function searchTarget(
     throw error;
   });
   if (directory === undefined) {
-    await withParent(root, name, {}, async (parent, file) => {
-      const opened = await parent.openFile(file, constants.O_RDONLY);
-      const isFile = opened.stats.isFile();
-      await opened.handle.close();
-      if (!isFile) throw new Error(`${name} is neither a file nor a directory`);
-      await searchFile(parent, file, name, true);
-    }).catch((error: unknown) => {
+    await withParent(root, name, {}, (parent, file) => searchFile(parent, file, name, true)).catch((error: unknown) => {
       throw isMissing(error) ? new Error(`${name} does not exist`) : error;
     });
   } else {

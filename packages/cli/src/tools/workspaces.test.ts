@@ -48,7 +48,7 @@ describe("workspaceResolver", () => {
     await write.execute({ path: "report.txt", content: "acme's\n" }, as("acme"));
     await expect(read.execute({ path: "report.txt" }, as("acme", "t2"))).resolves.toBe("acme's\n");
     await expect(read.execute({ path: "report.txt" }, as("evil"))).rejects.toThrow("report.txt does not exist");
-    await expect(read.execute({ path: "../" + workspaceName("acme") + "/report.txt" }, as("evil"))).rejects.toThrow(
+    await expect(read.execute({ path: `../${workspaceName("acme")}/report.txt` }, as("evil"))).rejects.toThrow(
       /outside the working directory/,
     );
     const made = await stat(path.join(base, workspaceName("acme")));
