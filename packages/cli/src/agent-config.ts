@@ -13,6 +13,7 @@ import { z } from "zod";
 import { UsageError } from "./context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "./default-agent.ts";
 import { modelFromSpec } from "./model-spec.ts";
+import type { ToolSetup } from "./tool-roots.ts";
 import { createFileTools } from "./tools/index.ts";
 
 export interface AgentSet {
@@ -53,14 +54,14 @@ const jsonConfig = z.strictObject({
 
 function fromJson(
   raw: z.infer<typeof jsonAgent>,
-  cwd: string,
+  tools: ToolSetup,
   env: Readonly<Record<string, string | undefined>>,
 ): Agent {
   const wanted = new Set(raw.tools ?? ["read_file", "list_dir", "search_text", "write_file", "append_file"]);
   const approve = new Set(raw.approve ?? ["write_file", "append_file"]);
   const agent: Agent = {
     model: modelFromSpec(raw.model, env),
-    tools: createFileTools(cwd).filter((tool) => wanted.has(tool.name)),
+    tools: createFileTools(tools.root, tools.options).filter((tool) => wanted.has(tool.name)),
   };
   if (raw.instructions !== undefined) agent.instructions = raw.instructions;
   if (approve.size > 0) agent.approvalPolicy = (call) => approve.has(call.name);
@@ -80,11 +81,16 @@ function checkDefault(agents: Record<string, unknown>, requested: string | undef
   return chosen;
 }
 
-/** The agents to serve: from the config file in `cwd`, or the default agent on `modelSpec`. */
+/**
+ * The agents to serve: from the config file in `cwd`, or the default agent on `modelSpec`. The
+ * built-in tools of the default and JSON-configured agents work on `tools` (default: `cwd`); a
+ * code config builds its own tools.
+ */
 export async function loadAgents(
   cwd: string,
   env: Readonly<Record<string, string | undefined>>,
   modelSpec: () => string,
+  tools: ToolSetup = { root: cwd, options: {}, label: cwd },
 ): Promise<AgentSet> {
   for (const name of CODE_FILES) {
     const path = join(cwd, name);
@@ -121,7 +127,7 @@ export async function loadAgents(
     // Which agent is the default is checked before any model is resolved.
     const defaultName = checkDefault(parsed.data.agents, parsed.data.defaultAgent, JSON_FILE);
     const agents = Object.fromEntries(
-      Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, cwd, env)]),
+      Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, tools, env)]),
     );
     const approvers = Object.fromEntries(
       Object.entries(parsed.data.agents).flatMap(([name, raw]) =>
@@ -132,7 +138,7 @@ export async function loadAgents(
   }
   const spec = modelSpec();
   return {
-    agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), cwd) },
+    agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), tools.root, { tools: tools.options }) },
     defaultAgent: DEFAULT_AGENT_NAME,
     approvers: {},
     source: `the default agent on ${spec}`,

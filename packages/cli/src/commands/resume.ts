@@ -1,10 +1,11 @@
 /** `sema resume <taskId> [--model …] [--db path]`: run the task's next leg with the model it was started with. */
 import { parseArgs } from "node:util";
 import type { Store } from "@sema-agent/core";
-import { type CliIo, openStore, storeFlagText, UsageError } from "../context.ts";
+import { type CliIo, openStore, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
 import { modelFromSpec } from "../model-spec.ts";
+import { localToolSetup } from "../tool-roots.ts";
 import { RUN_OPTIONS, requireModel } from "./run.ts";
 
 /** The model id recorded when the task was created. */
@@ -23,7 +24,11 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
     return await driveLeg(io, {
       store,
       taskId,
-      agent: defaultAgent(modelFromSpec(spec, io.env), io.cwd, { autoApprove: values.yes === true }),
+      agent: defaultAgent(modelFromSpec(spec, io.env), io.cwd, {
+        autoApprove: values.yes === true,
+        // The working directory is the root, but the store and config files are never written.
+        tools: localToolSetup(io, storeLocation(io, values)).options,
+      }),
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
     });

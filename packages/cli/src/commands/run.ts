@@ -1,10 +1,11 @@
 /** `sema run "objective" [--model provider:model-id] [--db path]`: start a task and stream it. */
 import { parseArgs } from "node:util";
 import { startTask } from "@sema-agent/core";
-import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, UsageError } from "../context.ts";
+import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
 import { modelFromSpec } from "../model-spec.ts";
+import { localToolSetup } from "../tool-roots.ts";
 
 export const RUN_OPTIONS = {
   model: { type: "string" },
@@ -37,7 +38,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return await driveLeg(io, {
       store,
       taskId,
-      agent: defaultAgent(model, io.cwd, { autoApprove: values.yes === true }),
+      agent: defaultAgent(model, io.cwd, {
+        autoApprove: values.yes === true,
+        // The working directory is the root, but the store and config files are never written.
+        tools: localToolSetup(io, storeLocation(io, values)).options,
+      }),
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
     });

@@ -1,16 +1,19 @@
 /**
- * `sema serve [--host 127.0.0.1] [--port 7777] [--workers N] [--db path | --store url]`: the
+ * `sema serve [--host 127.0.0.1] [--port 7777] [--workers N] [--db path | --store url]
+ * [--workspaces .sema/workspaces] [--workspace-per principal|task]`: the
  * HTTP/SSE API and a pool of workers in one process over the store — the SQLite file by default
  * (the embedded default), or PostgreSQL (`--store postgres://…` or `SEMA_STORE_URL`) shared by
  * many API nodes (`--workers 0`) and worker nodes (`sema worker`). Agents come from
  * sema.config.ts/.js/.mjs/.json in the working directory, or the default agent on --model.
- * On the first start it creates a token for principal `local` with every role and prints it once.
+ * The built-in file tools work in a workspace per principal (or per task) under `--workspaces`,
+ * which may contain neither the store nor the config. On the first start it creates a token for principal `local` with every role and prints it once.
  */
 import { parseArgs } from "node:util";
 import { createAgentRegistry, serve as startServing } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
-import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
+import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
 import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
 import { requireModel } from "./run.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -20,6 +23,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       host: { type: "string" },
       port: { type: "string" },
       ...STORE_OPTIONS,
+      ...WORKSPACE_OPTIONS,
       model: { type: "string" },
       workers: { type: "string" },
       "lease-ttl": { type: "string" },
@@ -29,7 +33,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const concurrency = nonNegativeInteger("--workers", values.workers, 4);
-  const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model));
+  // Each principal's tools get a workspace of their own, away from the store and the config.
+  const tools = servedToolSetup(io, storeLocation(io, values), values);
+  const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
   const backend = await openBackend(io, values);
   try {
     const serving = await startServing({
@@ -44,7 +50,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       onError: reportTo(io, "sema serve"),
     });
     io.stdout.write(
-      `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,
+      `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,
     );
     if (serving.firstToken !== undefined) {
       io.stdout.write(

@@ -1,5 +1,6 @@
 /**
- * `sema worker [--concurrency N] [--db path | --store url] [--model …]`: a worker-only node. It
+ * `sema worker [--concurrency N] [--db path | --store url] [--model …] [--workspaces dir]
+ * [--workspace-per principal|task]`: a worker-only node (file tools in workspaces as for `sema serve`). It
  * claims runnable tasks from the shared store and runs their legs; it serves no HTTP. Steers and
  * approvals reach its legs through the store (on PostgreSQL, LISTEN/NOTIFY), from whichever API
  * node received them. Stream deltas stay on this node: subscribers elsewhere see the stored
@@ -8,8 +9,9 @@
 import { parseArgs } from "node:util";
 import { createAgentRegistry, startWorkers } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
-import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
+import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
 import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
 import { requireModel } from "./run.ts";
 
 export async function worker(argv: string[], io: CliIo): Promise<number> {
@@ -17,6 +19,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
     args: argv,
     options: {
       ...STORE_OPTIONS,
+      ...WORKSPACE_OPTIONS,
       model: { type: "string" },
       concurrency: { type: "string" },
       poll: { type: "string" },
@@ -27,7 +30,9 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   if (concurrency === 0) throw new UsageError("--concurrency must be at least 1");
   const pollMs = nonNegativeInteger("--poll", values.poll, 500);
   const leaseTtlMs = leaseTtl(values["lease-ttl"]);
-  const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model));
+  // Each principal's tools get a workspace of their own, away from the store and the config.
+  const tools = servedToolSetup(io, storeLocation(io, values), values);
+  const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
   const backend = await openBackend(io, values);
   try {
     const pool = startWorkers({
@@ -39,7 +44,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       onError: reportTo(io, "sema worker"),
     });
     io.stdout.write(
-      `Sema worker running ${concurrency} legs at a time (store ${backend.label}, agents from ${set.source}, pid ${process.pid})\n`,
+      `Sema worker running ${concurrency} legs at a time (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, pid ${process.pid})\n`,
     );
     await untilInterrupted(io);
     io.stdout.write("Stopping: running tasks park at their next step; any worker resumes them.\n");

@@ -1,10 +1,10 @@
 /** `append_file`: adds text to the end of a file, creating it when missing. */
 import { constants } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
-import path from "node:path";
-import { defineTool } from "@sema-agent/core";
+import { defineTool, type ToolContext } from "@sema-agent/core";
 import { z } from "zod";
-import { fileTarget, SAFE_OPEN_FLAGS } from "./fs-helpers.ts";
+import { withFileTarget } from "./file-target.ts";
+import { hardLinkError } from "./safe-open.ts";
+import type { FileToolsOptions, FileToolsRoot } from "./tool-root.ts";
 
 const inputSchema = z.object({
   path: z
@@ -21,7 +21,7 @@ const inputSchema = z.object({
 type AppendFileInput = z.infer<typeof inputSchema>;
 
 /** Creates the `append_file` tool, confined to `root`. */
-export function createAppendFileTool(root: string) {
+export function createAppendFileTool(root: FileToolsRoot, options: FileToolsOptions = {}) {
   return defineTool({
     name: "append_file",
     description:
@@ -29,28 +29,36 @@ export function createAppendFileTool(root: string) {
       "directories) if it does not exist. Each call appends again. To replace a file's content, use write_file.",
     inputSchema,
     // Not idempotent: a re-run appends the content a second time.
-    execute: (input, context) => appendToFile(root, input, context.signal),
+    execute: (input, context) => appendToFile(root, options, input, context),
   });
 }
 
-async function appendToFile(root: string, input: AppendFileInput, signal: AbortSignal): Promise<string> {
-  const { target, existing } = await fileTarget(root, input.path, signal);
-  const name = target.display;
-
-  await mkdir(path.dirname(target.absolute), { recursive: true });
-  const data = Buffer.from(input.content, "utf8");
-  const handle = await open(
-    target.absolute,
-    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | SAFE_OPEN_FLAGS,
-    0o666,
-  );
-  let size: number;
-  try {
-    await handle.appendFile(data, { signal });
-    ({ size } = await handle.stat());
-  } finally {
-    await handle.close();
-  }
-  const created = existing === undefined ? ", created it" : "";
-  return `Appended ${data.byteLength} bytes to ${name} (now ${size} bytes${created})`;
+async function appendToFile(
+  root: FileToolsRoot,
+  options: FileToolsOptions,
+  input: AppendFileInput,
+  context: ToolContext,
+): Promise<string> {
+  const { signal } = context;
+  return withFileTarget(root, options, input.path, context, async ({ target, existing, parent, file }) => {
+    const name = target.display;
+    const data = Buffer.from(input.content, "utf8");
+    const { handle, stats } = await parent.openFile(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      0o666,
+    );
+    let size: number;
+    try {
+      // Judged again on the opened file: a link made between the lstat and the open is caught here.
+      if (!stats.isFile()) throw new Error(`${name} exists and is not a regular file`);
+      if (stats.nlink > 1) throw hardLinkError(name, stats.nlink);
+      await handle.appendFile(data, { signal });
+      ({ size } = await handle.stat());
+    } finally {
+      await handle.close();
+    }
+    const created = existing === undefined ? ", created it" : "";
+    return `Appended ${data.byteLength} bytes to ${name} (now ${size} bytes${created})`;
+  });
 }

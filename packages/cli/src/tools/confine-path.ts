@@ -36,8 +36,9 @@ export interface ConfinedPath {
  * Resolves `requested` against `root` and returns where it really leads, or throws a
  * {@link PathOutsideRootError} when that is outside `root`.
  *
- * The tools must operate on the returned `absolute` path, never on `requested`: it is the path
- * that was checked, with the symbolic links already followed.
+ * The tools must operate on the returned path, never on `requested`: it is the path that was
+ * checked, with the symbolic links already followed. They open it with `safe-open.ts`, from `root`
+ * through the components of `display`, so that a change to the tree after this check is caught.
  */
 export async function confinePath(root: string, requested: string, signal?: AbortSignal): Promise<ConfinedPath> {
   signal?.throwIfAborted();

@@ -2,9 +2,7 @@
  * Small file-system helpers shared by the built-in file tools: error-code checks, open flags and
  * binary sniffing.
  */
-import { constants, type Stats } from "node:fs";
-import { stat } from "node:fs/promises";
-import { type ConfinedPath, confinePath } from "./confine-path.ts";
+import { constants } from "node:fs";
 
 /**
  * Added to every open: the tools open a path that `confinePath` has already resolved to its real
@@ -39,24 +37,4 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
-/**
- * The confined path of a file a tool will write, and what is there now (undefined: nothing). A
- * directory or anything but a regular file in its place is refused with a clear error.
- */
-export async function fileTarget(
-  root: string,
-  requested: string,
-  signal: AbortSignal,
-): Promise<{ target: ConfinedPath; existing: Stats | undefined }> {
-  const target = await confinePath(root, requested, signal);
-  const existing = await stat(target.absolute).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
-    throw error;
-  });
-  if (existing?.isDirectory()) throw new Error(`${target.display} is a directory: give the path of a file`);
-  if (existing !== undefined && !existing.isFile())
-    throw new Error(`${target.display} exists and is not a regular file`);
-  return { target, existing };
 }

@@ -1,9 +1,11 @@
 /** `list_dir`: a directory's entries, optionally its whole tree, sorted and capped. */
-import { stat } from "node:fs/promises";
-import { defineTool } from "@sema-agent/core";
+import { lstat } from "node:fs/promises";
+import { defineTool, type ToolContext } from "@sema-agent/core";
 import { z } from "zod";
 import { confinePath } from "./confine-path.ts";
 import { isMissing } from "./fs-helpers.ts";
+import { type OpenedDirectory, openDirectoryAt } from "./safe-open.ts";
+import { type FileToolsOptions, type FileToolsRoot, rootFor } from "./tool-root.ts";
 import { SKIPPED_DIRECTORIES, walkTree } from "./walk-tree.ts";
 
 /** The most entries one call returns: a listing longer than this is noise for the model. */
@@ -26,7 +28,7 @@ const inputSchema = z.object({
 type ListDirInput = z.infer<typeof inputSchema>;
 
 /** Creates the `list_dir` tool, confined to `root`. */
-export function createListDirTool(root: string) {
+export function createListDirTool(root: FileToolsRoot, options: FileToolsOptions = {}) {
   const skipped = [...SKIPPED_DIRECTORIES].join(" and ");
   return defineTool({
     name: "list_dir",
@@ -40,23 +42,46 @@ export function createListDirTool(root: string) {
     idempotent: true,
     // File names are chosen by whoever wrote the files, so they are third-party text too.
     untrustedOutput: true,
-    execute: (input, context) => listDirectory(root, input, context.signal),
+    execute: (input, context) => listDirectory(root, options, input, context),
   });
 }
 
-async function listDirectory(root: string, input: ListDirInput, signal: AbortSignal): Promise<string> {
-  const target = await confinePath(root, input.path, signal);
+async function listDirectory(
+  rootSpec: FileToolsRoot,
+  options: FileToolsOptions,
+  input: ListDirInput,
+  context: ToolContext,
+): Promise<string> {
+  const { signal } = context;
+  const target = await confinePath(await rootFor(rootSpec, context), input.path, signal);
   const name = target.display;
-  const stats = await stat(target.absolute).catch((error: unknown) => {
-    throw isMissing(error) ? new Error(`${name} does not exist`) : error;
+  await options.beforeOpen?.(target);
+  const directory = await openDirectoryAt(target.root, target.display).catch(async (error: unknown) => {
+    if (!isMissing(error)) throw error;
+    // ENOTDIR: the path itself is a file (O_DIRECTORY), or something on the way is.
+    const there = await lstat(target.absolute).catch(() => undefined);
+    if (there !== undefined && !there.isDirectory())
+      throw new Error(`${name} is not a directory: use read_file to read a file`);
+    throw new Error(`${name} does not exist`);
   });
-  if (!stats.isDirectory()) throw new Error(`${name} is not a directory: use read_file to read a file`);
+  try {
+    return await listOpened(directory, name, input, signal);
+  } finally {
+    await directory.close();
+  }
+}
 
+async function listOpened(
+  directory: OpenedDirectory,
+  name: string,
+  input: ListDirInput,
+  signal: AbortSignal,
+): Promise<string> {
   const shown: string[] = [];
   const unreadable: string[] = [];
   let total = 0;
   let countStopped = false;
-  const walk = walkTree(target.absolute, {
+  const walk = walkTree(directory, {
     recursive: input.recursive,
     signal,
     onUnreadable: (relative) => unreadable.push(relative),

@@ -1,10 +1,12 @@
 /** `read_file`: a text file's lines, windowed by `offset`/`limit` and capped in size. */
 import { constants } from "node:fs";
-import { type FileHandle, open, stat } from "node:fs/promises";
-import { defineTool } from "@sema-agent/core";
+import type { FileHandle } from "node:fs/promises";
+import { defineTool, type ToolContext } from "@sema-agent/core";
 import { z } from "zod";
 import { confinePath } from "./confine-path.ts";
-import { formatBytes, isMissing, looksBinary, SAFE_OPEN_FLAGS } from "./fs-helpers.ts";
+import { formatBytes, isMissing, looksBinary } from "./fs-helpers.ts";
+import { hardLinkError, withParent } from "./safe-open.ts";
+import { type FileToolsOptions, type FileToolsRoot, rootFor } from "./tool-root.ts";
 
 /** The most text one call returns: enough for a large source file, small enough for a context window. */
 export const READ_FILE_MAX_BYTES = 256 * 1024;
@@ -31,7 +33,7 @@ const inputSchema = z.object({
 type ReadFileInput = z.infer<typeof inputSchema>;
 
 /** Creates the `read_file` tool, confined to `root`. */
-export function createReadFileTool(root: string) {
+export function createReadFileTool(root: FileToolsRoot, options: FileToolsOptions = {}) {
   return defineTool({
     name: "read_file",
     description:
@@ -43,26 +45,37 @@ export function createReadFileTool(root: string) {
     idempotent: true,
     // A file's contents are whatever someone put there: the model must not take them as instructions.
     untrustedOutput: true,
-    execute: (input, context) => readFileText(root, input, context.signal),
+    execute: (input, context) => readFileText(root, options, input, context),
   });
 }
 
-async function readFileText(root: string, input: ReadFileInput, signal: AbortSignal): Promise<string> {
-  const target = await confinePath(root, input.path, signal);
+async function readFileText(
+  rootSpec: FileToolsRoot,
+  options: FileToolsOptions,
+  input: ReadFileInput,
+  context: ToolContext,
+): Promise<string> {
+  const { signal } = context;
+  const target = await confinePath(await rootFor(rootSpec, context), input.path, signal);
   const name = target.display;
-  // Checked before opening: opening a FIFO would block, and a directory deserves a better word than EISDIR.
-  const stats = await stat(target.absolute).catch((error: unknown) => {
+  await options.beforeOpen?.(target);
+  if (target.display === ".") throw new Error(`${name} is a directory: use list_dir to see what it holds`);
+  return withParent(target.root, target.display, {}, async (parent, file) => {
+    // Opened without blocking (a FIFO) and without following a link; then judged by what was opened.
+    const { handle, stats } = await parent.openFile(file, constants.O_RDONLY).catch((error: unknown) => {
+      throw isMissing(error) ? new Error(`${name} does not exist`) : error;
+    });
+    try {
+      if (stats.isDirectory()) throw new Error(`${name} is a directory: use list_dir to see what it holds`);
+      if (!stats.isFile()) throw new Error(`${name} is not a regular file`);
+      if (stats.nlink > 1 && options.allowHardLinks !== true) throw hardLinkError(name, stats.nlink);
+      return await readLines(handle, { name, size: stats.size, offset: input.offset ?? 1, limit: input.limit, signal });
+    } finally {
+      await handle.close();
+    }
+  }).catch((error: unknown) => {
     throw isMissing(error) ? new Error(`${name} does not exist`) : error;
   });
-  if (stats.isDirectory()) throw new Error(`${name} is a directory: use list_dir to see what it holds`);
-  if (!stats.isFile()) throw new Error(`${name} is not a regular file`);
-
-  const handle = await open(target.absolute, constants.O_RDONLY | SAFE_OPEN_FLAGS);
-  try {
-    return await readLines(handle, { name, size: stats.size, offset: input.offset ?? 1, limit: input.limit, signal });
-  } finally {
-    await handle.close();
-  }
 }
 
 interface Window {

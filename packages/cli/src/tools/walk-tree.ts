@@ -1,7 +1,7 @@
 /** A sorted, depth-first walk of a directory tree, shared by `list_dir` and `search_text`. */
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
-import path from "node:path";
+import type { OpenedDirectory } from "./safe-open.ts";
 
 /**
  * Directories a recursive walk lists but does not descend into: version-control internals and
@@ -16,7 +16,9 @@ export type EntryKind = "directory" | "file" | "symlink" | "other";
 export interface TreeEntry {
   /** Relative to the walked directory, `/`-separated. */
   relative: string;
-  absolute: string;
+  /** The open directory holding it (open until the walk moves on) and its name there. */
+  parent: OpenedDirectory;
+  name: string;
   kind: EntryKind;
 }
 
@@ -32,18 +34,23 @@ export interface WalkOptions {
 /**
  * Yields the entries of `directory`, siblings sorted by name (code-unit order, so the result is the
  * same on every machine), each directory followed by its contents when `recursive`. Symbolic links
- * are yielded but never followed: a walk cannot loop, nor leave the directory it started in.
- * Failing to read `directory` itself throws.
+ * are yielded but never followed, and each subdirectory is opened through its parent's descriptor
+ * and verified inside the root: a walk cannot loop, nor leave the directory it started in, even if
+ * the tree changes under it. Failing to read `directory` itself throws.
  */
-export async function* walkTree(directory: string, options: WalkOptions): AsyncGenerator<TreeEntry> {
+export async function* walkTree(directory: OpenedDirectory, options: WalkOptions): AsyncGenerator<TreeEntry> {
   yield* walkDirectory(directory, "", options);
 }
 
-async function* walkDirectory(directory: string, prefix: string, options: WalkOptions): AsyncGenerator<TreeEntry> {
+async function* walkDirectory(
+  directory: OpenedDirectory,
+  prefix: string,
+  options: WalkOptions,
+): AsyncGenerator<TreeEntry> {
   options.signal.throwIfAborted();
   let entries: Dirent[];
   try {
-    entries = await readdir(directory, { withFileTypes: true });
+    entries = await readdir(directory.via, { withFileTypes: true });
   } catch (error) {
     if (prefix === "") throw error;
     options.onUnreadable?.(prefix, error);
@@ -52,11 +59,21 @@ async function* walkDirectory(directory: string, prefix: string, options: WalkOp
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const relative = prefix + entry.name;
-    const absolute = path.join(directory, entry.name);
     const kind = kindOf(entry);
-    yield { relative, absolute, kind };
+    yield { relative, parent: directory, name: entry.name, kind };
     if (options.recursive && kind === "directory" && !SKIPPED_DIRECTORIES.has(entry.name)) {
-      yield* walkDirectory(absolute, `${relative}/`, options);
+      let child: OpenedDirectory;
+      try {
+        child = await directory.openDirectory(entry.name);
+      } catch (error) {
+        options.onUnreadable?.(relative, error);
+        continue;
+      }
+      try {
+        yield* walkDirectory(child, `${relative}/`, options);
+      } finally {
+        await child.close();
+      }
     }
   }
 }

@@ -1,11 +1,11 @@
 /** `write_file`: creates or replaces a file, atomically. */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
-import path from "node:path";
-import { defineTool } from "@sema-agent/core";
+import { rename, rm } from "node:fs/promises";
+import { defineTool, type ToolContext } from "@sema-agent/core";
 import { z } from "zod";
-import { fileTarget, SAFE_OPEN_FLAGS } from "./fs-helpers.ts";
+import { withFileTarget } from "./file-target.ts";
+import type { FileToolsOptions, FileToolsRoot } from "./tool-root.ts";
 
 const inputSchema = z.object({
   path: z
@@ -18,7 +18,7 @@ const inputSchema = z.object({
 type WriteFileInput = z.infer<typeof inputSchema>;
 
 /** Creates the `write_file` tool, confined to `root`. */
-export function createWriteFileTool(root: string) {
+export function createWriteFileTool(root: FileToolsRoot, options: FileToolsOptions = {}) {
   return defineTool({
     name: "write_file",
     description:
@@ -29,41 +29,45 @@ export function createWriteFileTool(root: string) {
     // The same path and content leave the same file and return the same result, so a re-run after a
     // crash is harmless.
     idempotent: true,
-    execute: (input, context) => writeFileAtomically(root, input, context.signal),
+    execute: (input, context) => writeFileAtomically(root, options, input, context),
   });
 }
 
-async function writeFileAtomically(root: string, input: WriteFileInput, signal: AbortSignal): Promise<string> {
-  const { target, existing } = await fileTarget(root, input.path, signal);
-  const name = target.display;
-
-  const directory = path.dirname(target.absolute);
-  await mkdir(directory, { recursive: true });
-  const data = Buffer.from(input.content, "utf8");
-  // The temporary file sits beside the target so the rename stays on one filesystem, hence atomic.
-  const temporary = path.join(directory, `.${path.basename(target.absolute)}.${randomBytes(6).toString("hex")}.tmp`);
-  let renamed = false;
-  try {
-    const handle = await open(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | SAFE_OPEN_FLAGS,
-      0o666,
-    );
+async function writeFileAtomically(
+  root: FileToolsRoot,
+  options: FileToolsOptions,
+  input: WriteFileInput,
+  context: ToolContext,
+): Promise<string> {
+  const { signal } = context;
+  return withFileTarget(root, options, input.path, context, async ({ target, existing, parent, file }) => {
+    const data = Buffer.from(input.content, "utf8");
+    // The temporary file sits beside the target so the rename stays on one filesystem, hence atomic;
+    // both are named through the parent's descriptor, so neither can land outside.
+    const temporary = `.${file}.${randomBytes(6).toString("hex")}.tmp`;
+    let renamed = false;
     try {
-      await handle.writeFile(data, { signal });
-      // A replaced file keeps its permissions (an executable script stays executable).
-      if (existing !== undefined) await handle.chmod(existing.mode & 0o7777);
-      // On disk before the rename, so a crash cannot leave the new name pointing at an empty file.
-      await handle.sync();
+      const { handle } = await parent.openFile(
+        temporary,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+        0o666,
+      );
+      try {
+        await handle.writeFile(data, { signal });
+        // A replaced file keeps its permissions (an executable script stays executable).
+        if (existing !== undefined) await handle.chmod(existing.mode & 0o7777);
+        // On disk before the rename, so a crash cannot leave the new name pointing at an empty file.
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      signal.throwIfAborted();
+      await rename(parent.child(temporary), parent.child(file));
+      renamed = true;
     } finally {
-      await handle.close();
+      if (!renamed) await rm(parent.child(temporary), { force: true }).catch(() => undefined);
     }
-    signal.throwIfAborted();
-    await rename(temporary, target.absolute);
-    renamed = true;
-  } finally {
-    if (!renamed) await rm(temporary, { force: true }).catch(() => undefined);
-  }
-  // The same words whether the file was created or replaced: a re-run must return what the first run did.
-  return `Wrote ${data.byteLength} bytes to ${name}`;
+    // The same words whether the file was created or replaced: a re-run must return what the first run did.
+    return `Wrote ${data.byteLength} bytes to ${target.display}`;
+  });
 }

@@ -29,6 +29,19 @@ import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSett
 export const CRASHED_CALL_CONTENT =
   "The process running this tool call stopped before it recorded a result; the call's effect is unknown. It was not run again. Check its effect before relying on it or repeating it.";
 
+/**
+ * How many times an idempotent call may be started without ever recording a result. Each start
+ * after the first follows the death of the host that ran the one before (a tool stuck in
+ * synchronous code until the process was killed, one that crashes it): past this, re-running it is
+ * a poison task that takes down every worker in turn, so it is answered as abandoned instead.
+ */
+export const MAX_TOOL_ATTEMPTS = 3;
+
+/** What the model is told about an idempotent call abandoned after {@link MAX_TOOL_ATTEMPTS} starts. */
+export function abandonedCallContent(attempts: number): string {
+  return `The tool call was started ${attempts} times and each time the process running it stopped before it recorded a result; it was not run again. Its effect is unknown: try a different approach rather than repeating it.`;
+}
+
 type Gate =
   | { kind: "run"; call: OpenToolCall; frozen: boolean; replaced: boolean }
   | { kind: "deny"; content: string }
@@ -66,15 +79,19 @@ export class ToolPhase {
     this.#step = step;
   }
 
-  /** Calls started by a leg that died: an idempotent tool runs again; any other is answered "unknown". */
+  /**
+   * Calls started by a leg that died: an idempotent tool runs again, up to {@link MAX_TOOL_ATTEMPTS}
+   * starts in all; any other, or one started that often, is answered "unknown".
+   */
   async recoverInDoubt(): Promise<void> {
-    const inDoubt = this.#w.state.openToolCalls.filter(
-      (call) => call.started && this.#tools.get(call.name)?.idempotent !== true,
-    );
-    if (inDoubt.length === 0) return;
-    await this.#w.append(
-      inDoubt.map((call) => resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 })),
-    );
+    const events = this.#w.state.openToolCalls.flatMap((call) => {
+      if (!call.started) return [];
+      if (this.#tools.get(call.name)?.idempotent !== true)
+        return [resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 })];
+      if (call.attempt < MAX_TOOL_ATTEMPTS) return [];
+      return [resultEvent(call, { status: "interrupted", content: abandonedCallContent(call.attempt), durationMs: 0 })];
+    });
+    if (events.length > 0) await this.#w.append(events);
   }
 
   /**
