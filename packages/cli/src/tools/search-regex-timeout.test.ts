@@ -76,7 +76,11 @@ describe("search_text with a catastrophic regular expression", () => {
     expect(outcome.status).toBe("completed");
     const events = await store.read(taskId);
     const result = events.find((event) => event.type === "tool_result");
-    expect(result).toMatchObject({ status: "error", content: "The tool search_text timed out after 300 ms." });
+    // search_text's output is untrusted, so its error result is fenced like its output.
+    expect(result).toMatchObject({ status: "error" });
+    expect(result?.type === "tool_result" ? result.content : "").toMatch(
+      /^<untrusted-[0-9a-f]{16} kind="tool_error" from="search_text">\nThe tool search_text timed out after 300 ms\.\n<\/untrusted-[0-9a-f]{16}>$/,
+    );
   });
 
   it("still finds matches of a well-behaved pattern", async () => {
