@@ -3,7 +3,7 @@
  * untrusted, its annotations taken only as far as they claim safety, and its failures typed.
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { delimitUntrusted, type JsonValue, type Tool, type ToolContext } from "@sema-agent/core";
+import type { JsonValue, Tool, ToolContext } from "@sema-agent/core";
 import { resultText } from "./content-text.ts";
 import { jsonSchemaInput, type McpArguments, type SchemaCompiler } from "./json-schema-input.ts";
 import type { McpSession } from "./mcp-session.ts";
@@ -20,16 +20,19 @@ export interface ToolMapping {
 }
 
 /**
- * A tool whose output is third-party text reports its failures in third-party text too: the
- * harness passes an error's message to the model unfenced, so the server's words are fenced here.
+ * A tool whose output is third-party text reports its failures in third-party text too. The tool
+ * is declared `untrustedOutput`, so the harness fences its error results as it fences its output.
  */
 function toolFailure(text: string, name: string, server: string): McpToolError {
-  const fenced = delimitUntrusted(text === "" ? "(no details)" : text, { kind: "tool_output", from: name });
-  return new McpToolError("tool-error", `The MCP tool ${name} reported an error:\n${fenced}`, {
-    server,
-    tool: name,
-    details: { text },
-  });
+  return new McpToolError(
+    "tool-error",
+    `The MCP tool ${name} reported an error:\n${text === "" ? "(no details)" : text}`,
+    {
+      server,
+      tool: name,
+      details: { text },
+    },
+  );
 }
 
 export function toSemaTool(mcp: McpTool, mapping: ToolMapping): Tool<McpArguments> {
