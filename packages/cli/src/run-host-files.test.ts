@@ -5,18 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "./context.ts";
 import { main } from "./main.ts";
+import { captureIo } from "./test-support/capture-io.ts";
 
-function capture(cwd: string): { io: CliIo; out: () => string } {
+/** stdout and stderr together, as a person at the terminal reads them. */
+function capture(cwd: string) {
   let out = "";
-  const io: CliIo = {
-    stdout: { write: (t: string) => (out += t), isTTY: false },
-    stderr: { write: (t: string) => (out += t) },
-    env: {},
-    cwd,
-  };
-  return { io, out: () => out };
+  const c = captureIo(cwd);
+  c.io.stderr = { write: (t: string) => (out += t) };
+  c.io.stdout = { write: (t: string) => (out += t), isTTY: false };
+  return { io: c.io, out: () => out };
 }
 
 describe("sema run and the host's own files", () => {

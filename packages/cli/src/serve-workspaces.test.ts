@@ -5,30 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "./context.ts";
 import { main } from "./main.ts";
+import { captureIo, until } from "./test-support/capture-io.ts";
 import { workspaceName } from "./tools/index.ts";
 
-function capture(cwd: string, interrupt?: AbortSignal) {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: { write: (t: string) => (out += t), isTTY: false },
-    stderr: { write: (t: string) => (err += t) },
-    env: {},
-    cwd,
-    ...(interrupt === undefined ? {} : { interrupt }),
-  };
-  return { io, out: () => out, err: () => err };
-}
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const capture = (cwd: string, interrupt?: AbortSignal) =>
+  captureIo(cwd, interrupt === undefined ? {} : { extra: { interrupt } });
 
 /** Every task runs this script: look around, read report.txt, then write it and the host's files. */
 const TURNS = [
@@ -65,7 +47,7 @@ describe("sema serve workspaces", () => {
     const stop = new AbortController();
     const c = capture(dir, stop.signal);
     const serving = main(["serve", "--port", "0"], c.io);
-    await until(() => /serving/.test(c.out()));
+    await until(() => /serving/.test(c.out()), 15_000);
     const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
 
     const runAs = async (token: string): Promise<string> => {
@@ -80,7 +62,7 @@ describe("sema serve workspaces", () => {
       await until(async () => {
         const task = (await (await fetch(`${url}/v1/tasks/${taskId}`, { headers })).json()) as { status?: string };
         return task.status === "completed";
-      });
+      }, 15_000);
       return taskId;
     };
     const acmeTask = await runAs(acme);

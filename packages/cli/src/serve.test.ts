@@ -3,29 +3,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "./context.ts";
 import { main } from "./main.ts";
+import { captureIo, until } from "./test-support/capture-io.ts";
 
-function capture(cwd: string, interrupt?: AbortSignal) {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: { write: (t: string) => (out += t), isTTY: false },
-    stderr: { write: (t: string) => (err += t) },
-    env: {},
-    cwd,
-    ...(interrupt === undefined ? {} : { interrupt }),
-  };
-  return { io, out: () => out, err: () => err };
-}
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const capture = (cwd: string, interrupt?: AbortSignal) =>
+  captureIo(cwd, interrupt === undefined ? {} : { extra: { interrupt } });
 
 describe("sema serve", () => {
   it("serves the API with workers, prints a first token once, and stops gracefully", async () => {

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "./context.ts";
 import { main } from "./main.ts";
+import { captureIo } from "./test-support/capture-io.ts";
 
 /** OSC 52 (write the clipboard), a title change, BEL, CSI clear screen, C1 CSI, CR, a bidi override. */
 const NASTY = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J\x1b[H\x9b31m\r\u202eevil\u2028";
@@ -14,17 +14,7 @@ const NASTY = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J\x1b[H\x9b31m\r\
 const OWN_STYLES = /\x1b\[(?:0|1|2)m/g;
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-function capture(cwd: string, tty: boolean) {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: { write: (t: string) => (out += t), isTTY: tty },
-    stderr: { write: (t: string) => (err += t) },
-    env: {},
-    cwd,
-  };
-  return { io, out: () => out, err: () => err };
-}
+const capture = (cwd: string, tty: boolean) => captureIo(cwd, { tty });
 
 function scripted(dir: string): string {
   const path = join(dir, "script.json");
