@@ -43,10 +43,14 @@ export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
 export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
 export {
   EMPTY_SUMMARY,
+  EVENT_SEQS_VERSION,
+  type EventSeqs,
   isTerminal,
+  type LogPosition,
   nextWakeAt,
   reduceSummary,
   summarize,
+  summarizeAfter,
   type TaskStatus,
   type TaskSummary,
 } from "./core/task-summary.ts";
@@ -111,6 +115,7 @@ export {
   wake,
   wakeAt,
 } from "./harness/task-api.ts";
+export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/task-overview.ts";
 export { CRASHED_CALL_CONTENT } from "./harness/tool-phase.ts";
 export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tool-runner.ts";
 export { newId } from "./internal/ids.ts";

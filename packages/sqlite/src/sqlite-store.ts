@@ -33,13 +33,13 @@ import {
   newId,
   newLease,
   type ReadOptions,
-  reduceSummary,
   type Snapshot,
   type Store,
   type StoreClock,
   type StoredEvent,
   StoreUnavailableError,
   SummaryCache,
+  summarizeAfter,
   snapshotStateText,
   type TaskEvent,
   TaskExistsError,
@@ -174,7 +174,7 @@ export class SqliteStore implements Store {
       if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
       const at = isoTime(this.#now());
       const principal = input.created.principal;
-      const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
+      const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
       const { lastInsertRowid } = sql.insertTask.run(
         taskId,
         principal,

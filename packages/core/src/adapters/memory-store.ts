@@ -93,7 +93,7 @@ export class MemoryStore implements Store {
       const copy = frozenStampedEvent(event, record.taskId, record.lastSeq + stored.length + 1, at);
       stored.push(copy);
       if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
-      summary = reduceSummary(summary, event);
+      summary = reduceSummary(summary, event, copy);
     }
     entry.events.push(...stored);
     record.lastSeq += stored.length;

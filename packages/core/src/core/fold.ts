@@ -160,7 +160,7 @@ export class Folder {
     const stamped = (event as { seq?: unknown }).seq;
     const seq = typeof stamped === "number" ? stamped : s.lastSeq + 1;
     s.lastSeq = seq;
-    s.summary = reduceSummary(s.summary, event);
+    s.summary = reduceSummary(s.summary, event, { seq });
     switch (event.type) {
       case "task_created":
         s.objective = event.objective;
