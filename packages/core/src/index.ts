@@ -4,6 +4,7 @@
  */
 
 export { claimByListing } from "./adapters/claim-by-listing.ts";
+export { fairListing, fairOrder, limitPerPrincipal } from "./adapters/fair-claims.ts";
 export { MemoryStore } from "./adapters/memory-store.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";

@@ -4,7 +4,7 @@
  * statement that writes, that nothing changed since (seq, summary text, lease). Four round trips
  * become one; when anything did change, nothing is written and the locking path takes over.
  */
-import { type StoredEvent, summarizeAfter, type SummaryCache, type TaskEvent, wantsWorker } from "@sema-agent/core";
+import { type StoredEvent, type SummaryCache, summarizeAfter, type TaskEvent, wantsWorker } from "@sema-agent/core";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";

@@ -34,8 +34,8 @@ import {
   type Store,
   type StoredEvent,
   SummaryCache,
-  summarizeAfter,
   snapshotStateText,
+  summarizeAfter,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -349,7 +349,7 @@ export class PostgresStore implements Store {
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
     await this.#open();
-    return listRunnableTasks(this.#db, this.#sql, assertLimit(options.limit, 100));
+    return listRunnableTasks(this.#db, this.#sql, assertLimit(options.limit, 100), options);
   }
 
   async listLeasedOn(host: string, options: ListRunnableOptions = {}): Promise<TaskRecord[]> {

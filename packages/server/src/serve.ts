@@ -24,7 +24,9 @@ export interface ServeOptions {
   port?: number;
   limits?: Partial<Limits>;
   /** `false`: an API-only node; tasks run on workers elsewhere (they share the store). */
-  workers?: { concurrency?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number } | false;
+  workers?:
+    | { concurrency?: number; maxPerPrincipal?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number }
+    | false;
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 

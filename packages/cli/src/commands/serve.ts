@@ -1,5 +1,5 @@
 /**
- * `sema serve [--host 127.0.0.1] [--port 7777] [--workers N] [--db path | --store url]`: the
+ * `sema serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--db path | --store url]`: the
  * HTTP/SSE API and a pool of workers in one process over the store — the SQLite file by default
  * (the embedded default), or PostgreSQL (`--store postgres://…` or `SEMA_STORE_URL`) shared by
  * many API nodes (`--workers 0`) and worker nodes (`sema worker`). Agents come from
@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { createAgentRegistry, serve as startServing } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
-import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { requireModel } from "./run.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -22,6 +22,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...STORE_OPTIONS,
       model: { type: "string" },
       workers: { type: "string" },
+      "max-per-principal": { type: "string" },
       "lease-ttl": { type: "string" },
     },
   });
@@ -29,6 +30,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const concurrency = nonNegativeInteger("--workers", values.workers, 4);
+  const perPrincipal = maxPerPrincipal(values["max-per-principal"]);
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model));
   const backend = await openBackend(io, values);
   try {
@@ -39,7 +41,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       host: values.host ?? "127.0.0.1",
       port,
       // --workers 0: an API-only node; workers elsewhere share the store.
-      workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]) },
+      workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]), ...perPrincipal },
       onError: reportTo(io, "sema serve"),
     });
     io.stdout.write(

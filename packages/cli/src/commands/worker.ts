@@ -1,5 +1,5 @@
 /**
- * `sema worker [--concurrency N] [--db path | --store url] [--model …]`: a worker-only node. It
+ * `sema worker [--concurrency N] [--max-per-principal N] [--db path | --store url] [--model …]`: a worker-only node. It
  * claims runnable tasks from the shared store and runs their legs; it serves no HTTP. Steers and
  * approvals reach its legs through the store (on PostgreSQL, LISTEN/NOTIFY), from whichever API
  * node received them. Stream deltas stay on this node: subscribers elsewhere see the stored
@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { createAgentRegistry, startWorkers } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
-import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { requireModel } from "./run.ts";
 
 export async function worker(argv: string[], io: CliIo): Promise<number> {
@@ -19,6 +19,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       ...STORE_OPTIONS,
       model: { type: "string" },
       concurrency: { type: "string" },
+      "max-per-principal": { type: "string" },
       poll: { type: "string" },
       "lease-ttl": { type: "string" },
     },
@@ -27,6 +28,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   if (concurrency === 0) throw new UsageError("--concurrency must be at least 1");
   const pollMs = nonNegativeInteger("--poll", values.poll, 500);
   const leaseTtlMs = leaseTtl(values["lease-ttl"]);
+  const perPrincipal = maxPerPrincipal(values["max-per-principal"]);
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model));
   const backend = await openBackend(io, values);
   try {
@@ -34,6 +36,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       store: backend.store,
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       concurrency,
+      ...perPrincipal,
       pollMs: Math.max(10, pollMs),
       leaseTtlMs,
       onError: reportTo(io, "sema worker"),

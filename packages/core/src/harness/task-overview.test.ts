@@ -28,8 +28,12 @@ describe("loadTaskOverview", () => {
         expect(rest).toEqual(folded);
         expect(pendingApprovals.map((approval) => approval.callId)).toEqual(record.summary.openApprovals);
         for (const approval of pendingApprovals) {
-          const requests = events.filter((e) => e.type === "approval_requested" && e.callId === approval.callId);
-          expect(requests.map(({ name, inputJson, digest }) => ({ name, inputJson, digest }))).toContainEqual({
+          const requests = events.flatMap((e) =>
+            e.type === "approval_requested" && e.callId === approval.callId
+              ? [{ name: e.name, inputJson: e.inputJson, digest: e.digest }]
+              : [],
+          );
+          expect(requests).toContainEqual({
             name: approval.name,
             inputJson: approval.inputJson,
             digest: approval.digest,
