@@ -148,7 +148,8 @@ function omit<T extends object, K extends string>(source: T, ...keys: K[]): Omit
 export function reduceSummary(summary: TaskSummary, event: TaskEvent, at?: LogPosition): TaskSummary {
   let next = applyEvent(summary, event);
   const seqs = summary.seqs;
-  if (seqs !== undefined) {
+  // Most events (turns, tool calls, inputs) never move a seq: no work for them beyond this test.
+  if (seqs !== undefined && MOVES_SEQS.has(event.type)) {
     const stamped = (event as { seq?: unknown }).seq;
     const seq = at?.seq ?? (typeof stamped === "number" ? stamped : undefined);
     const nextSeqs = applySeqs(seqs, event, seq);
@@ -170,6 +171,16 @@ export function summarizeAfter(events: readonly TaskEvent[], from: TaskSummary, 
     summary = reduceSummary(summary, events[i] as TaskEvent, { seq: afterSeq + i + 1 });
   return summary;
 }
+
+/** The event types `applySeqs` acts on. */
+const MOVES_SEQS: ReadonlySet<TaskEvent["type"]> = new Set([
+  "approval_requested",
+  "approval_decided",
+  "child_task",
+  "task_completed",
+  "task_failed",
+  "task_cancelled",
+]);
 
 /** `seqs` after one more event: the same object when it does not change them. */
 function applySeqs(seqs: EventSeqs, event: TaskEvent, seq: number | undefined): EventSeqs | undefined {
