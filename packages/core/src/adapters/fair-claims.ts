@@ -8,11 +8,18 @@ import type { ClaimFairness, ListRunnableOptions, TaskRecord } from "../ports/st
 /** Candidates listed per principal beyond the claim's limit, for those a racing worker takes. */
 const HEADROOM = 8;
 
+/** What `principal` holds; own properties only (a principal may be called "__proto__"). */
+function heldBy(fairness: ClaimFairness, principal: string): number {
+  const held = fairness.held;
+  const count = held !== undefined && Object.hasOwn(held, principal) ? held[principal] : undefined;
+  return typeof count === "number" && count > 0 ? count : 0;
+}
+
 /** How to list the candidates of a fair claim of up to `limit` tasks. */
 export function fairListing(limit: number, fairness: ClaimFairness, exclude: number): Required<ListRunnableOptions> {
-  const held = fairness.held ?? {};
   const max = fairness.maxPerPrincipal;
-  const full = max === undefined ? [] : Object.keys(held).filter((principal) => (held[principal] ?? 0) >= max);
+  const held = Object.keys(fairness.held ?? {});
+  const full = max === undefined ? [] : held.filter((principal) => heldBy(fairness, principal) >= max);
   return { limit: 10_000, perPrincipal: Math.min(10_000, limit * 2 + HEADROOM + exclude), excludePrincipals: full };
 }
 
@@ -27,7 +34,7 @@ export function fairOrder(candidates: readonly TaskRecord[], fairness: ClaimFair
   candidates.forEach((task, age) => {
     let queue = queues.get(task.principal);
     if (queue === undefined) {
-      queue = { held: fairness.held?.[task.principal] ?? 0, next: 0, tasks: [], ages: [] };
+      queue = { held: heldBy(fairness, task.principal), next: 0, tasks: [], ages: [] };
       queues.set(task.principal, queue);
     }
     queue.tasks.push(task);

@@ -184,14 +184,20 @@ const MOVES_SEQS: ReadonlySet<TaskEvent["type"]> = new Set([
 
 /** `seqs` after one more event: the same object when it does not change them. */
 function applySeqs(seqs: EventSeqs, event: TaskEvent, seq: number | undefined): EventSeqs | undefined {
+  // Keys are call and task ids, which a model or a caller may choose ("__proto__" included):
+  // own-property tests and copies only, never `in` or assignment.
   switch (event.type) {
     case "approval_requested":
-      if (event.callId in seqs.approvals) return seqs;
+      if (Object.hasOwn(seqs.approvals, event.callId)) return seqs;
       return seq === undefined ? undefined : { ...seqs, approvals: { ...seqs.approvals, [event.callId]: seq } };
     case "approval_decided":
-      return event.callId in seqs.approvals ? { ...seqs, approvals: omit(seqs.approvals, event.callId) } : seqs;
+      if (!Object.hasOwn(seqs.approvals, event.callId)) return seqs;
+      return {
+        ...seqs,
+        approvals: Object.fromEntries(Object.entries(seqs.approvals).filter(([id]) => id !== event.callId)),
+      };
     case "child_task":
-      if (event.phase !== "result" && event.childTaskId in seqs.children) return seqs;
+      if (event.phase !== "result" && Object.hasOwn(seqs.children, event.childTaskId)) return seqs;
       return seq === undefined ? undefined : { ...seqs, children: { ...seqs.children, [event.childTaskId]: seq } };
     case "task_completed":
     case "task_failed":

@@ -81,6 +81,33 @@ describe("loadTaskOverview", () => {
     expect(counts).toEqual([4, 4]);
   });
 
+  it("ids that name Object.prototype's members are ids like any other, through JSON too", async () => {
+    const digest = "d".repeat(64);
+    const log: TaskEvent[] = [];
+    for (const callId of ["__proto__", "constructor", "toString"])
+      log.push({ type: "approval_requested", v: 1, legId: "l1", callId, name: "echo", inputJson: "{}", digest });
+    log.push(
+      {
+        type: "approval_decided",
+        v: 1,
+        callId: "constructor",
+        digest,
+        decision: "deny",
+        actor: { id: "a", verified: true },
+      },
+      { type: "child_task", v: 1, phase: "spawned", childTaskId: "__proto__" },
+      { type: "child_task", v: 1, phase: "result", childTaskId: "__proto__", status: "completed", result: "r" },
+    );
+    const { store, record, events } = await stored(log);
+    const fromJson = { ...record, summary: JSON.parse(JSON.stringify(record.summary)) };
+    for (const each of [record, fromJson]) {
+      const overview = await loadTaskOverview(store, each);
+      expect(overview.pendingApprovals.map((approval) => approval.callId)).toEqual(["__proto__", "toString"]);
+      expect(overview.children).toEqual(overviewOf(record, fold(events)).children);
+      expect(overview.children).toEqual([{ childTaskId: "__proto__", status: "completed", result: "r" }]);
+    }
+  });
+
   it("folds a summary stored before it had seqs (an old row), with the same answer", async () => {
     const { store, record, events } = await stored([{ type: "task_completed", v: 1, result: "old" }]);
     const { seqs: _, ...old } = record.summary;

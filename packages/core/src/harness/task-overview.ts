@@ -43,13 +43,17 @@ export async function loadTaskState(store: Store, taskId: string): Promise<TaskS
 }
 
 async function eventAt(store: Store, taskId: string, seq: number): Promise<StoredEvent | undefined> {
+  // A seq from a stored summary is data: anything but a positive integer points at nothing.
+  if (!Number.isInteger(seq) || seq < 1) return undefined;
   const [event] = await store.read(taskId, { afterSeq: seq - 1, limit: 1 });
   return event?.seq === seq ? event : undefined;
 }
 
 async function fromSeqs(store: Store, record: TaskRecord, seqs: EventSeqs): Promise<TaskOverview> {
   const { taskId, summary } = record;
-  const approvalSeqs = summary.openApprovals.map((callId) => seqs.approvals[callId]);
+  const approvalSeqs = summary.openApprovals.map((callId) =>
+    Object.hasOwn(seqs.approvals, callId) ? seqs.approvals[callId] : undefined,
+  );
   const childSeqs = Object.values(seqs.children);
   const [created, end, approvals, children] = await Promise.all([
     eventAt(store, taskId, 1),

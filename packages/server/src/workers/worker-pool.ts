@@ -159,7 +159,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
 
   /** Legs running here per principal, for a fair claim. */
   async function held(): Promise<Record<string, number>> {
-    const counts: Record<string, number> = {};
+    // Principals are names callers chose: no prototype for one called "__proto__" to reach.
+    const counts: Record<string, number> = Object.create(null);
     for (const [taskId, leg] of running) {
       if (leg.principal === undefined) {
         const principal = await options.store.getTask(taskId).then(
