@@ -4,7 +4,13 @@
  * local principal, verified by the operating system that let them run the command.
  */
 import { userInfo } from "node:os";
-import { type ActorAssertion, type ApprovalState, decideApproval, fold, type Store } from "@sema-agent/core";
+import {
+  type ActorAssertion,
+  type ApprovalState,
+  decideApproval,
+  loadTaskOverview,
+  type Store,
+} from "@sema-agent/core";
 import type { CliIo } from "./context.ts";
 import { terminalSafe } from "./terminal-safe.ts";
 
@@ -22,7 +28,7 @@ export function localActor(): ActorAssertion {
 }
 
 async function pending(store: Store, taskId: string): Promise<ApprovalState[]> {
-  return fold(await store.read(taskId)).approvals.filter((a) => a.decision === undefined);
+  return (await loadTaskOverview(store, await store.getTask(taskId))).pendingApprovals;
 }
 
 function describeCall(approval: ApprovalState): string {

@@ -264,6 +264,11 @@ describe("sema errors", () => {
       [["run", "x"], /no model: pass --model/],
       [["run", "x", "--bogus"], /bogus/],
       [["frobnicate"], /unknown command "frobnicate"/],
+      [["worker", "--max-per-principal", "0", "--model", "script:x.json"], /--max-per-principal must be at least 1/],
+      [
+        ["serve", "--max-per-principal", "two", "--model", "script:x.json"],
+        /--max-per-principal must be a non-negative/,
+      ],
     ] as const) {
       const c = capture(ws.dir);
       expect(await main([...args, "--db", ws.db], c.io), args.join(" ")).toBe(2);

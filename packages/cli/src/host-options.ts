@@ -21,6 +21,17 @@ export function leaseTtl(value: string | undefined): number {
   return ms;
 }
 
+/**
+ * `--max-per-principal N`: legs of one principal this process runs at once, at most (on top of
+ * the pool's fair share between principals). Absent: no cap beyond the fair share.
+ */
+export function maxPerPrincipal(value: string | undefined): { maxPerPrincipal?: number } {
+  if (value === undefined) return {};
+  const n = nonNegativeInteger("--max-per-principal", value, 0);
+  if (n < 1) throw new UsageError(`--max-per-principal must be at least 1, got ${value}`);
+  return { maxPerPrincipal: n };
+}
+
 /** A host's error sink: one line on stderr. */
 export function reportTo(io: CliIo, who: string): (error: unknown, taskId: string | undefined) => void {
   return (error, taskId) =>

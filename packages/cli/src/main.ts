@@ -26,12 +26,14 @@ Commands:
   tasks [--json]      List tasks (one JSON object a line with --json)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
-  serve [--host 127.0.0.1] [--port 7777] [--workers N] [--workspaces dir] [--workspace-per principal|task]
+  serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N]
+        [--workspaces dir] [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
                       principal (or task) under --workspaces (default .sema/workspaces)
-  worker [--concurrency N] [--workspaces dir] [--workspace-per principal|task]
-                      A worker-only node: runs the legs of tasks in the shared store
+  worker [--concurrency N] [--max-per-principal N] [--workspaces dir] [--workspace-per principal|task]
+                      A worker-only node: runs the legs of tasks in the shared store; workers
+                      share slots fairly between principals, at most N legs of one per process
   token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs

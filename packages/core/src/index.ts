@@ -4,6 +4,7 @@
  */
 
 export { claimByListing } from "./adapters/claim-by-listing.ts";
+export { fairListing, fairOrder, limitPerPrincipal } from "./adapters/fair-claims.ts";
 export { MemoryStore } from "./adapters/memory-store.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
@@ -51,10 +52,14 @@ export {
 export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
 export {
   EMPTY_SUMMARY,
+  EVENT_SEQS_VERSION,
+  type EventSeqs,
   isTerminal,
+  type LogPosition,
   nextWakeAt,
   reduceSummary,
   summarize,
+  summarizeAfter,
   type TaskStatus,
   type TaskSummary,
 } from "./core/task-summary.ts";
@@ -119,6 +124,7 @@ export {
   wake,
   wakeAt,
 } from "./harness/task-api.ts";
+export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/task-overview.ts";
 export { CRASHED_CALL_CONTENT } from "./harness/tool-phase.ts";
 export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tool-runner.ts";
 export { newId } from "./internal/ids.ts";

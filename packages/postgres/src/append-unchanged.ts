@@ -4,7 +4,7 @@
  * statement that writes, that nothing changed since (seq, summary text, lease). Four round trips
  * become one; when anything did change, nothing is written and the locking path takes over.
  */
-import { reduceSummary, type StoredEvent, type SummaryCache, type TaskEvent, wantsWorker } from "@sema-agent/core";
+import { type StoredEvent, type SummaryCache, summarizeAfter, type TaskEvent, wantsWorker } from "@sema-agent/core";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";
@@ -32,7 +32,7 @@ export async function appendIfUnchanged(
   const { taskId, events, expectedSeq } = append;
   const known = summaries.peek(taskId);
   if (known === undefined || events.length === 0) return undefined;
-  const summary = events.reduce(reduceSummary, known.summary);
+  const summary = summarizeAfter(events, known.summary, expectedSeq);
   const text = summary === known.summary ? known.text : JSON.stringify(summary);
   const bodies = events.map((event) => JSON.stringify(event));
   const seqs = events.map((_, i) => expectedSeq + i + 1);

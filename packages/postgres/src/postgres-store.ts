@@ -29,13 +29,13 @@ import {
   newId,
   newLease,
   type ReadOptions,
-  reduceSummary,
   SeqConflictError,
   type Snapshot,
   type Store,
   type StoredEvent,
   SummaryCache,
   snapshotStateText,
+  summarizeAfter,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -148,7 +148,7 @@ export class PostgresStore implements Store {
     const created = await this.#tx(async (tx) => {
       const at = new Date(await this.#dbNow(tx)).toISOString();
       const principal = input.created.principal;
-      const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
+      const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
       const text = JSON.stringify(summary);
       const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
       const inserted = await tx.client.query<{ task_no: string }>(tx.sql.insertTask, [
@@ -216,7 +216,7 @@ export class PostgresStore implements Store {
       const bodies = events.map((event) => JSON.stringify(event));
       const seqs = events.map((_, i) => record.lastSeq + i + 1);
       const lastSeq = record.lastSeq + events.length;
-      const summary = events.reduce(reduceSummary, record.summary);
+      const summary = summarizeAfter(events, record.summary, record.lastSeq);
       const text = JSON.stringify(summary);
       const wants = wantsWorker(summary);
       try {
@@ -349,7 +349,7 @@ export class PostgresStore implements Store {
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
     await this.#open();
-    return listRunnableTasks(this.#db, this.#sql, assertLimit(options.limit, 100));
+    return listRunnableTasks(this.#db, this.#sql, assertLimit(options.limit, 100), options);
   }
 
   async listLeasedOn(host: string, options: ListRunnableOptions = {}): Promise<TaskRecord[]> {

@@ -92,11 +92,11 @@ export function queries(s: string) {
     /**
      * Candidates by the partial index, oldest activity first (task_no breaks ties in creation
      * order), a page at a time after the position ($2, $3); `lease_expires_at <= $1` is
-     * `!isLeaseLive` at the database time $1.
+     * `!isLeaseLive` at the database time $1; none of the principals $5 (those listed enough).
      */
     runnable: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
       WHERE wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
-        AND (updated_at, task_no) > ($2, $3)
+        AND (updated_at, task_no) > ($2, $3) AND principal <> ALL($5::text[])
       ORDER BY updated_at, task_no LIMIT $4`,
     /**
      * Lock listed candidates that are still unleased at the database time $2, skipping rows

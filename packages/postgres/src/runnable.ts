@@ -8,7 +8,10 @@ import {
   assertTtl,
   type Claim,
   type ClaimOptions,
+  fairListing,
+  fairOrder,
   isRunnableRecord,
+  type ListRunnableOptions,
   newLease,
   type TaskRecord,
 } from "@sema-agent/core";
@@ -19,19 +22,36 @@ import type { Database } from "./session.ts";
 /** Candidate rows fetched per page by `listRunnable` before the rule filters them. */
 const RUNNABLE_PAGE = 200;
 
-/** Up to `limit` runnable tasks, oldest activity first, by the rule at the database's time. */
-export async function listRunnableTasks(db: Database, sql: Queries, limit: number): Promise<TaskRecord[]> {
+/**
+ * Up to `limit` runnable tasks, oldest activity first, by the rule at the database's time; at most
+ * `perPrincipal` of each principal, none of `excludePrincipals`.
+ */
+export async function listRunnableTasks(
+  db: Database,
+  sql: Queries,
+  limit: number,
+  options: Omit<ListRunnableOptions, "limit"> = {},
+): Promise<TaskRecord[]> {
   const [clock] = await db.query<{ now_ms: number }>(sql.nowMs, []);
   const now = clock?.now_ms ?? Date.now();
   const nowAt = new Date(now);
+  const per = options.perPrincipal ?? Number.POSITIVE_INFINITY;
+  const counts = new Map<string, number>();
+  // Principals listed enough are left out of the next pages' query, so a flood of one
+  // principal's tasks is skipped by the database instead of paged through.
+  const full = new Set(options.excludePrincipals ?? []);
   // The query yields candidates (see `wantsWorker`); the rule, at the database time, has the last word.
   const runnable: TaskRecord[] = [];
   let position: [string, string] = ["", "0"];
   for (;;) {
-    const rows = await db.query<TaskRow>(sql.runnable, [nowAt, ...position, RUNNABLE_PAGE]);
+    const rows = await db.query<TaskRow>(sql.runnable, [nowAt, ...position, RUNNABLE_PAGE, [...full]]);
     for (const row of rows) {
+      if (full.has(row.principal)) continue;
       const record = recordOf(row);
       if (!isRunnableRecord(record, now)) continue;
+      const count = (counts.get(row.principal) ?? 0) + 1;
+      counts.set(row.principal, count);
+      if (count >= per) full.add(row.principal);
       runnable.push(record);
       if (runnable.length === limit) return runnable;
     }
@@ -47,15 +67,27 @@ export async function claimRunnableTasks(db: Database, sql: Queries, options: Cl
   assertTtl(options.ttlMs);
   await db.open();
   const exclude = new Set(options.exclude ?? []);
+  const { fairness } = options;
   // Candidates unlocked (a racing claimer may take some), with headroom for those it takes.
-  const listed = await listRunnableTasks(db, sql, Math.min(10_000, limit * 4 + 8 + exclude.size));
-  const ids = listed.map((record) => record.taskId).filter((id) => !exclude.has(id));
+  const listed =
+    fairness === undefined
+      ? await listRunnableTasks(db, sql, Math.min(10_000, limit * 4 + 8 + exclude.size))
+      : await listRunnableTasks(db, sql, 10_000, fairListing(limit, fairness, exclude.size));
+  const unexcluded = listed.filter((record) => !exclude.has(record.taskId));
+  // A fair claim locks its candidates in the fair order's first few and leases them in that order.
+  const ordered = fairness === undefined ? unexcluded : fairOrder(unexcluded, fairness).slice(0, limit * 4 + 8);
+  const ids = ordered.map((record) => record.taskId);
   if (ids.length === 0) return [];
   return db.tx(async (tx) => {
     const now = (await tx.client.query<{ now_ms: number }>(tx.sql.nowMs)).rows[0]?.now_ms ?? Date.now();
-    const rows = (await tx.client.query<TaskRow>(tx.sql.claim, [ids, new Date(now), limit])).rows;
+    const locked = (
+      await tx.client.query<TaskRow>(tx.sql.claim, [ids, new Date(now), fairness === undefined ? limit : ids.length])
+    ).rows;
+    const byId = new Map(locked.map((row) => [row.task_id, row]));
+    const rows = fairness === undefined ? locked : ids.flatMap((id) => byId.get(id) ?? []);
     const claims: Claim[] = [];
     for (const row of rows) {
+      if (claims.length === limit) break;
       const record = recordOf(row);
       // Locked, so this is the row as it is now: the rule has the last word.
       if (!isRunnableRecord(record, now)) continue;

@@ -27,7 +27,9 @@ export interface ServeOptions {
   /** Who may decide approvals (default: the `approver` role); see `AppOptions.approvers`. */
   approvers?: ApproverSettings;
   /** `false`: an API-only node; tasks run on workers elsewhere (they share the store). */
-  workers?: { concurrency?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number } | false;
+  workers?:
+    | { concurrency?: number; maxPerPrincipal?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number }
+    | false;
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 

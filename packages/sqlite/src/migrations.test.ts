@@ -6,7 +6,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import { sendInput } from "@sema-agent/core";
+import { fold, loadTaskOverview, overviewOf, sendInput } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { SqliteStore } from "./sqlite-store.ts";
@@ -106,5 +106,22 @@ describe("a schema 3 database", () => {
       .map((row) => String(row.detail));
     db.close();
     expect(plan.join(" ")).toContain("tasks_leased");
+  });
+});
+
+describe("a task stored before summaries had seqs", () => {
+  it("has none, and its status reads fold its log as before, also after new appends", async () => {
+    const path = tempDb();
+    copyFileSync(join(FIXTURES, "v1.db"), path);
+    const store = new SqliteStore({ path });
+    const record = await store.getTask(TASK);
+    expect(record.summary.seqs).toBeUndefined();
+    expect(await loadTaskOverview(store, record)).toEqual(overviewOf(record, fold(await store.read(TASK))));
+    await store.append(TASK, [{ type: "task_completed", v: 1, result: "late" }], { expectedSeq: record.lastSeq });
+    const after = await store.getTask(TASK);
+    expect(after.summary.seqs).toBeUndefined();
+    expect(await loadTaskOverview(store, after)).toEqual(overviewOf(after, fold(await store.read(TASK))));
+    expect((await loadTaskOverview(store, after)).result).toBe("late");
+    await store.close();
   });
 });

@@ -33,7 +33,6 @@ import {
   newId,
   newLease,
   type ReadOptions,
-  reduceSummary,
   type Snapshot,
   type Store,
   type StoreClock,
@@ -41,6 +40,7 @@ import {
   StoreUnavailableError,
   SummaryCache,
   snapshotStateText,
+  summarizeAfter,
   type TaskEvent,
   TaskExistsError,
   TaskNotFoundError,
@@ -174,7 +174,7 @@ export class SqliteStore implements Store {
       if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
       const at = isoTime(this.#now());
       const principal = input.created.principal;
-      const summary = events.reduce(reduceSummary, EMPTY_SUMMARY);
+      const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
       const { lastInsertRowid } = sql.insertTask.run(
         taskId,
         principal,
@@ -302,11 +302,17 @@ export class SqliteStore implements Store {
     const now = this.#now();
     return this.#guard(() => {
       // The query yields candidates (see wantsWorker); the rule, at this time, has the last word.
-      // Stepping through them lazily stops the scan as soon as `limit` are accepted.
+      // Stepping through them lazily stops the scan as soon as `limit` are accepted; the rows of a
+      // principal already listed `perPrincipal` times are passed over before parsing.
+      const per = options.perPrincipal ?? Number.POSITIVE_INFINITY;
+      const counts = new Map<string, number>((options.excludePrincipals ?? []).map((p) => [p, per]));
       const runnable: TaskRecord[] = [];
-      for (const row of sql.runnable.iterate(now)) {
-        const record = recordOf(row as TaskRow);
+      for (const row of sql.runnable.iterate(now) as Iterable<TaskRow>) {
+        const count = counts.get(row.principal) ?? 0;
+        if (count >= per) continue;
+        const record = recordOf(row);
         if (!isRunnableRecord(record, now)) continue;
+        counts.set(row.principal, count + 1);
         runnable.push(record);
         if (runnable.length === limit) break;
       }

@@ -58,7 +58,7 @@ export function writeEvents(
   for (let i = 0; i < count; i++) {
     const event = events[i] as TaskEvent;
     bodies[i] = JSON.stringify(event);
-    summary = reduceSummary(summary, event);
+    summary = reduceSummary(summary, event, { seq: task.lastSeq + i + 1 });
     // Only the first stage of an input is kept (the key ignores later ones).
     if (event.type === "human_input") sql.insertInput.run(task.taskNo, event.inputId, task.lastSeq + i + 1);
   }

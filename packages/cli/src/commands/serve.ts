@@ -1,5 +1,5 @@
 /**
- * `sema serve [--host 127.0.0.1] [--port 7777] [--workers N] [--db path | --store url]
+ * `sema serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--db path | --store url]
  * [--workspaces .sema/workspaces] [--workspace-per principal|task]`: the
  * HTTP/SSE API and a pool of workers in one process over the store — the SQLite file by default
  * (the embedded default), or PostgreSQL (`--store postgres://…` or `SEMA_STORE_URL`) shared by
@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { createAgentRegistry, serve as startServing } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
-import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
 import { requireModel } from "./run.ts";
 
@@ -26,6 +26,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...WORKSPACE_OPTIONS,
       model: { type: "string" },
       workers: { type: "string" },
+      "max-per-principal": { type: "string" },
       "lease-ttl": { type: "string" },
     },
   });
@@ -33,6 +34,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const concurrency = nonNegativeInteger("--workers", values.workers, 4);
+  const perPrincipal = maxPerPrincipal(values["max-per-principal"]);
   // Each principal's tools get a workspace of their own, away from the store and the config.
   const tools = servedToolSetup(io, storeLocation(io, values), values);
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
@@ -46,7 +48,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       host: values.host ?? "127.0.0.1",
       port,
       // --workers 0: an API-only node; workers elsewhere share the store.
-      workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]) },
+      workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]), ...perPrincipal },
       onError: reportTo(io, "sema serve"),
     });
     io.stdout.write(

@@ -1,5 +1,5 @@
 /**
- * `sema worker [--concurrency N] [--db path | --store url] [--model …] [--workspaces dir]
+ * `sema worker [--concurrency N] [--max-per-principal N] [--db path | --store url] [--model …] [--workspaces dir]
  * [--workspace-per principal|task]`: a worker-only node (file tools in workspaces as for `sema serve`). It
  * claims runnable tasks from the shared store and runs their legs; it serves no HTTP. Steers and
  * approvals reach its legs through the store (on PostgreSQL, LISTEN/NOTIFY), from whichever API
@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { createAgentRegistry, startWorkers } from "@sema-agent/server";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
-import { leaseTtl, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
 import { requireModel } from "./run.ts";
 
@@ -22,6 +22,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       ...WORKSPACE_OPTIONS,
       model: { type: "string" },
       concurrency: { type: "string" },
+      "max-per-principal": { type: "string" },
       poll: { type: "string" },
       "lease-ttl": { type: "string" },
     },
@@ -30,6 +31,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   if (concurrency === 0) throw new UsageError("--concurrency must be at least 1");
   const pollMs = nonNegativeInteger("--poll", values.poll, 500);
   const leaseTtlMs = leaseTtl(values["lease-ttl"]);
+  const perPrincipal = maxPerPrincipal(values["max-per-principal"]);
   // Each principal's tools get a workspace of their own, away from the store and the config.
   const tools = servedToolSetup(io, storeLocation(io, values), values);
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
@@ -39,6 +41,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       store: backend.store,
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       concurrency,
+      ...perPrincipal,
       pollMs: Math.max(10, pollMs),
       leaseTtlMs,
       onError: reportTo(io, "sema worker"),

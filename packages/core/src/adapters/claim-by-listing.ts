@@ -5,6 +5,7 @@
  */
 import type { Claim, ClaimOptions, Store } from "../ports/store.ts";
 import { isSemaError } from "../protocol/errors.ts";
+import { fairListing, fairOrder } from "./fair-claims.ts";
 import { assertLimit, assertTtl } from "./store-rules.ts";
 
 /** Extra candidates listed beyond `limit`, so tasks a racing worker takes leave others to claim. */
@@ -17,7 +18,16 @@ export async function claimByListing(
   const limit = assertLimit(options.limit, 1, 1000);
   assertTtl(options.ttlMs);
   const exclude = new Set(options.exclude ?? []);
-  const candidates = await store.listRunnable({ limit: Math.min(10_000, limit * 2 + HEADROOM + exclude.size) });
+  const { fairness } = options;
+  const candidates =
+    fairness === undefined
+      ? await store.listRunnable({ limit: Math.min(10_000, limit * 2 + HEADROOM + exclude.size) })
+      : fairOrder(
+          (await store.listRunnable(fairListing(limit, fairness, exclude.size))).filter(
+            (candidate) => !exclude.has(candidate.taskId),
+          ),
+          fairness,
+        );
   const claims: Claim[] = [];
   for (const candidate of candidates) {
     if (claims.length === limit) break;

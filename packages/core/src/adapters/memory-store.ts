@@ -34,6 +34,7 @@ import {
 import type { JsonValue } from "../protocol/json.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { claimByListing } from "./claim-by-listing.ts";
+import { limitPerPrincipal } from "./fair-claims.ts";
 import {
   assertAfterSeq,
   assertLeaseAvailable,
@@ -93,7 +94,7 @@ export class MemoryStore implements Store {
       const copy = frozenStampedEvent(event, record.taskId, record.lastSeq + stored.length + 1, at);
       stored.push(copy);
       if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
-      summary = reduceSummary(summary, event);
+      summary = reduceSummary(summary, event, copy);
     }
     entry.events.push(...stored);
     record.lastSeq += stored.length;
@@ -199,7 +200,7 @@ export class MemoryStore implements Store {
     );
   }
 
-  /** Copies of the records `keep` accepts, least recently active first, at most `options.limit`. */
+  /** Copies of the records `keep` accepts, least recently active first, within `options`' limits. */
   #oldestFirst(options: ListRunnableOptions, keep: (record: TaskRecord, now: number) => boolean): TaskRecord[] {
     this.#open();
     const limit = assertLimit(options.limit, 100);
@@ -207,7 +208,7 @@ export class MemoryStore implements Store {
     const kept: TaskRecord[] = [];
     for (const { record } of this.#tasks.values()) if (keep(record, now)) kept.push(record);
     kept.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
-    return jsonCopy(kept.slice(0, limit));
+    return jsonCopy(limitPerPrincipal(kept, options, limit));
   }
 
   async claimRunnable(options: ClaimOptions): Promise<Claim[]> {

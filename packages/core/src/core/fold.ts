@@ -160,7 +160,8 @@ export class Folder {
     const stamped = (event as { seq?: unknown }).seq;
     const seq = typeof stamped === "number" ? stamped : s.lastSeq + 1;
     s.lastSeq = seq;
-    s.summary = reduceSummary(s.summary, event);
+    // A stamped event carries its seq; only an unstamped one needs telling (no allocation per event).
+    s.summary = reduceSummary(s.summary, event, typeof stamped === "number" ? undefined : { seq });
     switch (event.type) {
       case "task_created":
         s.objective = event.objective;

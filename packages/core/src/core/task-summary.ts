@@ -33,6 +33,32 @@ export interface TaskSummary {
   usage: Usage;
   /** Set while a parked or finished task has pending work a worker should start a leg for. */
   runnable: boolean;
+  /**
+   * Where a status read finds what the summary does not hold, so it reads those few events
+   * instead of folding the log. Absent from summaries stored before it existed, and dropped by a
+   * reduction that was not told the event's seq: a reader then folds the log instead.
+   */
+  seqs?: EventSeqs;
+}
+
+/** Seqs of the single events that complete a task's status (see `TaskSummary.seqs`). */
+export interface EventSeqs {
+  /** Schema version; a reader that does not know it folds the log instead. */
+  v: typeof EVENT_SEQS_VERSION;
+  /** The latest `task_completed`, `task_failed` or `task_cancelled`. */
+  end?: number;
+  /** Each open approval (as `openApprovals`): callId → seq of its `approval_requested`. */
+  approvals: Record<string, number>;
+  /** Each child: childTaskId → seq of its latest `result` phase, else of its first `child_task`. */
+  children: Record<string, number>;
+}
+
+/** Schema version of {@link EventSeqs}. */
+export const EVENT_SEQS_VERSION = 1;
+
+/** Where an event sits in its log, for {@link reduceSummary}. */
+export interface LogPosition {
+  seq: number;
 }
 
 export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
@@ -43,6 +69,7 @@ export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
   sessionSeq: 0,
   usage: { inputTokens: 0, outputTokens: 0 },
   runnable: true,
+  seqs: Object.freeze({ v: EVENT_SEQS_VERSION, approvals: Object.freeze({}), children: Object.freeze({}) }),
 }) as TaskSummary;
 
 export function isTerminal(status: TaskStatus): boolean {
@@ -113,12 +140,72 @@ function omit<T extends object, K extends string>(source: T, ...keys: K[]): Omit
   return out as Omit<T, K>;
 }
 
-/** The summary after one more event. Pure: returns a new object when anything changed. */
-export function reduceSummary(summary: TaskSummary, event: TaskEvent): TaskSummary {
-  const next = applyEvent(summary, event);
+/**
+ * The summary after one more event. Pure: returns a new object when anything changed. `at` (or a
+ * stamped event's own `seq`) keeps `seqs` current; an event that would change them without it
+ * drops them, so they are never wrong, only missing.
+ */
+export function reduceSummary(summary: TaskSummary, event: TaskEvent, at?: LogPosition): TaskSummary {
+  let next = applyEvent(summary, event);
+  const seqs = summary.seqs;
+  // Most events (turns, tool calls, inputs) never move a seq: no work for them beyond this test.
+  if (seqs !== undefined && MOVES_SEQS.has(event.type)) {
+    const stamped = (event as { seq?: unknown }).seq;
+    const seq = at?.seq ?? (typeof stamped === "number" ? stamped : undefined);
+    const nextSeqs = applySeqs(seqs, event, seq);
+    if (nextSeqs !== seqs) {
+      if (next === summary) next = { ...summary };
+      if (nextSeqs === undefined) delete next.seqs;
+      else next.seqs = nextSeqs;
+    }
+  }
   if (next === summary) return summary;
   next.runnable = isRunnable(next);
   return next;
+}
+
+/** The summary after `events` appended after seq `afterSeq` (0 for a new task's first events). */
+export function summarizeAfter(events: readonly TaskEvent[], from: TaskSummary, afterSeq: number): TaskSummary {
+  let summary = from;
+  for (let i = 0; i < events.length; i++)
+    summary = reduceSummary(summary, events[i] as TaskEvent, { seq: afterSeq + i + 1 });
+  return summary;
+}
+
+/** The event types `applySeqs` acts on. */
+const MOVES_SEQS: ReadonlySet<TaskEvent["type"]> = new Set([
+  "approval_requested",
+  "approval_decided",
+  "child_task",
+  "task_completed",
+  "task_failed",
+  "task_cancelled",
+]);
+
+/** `seqs` after one more event: the same object when it does not change them. */
+function applySeqs(seqs: EventSeqs, event: TaskEvent, seq: number | undefined): EventSeqs | undefined {
+  // Keys are call and task ids, which a model or a caller may choose ("__proto__" included):
+  // own-property tests and copies only, never `in` or assignment.
+  switch (event.type) {
+    case "approval_requested":
+      if (Object.hasOwn(seqs.approvals, event.callId)) return seqs;
+      return seq === undefined ? undefined : { ...seqs, approvals: { ...seqs.approvals, [event.callId]: seq } };
+    case "approval_decided":
+      if (!Object.hasOwn(seqs.approvals, event.callId)) return seqs;
+      return {
+        ...seqs,
+        approvals: Object.fromEntries(Object.entries(seqs.approvals).filter(([id]) => id !== event.callId)),
+      };
+    case "child_task":
+      if (event.phase !== "result" && Object.hasOwn(seqs.children, event.childTaskId)) return seqs;
+      return seq === undefined ? undefined : { ...seqs, children: { ...seqs.children, [event.childTaskId]: seq } };
+    case "task_completed":
+    case "task_failed":
+    case "task_cancelled":
+      return seq === undefined ? undefined : { ...seqs, end: seq };
+    default:
+      return seqs;
+  }
 }
 
 function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
@@ -181,7 +268,7 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   }
 }
 
-/** The summary of a whole sequence of events. */
+/** The summary of a whole sequence of events (stamped ones keep `seqs`; see {@link reduceSummary}). */
 export function summarize(events: Iterable<TaskEvent>, from: TaskSummary = EMPTY_SUMMARY): TaskSummary {
   let summary = from;
   for (const event of events) summary = reduceSummary(summary, event);

@@ -89,6 +89,22 @@ export interface TaskPage {
 
 export interface ListRunnableOptions {
   limit?: number;
+  /** At most this many tasks of any one principal (the oldest of each), so others are listed too. */
+  perPrincipal?: number;
+  /** No tasks of these principals. */
+  excludePrincipals?: readonly string[];
+}
+
+/**
+ * Claims shared fairly between principals: each next task comes from the principal with the
+ * fewest tasks held (`held` plus those this claim took so far), the least recently active first
+ * among equals and within a principal; a principal at `maxPerPrincipal` gets none.
+ */
+export interface ClaimFairness {
+  /** Tasks each principal already holds (e.g. runs in the claiming worker): principal → count. */
+  held?: Readonly<Record<string, number>>;
+  /** No more tasks for a principal holding this many. Default: no cap. */
+  maxPerPrincipal?: number;
 }
 
 export interface ClaimOptions {
@@ -99,6 +115,8 @@ export interface ClaimOptions {
   limit?: number;
   /** Tasks not to claim (e.g. ones naming an agent this worker does not have). */
   exclude?: readonly string[];
+  /** Share the claim between principals; without it, oldest activity first whoever owns the task. */
+  fairness?: ClaimFairness;
 }
 
 /** A runnable task a worker now holds the lease of. */

@@ -14,7 +14,9 @@ import { isSemaError, type SemaErrorCode } from "../protocol/errors.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
 import { claimsConformance } from "./store-conformance-claims.ts";
+import { fairnessConformance } from "./store-conformance-fairness.ts";
 import { liveConformance } from "./store-conformance-live.ts";
+import { overviewConformance } from "./store-conformance-overview.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
 
 /** The parts of vitest the suite uses (any runner with the same API works). */
@@ -248,6 +250,8 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
 
     liveConformance({ describe, it, expect, fresh, newTask, expectCode });
     claimsConformance({ describe, it, expect, fresh, newTask, expectCode });
+    overviewConformance({ describe, it, expect, fresh, newTask, expectCode });
+    fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {

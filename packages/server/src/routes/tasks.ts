@@ -1,12 +1,12 @@
 /** `POST /v1/tasks`, `GET /v1/tasks`, `GET /v1/tasks/{taskId}`. */
-import { startTask } from "@sema-agent/core";
+import { loadTaskOverview, startTask } from "@sema-agent/core";
 import { badRequest } from "../http-error.ts";
 import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { TaskParams } from "../schemas/common.ts";
 import { CreateTaskRequest, CreateTaskResponse, ListTasksQuery, TaskDetail, TaskPage } from "../schemas/tasks.ts";
 import { ownTask } from "../tasks/own-task.ts";
-import { loadTaskState, taskDetail, taskListItem } from "../tasks/task-view.ts";
+import { taskDetail, taskListItem } from "../tasks/task-view.ts";
 import type { RouteDeps } from "./deps.ts";
 
 export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
@@ -72,7 +72,8 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 404, 429],
       async handler({ params, caller, context }) {
         const record = await ownTask(store, params.taskId, caller);
-        return context.json(taskDetail(record, await loadTaskState(store, params.taskId)));
+        // The record's summary and the few events it points at: the cost does not grow with the log.
+        return context.json(taskDetail(record, await loadTaskOverview(store, record)));
       },
     }),
   ];

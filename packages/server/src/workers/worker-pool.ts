@@ -3,8 +3,11 @@
  * workers never share one), runs one leg each under the claimed lease, and emits to the
  * in-process hub. It polls, and is nudged by the API in its process for lower
  * latency. Tasks a process on this machine held when it died are run at once, not after their
- * leases expire. Stopping is graceful: no new claims, running legs are aborted so they park at their
- * next step boundary (`parked:interrupt`) and release their leases, within a deadline.
+ * leases expire. Claims are fair between principals: each free slot goes to the principal with the
+ * fewest legs running here (oldest task first among equals), up to `maxPerPrincipal`, so one
+ * principal's flood of tasks delays another's by at most one slot's turnover. Stopping is graceful:
+ * no new claims, running legs are aborted so they park at their next step boundary
+ * (`parked:interrupt`) and release their leases, within a deadline.
  */
 import {
   type Agent,
@@ -26,6 +29,12 @@ export interface WorkerOptions {
   agents: AgentRegistry;
   /** Legs run at once. Default 4. */
   concurrency?: number;
+  /**
+   * Legs of one principal run at once in this pool, at most (the cap is per process: pools on
+   * several machines sharing a PostgreSQL store each apply it to their own legs). Default: the
+   * pool's concurrency, i.e. no cap beyond the fair share.
+   */
+  maxPerPrincipal?: number;
   /** How often to look for runnable tasks when not nudged. Default 500 ms. */
   pollMs?: number;
   /** Who this process is on the leases it takes. Default `defaultHolder()`. */
@@ -60,12 +69,16 @@ export interface WorkerPool extends WorkSignal {
 interface Running {
   abort: AbortController;
   done: Promise<void>;
+  /** Whose task it is, once known (claims say; a resumed or recovered task is looked up). */
+  principal?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function startWorkers(options: WorkerOptions): WorkerPool {
   const concurrency = Math.max(1, options.concurrency ?? 4);
+  const maxPerPrincipal =
+    options.maxPerPrincipal === undefined ? undefined : Math.max(1, Math.floor(options.maxPerPrincipal));
   const pollMs = options.pollMs ?? 500;
   const holder = options.holder ?? defaultHolder();
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
@@ -127,9 +140,9 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     return outcome.legId !== undefined;
   }
 
-  function start(taskId: string, claimed?: Lease): void {
+  function start(taskId: string, claimed?: { lease: Lease; principal: string }): void {
     const abort = new AbortController();
-    const done = runOne(taskId, abort.signal, claimed)
+    const done = runOne(taskId, abort.signal, claimed?.lease)
       .catch((error: unknown) => {
         // Another worker holds it: nothing to do here.
         if (!isSemaError(error, "LeaseHeld")) onError(error, taskId);
@@ -141,7 +154,24 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         // nothing to do is not looked at again until the next poll, so nothing spins.
         if (ran) wake();
       });
-    running.set(taskId, { abort, done });
+    running.set(taskId, claimed === undefined ? { abort, done } : { abort, done, principal: claimed.principal });
+  }
+
+  /** Legs running here per principal, for a fair claim. */
+  async function held(): Promise<Record<string, number>> {
+    // Principals are names callers chose: no prototype for one called "__proto__" to reach.
+    const counts: Record<string, number> = Object.create(null);
+    for (const [taskId, leg] of running) {
+      if (leg.principal === undefined) {
+        const principal = await options.store.getTask(taskId).then(
+          (record) => record.principal,
+          () => undefined,
+        );
+        if (principal !== undefined) leg.principal = principal;
+      }
+      if (leg.principal !== undefined) counts[leg.principal] = (counts[leg.principal] ?? 0) + 1;
+    }
+    return counts;
   }
 
   /** Start the tasks a dead process on this machine held (`runLeg` takes their leases over). */
@@ -168,11 +198,12 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
       ttlMs,
       limit: free,
       exclude: [...running.keys(), ...unrunnable],
+      fairness: maxPerPrincipal === undefined ? { held: await held() } : { held: await held(), maxPerPrincipal },
     });
     for (const { task, lease } of claims) {
       // Stopped while claiming: give the leases back for another worker.
       if (stopped) await options.store.releaseLease(task.taskId, lease.token).catch(() => undefined);
-      else start(task.taskId, lease);
+      else start(task.taskId, { lease, principal: task.principal });
     }
   }
 
