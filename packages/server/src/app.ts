@@ -8,6 +8,8 @@ import type { AppEnv } from "./app-env.ts";
 import { defaultApprovalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
+import { StreamBudget } from "./events/stream-budget.ts";
+import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import type { Caller, Ingress } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
@@ -60,6 +62,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     agents: options.agents,
     limits,
     hub: options.hub,
+    streams: { tails: new TaskTails(options.store), budget: new StreamBudget(limits.sseMaxTotalBufferedBytes) },
     workers: options.workers,
     now,
     canApprove: options.canApprove ?? defaultApprovalPolicy,

@@ -4,97 +4,286 @@
  * process's workers between them (no `id:`, so a reconnect resumes by stored seq only: nothing
  * lost, nothing repeated). Comments keep an idle stream open; the stream ends once the task is
  * finished and everything up to its last event was sent.
+ *
+ * Memory is bounded per client, not per log: the stream reads the stored log only when its client
+ * has taken what came before (pull, page by page), so a client that never reads costs one page,
+ * not the log. Live frames (pushed by the task's shared tail, deltas, heartbeats) queue for a
+ * client up to `maxBufferedBytes`; past that, or past the process's `StreamBudget`, the backlog is
+ * dropped and the stream ends with `event: stream_overflow` naming the limit and the last seq
+ * handed to the connection, from which the client resumes with `Last-Event-ID`. A stream whose
+ * credential stops being valid (a revoked token) ends with `event: token_revoked`.
  */
-import { isTerminal, type Store, type StoredEvent, type TaskRecord } from "@sema-agent/core";
+import type { Store, StoredEvent, TaskRecord } from "@sema-agent/core";
+import { isTerminal } from "@sema-agent/core";
 import type { EventHub } from "./event-hub.ts";
+import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
+import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
+import { finishedAt, mayEnd, type TailSubscriber, type TaskTails } from "./task-tail.ts";
 
 export interface SseStreamOptions {
   store: Store;
   hub: EventHub | undefined;
+  /** The shared live tails of this process. */
+  tails: TaskTails;
+  /** The process-wide ceiling on queued bytes (none: only the per-stream one applies). */
+  budget?: StreamBudget;
   /** The task's record when the request was authorized. */
   record: TaskRecord;
   afterSeq: number;
   heartbeatMs: number;
   /** How long a client should wait before reconnecting (the SSE `retry:` field). */
   retryMs?: number;
+  /** Bytes queued for a client that does not read them before its stream is cut (default 4 MiB). */
+  maxBufferedBytes?: number;
   /**
-   * Frames queued for a client that does not read them fast enough before the stream is ended
-   * (default 10,000): it reconnects with Last-Event-ID and loses nothing, and the server never
-   * holds an unbounded backlog for it.
+   * Whether the credential the stream was opened with is still good (a token not revoked). Asked
+   * every `recheckMs`; false (or a failure to tell) ends the stream. Cheap: the ingress caches it.
    */
-  maxQueuedFrames?: number;
+  authorized?: () => Promise<boolean>;
+  /** Milliseconds between `authorized` checks (default 500, so a revocation ends it within a second). */
+  recheckMs?: number;
 }
 
-const TERMINAL_TYPES: ReadonlySet<string> = new Set(["task_completed", "task_failed", "task_cancelled"]);
+/** Default per-stream ceiling on queued bytes. */
+export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
+/** Largest chunk handed to the connection at once (several frames coalesced). */
+const CHUNK_BYTES = 64 * 1024;
+/** What one catch-up page aims to hold, so a page of large events stays small. */
+const PAGE_BYTES = 256 * 1024;
+const MAX_PAGE = 500;
 
-/** Done when the task is finished, no leg is open, and its last event has been sent. */
-function finished(record: TaskRecord, lastSent: number): boolean {
-  return isTerminal(record.summary.status) && record.summary.legId === undefined && record.lastSeq <= lastSent;
-}
+type Mode = "catching-up" | "live" | "ending" | "done";
 
-function storedFrame(event: StoredEvent): string {
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** The subscriber behind one response: its queue, its place in the log, and how it ends. */
+class SseSubscriber implements TailSubscriber, BudgetedStream {
+  readonly #options: SseStreamOptions;
+  readonly #taskId: string;
+  readonly #maxBytes: number;
+  readonly #frames: Uint8Array[] = [];
+  /** The stored seq of each queued frame, or -1 (deltas, comments). */
+  readonly #seqs: number[] = [];
+  #queuedBytes = 0;
+  #mode: Mode = "catching-up";
+  /** The last seq queued (read from the log or handed by the tail). */
+  #lastSeq: number;
+  /** The last seq handed to the connection: what a cut client has and resumes after. */
+  #sentSeq: number;
+  /** The task may be finishing: check for the end after each page. */
+  #ending: boolean;
+  /** The frame that says why the stream ends, sent after the queue (or instead of it). */
+  #final: Uint8Array | undefined;
+  #wake: (() => void) | undefined;
+  #pageLimit = 16;
+  #avgFrameBytes = 0;
+  #framesSeen = 0;
+  #unsubscribe: () => void = () => {};
+  readonly #timers: ReturnType<typeof setInterval>[] = [];
+
+  constructor(options: SseStreamOptions) {
+    this.#options = options;
+    this.#taskId = options.record.taskId;
+    this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES;
+    this.#lastSeq = options.afterSeq;
+    this.#sentSeq = options.afterSeq;
+    // A task already finished (or finishing) ends the stream at its last event.
+    this.#ending = isTerminal(options.record.summary.status);
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  start(): void {
+    this.#options.budget?.join(this);
+    this.#push(textFrame(`retry: ${this.#options.retryMs ?? 1000}\n\n`), -1);
+    const heartbeat = textFrame(": heartbeat\n\n");
+    this.#timers.push(setInterval(() => this.#push(heartbeat, -1), this.#options.heartbeatMs));
+    const authorized = this.#options.authorized;
+    if (authorized !== undefined)
+      this.#timers.push(setInterval(() => void this.#recheck(authorized), this.#options.recheckMs ?? 500));
+    if (finishedAt(this.#options.record, this.#lastSeq)) this.finish();
+  }
+
+  /** Hand the client its next chunk (or end), reading the log if it is behind: `pull`. */
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    for (;;) {
+      if (this.#frames.length > 0) return controller.enqueue(this.#take());
+      if (this.#mode === "done") return;
+      if (this.#mode === "ending") {
+        const final = this.#final;
+        this.#final = undefined;
+        if (final !== undefined) return controller.enqueue(final);
+        this.#close();
+        return controller.close();
+      }
+      if (this.#mode === "catching-up") await this.#catchUp();
+      else await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /** The client went away. */
+  cancel(): void {
+    this.#close();
+  }
+
+  stored(event: StoredEvent): void {
+    this.#lastSeq = event.seq;
+    this.#push(storedFrame(event), event.seq);
+  }
+
+  finish(): void {
+    if (this.#mode === "ending" || this.#mode === "done") return;
+    this.#mode = "ending";
+    this.#detach();
+    this.#wakeUp();
+  }
+
+  lost(): void {
+    this.finish();
+  }
+
+  overflow(reason: "process_budget" | "stream_budget", limitBytes: number): void {
+    this.#cut(controlFrame("stream_overflow", { reason, limitBytes, lastSeq: this.#sentSeq }));
+  }
+
+  /** End now: drop what is queued, send `final` (and nothing else), then close. */
+  #cut(final: Uint8Array): void {
+    if (this.#mode === "done") return;
+    this.#drop();
+    this.#final = final;
+    this.finish();
+  }
+
+  async #recheck(authorized: () => Promise<boolean>): Promise<void> {
+    const valid = await authorized().catch(() => false);
+    if (!valid) this.#cut(controlFrame("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq }));
+  }
+
+  async #catchUp(): Promise<void> {
+    const { store } = this.#options;
+    const limit = this.#pageLimit;
+    let page: StoredEvent[];
+    try {
+      page = await store.read(this.#taskId, { afterSeq: this.#lastSeq, limit });
+    } catch {
+      // The store went away mid-stream: end it; the client reconnects with Last-Event-ID.
+      return this.finish();
+    }
+    if (this.#mode !== "catching-up") return;
+    for (const event of page) {
+      const frame = storedFrame(event);
+      this.#lastSeq = event.seq;
+      this.#push(frame, event.seq, false);
+      if (mayEnd(event)) this.#ending = true;
+      this.#framesSeen++;
+      this.#avgFrameBytes += (frame.byteLength - this.#avgFrameBytes) / this.#framesSeen;
+    }
+    this.#pageLimit = Math.max(1, Math.min(MAX_PAGE, Math.floor(PAGE_BYTES / Math.max(1, this.#avgFrameBytes))));
+    if (this.#ending && (await this.#finishedNow())) return this.finish();
+    if (page.length < limit) this.#goLive();
+  }
+
+  async #finishedNow(): Promise<boolean> {
+    try {
+      return finishedAt(await this.#options.store.getTask(this.#taskId), this.#lastSeq);
+    } catch {
+      return true;
+    }
+  }
+
+  /** Level with the log: take live events from the task's tail, and deltas from the hub. */
+  #goLive(): void {
+    if (this.#mode !== "catching-up") return;
+    if (!this.#options.tails.join(this.#taskId, this, this.#ending)) return;
+    this.#mode = "live";
+    // Deltas are for a subscriber that is live: while it replays older events they would be
+    // interleaved with a past they do not belong to.
+    this.#unsubscribe =
+      this.#options.hub?.subscribe(this.#taskId, (event) => this.#push(ephemeralFrame(event), -1)) ?? (() => {});
+    // The task may have finished between the last check and the join, with nothing left to come.
+    if (this.#ending)
+      void this.#finishedNow().then((finished) => {
+        if (finished) this.finish();
+      });
+  }
+
+  /**
+   * Queue a frame. `live` frames count against the stream's ceiling; a catch-up page does not (it
+   * is read only once the queue is empty, so it is bounded by the page size already).
+   */
+  #push(frame: Uint8Array, seq: number, live = true): void {
+    if (this.#mode === "ending" || this.#mode === "done") return;
+    this.#frames.push(frame);
+    this.#seqs.push(seq);
+    this.#queuedBytes += frame.byteLength;
+    this.#options.budget?.hold(frame.byteLength);
+    if (live && this.#queuedBytes > this.#maxBytes) this.overflow("stream_budget", this.#maxBytes);
+    this.#wakeUp();
+  }
+
+  /** The queued frames from the front, coalesced up to a chunk. */
+  #take(): Uint8Array {
+    let count = 0;
+    let bytes = 0;
+    while (count < this.#frames.length) {
+      const size = this.#frames[count]?.byteLength ?? 0;
+      if (count > 0 && bytes + size > CHUNK_BYTES) break;
+      bytes += size;
+      const seq = this.#seqs[count] ?? -1;
+      if (seq >= 0) this.#sentSeq = seq;
+      count++;
+    }
+    const chunk = concatFrames(this.#frames.splice(0, count), bytes);
+    this.#seqs.splice(0, count);
+    this.#queuedBytes -= bytes;
+    this.#options.budget?.release(bytes);
+    return chunk;
+  }
+
+  #drop(): void {
+    this.#options.budget?.release(this.#queuedBytes);
+    this.#frames.length = 0;
+    this.#seqs.length = 0;
+    this.#queuedBytes = 0;
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Stop everything that feeds the queue. */
+  #detach(): void {
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#timers.length = 0;
+    this.#unsubscribe();
+    this.#unsubscribe = () => {};
+    this.#options.tails.leave(this.#taskId, this);
+  }
+
+  #close(): void {
+    this.#detach();
+    this.#drop();
+    this.#options.budget?.leave(this);
+    this.#mode = "done";
+    this.#wakeUp();
+  }
 }
 
 export function sseStream(options: SseStreamOptions): ReadableStream<Uint8Array> {
-  const { store, hub, record } = options;
-  const taskId = record.taskId;
-  const encoder = new TextEncoder();
-  const stop = new AbortController();
-  let cleanup = () => {};
-
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const maxQueued = options.maxQueuedFrames ?? 10_000;
-      const write = (text: string) => {
-        if (stop.signal.aborted) return;
-        if ((controller.desiredSize ?? 0) < -maxQueued) {
-          cleanup();
-          controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(text));
-      };
-      let lastSent = options.afterSeq;
-      // Deltas are for a subscriber that is live: while it replays older events they would be
-      // interleaved with a past they do not belong to.
-      let caughtUp = lastSent >= record.lastSeq;
-      const unsubscribe =
-        hub?.subscribe(taskId, (event) => {
-          if (caughtUp) write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        }) ?? (() => {});
-      const heartbeat = setInterval(() => write(": heartbeat\n\n"), options.heartbeatMs);
-      cleanup = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-        stop.abort();
-      };
-      write(`retry: ${options.retryMs ?? 1000}\n\n`);
-
-      const run = async () => {
-        if (finished(record, lastSent)) return;
-        // A task already finished (or finishing) ends the stream at its last event.
-        let ending = isTerminal(record.summary.status);
-        for await (const event of store.watch(taskId, { afterSeq: lastSent, signal: stop.signal })) {
-          write(storedFrame(event));
-          lastSent = event.seq;
-          if (!caughtUp && event.seq >= record.lastSeq) caughtUp = true;
-          if (TERMINAL_TYPES.has(event.type)) ending = true;
-          if (ending && finished(await store.getTask(taskId), lastSent)) return;
-        }
-      };
-      run()
-        .catch(() => {
-          // The store went away mid-stream: end it; the client reconnects with Last-Event-ID.
-        })
-        .finally(() => {
-          const open = !stop.signal.aborted;
-          cleanup();
-          if (open) controller.close();
-        });
+  const subscriber = new SseSubscriber(options);
+  return new ReadableStream<Uint8Array>(
+    {
+      start: () => subscriber.start(),
+      pull: (controller) => subscriber.pull(controller),
+      cancel: () => subscriber.cancel(),
     },
-    cancel() {
-      cleanup();
-    },
-  });
+    // Nothing is read ahead of the client: `pull` runs only when the connection wants more.
+    { highWaterMark: 0 },
+  );
 }

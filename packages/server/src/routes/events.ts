@@ -56,10 +56,14 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const stream = sseStream({
           store,
           hub: deps.hub,
+          tails: deps.streams.tails,
+          budget: deps.streams.budget,
           record,
           afterSeq,
           heartbeatMs: limits.heartbeatMs,
-          maxQueuedFrames: limits.sseMaxQueuedFrames,
+          maxBufferedBytes: limits.sseMaxBufferedBytes,
+          recheckMs: limits.sseRecheckMs,
+          ...(caller.stillValid === undefined ? {} : { authorized: caller.stillValid }),
         });
         return new Response(stream, {
           headers: {
