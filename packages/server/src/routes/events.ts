@@ -1,7 +1,8 @@
 /** `GET /v1/tasks/{taskId}/events`: the log as Server-Sent Events, or a page of it as JSON. */
 import { ServerResponse } from "node:http";
 import { isTerminal } from "@sema-agent/core";
-import { type NodeResponse, type SseStreamOptions, sseStream, sseToNode } from "../events/sse-stream.ts";
+import { type NodeResponse, sseToNode } from "../events/sse-node.ts";
+import { type SseStreamOptions, sseStream } from "../events/sse-stream.ts";
 import { badRequest } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { TaskParams } from "../schemas/common.ts";
