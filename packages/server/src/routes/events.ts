@@ -50,7 +50,7 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
         204: { description: "The task is finished and nothing follows `Last-Event-ID` / `after`: do not reconnect." },
         200: {
           description:
-            "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. With `format=json`, a page.",
+            "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. A stream cut for a client that fell behind its byte budget ends with `event: stream_overflow` (`{reason, limitBytes, lastSeq}`: resume with `Last-Event-ID`), one whose token was revoked with `event: token_revoked`. With `format=json`, a page.",
           schema: EventPage,
           eventStream: true,
         },
