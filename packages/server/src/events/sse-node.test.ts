@@ -31,6 +31,10 @@ class StalledResponse extends EventEmitter implements NodeResponse {
     this.ended = true;
     return this;
   }
+  destroy(): this {
+    this.destroyed = true;
+    return this;
+  }
   get text(): string {
     return this.chunks.map((c) => new TextDecoder().decode(c)).join("");
   }
