@@ -1,6 +1,7 @@
 /**
  * The serving benchmark: SSE fan-out — 1,000 subscribers on one task's event stream over loopback
- * sockets, events delivered per second and latency from append to receipt (p50 / p99) — and the
+ * sockets, events delivered per second and latency from append to receipt (p50 / p99), once with
+ * the events appended back to back (burst) and once at one every 10 ms (steady) — and the
  * throughput of POST /v1/tasks/:id/inputs. One process: the server and its clients share the
  * machine's two cores, so the figures are a floor.
  *
@@ -8,21 +9,27 @@
  *   npm run sse -w @sema-agent/bench -- --subscribers 200 --events 100 --inputs 500
  */
 import { parseArgs } from "node:util";
+import { Worker } from "node:worker_threads";
 import { MemoryStore, startTask } from "@sema-agent/core";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { createAgentRegistry, createApp, createTokenIngress, listen, MemoryTokenStore } from "@sema-agent/server";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import type { SubscribersData } from "./lib/sse-subscribers.ts";
 
 const { values } = parseArgs({
   options: {
     subscribers: { type: "string", default: "1000" },
     events: { type: "string", default: "200" },
     inputs: { type: "string", default: "2000" },
+    "steady-ms": { type: "string", default: "10" },
+    client: { type: "string", default: "http" },
   },
 });
 const SUBSCRIBERS = Number(values.subscribers);
 const EVENTS = Number(values.events);
 const INPUTS = Number(values.inputs);
+const STEADY_MS = Number(values["steady-ms"]);
+const CLIENT = values.client === "fetch" ? "fetch" : "http";
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -39,55 +46,77 @@ const app = createApp({
 });
 const server = await listen(app, { port: 0 });
 const headers = { authorization: `Bearer ${token}` };
-const taskId = await startTask(store, { objective: "Fan out", principal: "bench" });
-const startSeq = (await store.getTask(taskId)).lastSeq;
+/** One phase's figures: per-receipt latencies (append → receipt) and events delivered. */
+interface Phase {
+  latencies: number[];
+  delivered: number;
+  ms: number;
+  /** CPU time of the process (server and clients) over the phase, in µs. */
+  cpuUs: number;
+  /** CPU time of the main thread (the server's alone) over the phase, in µs. */
+  serverUs: number;
+}
 
-// Subscribers: each reads the stream, notes when each stored event (by id) arrived.
-const appendedAt = new Map<number, number>();
-const latencies: number[] = [];
-let delivered = 0;
-let connected = 0;
-async function subscribe(): Promise<void> {
-  const response = await fetch(`${server.url}/v1/tasks/${taskId}/events?after=${startSeq}`, { headers });
-  connected++;
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end = buffer.indexOf("\n\n");
-    while (end !== -1) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const id = /^id: (\d+)$/m.exec(frame)?.[1];
-      if (id !== undefined) {
-        const at = appendedAt.get(Number(id));
-        if (at !== undefined) latencies.push(performance.now() - at);
-        delivered++;
-      }
-      end = buffer.indexOf("\n\n");
-    }
+/**
+ * `SUBSCRIBERS` clients on a fresh task's stream; `append(i)` is called for each of `EVENTS`
+ * events when `schedule(i)` says (burst: back to back; steady: every `STEADY_MS`), then the
+ * terminal event ends every stream.
+ */
+async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
+  const taskId = await startTask(store, { objective: "Fan out", principal: "bench" });
+  const startSeq = (await store.getTask(taskId)).lastSeq;
+  const appendedAt = new Map<number, number>();
+  const workerData: SubscribersData = {
+    url: `${server.url}/v1/tasks/${taskId}/events?after=${startSeq}`,
+    headers,
+    count: SUBSCRIBERS,
+    client: CLIENT,
+  };
+  const clients = new Worker(new URL("./lib/sse-subscribers.ts", import.meta.url), { workerData });
+  const message = (type: string) =>
+    new Promise<{ ids: number[]; times: number[] }>((resolve, reject) => {
+      clients.once("error", reject);
+      clients.on("message", function listener(m: { type: string; ids: number[]; times: number[] }) {
+        if (m.type !== type) return;
+        clients.off("message", listener);
+        resolve(m);
+      });
+    });
+  await message("connected");
+  await new Promise((r) => setTimeout(r, 200));
+
+  const start = performance.now();
+  const cpuStart = process.cpuUsage();
+  const threadStart = process.threadCpuUsage();
+  let seq = startSeq;
+  for (let i = 0; i < EVENTS; i++) {
+    if (pace === "steady") {
+      // On an absolute schedule, so a slow append does not push every later one back.
+      const wait = start + i * STEADY_MS - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    } else if (i % 10 === 9) await new Promise((r) => setImmediate(r));
+    const at = performance.timeOrigin + performance.now();
+    const [stored] = await store.append(taskId, [make.note(`event ${i}`, "bench")], { expectedSeq: seq });
+    seq = stored?.seq ?? seq + 1;
+    appendedAt.set(seq, at);
   }
+  await store.append(taskId, [{ type: "task_completed", v: 1, result: "done" }], { expectedSeq: seq });
+  const { ids, times } = await message("done");
+  const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  const thread = process.threadCpuUsage(threadStart);
+  await clients.terminate();
+  const latencies: number[] = [];
+  ids.forEach((id, i) => {
+    const at = appendedAt.get(id);
+    if (at !== undefined) latencies.push((times[i] ?? Number.NaN) - at);
+  });
+  latencies.sort((a, b) => a - b);
+  return { latencies, delivered: ids.length, ms, cpuUs: cpu.user + cpu.system, serverUs: thread.user + thread.system };
 }
-const subscribers = Array.from({ length: SUBSCRIBERS }, () => subscribe());
-while (connected < SUBSCRIBERS) await new Promise((r) => setTimeout(r, 20));
-await new Promise((r) => setTimeout(r, 200));
 
-const fanStart = performance.now();
-let seq = startSeq;
-for (let i = 0; i < EVENTS; i++) {
-  const at = performance.now();
-  const [stored] = await store.append(taskId, [make.note(`event ${i}`, "bench")], { expectedSeq: seq });
-  seq = stored?.seq ?? seq + 1;
-  appendedAt.set(seq, at);
-  if (i % 10 === 9) await new Promise((r) => setImmediate(r));
-}
-await store.append(taskId, [{ type: "task_completed", v: 1, result: "done" }], { expectedSeq: seq });
-await Promise.all(subscribers);
-const fanMs = performance.now() - fanStart;
-latencies.sort((a, b) => a - b);
+const burst = await fanOut("burst");
+const steady = await fanOut("steady");
 
 // POST /inputs, 16 in flight: all to one parked task (each append races the others for the end
 // of one log, and a loser retries), then spread over 16 tasks (no contention).
@@ -120,22 +149,50 @@ const spread = await postInputs(
 await server.close();
 
 console.log(formatMachine(describeMachine()));
-console.log(`\n${SUBSCRIBERS} subscribers × ${EVENTS + 1} events over loopback; ${INPUTS} inputs, 16 in flight\n`);
-const rows: ResultRow[] = [
+console.log(
+  `\n${SUBSCRIBERS} subscribers × ${EVENTS + 1} events over loopback, burst then one every ${STEADY_MS} ms; ${INPUTS} inputs, 16 in flight\n`,
+);
+const fanRows = (phase: Phase, label: string): ResultRow[] => [
   {
-    subject: "SSE fan-out",
+    subject: `SSE fan-out, ${label}`,
     metric: "events delivered per second (all subscribers)",
     unit: "events/s",
-    samples: [(delivered * 1000) / fanMs],
+    samples: [(phase.delivered * 1000) / phase.ms],
   },
-  { subject: "SSE fan-out", metric: "append → receipt, p50", unit: "ms", samples: [percentile(latencies, 50)] },
-  { subject: "SSE fan-out", metric: "append → receipt, p99", unit: "ms", samples: [percentile(latencies, 99)] },
   {
-    subject: "SSE fan-out",
+    subject: `SSE fan-out, ${label}`,
+    metric: "append → receipt, p50",
+    unit: "ms",
+    samples: [percentile(phase.latencies, 50)],
+  },
+  {
+    subject: `SSE fan-out, ${label}`,
+    metric: "append → receipt, p99",
+    unit: "ms",
+    samples: [percentile(phase.latencies, 99)],
+  },
+  {
+    subject: `SSE fan-out, ${label}`,
+    metric: "CPU per delivered event (server + clients)",
+    unit: "µs",
+    samples: [phase.cpuUs / phase.delivered],
+  },
+  {
+    subject: `SSE fan-out, ${label}`,
+    metric: "server CPU per delivered event (main thread)",
+    unit: "µs",
+    samples: [phase.serverUs / phase.delivered],
+  },
+  {
+    subject: `SSE fan-out, ${label}`,
     metric: "events each subscriber received",
     unit: "events",
-    samples: [delivered / SUBSCRIBERS],
+    samples: [phase.delivered / SUBSCRIBERS],
   },
+];
+const rows: ResultRow[] = [
+  ...fanRows(burst, "burst"),
+  ...fanRows(steady, `one every ${STEADY_MS} ms`),
   { subject: "POST /inputs", metric: "accepted per second, all to one task", unit: "requests/s", samples: [oneTask] },
   { subject: "POST /inputs", metric: "accepted per second, over 16 tasks", unit: "requests/s", samples: [spread] },
 ];

@@ -99,4 +99,46 @@ describe("sema serve", () => {
     const bad = capture(dir);
     expect(await main(["token", "create", "--principal", "acme", "--role", "root", "--db", db], bad.io)).toBe(2);
   });
+
+  it("ends an open event stream once `sema token revoke` revokes its token on the shared file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-revoke-"));
+    const db = join(dir, "sema.db");
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "never here" }] }));
+    const stop = new AbortController();
+    const c = capture(dir, stop.signal);
+    // No workers: the task stays open, so only the revocation can end its stream.
+    const serving = main(["serve", "--port", "0", "--workers", "0", "--db", db, "--model", `script:${script}`], c.io);
+    await until(() => /Bearer <token>/.test(c.out()));
+    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const created = await fetch(`${url}/v1/tasks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ objective: "o" }),
+    });
+    const { taskId } = (await created.json()) as { taskId: string };
+    const stream = await fetch(`${url}/v1/tasks/${taskId}/events`, { headers });
+    const reader = stream.body?.getReader();
+    let text = "";
+    let ended = false;
+    const reading = (async () => {
+      for (;;) {
+        const next = await reader?.read();
+        if (next === undefined || next.done) break;
+        text += new TextDecoder().decode(next.value);
+      }
+      ended = true;
+    })();
+    await until(() => text.includes("event: task_created"));
+    // Another store handle on the same file, as `sema token revoke` from another shell would be.
+    const id = /^sema_([0-9a-f]{12})_/.exec(token)?.[1] ?? "";
+    expect(await main(["token", "revoke", id, "--db", db], capture(dir).io)).toBe(0);
+    await until(() => ended, 3000);
+    await reading;
+    expect(text).toMatch(/event: token_revoked\ndata: \{"reason":"token_revoked","lastSeq":\d+\}\n\n$/);
+    stop.abort();
+    expect(await serving).toBe(0);
+  });
 });

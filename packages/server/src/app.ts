@@ -8,6 +8,9 @@ import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
+import { FrameCache } from "./events/frame-cache.ts";
+import { StreamBudget } from "./events/stream-budget.ts";
+import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import type { Caller, Ingress } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
@@ -65,6 +68,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     agents: options.agents,
     limits,
     hub: options.hub,
+    streams: {
+      tails: new TaskTails(options.store),
+      budget: new StreamBudget(limits.sseMaxTotalBufferedBytes),
+      // Catch-up frames shared between streams: 16 MiB, next to the 256 MiB of queues it saves work for.
+      frames: new FrameCache(16 * 1024 * 1024),
+    },
     workers: options.workers,
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),

@@ -19,10 +19,16 @@ export interface Limits {
   /** Seconds between SSE heartbeat comments, so proxies keep an idle stream open. */
   heartbeatMs: number;
   /**
-   * Frames an event stream queues for a client that does not read them before it is ended (the
-   * client resumes with Last-Event-ID; the server holds no unbounded backlog).
+   * Bytes an event stream queues for a client that does not read them before it is cut with
+   * `event: stream_overflow` (the client resumes with Last-Event-ID). The stored log is read at
+   * the client's pace, so this bounds live frames only: a client that never reads costs this much
+   * at most, never the log.
    */
-  sseMaxQueuedFrames: number;
+  sseMaxBufferedBytes: number;
+  /** Bytes all event streams of the process may queue together; over it, the largest backlogs are cut first. */
+  sseMaxTotalBufferedBytes: number;
+  /** Milliseconds between re-checks of an open stream's token: a revoked token's stream ends within this. */
+  sseRecheckMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -32,7 +38,9 @@ export const DEFAULT_LIMITS: Limits = {
   ratePerMinute: 600,
   rateBurst: 120,
   heartbeatMs: 15_000,
-  sseMaxQueuedFrames: 10_000,
+  sseMaxBufferedBytes: 4 * 1024 * 1024,
+  sseMaxTotalBufferedBytes: 256 * 1024 * 1024,
+  sseRecheckMs: 500,
 };
 
 /**

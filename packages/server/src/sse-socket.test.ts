@@ -98,4 +98,38 @@ describe("SSE over a socket", () => {
       source.close();
     }
   });
+
+  it("ends an open stream within a second of its token's revocation, with a final token_revoked event", async () => {
+    const fx = await apiFixture();
+    server = await listen(fx.app, { port: 0 });
+    const taskId = await createTask(fx);
+    const response = await fetch(`${server.url}/v1/tasks/${taskId}/events`, {
+      headers: { authorization: `Bearer ${fx.tokens.alice}` },
+    });
+    const reader = response.body?.getReader();
+    if (reader === undefined) throw new Error("no body");
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: task_created")) text += decoder.decode((await reader.read()).value);
+    const alice = (await fx.tokenStore.list()).find((record) => record.actorId === "alice");
+    expect(await fx.tokenStore.revoke(alice?.tokenId ?? "")).toBe(true);
+    let ended = false;
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+      ended = true;
+    })();
+    await until(() => ended, 3000);
+    await reading;
+    const frames = text.split("\n\n").filter((frame) => frame !== "");
+    expect(frames.at(-1)).toMatch(/^event: token_revoked\ndata: \{"reason":"token_revoked","lastSeq":\d+\}$/);
+    // And the token no longer opens one.
+    const again = await fetch(`${server.url}/v1/tasks/${taskId}/events`, {
+      headers: { authorization: `Bearer ${fx.tokens.alice}` },
+    });
+    expect(again.status).toBe(401);
+  });
 });

@@ -28,15 +28,22 @@ interface StreamModule {
 // A URL, not a specifier: the asset is plain browser JavaScript outside the TypeScript project.
 const streamModule = (): Promise<StreamModule> => import(new URL("stream.js", CONSOLE_DIR).href);
 
-/** Pass the first `frames` SSE frames of `response`, then fail the body as a dropped socket would. */
+/**
+ * Pass the first `frames` SSE frames of `response`, then fail the body as a dropped socket would
+ * (mid-chunk if need be: the server coalesces frames into one chunk for a client that is behind).
+ */
 function dropAfter(response: Response, frames: number): Response {
   let seen = 0;
   const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
   const cut = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      if (seen >= frames) return controller.error(new Error("connection dropped"));
-      seen += decoder.decode(chunk).split("\n\n").length - 1;
-      controller.enqueue(chunk);
+      const parts = decoder.decode(chunk).split("\n\n");
+      parts.pop();
+      const passed = parts.slice(0, Math.max(0, frames - seen));
+      seen += passed.length;
+      if (passed.length > 0) controller.enqueue(encoder.encode(passed.map((part) => `${part}\n\n`).join("")));
+      if (passed.length < parts.length) controller.error(new Error("connection dropped"));
     },
   });
   return new Response(response.body?.pipeThrough(cut) ?? null, { status: response.status, headers: response.headers });

@@ -12,6 +12,11 @@ export interface Caller {
   roles: ReadonlySet<Role>;
   /** The token that authenticated the request. */
   tokenId: string;
+  /**
+   * Whether that credential is still good (not revoked), for responses that outlive the request's
+   * authentication: an open event stream asks it periodically and ends when it says no.
+   */
+  stillValid?: () => Promise<boolean>;
 }
 
 /** The credentials part of a request, as the ingress needs it. */

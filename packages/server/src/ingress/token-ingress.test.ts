@@ -27,4 +27,30 @@ describe("createTokenIngress", () => {
       expect((error as HttpError).status).toBe(401);
     }
   });
+
+  it("tells an open response whether its token still holds, from one lookup per interval for all of them", async () => {
+    const tokens = new MemoryTokenStore();
+    const { token, record } = await tokens.create({ principal: "acme" });
+    let lookups = 0;
+    const verify = tokens.verify.bind(tokens);
+    tokens.verify = (presented) => {
+      lookups++;
+      return verify(presented);
+    };
+    let now = 0;
+    const ingress = createTokenIngress(tokens, { now: () => now, validityCacheMs: 250 });
+    const callers = await Promise.all(
+      Array.from({ length: 10 }, () => ingress.authenticate({ authorization: `Bearer ${token}`, speaker: undefined })),
+    );
+    lookups = 0;
+    const ask = () => Promise.all(callers.map((caller) => caller.stillValid?.()));
+    expect(await ask()).toEqual(Array(10).fill(true));
+    expect(lookups).toBe(1);
+    await tokens.revoke(record.tokenId);
+    now = 249;
+    expect(await ask()).toEqual(Array(10).fill(true));
+    now = 250;
+    expect(await ask()).toEqual(Array(10).fill(false));
+    expect(lookups).toBe(2);
+  });
 });

@@ -10,11 +10,39 @@ import type { TokenStore } from "./token-store.ts";
 
 export const TOKEN_ISSUER = "sema-token";
 
+export interface TokenIngressOptions {
+  /** Milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+  /**
+   * How long a `stillValid` answer is reused (default 250 ms): a thousand open streams of one
+   * token cost one token-store lookup per interval, and a revocation — also one made by another
+   * process on a shared store — is seen within it.
+   */
+  validityCacheMs?: number;
+}
+
 function unauthorized(message: string): HttpError {
   return new HttpError(401, "Unauthorized", message, { headers: { "WWW-Authenticate": 'Bearer realm="sema"' } });
 }
 
-export function createTokenIngress(tokens: TokenStore): Ingress {
+export function createTokenIngress(tokens: TokenStore, options: TokenIngressOptions = {}): Ingress {
+  const now = options.now ?? Date.now;
+  const cacheMs = options.validityCacheMs ?? 250;
+  // tokenId → the last answer of `verify`, shared by every stream of that token.
+  const checks = new Map<string, { at: number; valid: Promise<boolean> }>();
+  const stillValid = (tokenId: string, token: string) => (): Promise<boolean> => {
+    const at = now();
+    const cached = checks.get(tokenId);
+    if (cached !== undefined && at - cached.at < cacheMs) return cached.valid;
+    // Stale entries of tokens no stream asks about any more go, so the cache stays small.
+    if (checks.size > 1000) for (const [id, entry] of checks) if (at - entry.at >= cacheMs) checks.delete(id);
+    const valid = tokens.verify(token).then(
+      (record) => record !== undefined,
+      () => false,
+    );
+    checks.set(tokenId, { at, valid });
+    return valid;
+  };
   return {
     async authenticate(credentials: Credentials): Promise<Caller> {
       const header = credentials.authorization;
@@ -25,7 +53,12 @@ export function createTokenIngress(tokens: TokenStore): Ingress {
       const record = await tokens.verify(token);
       if (record === undefined) throw unauthorized("the token is not valid");
       const roles = new Set(record.roles);
-      const base = { principal: record.principal, roles, tokenId: record.tokenId };
+      const base = {
+        principal: record.principal,
+        roles,
+        tokenId: record.tokenId,
+        stillValid: stillValid(record.tokenId, token),
+      };
       if (credentials.speaker === undefined)
         return { ...base, actor: { id: record.actorId, verified: true, issuer: TOKEN_ISSUER } };
       return { ...base, actor: { id: parseSpeaker(credentials.speaker), verified: false, issuer: record.actorId } };

@@ -1,6 +1,9 @@
 /** What the route handlers share: the store and the app's settings, resolved once by `createApp`. */
 import type { CanApprove, Store } from "@sema-agent/core";
 import type { EventHub } from "../events/event-hub.ts";
+import type { FrameCache } from "../events/frame-cache.ts";
+import type { StreamBudget } from "../events/stream-budget.ts";
+import type { TaskTails } from "../events/task-tail.ts";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";
 import type { AgentRegistry } from "../workers/agent-registry.ts";
@@ -18,6 +21,8 @@ export interface RouteDeps {
   agents: AgentRegistry;
   limits: Limits;
   hub: EventHub | undefined;
+  /** The live tails event streams share (one per task), and the ceiling on their queued bytes. */
+  streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache };
   workers: WorkSignal | undefined;
   /** Milliseconds since the epoch (the app's clock). */
   now: () => number;

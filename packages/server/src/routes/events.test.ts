@@ -1,6 +1,9 @@
+import { MemoryStore } from "@sema-agent/core";
+import { make } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
 import { apiFixture, createTask, json, runOnce } from "../test-support/api-fixture.ts";
-import { readFrames, type SseFrame } from "../test-support/sse-frames.ts";
+import { countingStore, settle } from "../test-support/counting-store.ts";
+import { parseFrames, readFrames, type SseFrame } from "../test-support/sse-frames.ts";
 
 const stored = (frames: SseFrame[]) => frames.filter((f) => f.id !== undefined);
 
@@ -58,21 +61,88 @@ describe("GET /v1/tasks/:taskId/events", () => {
     expect(fx.hub.subscribers(taskId)).toBe(0);
   });
 
-  it("ends the stream of a client that does not keep up; it resumes by Last-Event-ID and loses nothing", async () => {
-    const fx = await apiFixture({ app: { limits: { sseMaxQueuedFrames: 2 } } });
+  it("cuts a client that stops reading at its byte budget, saying so; it resumes by Last-Event-ID and loses nothing", async () => {
+    const fx = await apiFixture({
+      turns: [{ text: "Hello there, world", chunkSize: 2 }],
+      app: { limits: { sseMaxBufferedBytes: 600 } },
+    });
     const taskId = await createTask(fx);
+    const reader = (await fx.call("GET", `/v1/tasks/${taskId}/events`)).body?.getReader();
+    if (reader === undefined) throw new Error("no body");
+    // Read until level with the log (the stream is live), then stop reading while the task runs.
+    let text = "";
+    const decoder = new TextDecoder();
+    while (!text.includes("event: task_created")) text += decoder.decode((await reader.read()).value);
     await runOnce(fx, taskId);
-    const last = (await fx.store.getTask(taskId)).lastSeq;
-    const response = await fx.call("GET", `/v1/tasks/${taskId}/events`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const first = await readFrames(response);
-    expect(first.ended).toBe(true);
-    const got = stored(first.frames).map((f) => Number(f.id));
-    expect(got.length).toBeLessThan(last);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    const frames = parseFrames(text);
+    const last = frames.at(-1);
+    expect(last?.event).toBe("stream_overflow");
+    const overflow = JSON.parse(last?.data ?? "");
+    expect(overflow).toMatchObject({ reason: "stream_budget", limitBytes: 600 });
+    const got = stored(frames).map((f) => Number(f.id));
+    expect(overflow.lastSeq).toBe(got.at(-1));
     const rest = await readFrames(
-      await fx.call("GET", `/v1/tasks/${taskId}/events`, { headers: { "last-event-id": String(got.at(-1)) } }),
+      await fx.call("GET", `/v1/tasks/${taskId}/events`, { headers: { "last-event-id": String(overflow.lastSeq) } }),
     );
-    expect([...got, ...stored(rest.frames).map((f) => Number(f.id))]).toEqual(range(1, last));
+    const all = (await fx.store.read(taskId)).map((e) => e.seq);
+    expect([...got, ...stored(rest.frames).map((f) => Number(f.id))]).toEqual(all);
+  });
+
+  it("reads the log at the client's pace: a client that never reads costs a page, not the log", async () => {
+    const { store, counts } = countingStore(new MemoryStore());
+    const fx = await apiFixture({ store });
+    const taskId = await createTask(fx);
+    // A 10 MB log: 2,000 events of 5 KB.
+    let seq = (await store.getTask(taskId)).lastSeq;
+    for (let i = 0; i < 20; i++) {
+      const batch = Array.from({ length: 100 }, (_, j) => make.note(`${i * 100 + j} ${"x".repeat(5000)}`));
+      seq = (await store.append(taskId, batch, { expectedSeq: seq })).at(-1)?.seq ?? seq;
+    }
+    const response = await fx.call("GET", `/v1/tasks/${taskId}/events`);
+    const reader = response.body?.getReader();
+    await reader?.read();
+    await reader?.read();
+    const before = counts.eventsOut;
+    await settle(() => counts.eventsOut);
+    // What it took out of the store for the two chunks read: a page or two, never the 2,000.
+    expect(counts.eventsOut).toBeLessThan(200);
+    expect(counts.eventsOut).toBe(before);
+    await reader?.cancel();
+  });
+
+  it("serves every caught-up subscriber of a task from one tail of the store", async () => {
+    const { store, counts } = countingStore(new MemoryStore());
+    const fx = await apiFixture({ store });
+    const taskId = await createTask(fx);
+    const readers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const reader = (await fx.call("GET", `/v1/tasks/${taskId}/events`)).body?.getReader();
+        if (reader === undefined) throw new Error("no body");
+        return reader;
+      }),
+    );
+    // Each reads the retry frame and the stored log, and is then live.
+    for (const reader of readers) {
+      let text = "";
+      while (!text.includes("event: task_created")) text += new TextDecoder().decode((await reader.read()).value);
+    }
+    const outBefore = counts.eventsOut;
+    let seq = (await store.getTask(taskId)).lastSeq;
+    for (let i = 0; i < 5; i++)
+      seq = (await store.append(taskId, [make.note(`n${i}`)], { expectedSeq: seq }))[0]?.seq ?? seq;
+    for (const reader of readers) {
+      let text = "";
+      while (!text.includes(`id: ${seq}\n`)) text += new TextDecoder().decode((await reader.read()).value);
+    }
+    // Five new events left the store five times in all (one tail), not five times per subscriber.
+    expect(counts.watches).toBe(1);
+    expect(counts.eventsOut - outBefore).toBe(5);
+    for (const reader of readers) await reader.cancel();
   });
 
   it("sends heartbeat comments on an idle stream", async () => {

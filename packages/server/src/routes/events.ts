@@ -1,6 +1,8 @@
 /** `GET /v1/tasks/{taskId}/events`: the log as Server-Sent Events, or a page of it as JSON. */
+import { ServerResponse } from "node:http";
 import { isTerminal } from "@sema-agent/core";
-import { sseStream } from "../events/sse-stream.ts";
+import { type NodeResponse, sseToNode } from "../events/sse-node.ts";
+import { type SseStreamOptions, sseStream } from "../events/sse-stream.ts";
 import { badRequest } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { TaskParams } from "../schemas/common.ts";
@@ -15,6 +17,22 @@ function resumeSeq(header: string | undefined, after: number | undefined): numbe
   if (!/^\d{1,15}$/.test(value))
     throw badRequest("Last-Event-ID must be the seq of a stored event", "headers.last-event-id");
   return Number(value);
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  "x-accel-buffering": "no",
+};
+
+/** `@hono/node-server`'s mark for a response the handler wrote to the socket itself. */
+const ALREADY_SENT = "x-hono-already-sent";
+
+/** The Node response under `@hono/node-server` (`env.outgoing`), if this is one (HTTP/1). */
+function nodeResponse(env: unknown): NodeResponse | undefined {
+  if (typeof env !== "object" || env === null || !("outgoing" in env)) return undefined;
+  const { outgoing } = env;
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
 }
 
 export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
@@ -32,7 +50,7 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
         204: { description: "The task is finished and nothing follows `Last-Event-ID` / `after`: do not reconnect." },
         200: {
           description:
-            "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. With `format=json`, a page.",
+            "`text/event-stream`: `id:` = seq and `event:` = type for stored events; ephemeral deltas have no id. A stream cut for a client that fell behind its byte budget ends with `event: stream_overflow` (`{reason, limitBytes, lastSeq}`: resume with `Last-Event-ID`), one whose token was revoked with `event: token_revoked`. With `format=json`, a page.",
           schema: EventPage,
           eventStream: true,
         },
@@ -53,21 +71,27 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const { summary } = record;
         if (isTerminal(summary.status) && summary.legId === undefined && afterSeq >= record.lastSeq)
           return context.body(null, 204);
-        const stream = sseStream({
+        const options: SseStreamOptions = {
           store,
           hub: deps.hub,
+          tails: deps.streams.tails,
+          budget: deps.streams.budget,
+          frames: deps.streams.frames,
           record,
           afterSeq,
           heartbeatMs: limits.heartbeatMs,
-          maxQueuedFrames: limits.sseMaxQueuedFrames,
-        });
-        return new Response(stream, {
-          headers: {
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-store",
-            "x-accel-buffering": "no",
-          },
-        });
+          maxBufferedBytes: limits.sseMaxBufferedBytes,
+          recheckMs: limits.sseRecheckMs,
+          ...(caller.stillValid === undefined ? {} : { authorized: caller.stillValid }),
+        };
+        const outgoing = nodeResponse(context.env);
+        if (outgoing !== undefined) {
+          // Written to the socket here; the app's middleware does not see this response, so
+          // every header it would add is set now.
+          sseToNode(options, outgoing, { ...SSE_HEADERS, "x-content-type-options": "nosniff" });
+          return new Response(null, { headers: { [ALREADY_SENT]: "true" } });
+        }
+        return new Response(sseStream(options), { headers: SSE_HEADERS });
       },
     }),
   ];

@@ -1,0 +1,78 @@
+/**
+ * The SSE benchmark's clients, in a worker thread of their own so that the main thread's event
+ * loop is the server's alone: `count` subscribers read one event stream and note, for each stored
+ * event (by id), when it arrived (`performance.timeOrigin + now()`, comparable across threads).
+ * Posts `{ type: "connected" }` once every stream answered, then `{ type: "done", ids, times }`
+ * when every stream ended.
+ */
+import { Agent, get as httpGet } from "node:http";
+import { parentPort, workerData } from "node:worker_threads";
+
+/** What the worker is started with. */
+export interface SubscribersData {
+  url: string;
+  headers: Record<string, string>;
+  count: number;
+  /** `http` (node:http, the lighter) or `fetch`. */
+  client: "http" | "fetch";
+}
+
+const data = workerData as SubscribersData;
+const ids: number[] = [];
+const times: number[] = [];
+let connected = 0;
+
+function onText(state: { buffer: string }, text: string): void {
+  const now = performance.timeOrigin + performance.now();
+  state.buffer += text;
+  let end = state.buffer.indexOf("\n\n");
+  while (end !== -1) {
+    const frame = state.buffer.slice(0, end);
+    state.buffer = state.buffer.slice(end + 2);
+    const id = /^id: (\d+)$/m.exec(frame)?.[1];
+    if (id !== undefined) {
+      ids.push(Number(id));
+      times.push(now);
+    }
+    end = state.buffer.indexOf("\n\n");
+  }
+}
+
+function opened(): void {
+  connected++;
+  if (connected === data.count) parentPort?.postMessage({ type: "connected" });
+}
+
+async function subscribeFetch(): Promise<void> {
+  const init = { headers: data.headers };
+  // A pooled connection the server is closing as it is reused resets: connect again, as a client would.
+  const response = await fetch(data.url, init).catch(() => fetch(data.url, init));
+  opened();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const state = { buffer: "" };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    onText(state, decoder.decode(value, { stream: true }));
+  }
+}
+
+const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+function subscribeHttp(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(data.url, { headers: data.headers, agent }, (response) => {
+      opened();
+      response.setEncoding("utf8");
+      const state = { buffer: "" };
+      response.on("data", (text: string) => onText(state, text));
+      response.on("end", resolve);
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+  });
+}
+
+const subscribe = data.client === "fetch" ? subscribeFetch : subscribeHttp;
+await Promise.all(Array.from({ length: data.count }, () => subscribe()));
+parentPort?.postMessage({ type: "done", ids, times });

@@ -1,0 +1,268 @@
+/**
+ * The subscriber behind one event-stream response (see `sseStream` for what the stream is): its
+ * queue of frames, its place in the log, and how it ends. Hosts drain it with `next()`.
+ */
+import type { Store, StoredEvent, TaskRecord } from "@sema-agent/core";
+import { isTerminal } from "@sema-agent/core";
+import type { EventHub } from "./event-hub.ts";
+import type { FrameCache } from "./frame-cache.ts";
+import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
+import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
+import { finishedAt, mayEnd, type TailSubscriber, type TaskTails } from "./task-tail.ts";
+
+export interface SseStreamOptions {
+  store: Store;
+  hub: EventHub | undefined;
+  /** The shared live tails of this process. */
+  tails: TaskTails;
+  /** The process-wide ceiling on queued bytes (none: only the per-stream one applies). */
+  budget?: StreamBudget;
+  /** Frames shared by streams catching up on the same log (none: each serializes its own). */
+  frames?: FrameCache;
+  /** The task's record when the request was authorized. */
+  record: TaskRecord;
+  afterSeq: number;
+  heartbeatMs: number;
+  /** How long a client should wait before reconnecting (the SSE `retry:` field). */
+  retryMs?: number;
+  /** Bytes queued for a client that does not read them before its stream is cut (default 4 MiB). */
+  maxBufferedBytes?: number;
+  /**
+   * Whether the credential the stream was opened with is still good (a token not revoked). Asked
+   * every `recheckMs`; false (or a failure to tell) ends the stream. Cheap: the ingress caches it.
+   */
+  authorized?: () => Promise<boolean>;
+  /** Milliseconds between `authorized` checks (default 500, so a revocation ends it within a second). */
+  recheckMs?: number;
+}
+
+/** Default per-stream ceiling on queued bytes. */
+export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
+/** Largest chunk handed to the connection at once (several frames coalesced). */
+const CHUNK_BYTES = 64 * 1024;
+/** What one catch-up page aims to hold, so a page of large events stays small. */
+const PAGE_BYTES = 256 * 1024;
+const MAX_PAGE = 500;
+
+type Mode = "catching-up" | "live" | "ending" | "done";
+
+/** The subscriber behind one response: its queue, its place in the log, and how it ends. */
+export class SseSubscriber implements TailSubscriber, BudgetedStream {
+  readonly #options: SseStreamOptions;
+  readonly #taskId: string;
+  readonly #maxBytes: number;
+  readonly #frames: Uint8Array[] = [];
+  /** The stored seq of each queued frame, or -1 (deltas, comments). */
+  readonly #seqs: number[] = [];
+  #queuedBytes = 0;
+  #mode: Mode = "catching-up";
+  /** The last seq queued (read from the log or handed by the tail). */
+  #lastSeq: number;
+  /** The last seq handed to the connection: what a cut client has and resumes after. */
+  #sentSeq: number;
+  /** The task may be finishing: check for the end after each page. */
+  #ending: boolean;
+  /** The frame that says why the stream ends, sent after the queue (or instead of it). */
+  #final: Uint8Array | undefined;
+  #wake: (() => void) | undefined;
+  #pageLimit = 16;
+  #avgFrameBytes = 0;
+  #framesSeen = 0;
+  #unsubscribe: () => void = () => {};
+  readonly #timers: ReturnType<typeof setInterval>[] = [];
+
+  constructor(options: SseStreamOptions) {
+    this.#options = options;
+    this.#taskId = options.record.taskId;
+    this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES;
+    this.#lastSeq = options.afterSeq;
+    this.#sentSeq = options.afterSeq;
+    // A task already finished (or finishing) ends the stream at its last event.
+    this.#ending = isTerminal(options.record.summary.status);
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  start(): void {
+    this.#options.budget?.join(this);
+    this.#push(textFrame(`retry: ${this.#options.retryMs ?? 1000}\n\n`), -1);
+    const heartbeat = textFrame(": heartbeat\n\n");
+    this.#timers.push(setInterval(() => this.#push(heartbeat, -1), this.#options.heartbeatMs));
+    const authorized = this.#options.authorized;
+    if (authorized !== undefined)
+      this.#timers.push(setInterval(() => void this.#recheck(authorized), this.#options.recheckMs ?? 500));
+    if (finishedAt(this.#options.record, this.#lastSeq)) this.finish();
+  }
+
+  /** The client's next chunk, reading the log if it is behind; null once the stream ended. */
+  async next(): Promise<Uint8Array | null> {
+    for (;;) {
+      if (this.#frames.length > 0) return this.#take();
+      if (this.#mode === "done") return null;
+      if (this.#mode === "ending") {
+        const final = this.#final;
+        this.#final = undefined;
+        if (final !== undefined) return final;
+        this.#close();
+        return null;
+      }
+      if (this.#mode === "catching-up") await this.#catchUp();
+      else await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /** The client went away. */
+  cancel(): void {
+    this.#close();
+  }
+
+  stored(event: StoredEvent): void {
+    this.#lastSeq = event.seq;
+    this.#push(storedFrame(event), event.seq);
+  }
+
+  finish(): void {
+    if (this.#mode === "ending" || this.#mode === "done") return;
+    this.#mode = "ending";
+    this.#detach();
+    this.#wakeUp();
+  }
+
+  lost(): void {
+    this.finish();
+  }
+
+  overflow(reason: "process_budget" | "stream_budget", limitBytes: number): void {
+    this.#cut(controlFrame("stream_overflow", { reason, limitBytes, lastSeq: this.#sentSeq }));
+  }
+
+  /** End now: drop what is queued, send `final` (and nothing else), then close. */
+  #cut(final: Uint8Array): void {
+    if (this.#mode === "done") return;
+    this.#drop();
+    this.#final = final;
+    this.finish();
+  }
+
+  async #recheck(authorized: () => Promise<boolean>): Promise<void> {
+    const valid = await authorized().catch(() => false);
+    if (!valid) this.#cut(controlFrame("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq }));
+  }
+
+  async #catchUp(): Promise<void> {
+    const { store } = this.#options;
+    const limit = this.#pageLimit;
+    let page: StoredEvent[];
+    try {
+      page = await store.read(this.#taskId, { afterSeq: this.#lastSeq, limit });
+    } catch {
+      // The store went away mid-stream: end it; the client reconnects with Last-Event-ID.
+      return this.finish();
+    }
+    if (this.#mode !== "catching-up") return;
+    for (const event of page) {
+      const frame = this.#options.frames?.frame(this.#taskId, event) ?? storedFrame(event);
+      this.#lastSeq = event.seq;
+      this.#push(frame, event.seq, false);
+      if (mayEnd(event)) this.#ending = true;
+      this.#framesSeen++;
+      this.#avgFrameBytes += (frame.byteLength - this.#avgFrameBytes) / this.#framesSeen;
+    }
+    this.#pageLimit = Math.max(1, Math.min(MAX_PAGE, Math.floor(PAGE_BYTES / Math.max(1, this.#avgFrameBytes))));
+    if (this.#ending && (await this.#finishedNow())) return this.finish();
+    if (page.length < limit) this.#goLive();
+  }
+
+  async #finishedNow(): Promise<boolean> {
+    try {
+      return finishedAt(await this.#options.store.getTask(this.#taskId), this.#lastSeq);
+    } catch {
+      return true;
+    }
+  }
+
+  /** Level with the log: take live events from the task's tail, and deltas from the hub. */
+  #goLive(): void {
+    if (this.#mode !== "catching-up") return;
+    if (!this.#options.tails.join(this.#taskId, this, this.#ending)) return;
+    this.#mode = "live";
+    // Deltas are for a subscriber that is live: while it replays older events they would be
+    // interleaved with a past they do not belong to.
+    this.#unsubscribe =
+      this.#options.hub?.subscribe(this.#taskId, (event) => this.#push(ephemeralFrame(event), -1)) ?? (() => {});
+    // The task may have finished between the last check and the join, with nothing left to come.
+    if (this.#ending)
+      void this.#finishedNow().then((finished) => {
+        if (finished) this.finish();
+      });
+  }
+
+  /**
+   * Queue a frame. `live` frames count against the stream's ceiling; a catch-up page does not (it
+   * is read only once the queue is empty, so it is bounded by the page size already).
+   */
+  #push(frame: Uint8Array, seq: number, live = true): void {
+    if (this.#mode === "ending" || this.#mode === "done") return;
+    this.#frames.push(frame);
+    this.#seqs.push(seq);
+    this.#queuedBytes += frame.byteLength;
+    this.#options.budget?.hold(frame.byteLength);
+    if (live && this.#queuedBytes > this.#maxBytes) this.overflow("stream_budget", this.#maxBytes);
+    this.#wakeUp();
+  }
+
+  /** The queued frames from the front, coalesced up to a chunk. */
+  #take(): Uint8Array {
+    let count = 0;
+    let bytes = 0;
+    while (count < this.#frames.length) {
+      const size = this.#frames[count]?.byteLength ?? 0;
+      if (count > 0 && bytes + size > CHUNK_BYTES) break;
+      bytes += size;
+      const seq = this.#seqs[count] ?? -1;
+      if (seq >= 0) this.#sentSeq = seq;
+      count++;
+    }
+    const chunk = concatFrames(this.#frames.splice(0, count), bytes);
+    this.#seqs.splice(0, count);
+    this.#queuedBytes -= bytes;
+    this.#options.budget?.release(bytes);
+    return chunk;
+  }
+
+  #drop(): void {
+    this.#options.budget?.release(this.#queuedBytes);
+    this.#frames.length = 0;
+    this.#seqs.length = 0;
+    this.#queuedBytes = 0;
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Stop everything that feeds the queue. */
+  #detach(): void {
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#timers.length = 0;
+    this.#unsubscribe();
+    this.#unsubscribe = () => {};
+    this.#options.tails.leave(this.#taskId, this);
+  }
+
+  #close(): void {
+    this.#detach();
+    this.#drop();
+    this.#options.budget?.leave(this);
+    this.#mode = "done";
+    this.#wakeUp();
+  }
+}
