@@ -92,4 +92,29 @@ describe("sseToNode", () => {
     expect(tails.size).toBe(0);
     expect(budget.streams).toBe(0);
   });
+
+  it("lets the event loop serve others between pages while a socket takes everything at once", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "o", principal: "p" });
+    let seq = (await store.getTask(taskId)).lastSeq;
+    // About 2 MB of log: eight or more catch-up pages.
+    for (let i = 0; i < 200; i++)
+      seq = (await store.append(taskId, [make.note("z".repeat(10_000))], { expectedSeq: seq }))[0]?.seq ?? seq;
+    const response = new StalledResponse(Number.POSITIVE_INFINITY);
+    const budget = new StreamBudget(Number.POSITIVE_INFINITY);
+    const record = await store.getTask(taskId);
+    sseToNode(
+      { store, hub: undefined, tails: new TaskTails(store), budget, record, afterSeq: 0, heartbeatMs: 60_000 },
+      response,
+      { "content-type": "text/event-stream" },
+    );
+    // A macrotask queued now runs while the stream is still catching up, not after all of it.
+    const bytesAtTurn = await new Promise<number>((resolve) =>
+      setImmediate(() => resolve(response.chunks.reduce((n, c) => n + c.byteLength, 0))),
+    );
+    expect(bytesAtTurn).toBeLessThan(1024 * 1024);
+    await settle(() => response.chunks.length);
+    expect(response.text).toContain(`id: ${seq}\n`);
+    response.emit("close");
+  });
 });

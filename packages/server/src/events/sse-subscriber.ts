@@ -44,6 +44,14 @@ const CHUNK_BYTES = 64 * 1024;
 const PAGE_BYTES = 256 * 1024;
 const MAX_PAGE = 500;
 
+/**
+ * Let the event loop serve others between two pages of a catch-up. A store read and a socket that
+ * takes every write at once both resolve in microtasks, so without this a client catching up on a
+ * long log could keep the whole process to itself until its kernel buffers filled (tens of MB).
+ */
+const yieldToLoop = () =>
+  new Promise<void>((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 type Mode = "catching-up" | "live" | "ending" | "done";
 
 /** The subscriber behind one response: its queue, its place in the log, and how it ends. */
@@ -157,6 +165,10 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
 
   async #catchUp(): Promise<void> {
     const { store } = this.#options;
+    if (this.#framesSeen > 0) {
+      await yieldToLoop();
+      if (this.#mode !== "catching-up") return;
+    }
     const limit = this.#pageLimit;
     let page: StoredEvent[];
     try {
