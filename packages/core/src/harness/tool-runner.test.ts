@@ -87,4 +87,15 @@ describe("tool results", () => {
     const plain = await executeCall(call("echo"), 1, new AbortController().signal, settings(tool(false)));
     expect(plain.content).toBe(FORGED);
   });
+
+  it('records an async tool that returns the string "aborted" as ok, not as interrupted', async () => {
+    const tool = defineTool({
+      name: "status",
+      description: "reports a status",
+      inputSchema: z.object({}),
+      execute: async () => "aborted",
+    });
+    const outcome = await executeCall(call("status"), 1, new AbortController().signal, settings(tool));
+    expect(outcome).toMatchObject({ status: "ok", content: "aborted" });
+  });
 });

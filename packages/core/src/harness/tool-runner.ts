@@ -31,6 +31,9 @@ export interface CallOutcome {
   durationMs: number;
 }
 
+/** What the abort race resolves with when the call's signal fired first. */
+const ABORTED: unique symbol = Symbol("aborted");
+
 /** Why a step's signal was aborted, as the model is told. */
 export const INTERRUPTED_CONTENT = "The tool call was interrupted before it finished; its effect is unknown.";
 export const NOT_RUN_CONTENT = "The tool call was not run: the turn was interrupted.";
@@ -150,13 +153,14 @@ export async function executeCall(
   }, timeoutMs);
   const onStepAbort = () => controller.abort(stepSignal.reason);
   stepSignal.addEventListener("abort", onStepAbort, { once: true });
-  // A tool that ignores its signal cannot hold the leg: the abort wins the race.
-  const aborted = new Promise<"aborted">((resolve) =>
-    controller.signal.addEventListener("abort", () => resolve("aborted"), { once: true }),
+  // A tool that ignores its signal cannot hold the leg: the abort wins the race. The sentinel is
+  // a symbol no tool can return (a tool may well return the string "aborted").
+  const aborted = new Promise<typeof ABORTED>((resolve) =>
+    controller.signal.addEventListener("abort", () => resolve(ABORTED), { once: true }),
   );
   try {
     const output = await Promise.race([returned, aborted]);
-    if (output === "aborted" || controller.signal.aborted) {
+    if (output === ABORTED || controller.signal.aborted) {
       return timedOut
         ? done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`, tool)
         : done("interrupted", INTERRUPTED_CONTENT, tool);
