@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { type Agent, MemoryStore, type ModelRequest, processSpace, startTask, wake } from "@sema-agent/core";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EventHub } from "../events/event-hub.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 import { createAgentRegistry } from "./agent-registry.ts";
@@ -25,6 +25,22 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 5000): Promi
 const status = async (store: MemoryStore, taskId: string) => (await store.getTask(taskId)).summary.status;
 
 describe("startWorkers", () => {
+  it("stops an idle pool at once and leaves no timer behind (an idle server exits right after SIGTERM)", async () => {
+    vi.useFakeTimers();
+    try {
+      const idle = startWorkers({
+        store: new MemoryStore(),
+        agents: createAgentRegistry({ default: scriptedAgent([]) }),
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      const stopped = await idle.stop({ deadlineMs: 10_000 });
+      expect(stopped).toEqual({ stopped: [], abandoned: [] });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("claims runnable tasks and runs each with the agent it names, publishing deltas to the hub", async () => {
     const store = new MemoryStore();
     const hub = new EventHub();

@@ -73,7 +73,14 @@ interface Running {
   principal?: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Resolve after `ms`, or never once `cancel` is called: a stopped pool must leave no timer behind. */
+function deadline(ms: number): { reached: Promise<void>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const reached = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { reached, cancel: () => clearTimeout(timer) };
+}
 
 export function startWorkers(options: WorkerOptions): WorkerPool {
   const concurrency = Math.max(1, options.concurrency ?? 4);
@@ -247,7 +254,10 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
       for (const [, leg] of legs) leg.abort.abort();
       const ended = new Set<string>();
       const all = Promise.all(legs.map(([taskId, leg]) => leg.done.then(() => ended.add(taskId))));
-      await Promise.race([all, sleep(stopOptions.deadlineMs ?? 10_000)]);
+      // An idle pool (or one whose legs park at once) stops now, not at the deadline.
+      const limit = deadline(stopOptions.deadlineMs ?? 10_000);
+      await Promise.race([all, limit.reached]);
+      limit.cancel();
       const ids = legs.map(([taskId]) => taskId);
       return { stopped: ids.filter((id) => ended.has(id)), abandoned: ids.filter((id) => !ended.has(id)) };
     },
