@@ -209,6 +209,21 @@ describe("approvals at the terminal", () => {
     expect(readFileSync(join(ws.dir, "out.txt"), "utf8")).toBe("hello\n");
   });
 
+  it("sema cancel refuses a task that has ended, as the API and the library do", async () => {
+    const ws = workspace();
+    const c = capture(ws.dir);
+    expect(await main(["run", "Say hi", "--model", `script:${ws.script([{ text: "hi" }])}`, "--db", ws.db], c.io)).toBe(
+      0,
+    );
+    const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+    const k = capture(ws.dir);
+    expect(await main(["cancel", taskId, "--db", ws.db], k.io)).toBe(1);
+    expect(k.err()).toBe(`sema: task ${taskId} is completed\n`);
+    const store = new SqliteStore({ path: ws.db });
+    expect((await store.getTask(taskId)).summary.status).toBe("completed");
+    await store.close();
+  });
+
   it("sema approve on a cancelled task says so and exits 1, recording nothing", async () => {
     const ws = workspace();
     const c = capture(ws.dir);

@@ -13,8 +13,9 @@ export async function cancel(argv: string[], io: CliIo): Promise<number> {
   if (taskId === undefined) throw new UsageError("usage: sema cancel <taskId> [--reason text]");
   const store = await openStore(io, values);
   try {
-    const done = await cancelTask(store, taskId, values.reason === undefined ? {} : { reason: values.reason });
-    io.stdout.write(done ? `Task ${taskId} cancelled.\n` : `Task ${taskId} was already cancelled.\n`);
+    // A task that has ended (completed, failed, cancelled) is refused by core: one line, exit 1.
+    await cancelTask(store, taskId, values.reason === undefined ? {} : { reason: values.reason });
+    io.stdout.write(`Task ${taskId} cancelled.\n`);
     return 0;
   } finally {
     await store.close();

@@ -295,6 +295,28 @@ describe("interrupt and cancel", () => {
     expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({ status: "cancelled" });
   });
 
+  it("cancel() refuses a task that has ended: completed, failed or already cancelled (its outcome is history)", async () => {
+    const store = new MemoryStore();
+    const completed = await runningTask(store);
+    await runLeg({ store, agent: { model: new ScriptedModel([{ text: "done" }]) } }, completed);
+    const failed = await runningTask(store);
+    await store.append(failed, [{ type: "task_failed", v: 1, error: { code: "ModelFailed", message: "down" } }], {
+      expectedSeq: (await store.getTask(failed)).lastSeq,
+    });
+    const cancelled = await runningTask(store);
+    await cancel(store, cancelled);
+    for (const [taskId, status] of [
+      [completed, "completed"],
+      [failed, "failed"],
+      [cancelled, "cancelled"],
+    ] as const) {
+      const before = await store.read(taskId);
+      await expect(cancel(store, taskId)).rejects.toMatchObject({ code: "TaskFinished", details: { taskId, status } });
+      expect(await store.read(taskId)).toEqual(before);
+      expect((await store.getTask(taskId)).summary.status).toBe(status);
+    }
+  });
+
   it("a host shutting down parks the task as shutdown, which any other host picks up", async () => {
     const store = new MemoryStore();
     const taskId = await runningTask(store);

@@ -188,39 +188,43 @@ export async function interrupt(
 
 /**
  * End the task for good, and its children with it. A running leg stops at once; its tools see
- * their signal abort.
+ * their signal abort. A task that has ended — completed, failed or already cancelled — cannot be
+ * cancelled: its outcome is history (`TaskFinishedError`, decided in the same conditional append,
+ * so a task that completes while the cancel is on its way is never rewritten).
  */
 export async function cancel(
   store: Store,
   taskId: string,
   options: { reason?: string; actor?: ActorAssertion } = {},
-): Promise<boolean> {
-  const cancelled = await cancelOne(store, taskId, options);
+): Promise<void> {
+  await cancelOne(store, taskId, options);
   for (const event of await store.read(taskId)) {
     if (event.type !== "child_task" || event.phase !== "spawned") continue;
     const child = await store.getTask(event.childTaskId).catch(() => undefined);
-    if (child !== undefined && !isTerminal(child.summary.status))
-      await cancel(store, event.childTaskId, {
-        reason: `its parent task ${taskId} was cancelled`,
-        ...(options.actor === undefined ? {} : { actor: options.actor }),
-      });
+    if (child === undefined || isTerminal(child.summary.status)) continue;
+    await cancel(store, event.childTaskId, {
+      reason: `its parent task ${taskId} was cancelled`,
+      ...(options.actor === undefined ? {} : { actor: options.actor }),
+    }).catch((error: unknown) => {
+      // The child ended on its own meanwhile: nothing left to cancel there.
+      if (!isSemaError(error, "TaskFinished")) throw error;
+    });
   }
-  return cancelled;
 }
 
 async function cancelOne(
   store: Store,
   taskId: string,
   options: { reason?: string; actor?: ActorAssertion },
-): Promise<boolean> {
-  const appended = await appendToTask(store, taskId, (record) => {
-    if (record.summary.status === "cancelled") return undefined;
+): Promise<void> {
+  await appendToTask(store, taskId, (record) => {
+    const { status } = record.summary;
+    if (isTerminal(status)) throw new TaskFinishedError(taskId, status);
     const event: TaskEvent = { type: "task_cancelled", v: 1 };
     if (options.reason !== undefined) event.reason = options.reason;
     if (options.actor !== undefined) event.actor = options.actor;
     return [event];
   });
-  return appended !== undefined;
 }
 
 /**

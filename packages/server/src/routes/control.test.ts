@@ -22,12 +22,14 @@ describe("POST /v1/tasks/:taskId/interrupt, /cancel, /resume", () => {
     expect(note).toMatchObject({ type: "engine_note", kind: "interrupt_requested", data: { actor: { id: "alice" } } });
   });
 
-  it("cancel ends a task once, with its reason and actor; a completed task is a 409", async () => {
+  it("cancel ends a task once, with its reason and actor; a cancelled or completed task is a 409", async () => {
     const fx = await apiFixture();
     const taskId = await createTask(fx);
     const first = await fx.call("POST", `/v1/tasks/${taskId}/cancel`, { body: { reason: "not needed" } });
     expect(await json(first)).toEqual({ taskId, cancelled: true });
-    expect(await json(await fx.call("POST", `/v1/tasks/${taskId}/cancel`))).toEqual({ taskId, cancelled: false });
+    const again = await fx.call("POST", `/v1/tasks/${taskId}/cancel`);
+    expect(again.status).toBe(409);
+    expect(await json(again)).toMatchObject({ error: { code: "TaskFinished", details: { status: "cancelled" } } });
     expect((await fx.store.read(taskId)).at(-1)).toMatchObject({
       type: "task_cancelled",
       reason: "not needed",

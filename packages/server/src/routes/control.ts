@@ -44,20 +44,20 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
       params: TaskParams,
       body: CancelRequest,
       bodyOptional: true,
-      responses: { 200: { description: "Cancelled (or it already was).", schema: CancelResponse } },
+      responses: {
+        200: {
+          description: "Cancelled. A task that has ended (completed, failed or cancelled) is a 409.",
+          schema: CancelResponse,
+        },
+      },
       errors: [400, 401, 404, 409, 413, 415, 429],
       async handler({ params, body, caller, context }) {
-        const record = await ownTask(store, params.taskId, caller);
-        const { status } = record.summary;
-        // A completed or failed task has its answer: cancelling it would rewrite history.
-        if (status === "completed" || status === "failed") throw new TaskFinishedError(params.taskId, status);
+        await ownTask(store, params.taskId, caller);
         const reason =
           body.reason === undefined ? undefined : sanitizeText(body.reason, "user", REASON_MAX_CHARS, "body.reason");
-        const cancelled = await cancel(store, params.taskId, {
-          actor: caller.actor,
-          ...(reason === undefined ? {} : { reason }),
-        });
-        return context.json({ taskId: params.taskId, cancelled });
+        // Core refuses a task that has ended (completed, failed or cancelled): a 409.
+        await cancel(store, params.taskId, { actor: caller.actor, ...(reason === undefined ? {} : { reason }) });
+        return context.json({ taskId: params.taskId, cancelled: true as const });
       },
     }),
     route({

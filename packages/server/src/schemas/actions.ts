@@ -53,9 +53,6 @@ export const InterruptResponse = named(
   z.object({ taskId: z.string(), interrupted: z.boolean().describe("False when no leg was running.") }),
 );
 
-export const CancelResponse = named(
-  "CancelResponse",
-  z.object({ taskId: z.string(), cancelled: z.boolean().describe("False when it was already cancelled.") }),
-);
+export const CancelResponse = named("CancelResponse", z.object({ taskId: z.string(), cancelled: z.literal(true) }));
 
 export const ResumeResponse = named("ResumeResponse", z.object({ taskId: z.string(), status: TaskStatus }));
