@@ -13,12 +13,13 @@ import { InvalidInputError, isSemaError } from "../protocol/errors.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../protocol/task-event.ts";
 import { acquireLeg } from "./acquire-leg.ts";
-import { DEFAULTS, type HarnessOptions } from "./agent.ts";
+import { DEFAULTS, defaultHolder, type HarnessOptions } from "./agent.ts";
 import { appendToTask } from "./append-at-end.ts";
 import { notifyParent } from "./delegation.ts";
 import { keepLease } from "./leg-guards.ts";
 import { LegLoop } from "./leg-loop.ts";
 import { LegWriter, loadState } from "./leg-writer.ts";
+import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 
 export interface LegOptions {
@@ -148,6 +149,24 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   if (legOptions.lease !== undefined && legOptions.lease.taskId !== taskId)
     throw new InvalidInputError(`the lease given is for task ${legOptions.lease.taskId}, not ${taskId}`);
+  const holderId = (legOptions.lease?.holder ?? options.holder ?? defaultHolder()).id;
+  const leaveHere = enterLegHere(holderId, taskId);
+  if (leaveHere === undefined) throw await leaseHeldHere(store, taskId, holderId);
+  try {
+    return await runLeased(options, taskId, legOptions, ttlMs);
+  } finally {
+    leaveHere();
+  }
+}
+
+/** `runLeg` once no other leg of the task runs in this process. */
+async function runLeased(
+  options: HarnessOptions,
+  taskId: string,
+  legOptions: LegOptions,
+  ttlMs: number,
+): Promise<LegOutcome> {
+  const { store } = options;
   const lease = legOptions.lease ?? (await acquireLeg(store, taskId, options.holder, ttlMs));
   const lost = new AbortController();
   let loop: LegLoop | undefined;
