@@ -111,7 +111,6 @@ export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./
 export { runTask, type TaskRun } from "./harness/run-task.ts";
 export {
   cancel,
-  InputRejectedError,
   interrupt,
   requestResume,
   type SendInputOptions,
@@ -119,7 +118,6 @@ export {
   type StartTaskInput,
   sendInput,
   startTask,
-  TaskFinishedError,
   type WakeAtOptions,
   wake,
   wakeAt,

@@ -15,11 +15,11 @@ import {
   ApprovalNotFoundError,
   DigestMismatchError,
   ForbiddenError,
+  TaskFinishedError,
 } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../protocol/task-event.ts";
 import { appendToState } from "./append-at-end.ts";
-import { TaskFinishedError } from "./task-api.ts";
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");

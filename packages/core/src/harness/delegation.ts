@@ -11,14 +11,14 @@ import { addUsage } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
 import type { ToolSpec } from "../ports/model.ts";
 import type { Store } from "../ports/store.ts";
-import { ForbiddenError, isSemaError } from "../protocol/errors.ts";
+import { ForbiddenError, isSemaError, TaskFinishedError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { ChildTaskEvent } from "../protocol/task-event.ts";
 import type { Agent } from "./agent.ts";
 import { appendToState } from "./append-at-end.ts";
 import { type Budget, budgetToJson } from "./budget.ts";
 import { loadState } from "./leg-writer.ts";
-import { type SentInput, sendInput, startTask, TaskFinishedError } from "./task-api.ts";
+import { type SentInput, sendInput, startTask } from "./task-api.ts";
 
 export interface DelegationSettings {
   /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */

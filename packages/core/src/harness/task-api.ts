@@ -10,7 +10,7 @@ import { isTerminal } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
 import type { ActorAssertion } from "../internal/llm.ts";
 import type { Store, TaskRecord } from "../ports/store.ts";
-import { InvalidInputError, isSemaError, SemaError } from "../protocol/errors.ts";
+import { InputRejectedError, InvalidInputError, isSemaError, TaskFinishedError } from "../protocol/errors.ts";
 import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
@@ -88,22 +88,6 @@ export interface SendInputOptions {
 export interface SentInput {
   inputId: string;
   delivery: HumanInputDelivery;
-}
-
-/** The input arrived while a leg ran and its policy was `reject`. */
-export class InputRejectedError extends SemaError {
-  constructor(taskId: string, inputId: string) {
-    super("InputRejected", `task ${taskId} is running and the input's policy is reject`, {
-      details: { taskId, inputId },
-    });
-  }
-}
-
-/** The task has ended and cannot take this input (only a wake reopens a completed or failed task). */
-export class TaskFinishedError extends SemaError {
-  constructor(taskId: string, status: string) {
-    super("TaskFinished", `task ${taskId} is ${status}`, { details: { taskId, status } });
-  }
 }
 
 /**

@@ -24,8 +24,17 @@ export type SemaErrorCode =
   | "DigestMismatch"
   | "Forbidden";
 
+/**
+ * The brand every Sema error carries. A registered symbol, so two installed copies of the package
+ * (two versions in one dependency tree, a bundled and an external copy) still recognize each
+ * other's errors: `isSemaError` and `instanceof SemaError` look for it, not for one class object.
+ */
+const SEMA_ERROR: unique symbol = Symbol.for("@sema-agent/core:SemaError");
+
 /** The base of every Sema error. */
 export class SemaError extends Error {
+  /** The brand (see `isSemaError`). */
+  readonly [SEMA_ERROR] = true;
   readonly code: SemaErrorCode;
   readonly isRetryable: boolean;
   readonly details: Readonly<Record<string, unknown>>;
@@ -40,6 +49,17 @@ export class SemaError extends Error {
     this.code = code;
     this.isRetryable = options.isRetryable ?? false;
     this.details = options.details ?? {};
+  }
+
+  /**
+   * `x instanceof SemaError` holds for a Sema error of any installed copy of the package; for the
+   * subclasses, `instanceof` keeps its usual meaning.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asked about.
+    const asked: unknown = this;
+    if (asked === SemaError) return hasBrand(value);
+    return Function.prototype[Symbol.hasInstance].call(asked, value);
   }
 
   /** A plain-JSON form for logs and HTTP bodies. */
@@ -122,9 +142,16 @@ export class StoreUnavailableError extends SemaError {
   }
 }
 
-/** True when `error` is a Sema error with the given code. */
+function hasBrand(value: unknown): value is SemaError {
+  return typeof value === "object" && value !== null && (value as { [SEMA_ERROR]?: unknown })[SEMA_ERROR] === true;
+}
+
+/**
+ * True when `error` is a Sema error (from any installed copy of the package, by its brand) with
+ * the given code.
+ */
 export function isSemaError<C extends SemaErrorCode>(error: unknown, code?: C): error is SemaError & { code: C } {
-  return error instanceof SemaError && (code === undefined || error.code === code);
+  return hasBrand(error) && (code === undefined || error.code === code);
 }
 
 /** No approval was requested for this call in this task. */
@@ -158,5 +185,24 @@ export class DigestMismatchError extends SemaError {
 export class ForbiddenError extends SemaError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super("Forbidden", message, { details });
+  }
+}
+
+/** The input arrived while a leg ran and its policy was `reject`. */
+export class InputRejectedError extends SemaError {
+  constructor(taskId: string, inputId: string) {
+    super("InputRejected", `task ${taskId} is running and the input's policy is reject`, {
+      details: { taskId, inputId },
+    });
+  }
+}
+
+/**
+ * The task has ended and cannot take this: an input (only a wake reopens a completed or failed
+ * task), a cancel, an approval decision.
+ */
+export class TaskFinishedError extends SemaError {
+  constructor(taskId: string, status: string) {
+    super("TaskFinished", `task ${taskId} is ${status}`, { details: { taskId, status } });
   }
 }
