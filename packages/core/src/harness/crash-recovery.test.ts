@@ -17,6 +17,7 @@ import type { Agent } from "./agent.ts";
 import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
 import { sendInput, startTask } from "./task-api.ts";
+import { CRASHED_CALL_CONTENT } from "./tool-phase.ts";
 
 const pinned = (n: number) => new Uint8Array(n).fill(0x11);
 
@@ -164,6 +165,7 @@ describe("crash recovery", () => {
 
   it("a host killed at any append, before or after it commits, is resumed by a fresh one: nothing lost or done twice", async () => {
     const reference = await undisturbed();
+    let inDoubtSeen = 0;
     for (const when of ["before", "after"] as const) {
       for (let n = 0; n <= reference.appends; n++) {
         let clock = Date.parse("2026-11-01T00:00:00Z");
@@ -212,8 +214,17 @@ describe("crash recovery", () => {
         for (const [key, times] of Object.entries(world.runs)) {
           if (key.startsWith("note:")) expect(times, `${label}: ${key}`).toBeLessThanOrEqual(1);
         }
+        // A non-idempotent call the dead host had started but not finished is not run again, and
+        // the model is told its effect is unknown (not handed a result it never produced).
+        for (const call of fold(before).openToolCalls.filter((c) => c.started && c.name === "append_note")) {
+          inDoubtSeen++;
+          const result = after.find((e) => e.type === "tool_result" && e.callId === call.callId);
+          expect(result, `${label}: ${call.callId}`).toMatchObject({ content: CRASHED_CALL_CONTENT });
+        }
       }
     }
+    // The cuts really did land inside non-idempotent calls.
+    expect(inDoubtSeen).toBeGreaterThan(0);
   });
 
   it("a fresh process resuming from any batch boundary sends byte-identical requests", async () => {
