@@ -86,7 +86,11 @@ describe("runLeg", () => {
     expect((await run.outcome).status).toBe("completed");
     const deltas = seen.filter((e) => e.type === "text_delta").map((e) => (e.type === "text_delta" ? e.delta : ""));
     expect(deltas).toEqual(["Hell", "o wo", "rld"]);
-    expect(seen.filter((e) => "seq" in e).map((e) => e.type)).toContain("task_completed");
+    // Every event the leg stored reaches the stream exactly once, in order, as stored.
+    const log = await store.read(taskId);
+    const legStart = log.find((e) => e.type === "leg_started")?.seq ?? 0;
+    expect(seen.filter((e) => "seq" in e)).toEqual(log.filter((e) => e.seq >= legStart));
+    expect(log.at(-2)?.type).toBe("task_completed");
   });
 
   it("returns an error result, never calling execute, for input that fails the schema or an unknown tool", async () => {
