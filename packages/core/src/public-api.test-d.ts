@@ -1,0 +1,84 @@
+// Type tests of the public API's inference, checked by `npm run typecheck` (tsc): what an
+// application writes must infer the types it means, and what it must not write must not compile.
+import { expectTypeOf } from "vitest";
+import { z } from "zod";
+import {
+  type Agent,
+  type BeforeToolDecision,
+  defineTool,
+  type HookContext,
+  type Hooks,
+  isSemaError,
+  type LegOutcome,
+  runLeg,
+  type SemaError,
+  type SemaErrorCode,
+  sanitizeHumanText,
+  type Tool,
+  type ToolContext,
+  type ToolOutput,
+} from "./index.ts";
+
+// A tool's input type is inferred from its schema, in execute and in needsApproval.
+const search = defineTool({
+  name: "search",
+  description: "Search",
+  inputSchema: z.object({ query: z.string(), limit: z.number().optional() }),
+  execute: (input, context) => {
+    expectTypeOf(input).toEqualTypeOf<{ query: string; limit?: number | undefined }>();
+    expectTypeOf(context).toEqualTypeOf<ToolContext>();
+    return `found ${input.query}`;
+  },
+  needsApproval: (input) => {
+    expectTypeOf(input.query).toBeString();
+    return input.limit === undefined;
+  },
+});
+expectTypeOf(search).toEqualTypeOf<Tool<{ query: string; limit?: number | undefined }>>();
+// A specific tool is still a Tool, so agents take a list of different tools.
+expectTypeOf(search).toExtend<Tool>();
+const agentTools: Agent["tools"] = [search];
+void agentTools;
+
+defineTool({
+  name: "bad",
+  description: "returns a function",
+  inputSchema: z.object({}),
+  // @ts-expect-error a tool's output is a string or JSON, not a function
+  execute: () => () => 1,
+});
+expectTypeOf<ToolOutput>().toExtend<string | object | number | boolean | null>();
+
+// Hooks: the call and context shapes a hook author gets, and the decisions they may return.
+const hooks: Hooks = {
+  beforeTool: (call, context) => {
+    expectTypeOf(call.name).toBeString();
+    expectTypeOf(context).toEqualTypeOf<HookContext>();
+    return call.name === "rm" ? { action: "deny", reason: "no" } : undefined;
+  },
+  beforeModel: (context) => {
+    expectTypeOf(context.taskId).toBeString();
+    return { feedback: "be brief" };
+  },
+};
+void hooks;
+// @ts-expect-error a denial needs its reason
+const noReason: BeforeToolDecision = { action: "deny" };
+void noReason;
+
+// Errors: isSemaError narrows to the code asked for; codes are a closed union.
+const caught: unknown = new Error("x");
+if (isSemaError(caught, "LeaseHeld")) {
+  expectTypeOf(caught).toExtend<SemaError>();
+  expectTypeOf(caught.code).toEqualTypeOf<"LeaseHeld">();
+  expectTypeOf(caught.isRetryable).toBeBoolean();
+}
+// @ts-expect-error not a Sema error code
+isSemaError(caught, "NoSuchCode");
+expectTypeOf<"TaskFinished">().toExtend<SemaErrorCode>();
+
+// A leg's outcome and the ingress treatment.
+expectTypeOf(runLeg).returns.resolves.toEqualTypeOf<LegOutcome>();
+expectTypeOf(sanitizeHumanText)
+  .parameter(1)
+  .toEqualTypeOf<"user" | "supervisor" | "operator" | "external" | "system">();
