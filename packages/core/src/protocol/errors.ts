@@ -51,17 +51,6 @@ export class SemaError extends Error {
     this.details = options.details ?? {};
   }
 
-  /**
-   * `x instanceof SemaError` holds for a Sema error of any installed copy of the package; for the
-   * subclasses, `instanceof` keeps its usual meaning.
-   */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asked about.
-    const asked: unknown = this;
-    if (asked === SemaError) return hasBrand(value);
-    return Function.prototype[Symbol.hasInstance].call(asked, value);
-  }
-
   /** A plain-JSON form for logs and HTTP bodies. */
   toJSON(): { code: SemaErrorCode; message: string; details?: Record<string, unknown> } {
     return Object.keys(this.details).length === 0
@@ -69,6 +58,16 @@ export class SemaError extends Error {
       : { code: this.code, message: this.message, details: { ...this.details } };
   }
 }
+
+/**
+ * `x instanceof SemaError` holds for a Sema error of any installed copy of the package (by its
+ * brand); for the subclasses, which inherit this, `instanceof` keeps its usual meaning.
+ */
+Object.defineProperty(SemaError, Symbol.hasInstance, {
+  value: function hasInstance(this: unknown, value: unknown): boolean {
+    return this === SemaError ? hasBrand(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+  },
+});
 
 export class TaskNotFoundError extends SemaError {
   constructor(taskId: string) {
