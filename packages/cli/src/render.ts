@@ -98,6 +98,9 @@ export class Renderer {
       case "engine_note":
         this.#line(`! ${event.text}`);
         return;
+      case "interrupt_requested":
+        this.#line(`! interrupt requested${event.actor === undefined ? "" : ` by ${event.actor.id}`}`);
+        return;
       case "task_completed":
         this.#line("✓ completed", BOLD);
         return;

@@ -94,6 +94,10 @@ function describe(event) {
       return [`Hook ${event.hook} (as the model sees it)`, [pre(event.content)]];
     case "engine_note":
       return [`Note: ${event.kind}`, [pre(event.text)]];
+    case "interrupt_requested":
+      return [`Interrupt requested by ${speaker(event.actor)}`, []];
+    case "resume_requested":
+      return [`Resume requested by ${speaker(event.actor)}`, []];
     case "child_task":
       return [
         `Child task ${event.childTaskId} ${event.phase}${event.status ? `: ${event.status}` : ""}`,

@@ -22,6 +22,8 @@ const STORED_TYPES = [
   "approval_decided",
   "hook_feedback",
   "engine_note",
+  "interrupt_requested",
+  "resume_requested",
   "child_task",
   "compaction",
   "wake_scheduled",

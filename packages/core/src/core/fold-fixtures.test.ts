@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { taskEventSchema } from "../protocol/task-event.ts";
+import { isInterruptRequest, isResumeRequest } from "./command-events.ts";
 import { validateEvents } from "./event-validation.ts";
 import { fold, UNSETTLED_CALL_CONTENT } from "./fold.ts";
 
@@ -149,6 +150,34 @@ describe("v1 fixtures", () => {
 
   it("engine_note: recorded, changes nothing the model sees", () => {
     expect(fold(load("engine_note")).transcript).toEqual([]);
+  });
+
+  it("interrupt_requested: the leg parks on it; the model sees nothing of it", () => {
+    const events = load("interrupt_requested");
+    const state = fold(events);
+    expect(state.summary).toMatchObject({ status: "parked", parkedReason: "interrupt" });
+    expect(events.filter(isInterruptRequest).map((e) => e.seq)).toEqual([5]);
+    expect(state.transcript.some((entry) => JSON.stringify(entry).includes("nterrupt requested"))).toBe(false);
+  });
+
+  it("resume_requested: a parked task asks for its next leg", () => {
+    expect(fold(load("interrupt_requested")).summary.resumeRequested).toBeUndefined();
+    expect(fold(load("resume_requested")).summary).toMatchObject({ status: "parked", resumeRequested: true });
+  });
+
+  it("the older form of both commands, an engine_note of their kind, folds exactly as the arms do", () => {
+    const legacy = readFileSync(new URL("../legacy/engine_note_commands.jsonl", DIR), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as StoredEvent);
+    expect(() => validateEvents(unstamped(legacy))).not.toThrow();
+    const arms = load("resume_requested");
+    const { lastSeq: _l, ...legacyState } = fold(legacy);
+    const { lastSeq: _a, ...armState } = fold(arms);
+    expect(legacyState).toEqual(armState);
+    expect(legacy.map((e) => [isInterruptRequest(e), isResumeRequest(e)])).toEqual(
+      arms.map((e) => [isInterruptRequest(e), isResumeRequest(e)]),
+    );
   });
 
   it("child_task: spawned, then its result makes the parent runnable", () => {

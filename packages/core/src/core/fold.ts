@@ -278,6 +278,8 @@ export class Folder {
         this.#settleOpenCalls(seq, true);
         break;
       case "engine_note":
+      case "interrupt_requested":
+      case "resume_requested":
         break;
     }
     return this;

@@ -3,6 +3,7 @@
  * for, whether a worker should pick it up). One pure reducer serves the stores, which apply it on
  * every append, and `fold`, which embeds it; so the index and the folded state can never disagree.
  */
+import { isResumeRequest } from "../core/command-events.ts";
 import type { Usage } from "../internal/llm.ts";
 import type { ParkReason, TaskEvent } from "../protocol/task-event.ts";
 
@@ -255,8 +256,9 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
         next.childUsage = addUsage(s.childUsage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
       return next;
     }
+    case "resume_requested":
     case "engine_note":
-      return event.kind === "resume_requested" && s.status === "parked" ? { ...s, resumeRequested: true } : s;
+      return isResumeRequest(event) && s.status === "parked" ? { ...s, resumeRequested: true } : s;
     case "task_completed":
       return { ...s, status: "completed" };
     case "task_failed":

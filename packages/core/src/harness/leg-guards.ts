@@ -4,6 +4,7 @@
  * interrupting input written by another process aborts the current step at once).
  */
 
+import { isInterruptRequest } from "../core/command-events.ts";
 import type { Store } from "../ports/store.ts";
 import { isSemaError, LeaseLostError } from "../protocol/errors.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
@@ -64,8 +65,9 @@ export function isStopSignal(event: StoredEvent, legId: string): boolean {
   switch (event.type) {
     case "task_cancelled":
       return true;
+    case "interrupt_requested":
     case "engine_note":
-      return event.kind === "interrupt_requested";
+      return isInterruptRequest(event);
     case "human_input":
       return (
         event.delivery === "received" &&

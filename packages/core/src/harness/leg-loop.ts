@@ -4,6 +4,7 @@
  * runs the tools, and goes round again until the agent finishes or the task parks.
  */
 
+import { isInterruptRequest } from "../core/command-events.ts";
 import type { PendingInput, TaskState } from "../core/fold.ts";
 import { deliveryEvents, dueTimerInputs } from "../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../core/input-rendering.ts";
@@ -78,7 +79,7 @@ export class LegLoop {
       watchForStops(writer.store, writer.taskId, writer.state.lastSeq, (event) => this.stopSignal(event)),
     );
     writer.onForeign = (event) => {
-      if (event.type === "engine_note" && event.kind === "interrupt_requested") this.#interrupt = true;
+      if (isInterruptRequest(event)) this.#interrupt = true;
     };
   }
 

@@ -163,8 +163,8 @@ export async function interrupt(
 ): Promise<boolean> {
   const appended = await appendToTask(store, taskId, (record) => {
     if (!isRunning(record)) return undefined;
-    const event: TaskEvent = { type: "engine_note", v: 1, kind: "interrupt_requested", text: "Interrupt requested." };
-    if (options.actor !== undefined) event.data = { actor: { ...options.actor } };
+    const event: TaskEvent = { type: "interrupt_requested", v: 1 };
+    if (options.actor !== undefined) event.actor = { ...options.actor };
     return [event];
   });
   return appended !== undefined;
@@ -286,8 +286,8 @@ export async function requestResume(
     const { status } = record.summary;
     if (isTerminal(status)) throw new TaskFinishedError(taskId, status);
     if (status !== "parked") return undefined;
-    const event: TaskEvent = { type: "engine_note", v: 1, kind: "resume_requested", text: "Resume requested." };
-    if (options.actor !== undefined) event.data = { actor: { ...options.actor } };
+    const event: TaskEvent = { type: "resume_requested", v: 1 };
+    if (options.actor !== undefined) event.actor = { ...options.actor };
     return [event];
   });
   return appended !== undefined;

@@ -232,6 +232,27 @@ export const engineNoteSchema = z.strictObject({
   legId: z.string().exactOptional(),
 });
 
+/**
+ * Someone asked the running leg to stop at once and park (`parked:interrupt`). A command of its
+ * own arm, not a note: the loop acts on it. Logs written before this arm existed carry it as an
+ * `engine_note` of kind `interrupt_requested`, which is still read the same way.
+ */
+export const interruptRequestedSchema = z.strictObject({
+  type: z.literal("interrupt_requested"),
+  v: v1,
+  actor: actorSchema.exactOptional(),
+});
+
+/**
+ * Someone asked for a parked task's next leg, durably: any worker picks it up. Older logs carry it
+ * as an `engine_note` of kind `resume_requested`, still read the same way.
+ */
+export const resumeRequestedSchema = z.strictObject({
+  type: z.literal("resume_requested"),
+  v: v1,
+  actor: actorSchema.exactOptional(),
+});
+
 export const childTaskSchema = z.strictObject({
   type: z.literal("child_task"),
   v: v1,
@@ -295,6 +316,8 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   approvalDecidedSchema,
   hookFeedbackSchema,
   engineNoteSchema,
+  interruptRequestedSchema,
+  resumeRequestedSchema,
   childTaskSchema,
   compactionSchema,
   wakeScheduledSchema,
@@ -314,6 +337,8 @@ export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
 export type ApprovalDecidedEvent = z.infer<typeof approvalDecidedSchema>;
 export type HookFeedbackEvent = z.infer<typeof hookFeedbackSchema>;
 export type EngineNoteEvent = z.infer<typeof engineNoteSchema>;
+export type InterruptRequestedEvent = z.infer<typeof interruptRequestedSchema>;
+export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
 export type CompactionEvent = z.infer<typeof compactionSchema>;
 export type WakeScheduledEvent = z.infer<typeof wakeScheduledSchema>;
@@ -335,6 +360,8 @@ export type TaskEvent =
   | ApprovalDecidedEvent
   | HookFeedbackEvent
   | EngineNoteEvent
+  | InterruptRequestedEvent
+  | ResumeRequestedEvent
   | ChildTaskEvent
   | CompactionEvent
   | WakeScheduledEvent

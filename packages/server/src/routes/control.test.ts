@@ -19,7 +19,7 @@ describe("POST /v1/tasks/:taskId/interrupt, /cancel, /resume", () => {
     expect(response.status).toBe(202);
     expect(await json(response)).toEqual({ taskId, interrupted: true });
     const note = (await fx.store.read(taskId)).at(-1);
-    expect(note).toMatchObject({ type: "engine_note", kind: "interrupt_requested", data: { actor: { id: "alice" } } });
+    expect(note).toMatchObject({ type: "interrupt_requested", actor: { id: "alice" } });
   });
 
   it("cancel ends a task once, with its reason and actor; a cancelled or completed task is a 409", async () => {
