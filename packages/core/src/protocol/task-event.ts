@@ -2,7 +2,10 @@
  * The session log's vocabulary (SPEC §4): every state change of a task is one of these flat JSON
  * objects, discriminated on `type`, carrying its schema version `v`. The store stamps `taskId`,
  * `seq` and `at` on append. Each arm is a zod schema (validated at append, so nothing malformed is
- * ever written) and the type inferred from it, so the two cannot drift.
+ * ever written) and the type inferred from it. The few shapes also written by hand (the seed's
+ * `HumanInputEvent`, the model-facing `ActorAssertion`, `ToolCall`, `Usage`, `FinishReason`,
+ * `ToolResultStatus`) are held equal to their schemas by `schema-types.test-d.ts`, which the
+ * typecheck runs, so the two cannot drift.
  */
 import { z } from "zod";
 import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
