@@ -7,6 +7,7 @@
  *
  *   npm run bench:sse                                    # 1,000 subscribers, 200 events, 2,000 inputs
  *   npm run sse -w @sema-agent/bench -- --subscribers 200 --events 100 --inputs 500
+ *   npm run bench:sse -- --client net                    # bare-socket clients (the lightest)
  */
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
@@ -29,7 +30,7 @@ const SUBSCRIBERS = Number(values.subscribers);
 const EVENTS = Number(values.events);
 const INPUTS = Number(values.inputs);
 const STEADY_MS = Number(values["steady-ms"]);
-const CLIENT = values.client === "fetch" ? "fetch" : "http";
+const CLIENT = values.client === "fetch" || values.client === "net" ? values.client : "http";
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
