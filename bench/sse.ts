@@ -7,6 +7,8 @@
  *
  *   npm run bench:sse                                    # 1,000 subscribers, 200 events, 2,000 inputs
  *   npm run sse -w @sema-agent/bench -- --subscribers 200 --events 100 --inputs 500
+ *   npm run bench:sse -- --client net                    # bare-socket clients (the lightest)
+ *   npm run bench:sse -- --warmup 100                    # 100 unmeasured events first, each phase
  */
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     events: { type: "string", default: "200" },
     inputs: { type: "string", default: "2000" },
     "steady-ms": { type: "string", default: "10" },
+    warmup: { type: "string", default: "0" },
     client: { type: "string", default: "http" },
   },
 });
@@ -29,7 +32,9 @@ const SUBSCRIBERS = Number(values.subscribers);
 const EVENTS = Number(values.events);
 const INPUTS = Number(values.inputs);
 const STEADY_MS = Number(values["steady-ms"]);
-const CLIENT = values.client === "fetch" ? "fetch" : "http";
+/** Events sent at the steady pace before each phase and left out of its figures (cold JIT). */
+const WARMUP = Number(values.warmup);
+const CLIENT = values.client === "fetch" || values.client === "net" ? values.client : "http";
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -83,12 +88,19 @@ async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
       });
     });
   await message("connected");
+  let seq = startSeq;
+  // The clients' worker is new each phase: warm-up events let its JIT (and the server's paths
+  // for these connections) settle before anything is measured.
+  for (let i = 0; i < WARMUP; i++) {
+    await new Promise((r) => setTimeout(r, STEADY_MS));
+    seq = (await store.append(taskId, [make.note(`warm-up ${i}`, "bench")], { expectedSeq: seq }))[0]?.seq ?? seq + 1;
+  }
   await new Promise((r) => setTimeout(r, 200));
 
   const start = performance.now();
   const cpuStart = process.cpuUsage();
   const threadStart = process.threadCpuUsage();
-  let seq = startSeq;
+  const measuredAfter = seq;
   for (let i = 0; i < EVENTS; i++) {
     if (pace === "steady") {
       // On an absolute schedule, so a slow append does not push every later one back.
@@ -106,13 +118,17 @@ async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
   const cpu = process.cpuUsage(cpuStart);
   const thread = process.threadCpuUsage(threadStart);
   await clients.terminate();
+  // Every subscriber got every event exactly once, or the figures mean nothing.
+  if (ids.length !== SUBSCRIBERS * (WARMUP + EVENTS + 1))
+    throw new Error(`${ids.length} receipts, expected ${SUBSCRIBERS * (WARMUP + EVENTS + 1)}`);
+  const measured = ids.filter((id) => id > measuredAfter).length;
   const latencies: number[] = [];
   ids.forEach((id, i) => {
     const at = appendedAt.get(id);
     if (at !== undefined) latencies.push((times[i] ?? Number.NaN) - at);
   });
   latencies.sort((a, b) => a - b);
-  return { latencies, delivered: ids.length, ms, cpuUs: cpu.user + cpu.system, serverUs: thread.user + thread.system };
+  return { latencies, delivered: measured, ms, cpuUs: cpu.user + cpu.system, serverUs: thread.user + thread.system };
 }
 
 const burst = await fanOut("burst");
@@ -150,7 +166,7 @@ await server.close();
 
 console.log(formatMachine(describeMachine()));
 console.log(
-  `\n${SUBSCRIBERS} subscribers × ${EVENTS + 1} events over loopback, burst then one every ${STEADY_MS} ms; ${INPUTS} inputs, 16 in flight\n`,
+  `\n${SUBSCRIBERS} subscribers × ${EVENTS + 1} events over loopback (${CLIENT} clients, ${WARMUP} warm-up events first), burst then one every ${STEADY_MS} ms; ${INPUTS} inputs, 16 in flight\n`,
 );
 const fanRows = (phase: Phase, label: string): ResultRow[] => [
   {

@@ -6,6 +6,7 @@
  * when every stream ended.
  */
 import { Agent, get as httpGet } from "node:http";
+import { connect } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 
 /** What the worker is started with. */
@@ -13,8 +14,11 @@ export interface SubscribersData {
   url: string;
   headers: Record<string, string>;
   count: number;
-  /** `http` (node:http, the lighter) or `fetch`. */
-  client: "http" | "fetch";
+  /**
+   * `http` (node:http), `fetch`, or `net`: a bare socket reading the close-delimited body, the
+   * lightest, to tell the server's share of the latency from its co-located clients'.
+   */
+  client: "http" | "fetch" | "net";
 }
 
 const data = workerData as SubscribersData;
@@ -73,6 +77,34 @@ function subscribeHttp(): Promise<void> {
   });
 }
 
-const subscribe = data.client === "fetch" ? subscribeFetch : subscribeHttp;
+function subscribeNet(): Promise<void> {
+  const url = new URL(data.url);
+  const lines = Object.entries(data.headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () =>
+      socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${lines.join("")}\r\n`),
+    );
+    socket.setEncoding("latin1");
+    const state = { buffer: "" };
+    let head: string | undefined = "";
+    socket.on("data", (text: string) => {
+      if (head === undefined) return onText(state, text);
+      head += text;
+      const end = head.indexOf("\r\n\r\n");
+      if (end === -1) return;
+      const status = head.slice(0, end);
+      if (!status.startsWith("HTTP/1.1 200 ") || /transfer-encoding/i.test(status))
+        return reject(new Error(`--client net reads a close-delimited 200 only: ${status.split("\r\n")[0]}`));
+      opened();
+      const rest = head.slice(end + 4);
+      head = undefined;
+      onText(state, rest);
+    });
+    socket.on("end", resolve);
+    socket.on("error", reject);
+  });
+}
+
+const subscribe = data.client === "fetch" ? subscribeFetch : data.client === "net" ? subscribeNet : subscribeHttp;
 await Promise.all(Array.from({ length: data.count }, () => subscribe()));
 parentPort?.postMessage({ type: "done", ids, times });

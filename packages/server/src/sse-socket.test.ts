@@ -3,7 +3,7 @@
  * connection is cut mid-task, the task goes on, and the client's reconnection with Last-Event-ID
  * receives every stored event exactly once, in order; after the terminal event it stops.
  */
-import type { Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { EventSource, type FetchLike } from "eventsource";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Listening, listen } from "./listen.ts";
@@ -99,6 +99,41 @@ describe("SSE over a socket", () => {
     } finally {
       source.close();
     }
+  });
+
+  it("sends the stream close-delimited (no chunked framing): every event in order, then the server closes", async () => {
+    const fx = await apiFixture({ turns: [{ text: "all done" }] });
+    server = await listen(fx.app, { port: 0 });
+    const taskId = await createTask(fx);
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let raw = "";
+    let closed = false;
+    socket.setEncoding("latin1");
+    socket.on("data", (text: string) => {
+      raw += text;
+    });
+    socket.on("close", () => {
+      closed = true;
+    });
+    socket.write(
+      `GET /v1/tasks/${taskId}/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${fx.tokens.alice}\r\n\r\n`,
+    );
+    await until(() => raw.includes("event: task_created"));
+    // The task runs while the stream is live: its events come from the tail.
+    await runOnce(fx, taskId);
+    await until(() => closed);
+    const [head = "", body = ""] = raw.split("\r\n\r\n", 2);
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).not.toContain("transfer-encoding");
+    expect(head.toLowerCase()).toContain("connection: close");
+    expect(body.startsWith("retry: ")).toBe(true);
+    const ids = [...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    const last = (await fx.store.getTask(taskId)).lastSeq;
+    expect(ids).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+    // Whole frames only (no chunk sizes between them), the last one the leg's end.
+    expect(body.split("\n\n").at(-1)).toBe("");
+    expect(body).toContain("event: task_completed\n");
   });
 
   it("ends an open stream within a second of its token's revocation, with a final token_revoked event", async () => {

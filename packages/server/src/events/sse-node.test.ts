@@ -3,7 +3,7 @@ import { MemoryStore, startTask } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
 import { settle } from "../test-support/counting-store.ts";
-import { type NodeResponse, sseToNode } from "./sse-node.ts";
+import { type NodeResponse, type NodeSink, sseToNode } from "./sse-node.ts";
 import { StreamBudget } from "./stream-budget.ts";
 import { TaskTails } from "./task-tail.ts";
 
@@ -40,7 +40,101 @@ class StalledResponse extends EventEmitter implements NodeResponse {
   }
 }
 
+/** A socket that takes `accepted` writes, then is full until `drain`. */
+class FakeSocket extends EventEmitter implements NodeSink {
+  readonly writes: Uint8Array[] = [];
+  destroyed = false;
+  accepted = Number.POSITIVE_INFINITY;
+  write(chunk: Uint8Array): boolean {
+    this.writes.push(chunk);
+    return this.writes.length < this.accepted;
+  }
+  get texts(): string[] {
+    return this.writes.map((c) => new TextDecoder().decode(c));
+  }
+}
+
+/** A response of its own connection, as `ServerResponse` is: `writeHead` settles the framing. */
+class SocketResponse extends StalledResponse {
+  readonly socket = new FakeSocket();
+  readonly req: { method: string };
+  useChunkedEncodingByDefault = true;
+  shouldKeepAlive = true;
+  chunkedEncoding = false;
+  constructor(method = "GET") {
+    super(Number.POSITIVE_INFINITY);
+    this.req = { method };
+  }
+  override writeHead(status: number): this {
+    this.chunkedEncoding = this.useChunkedEncodingByDefault;
+    return super.writeHead(status);
+  }
+}
+
+async function liveStream(response: NodeResponse) {
+  const store = new MemoryStore();
+  const taskId = await startTask(store, { objective: "o", principal: "p" });
+  const tails = new TaskTails(store);
+  const budget = new StreamBudget(Number.POSITIVE_INFINITY);
+  const record = await store.getTask(taskId);
+  sseToNode({ store, hub: undefined, tails, budget, record, afterSeq: 0, heartbeatMs: 60_000 }, response, {
+    "content-type": "text/event-stream",
+  });
+  return { store, taskId, tails, budget, seq: record.lastSeq };
+}
+
 describe("sseToNode", () => {
+  it("writes a live stream to the socket itself, close-delimited, one write per client per turn", async () => {
+    const response = new SocketResponse();
+    const { store, taskId, tails, budget, seq } = await liveStream(response);
+    await settle(() => response.socket.writes.length);
+    expect(response.shouldKeepAlive).toBe(false);
+    expect(response.chunkedEncoding).toBe(false);
+    expect(response.socket.texts.join("")).toContain(`id: ${seq}\n`);
+    const before = response.socket.writes.length;
+    // Three events appended in one turn: one write holding all three, in order.
+    const stored = await store.append(taskId, [make.note("a"), make.note("b"), make.note("c")], { expectedSeq: seq });
+    await settle(() => response.socket.writes.length);
+    expect(response.socket.writes.length).toBe(before + 1);
+    expect([...(response.socket.texts.at(-1) ?? "").matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual(
+      stored.map((event) => event.seq),
+    );
+    // A full socket: what follows waits for its drain, then goes out coalesced.
+    response.socket.accepted = response.socket.writes.length + 1;
+    let last = stored.at(-1)?.seq ?? seq;
+    last = (await store.append(taskId, [make.note("d")], { expectedSeq: last }))[0]?.seq ?? last;
+    await settle(() => response.socket.writes.length);
+    for (const text of ["e", "f"])
+      last = (await store.append(taskId, [make.note(text)], { expectedSeq: last }))[0]?.seq ?? last;
+    await settle(() => response.socket.writes.length);
+    const full = response.socket.writes.length;
+    expect(response.socket.texts.at(-1)).toContain('"text":"d"');
+    response.socket.accepted = Number.POSITIVE_INFINITY;
+    response.socket.emit("drain");
+    await settle(() => response.socket.writes.length);
+    expect(response.socket.writes.length).toBe(full + 1);
+    expect(response.socket.texts.at(-1)).toMatch(/"text":"e"[\s\S]*"text":"f"/);
+    // The end: the terminal event, then the response ends (the server closes the connection).
+    await store.append(taskId, [{ type: "task_completed", v: 1, result: "done" }], { expectedSeq: last });
+    await settle(() => response.socket.writes.length + (response.ended ? 1 : 0));
+    expect(response.socket.texts.at(-1)).toContain("event: task_completed\n");
+    expect(response.ended).toBe(true);
+    expect(response.chunks).toHaveLength(0);
+    expect(tails.size).toBe(0);
+    expect(budget.totalBytes).toBe(0);
+  });
+
+  it("writes through the response when the body is not its own to frame (HEAD, no socket yet)", async () => {
+    const response = new SocketResponse("HEAD");
+    const { store, taskId, seq } = await liveStream(response);
+    await store.append(taskId, [make.note("a")], { expectedSeq: seq });
+    await settle(() => response.chunks.length);
+    expect(response.socket.writes).toHaveLength(0);
+    expect(response.useChunkedEncodingByDefault).toBe(true);
+    expect(response.text).toContain('"text":"a"');
+    response.emit("close");
+  });
+
   it("writes only when the socket took the last chunk; a stalled one is cut at its budget, and a close cleans up", async () => {
     const store = new MemoryStore();
     const taskId = await startTask(store, { objective: "o", principal: "p" });

@@ -108,18 +108,40 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
     if (finishedAt(this.#options.record, this.#lastSeq)) this.finish();
   }
 
+  /**
+   * Called, synchronously, when something is ready for `poll` while no `next()` waits for it (a
+   * live frame queued, or the end): a host can then write it at once, without a promise round
+   * trip per event per client (the fan-out's live path).
+   */
+  onReady: (() => void) | undefined;
+
+  /** Level with the log and taking events from the tail (so `onReady` says when there is more). */
+  get live(): boolean {
+    return this.#mode === "live";
+  }
+
+  /**
+   * The client's next chunk if one is ready now; null once the stream ended; undefined when
+   * there is none without waiting: live (`onReady` will say when) or catching up (`next()` reads).
+   */
+  poll(): Uint8Array | null | undefined {
+    if (this.#frames.length > 0) return this.#take();
+    if (this.#mode === "done") return null;
+    if (this.#mode === "ending") {
+      const final = this.#final;
+      this.#final = undefined;
+      if (final !== undefined) return final;
+      this.#close();
+      return null;
+    }
+    return undefined;
+  }
+
   /** The client's next chunk, reading the log if it is behind; null once the stream ended. */
   async next(): Promise<Uint8Array | null> {
     for (;;) {
-      if (this.#frames.length > 0) return this.#take();
-      if (this.#mode === "done") return null;
-      if (this.#mode === "ending") {
-        const final = this.#final;
-        this.#final = undefined;
-        if (final !== undefined) return final;
-        this.#close();
-        return null;
-      }
+      const chunk = this.poll();
+      if (chunk !== undefined) return chunk;
       if (this.#mode === "catching-up") await this.#catchUp();
       else await new Promise<void>((resolve) => (this.#wake = resolve));
     }
@@ -231,6 +253,17 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
 
   /** The queued frames from the front, coalesced up to a chunk. */
   #take(): Uint8Array {
+    const first = this.#frames[0];
+    if (this.#frames.length === 1 && first !== undefined) {
+      // The live path's usual case: one frame, no copy and no splice.
+      const seq = this.#seqs[0] ?? -1;
+      if (seq >= 0) this.#sentSeq = seq;
+      this.#frames.length = 0;
+      this.#seqs.length = 0;
+      this.#queuedBytes -= first.byteLength;
+      this.#options.budget?.release(first.byteLength);
+      return first;
+    }
     let count = 0;
     let bytes = 0;
     while (count < this.#frames.length) {
@@ -257,8 +290,12 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
 
   #wakeUp(): void {
     const wake = this.#wake;
+    if (wake === undefined) {
+      this.onReady?.();
+      return;
+    }
     this.#wake = undefined;
-    wake?.();
+    wake();
   }
 
   /** Stop everything that feeds the queue. */
