@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
+import { CatchUpPacer } from "./events/catch-up-pacer.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { FrameCache } from "./events/frame-cache.ts";
 import { StreamBudget } from "./events/stream-budget.ts";
@@ -73,6 +74,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       budget: new StreamBudget(limits.sseMaxTotalBufferedBytes),
       // Catch-up frames shared between streams: 16 MiB, next to the 256 MiB of queues it saves work for.
       frames: new FrameCache(16 * 1024 * 1024),
+      // Catch-ups of all streams share 1 MiB of pages per turn of the event loop.
+      pacer: new CatchUpPacer(),
     },
     workers: options.workers,
     now,

@@ -4,6 +4,7 @@
  */
 import type { Store, StoredEvent, TaskRecord } from "@sema-agent/core";
 import { isTerminal } from "@sema-agent/core";
+import { type CatchUpPacer, nextTurn } from "./catch-up-pacer.ts";
 import type { EventHub } from "./event-hub.ts";
 import type { FrameCache } from "./frame-cache.ts";
 import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
@@ -19,6 +20,8 @@ export interface SseStreamOptions {
   budget?: StreamBudget;
   /** Frames shared by streams catching up on the same log (none: each serializes its own). */
   frames?: FrameCache;
+  /** The process's shared catch-up budget per turn of the event loop (none: this stream's own). */
+  pacer?: CatchUpPacer;
   /** The task's record when the request was authorized. */
   record: TaskRecord;
   afterSeq: number;
@@ -44,14 +47,6 @@ const CHUNK_BYTES = 64 * 1024;
 const PAGE_BYTES = 256 * 1024;
 const MAX_PAGE = 500;
 
-/**
- * Let the event loop serve others between two pages of a catch-up. A store read and a socket that
- * takes every write at once both resolve in microtasks, so without this a client catching up on a
- * long log could keep the whole process to itself until its kernel buffers filled (tens of MB).
- */
-const yieldToLoop = () =>
-  new Promise<void>((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
-
 type Mode = "catching-up" | "live" | "ending" | "done";
 
 /** The subscriber behind one response: its queue, its place in the log, and how it ends. */
@@ -59,6 +54,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
   readonly #options: SseStreamOptions;
   readonly #taskId: string;
   readonly #maxBytes: number;
+  /** Waits before a catch-up page: the shared pacer, or (given none) one turn of the loop. */
+  readonly #pace: (bytes: number) => Promise<void>;
   readonly #frames: Uint8Array[] = [];
   /** The stored seq of each queued frame, or -1 (deltas, comments). */
   readonly #seqs: number[] = [];
@@ -83,6 +80,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
     this.#options = options;
     this.#taskId = options.record.taskId;
     this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES;
+    const { pacer } = options;
+    this.#pace = pacer === undefined ? nextTurn : (bytes) => pacer.take(bytes);
     this.#lastSeq = options.afterSeq;
     this.#sentSeq = options.afterSeq;
     // A task already finished (or finishing) ends the stream at its last event.
@@ -188,7 +187,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
   async #catchUp(): Promise<void> {
     const { store } = this.#options;
     if (this.#framesSeen > 0) {
-      await yieldToLoop();
+      // Between pages, the process's other work gets its turn (see CatchUpPacer).
+      await this.#pace(PAGE_BYTES);
       if (this.#mode !== "catching-up") return;
     }
     const limit = this.#pageLimit;

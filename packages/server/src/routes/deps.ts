@@ -1,5 +1,6 @@
 /** What the route handlers share: the store and the app's settings, resolved once by `createApp`. */
 import type { CanApprove, Store } from "@sema-agent/core";
+import type { CatchUpPacer } from "../events/catch-up-pacer.ts";
 import type { EventHub } from "../events/event-hub.ts";
 import type { FrameCache } from "../events/frame-cache.ts";
 import type { StreamBudget } from "../events/stream-budget.ts";
@@ -22,7 +23,7 @@ export interface RouteDeps {
   limits: Limits;
   hub: EventHub | undefined;
   /** The live tails event streams share (one per task), and the ceiling on their queued bytes. */
-  streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache };
+  streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache; pacer: CatchUpPacer };
   workers: WorkSignal | undefined;
   /** Milliseconds since the epoch (the app's clock). */
   now: () => number;

@@ -77,6 +77,7 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
           tails: deps.streams.tails,
           budget: deps.streams.budget,
           frames: deps.streams.frames,
+          pacer: deps.streams.pacer,
           record,
           afterSeq,
           heartbeatMs: limits.heartbeatMs,
