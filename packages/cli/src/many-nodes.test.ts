@@ -139,6 +139,7 @@ describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
     const taskIds: string[] = [];
     const steering: Promise<void>[] = [];
     let watched: Promise<string> | undefined;
+    let killing: Promise<void> | undefined;
     for (let i = 0; i < TASKS; i++) {
       const steered = i % 2 === 0;
       const { taskId } = await post("/v1/tasks", pick(["alice", "bob"] as const), {
@@ -158,21 +159,24 @@ describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
           steers.set(sent.inputId ?? "", { taskId: taskId ?? "", speaker });
         })(),
       );
-      // Mid-run, one worker dies without a chance to clean up, and another takes its place.
+      // Mid-run, one worker dies without a chance to clean up, and another takes its place. It
+      // is killed while it holds a live lease (not merely after it once ran a tool: its legs may
+      // all have ended by then, leaving nothing to recover), watched while tasks keep coming.
       if (i === TASKS / 2) {
         const victim = workers[0] as Node;
-        // Killed while it holds live leases (not merely after it once ran a tool: under load its
-        // legs may all have ended by then, leaving nothing to recover).
-        await until(
-          "the victim to hold legs",
-          async () => ((await liveLeasesOf(victim.child.pid)) > 1 ? true : undefined),
-          30_000,
-        );
-        victim.child.kill("SIGKILL");
-        await victim.exited;
-        start("worker-4", workerArgs);
+        killing = (async () => {
+          await until(
+            "the victim to hold a leg",
+            async () => ((await liveLeasesOf(victim.child.pid)) > 0 ? true : undefined),
+            60_000,
+          );
+          victim.child.kill("SIGKILL");
+          await victim.exited;
+          start("worker-4", workerArgs);
+        })();
       }
     }
+    await killing;
     await Promise.all(steering);
 
     const store = await PostgresStore.open({ connectionString: url });
