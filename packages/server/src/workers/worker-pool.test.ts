@@ -163,7 +163,7 @@ describe("startWorkers", () => {
     expect(record.lease).toBeUndefined();
     expect((await store.listRunnable()).map((r) => r.taskId)).toContain(taskId);
     const later = await startTask(store, { objective: "after stop", agent: "default" });
-    pool.notify();
+    pool.notify(later);
     await vi.advanceTimersByTimeAsync(100);
     expect(await status(store, later)).toBe("created");
     expect(vi.getTimerCount()).toBe(0);
