@@ -11,7 +11,6 @@ import { ScriptedModel } from "../testing/scripted-model.ts";
 import { runLeg } from "./run-leg.ts";
 import { startTask } from "./task-api.ts";
 
-
 const turns = (n: number) => noteTurns(Array.from({ length: n }, (_, i) => `n${i}`));
 
 async function expectCleanLog(store: MemoryStore, taskId: string, notes: number) {
