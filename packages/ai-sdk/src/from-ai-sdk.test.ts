@@ -261,8 +261,11 @@ describe("fromAiSdk failures", () => {
 
   it("ends a doStream that never settles as soon as the caller aborts", async () => {
     const controller = new AbortController();
-    const model = fakeModel(() => new Promise(() => {}));
-    setTimeout(() => controller.abort(), 5);
+    // Aborted once the provider has been called, and its promise will never settle.
+    const model = fakeModel(() => {
+      queueMicrotask(() => controller.abort());
+      return new Promise(() => {});
+    });
     expect(await collect(model, controller.signal)).toEqual([
       { type: "error", failure: { code: "aborted", message: "the model call was aborted", isRetryable: false } },
     ]);

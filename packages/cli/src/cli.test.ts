@@ -42,6 +42,31 @@ function workspace(): { dir: string; db: string; script: (turns: unknown[]) => s
   };
 }
 
+/** Poll until `condition` holds (a real CLI run is being watched), failing after `timeoutMs`. */
+async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The id `sema run` printed, once it has. */
+async function startedTask(c: Captured): Promise<string> {
+  await waitFor("the task to start", () => /Task (\S+) started/.test(c.out()));
+  return /Task (\S+) started/.exec(c.out())?.[1] ?? "";
+}
+
+/** Whether the task's log in `db` holds an event of `type` yet. */
+async function logHas(db: string, taskId: string, type: string): Promise<boolean> {
+  const store = new SqliteStore({ path: db });
+  try {
+    return (await store.read(taskId)).some((event) => event.type === type);
+  } finally {
+    await store.close();
+  }
+}
+
 describe("sema run / events / tasks", () => {
   it("runs a scripted task with the built-in tools and records it in the SQLite file", async () => {
     const ws = workspace();
@@ -88,13 +113,10 @@ describe("sema run / events / tasks", () => {
     ]);
     const c = capture(ws.dir);
     const running = main(["run", "Work", "--model", `script:${script}`, "--db", ws.db], c.io);
-    // Wait until the task exists and its second model call is in flight, then steer from "another terminal".
-    let taskId = "";
-    for (let i = 0; i < 100 && taskId === ""; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
-    }
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait until the task exists and its first step is logged (the second model call is next, and
+    // slow), then steer from "another terminal".
+    const taskId = await startedTask(c);
+    await waitFor("the first tool result", () => logHas(ws.db, taskId, "tool_result"));
     const s = capture(ws.dir);
     expect(await main(["steer", taskId, "Please", "hurry", "--db", ws.db], s.io)).toBe(0);
     expect(s.out()).toMatch(/^input \S+: received\n$/);
@@ -118,9 +140,11 @@ describe("sema run / events / tasks", () => {
     const controller = new AbortController();
     const c = capture(ws.dir, {}, { interrupt: controller.signal });
     const running = main(["run", "Think", "--model", `script:${script}`, "--db", ws.db], c.io);
-    setTimeout(() => controller.abort(), 200);
+    // Ctrl-C once the leg is under way (its model call takes 5 s).
+    const taskId = await startedTask(c);
+    await waitFor("the leg to start", () => logHas(ws.db, taskId, "leg_started"));
+    controller.abort();
     expect(await running).toBe(130);
-    const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
     expect(c.out()).toContain(
       `Task ${taskId} is parked (interrupt). Resume it with: sema resume ${taskId} --db ${ws.db}`,
     );
@@ -142,7 +166,10 @@ describe("sema run: typing and cancelling", () => {
     const stdin = new PassThrough();
     const c = capture(ws.dir, {}, { stdin });
     const running = main(["run", "Work", "--model", `script:${script}`, "--db", ws.db, "--stdin-steers"], c.io);
-    setTimeout(() => stdin.write("mind the tests\n"), 50);
+    // Typed once the leg is under way, while its first model call (200 ms) runs.
+    const taskId = await startedTask(c);
+    await waitFor("the leg to start", () => logHas(ws.db, taskId, "leg_started"));
+    stdin.write("mind the tests\n");
     expect(await running).toBe(0);
     expect(c.out()).toContain("» mind the tests");
     expect(c.out()).toContain("assistant: Took your note.");
@@ -153,11 +180,7 @@ describe("sema run: typing and cancelling", () => {
     const script = ws.script([{ text: "Slow.", delayMs: 5000 }]);
     const c = capture(ws.dir);
     const running = main(["run", "Work", "--model", `script:${script}`, "--db", ws.db], c.io);
-    let taskId = "";
-    for (let i = 0; i < 100 && taskId === ""; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
-    }
+    const taskId = await startedTask(c);
     const k = capture(ws.dir);
     expect(await main(["cancel", taskId, "--reason", "changed my mind", "--db", ws.db], k.io)).toBe(0);
     expect(k.out()).toBe(`Task ${taskId} cancelled.\n`);

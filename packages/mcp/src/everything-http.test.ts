@@ -4,7 +4,7 @@
  */
 import "./test-support/no-source-condition.ts";
 import type { Tool, ToolContext } from "@sema-agent/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectMcp, type McpConnection } from "./connect-mcp.ts";
 import { McpToolError } from "./mcp-tool-error.ts";
 import { type EverythingHttp, startEverythingHttp } from "./test-support/everything-server.ts";
@@ -28,6 +28,30 @@ async function failure(promise: Promise<unknown> | unknown): Promise<unknown> {
   throw new Error("expected a rejection");
 }
 
+/**
+ * Whether the server has taken a `tools/call` (it answered the POST's headers and holds the
+ * response open): the moment a test may cut the call off mid-way. Watches this process's fetch,
+ * so it must be set up before `connectMcp`.
+ */
+function watchCallsTaken(): () => boolean {
+  const original = globalThis.fetch;
+  let taken = false;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const response = await original(input, init);
+    if (typeof init?.body === "string" && init.body.includes('"method":"tools/call"')) taken = true;
+    return response;
+  });
+  return () => taken;
+}
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 const servers: EverythingHttp[] = [];
@@ -43,6 +67,7 @@ beforeAll(() => {
 });
 
 afterEach(() => {
+  vi.restoreAllMocks();
   expect(unhandled).toEqual([]);
 });
 
@@ -78,6 +103,7 @@ describe("server-everything over streamable HTTP", () => {
 
   it("cancels a call through its signal", async () => {
     const http = await server();
+    const taken = watchCallsTaken();
     const connection = await connectMcp({ url: http.url });
     try {
       const controller = new AbortController();
@@ -87,7 +113,9 @@ describe("server-everything over streamable HTTP", () => {
           context(controller.signal),
         ),
       );
-      setTimeout(() => controller.abort(), 200);
+      // Cancelled mid-call: once the server has taken it.
+      await waitFor(taken);
+      controller.abort();
       expect(await call).toMatchObject({ reason: "cancelled" });
       expect(await byName(connection, "echo").execute({ message: "alive" }, context())).toBe("Echo: alive");
     } finally {
@@ -97,16 +125,17 @@ describe("server-everything over streamable HTTP", () => {
 
   it("fails a call as disconnected when the server is killed mid-call, without waiting for a timeout", async () => {
     const http = await server();
+    const taken = watchCallsTaken();
     const connection = await connectMcp({ url: http.url, name: "web" });
     try {
       const call = failure(
         byName(connection, "web__trigger-long-running-operation").execute({ duration: 60, steps: 60 }, context()),
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const started = Date.now();
+      await waitFor(taken);
       await http.stop();
+      // "disconnected", not "timeout": the call ended on the lost connection (a 60 s operation,
+      // so a call waiting for its timeout or the server would outlast the test's own timeout).
       const error = await call;
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(error).toBeInstanceOf(McpToolError);
       expect(error).toMatchObject({ reason: "disconnected", isRetryable: true });
       expect((error as Error).message).toBe(

@@ -88,10 +88,10 @@ describe.skipIf(skip)("PostgresStore appends in one round trip", () => {
     // A stale seq: SeqConflict, as the locking path says, and nothing written.
     const stale = await a.store.append(id, [make.note()], { expectedSeq: 2 }).catch((e: unknown) => e);
     expect(isSemaError(stale, "SeqConflict")).toBe(true);
-    // A lease taken over: LeaseLost.
-    const mine = await a.store.acquireLease(id, { holder: { id: "a" }, ttlMs: 60 });
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    await b.store.acquireLease(id, { holder: { id: "b" }, ttlMs: 60_000 });
+    // A lease taken over (as a host recovering a dead holder's task does, without waiting for
+    // the lease to lapse on the database's clock): LeaseLost.
+    const mine = await a.store.acquireLease(id, { holder: { id: "a" }, ttlMs: 60_000 });
+    await b.store.acquireLease(id, { holder: { id: "b" }, ttlMs: 60_000, replaceHolderId: "a" });
     const lost = await a.store.append(id, [make.note()], { expectedSeq: 3, leaseToken: mine.token }).catch((e) => e);
     expect(isSemaError(lost, "LeaseLost")).toBe(true);
     expect((await b.store.read(id)).map((e) => e.seq)).toEqual([1, 2, 3]);
@@ -109,7 +109,7 @@ describe.skipIf(skip)("PostgresStore appends in one round trip", () => {
     await store.releaseLease(id, lease.token);
     const notified: string[] = [];
     const unsubscribe = store.onRunnable?.((taskId) => notified.push(taskId));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await store.listening();
     await store.append(id, [make.input("parked", "steer", "in-1")], { expectedSeq: 3 });
     const deadline = Date.now() + 3000;
     while (!notified.includes(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

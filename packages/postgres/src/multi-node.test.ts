@@ -65,9 +65,14 @@ describe.skipIf(skip)("PostgresStore across connections", () => {
       }
     })();
     await watcher.listening();
-    await new Promise((resolve) => setTimeout(resolve, 50));
     await writer.append(id, notes("x", 1), { expectedSeq: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the watch has given seq 2 it has read the log so far and waits: seqs 3-5 can only
+    // reach it by NOTIFY (the first append may have come by its first read).
+    const deadline = Date.now() + 3000;
+    while (received.length < 1) {
+      if (Date.now() > deadline) throw new Error("the first append never reached the watch");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     await writer.append(id, notes("y", 3), { expectedSeq: 2 });
     const outcome = await Promise.race([
       done.then(() => "delivered"),
@@ -132,8 +137,17 @@ describe.skipIf(skip)("PostgresStore across connections", () => {
     });
     // A steer that arrives as the leg ends is pending when the lease is released.
     await api.append(id, [make.input("parked", "steer")], { expectedSeq: 3 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(seen).toEqual([]);
+    // A marker task created after those appends: notifications arrive in commit order, so once
+    // its notice is here, any notice the leased appends sent would be too.
+    const [marker] = await api.createTask({ created: make.created("alice") });
+    const markerId = marker?.taskId ?? "";
+    const end = Date.now() + 3_000;
+    while (!seen.includes(markerId)) {
+      if (Date.now() > end) throw new Error("no runnable notice for the marker task");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(seen).toEqual([markerId]);
+    seen.length = 0;
     await worker.releaseLease(id, lease.token);
     await waitFor(id);
 

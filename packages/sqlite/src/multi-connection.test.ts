@@ -111,13 +111,19 @@ describe("two stores on one file", () => {
     await a.createTask({ taskId: "t1", created: make.created() });
     const controller = new AbortController();
     const seen: number[] = [];
+    // The append is made once the watcher has read the log so far, so it must be woken for it.
+    let caughtUp: () => void = () => undefined;
+    const live = new Promise<void>((resolve) => {
+      caughtUp = resolve;
+    });
     const watching = (async () => {
       for await (const event of a.watch("t1", { signal: controller.signal })) {
         seen.push(event.seq);
+        if (event.seq === 1) caughtUp();
         if (event.seq === 3) controller.abort();
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await live;
     await b.append("t1", notes("b", 2), { expectedSeq: 1 });
     await watching;
     expect(seen).toEqual([1, 2, 3]);

@@ -2,25 +2,31 @@
 // is gone; a new one opens the same SQLite file and carries every task on.
 import { decideApproval, defineTool, fold, runLeg, startTask, wakeAt } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Only the clock is faked (the stores and the harness read Date.now): the test moves it to the
+// timer's due time instead of sleeping until then.
+afterEach(() => vi.useRealTimers());
 
 describe("across a restart (SQLite file)", () => {
   it("a timer set before the restart fires after it", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
     const path = tempDb();
     const before = new SqliteStore({ path });
     const taskId = await startTask(before, { objective: "Remind me" });
     await runLeg({ store: before, agent: { model: new ScriptedModel([{ text: "Will do." }]) } }, taskId);
-    await wakeAt(before, taskId, { at: Date.now() + 150, text: "Reminder: stand-up in 5 minutes." });
+    const due = Date.now() + 150;
+    await wakeAt(before, taskId, { at: due, text: "Reminder: stand-up in 5 minutes." });
     await before.close();
 
     const after = new SqliteStore({ path });
     expect(await after.listRunnable()).toEqual([]);
-    await sleep(200);
+    vi.setSystemTime(due - 1);
+    expect(await after.listRunnable()).toEqual([]);
+    vi.setSystemTime(due);
     expect((await after.listRunnable()).map((r) => r.taskId)).toEqual([taskId]);
     const model = new ScriptedModel([{ text: "Will do." }, { text: "Reminded." }], { mode: "by-transcript" });
     expect(await runLeg({ store: after, agent: { model } }, taskId)).toMatchObject({

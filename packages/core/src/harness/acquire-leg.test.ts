@@ -56,12 +56,12 @@ describe("acquireLeg", () => {
       holder: { id: "live" },
     });
     const other = await startTask(store, { objective: "y" });
-    await store.acquireLease(other, {
+    const remote = await store.acquireLease(other, {
       holder: { id: "remote", host: "some-other-machine", pid: deadPid() },
       ttlMs: 600_000,
     });
     const error = await acquireLeg(store, other, { id: "me" }, 1000).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "LeaseHeld" });
-    expect(Date.parse((error as { expiresAt: string }).expiresAt)).toBeGreaterThan(Date.now());
+    // Refused with the remote holder's own lease: not taken over, not ended.
+    expect(error).toMatchObject({ code: "LeaseHeld", holder: { id: "remote" }, expiresAt: remote.expiresAt });
   });
 });

@@ -48,7 +48,12 @@ const deletes = (...paths: string[]): ScriptedTurn => ({
  * tool's world, the model, the first approval request, and `leg()` / `decide()` to go on.
  */
 async function parkedOn(turns: ScriptedTurn[]) {
-  const store = new MemoryStore();
+  // The store's clock can be moved past a dead host's lease, so no test waits for one to lapse.
+  let skew = 0;
+  const store = new MemoryStore({ now: () => Date.now() + skew });
+  const passLease = (ttlMs: number) => {
+    skew += ttlMs + 1;
+  };
   const w = world();
   const model = new ScriptedModel(turns, { mode: "by-transcript" });
   const taskId = await startTask(store, { objective: "Clean up", principal: "acme" });
@@ -62,7 +67,7 @@ async function parkedOn(turns: ScriptedTurn[]) {
     on = request,
   ) =>
     decideApproval(store, taskId, { callId: on?.callId ?? "", digest: on?.digest ?? "", decision, ...owner, ...more });
-  return { store, w, model, taskId, outcome, request, leg, decide };
+  return { store, w, model, taskId, outcome, request, leg, decide, passLease };
 }
 
 describe("approvals", () => {
@@ -241,13 +246,13 @@ describe("approvals", () => {
 
   it("an approval survives a crash between the decision and the run, and the tool runs exactly once", async () => {
     for (const appendsBeforeDeath of [0, 1, 2]) {
-      const { store, w, model, taskId, leg, decide } = await parkedOn([deletes("x"), { text: "ok" }]);
+      const { store, w, model, taskId, leg, decide, passLease } = await parkedOn([deletes("x"), { text: "ok" }]);
       await decide("approve");
       const dying = dyingStore(store, { appendsBeforeDeath, when: "before" });
       await expect(
         runLeg({ store: dying, agent: { model, tools: [w.remove] }, holder: { id: "doomed" }, leaseTtlMs: 50 }, taskId),
       ).rejects.toBeInstanceOf(SimulatedDeath);
-      await new Promise((r) => setTimeout(r, 80));
+      passLease(50);
       expect(await leg()).toMatchObject({ status: "completed" });
       expect(w.runs, `death after ${appendsBeforeDeath} append(s)`).toEqual([{ path: "x", frozen: true }]);
     }

@@ -7,6 +7,7 @@ import { MID_TURN_FRAME_HEAD } from "../core/human-input-projection.ts";
 import type { ModelRequest } from "../ports/model.ts";
 import type { Store } from "../ports/store.ts";
 import type { HumanInputEvent } from "../protocol/human-input.ts";
+import type { StreamEvent } from "../protocol/stream-event.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import { defineTool } from "./define-tool.ts";
@@ -156,14 +157,20 @@ describe("carriers", () => {
   it("policy interrupt: aborts a streaming model call and discards the partial turn", async () => {
     const store = new MemoryStore();
     const taskId = await runningTask(store);
+    // The stream stops for a minute after its first delta: only the interrupt, sent as that delta
+    // arrives, can end it.
     const model = new ScriptedModel([
-      (_request) => {
-        setTimeout(() => void sendInput(store, taskId, { text: "Change of plan.", policy: "interrupt" }), 15);
-        return { text: "a long answer that will be cut", chunkSize: 2, deltaDelayMs: 5 };
-      },
+      { text: "a long answer that will be cut", chunkSize: 2, deltaDelayMs: 60_000 },
       { text: "New plan." },
     ]);
-    await runLeg({ store, agent: { model } }, taskId);
+    let sent = false;
+    const emit = (event: StreamEvent) => {
+      if (event.type !== "text_delta" || sent) return;
+      sent = true;
+      void sendInput(store, taskId, { text: "Change of plan.", policy: "interrupt" });
+    };
+    await runLeg({ store, agent: { model }, emit }, taskId);
+    expect(sent).toBe(true);
     const turns = (await store.read(taskId)).filter((e) => e.type === "model_turn");
     expect(turns.map((t) => t.type === "model_turn" && t.text)).toEqual(["New plan."]);
     expect(model.requests[1]?.transcript.map((e) => e.role)).toEqual(["user", "user"]);

@@ -47,7 +47,24 @@ function agentWith(tools: Agent["tools"]): Agent {
   };
 }
 
-async function runToEnd(store: Store, taskId: string, tools: Agent["tools"], dieAfter: number): Promise<boolean> {
+/**
+ * A memory store whose clock the test can move forward: a dead host's lease expires when the
+ * test says so, not after a real wait.
+ */
+function storeWithClock(): { store: MemoryStore; passLeases: () => void } {
+  let skew = 0;
+  const store = new MemoryStore({ now: () => Date.now() + skew });
+  return { store, passLeases: () => (skew += LEASE_TTL_MS + 1) };
+}
+
+const LEASE_TTL_MS = 100;
+
+async function runToEnd(
+  { store, passLeases }: { store: Store; passLeases: () => void },
+  taskId: string,
+  tools: Agent["tools"],
+  dieAfter: number,
+): Promise<boolean> {
   let died = false;
   for (let attempt = 0; attempt < 20; attempt++) {
     const host =
@@ -56,7 +73,7 @@ async function runToEnd(store: Store, taskId: string, tools: Agent["tools"], die
         : store;
     try {
       const outcome = await runLeg(
-        { store: host, agent: agentWith(tools), holder: { id: `host-${attempt}` }, leaseTtlMs: 100 },
+        { store: host, agent: agentWith(tools), holder: { id: `host-${attempt}` }, leaseTtlMs: LEASE_TTL_MS },
         taskId,
       );
       if (outcome.status === "completed") return died;
@@ -65,7 +82,7 @@ async function runToEnd(store: Store, taskId: string, tools: Agent["tools"], die
       if (!(error instanceof SimulatedDeath) && !isSemaError(error, "LeaseLost") && !isSemaError(error, "LeaseHeld"))
         throw error;
       died ||= error instanceof SimulatedDeath;
-      await new Promise((r) => setTimeout(r, 120)); // the dead host's leases expire
+      passLeases(); // the dead host's leases expire
     }
     // Whatever the dead host left (a child mid-run, a parent waiting), any process can pick up.
     for (const record of await store.listRunnable()) {
@@ -82,10 +99,11 @@ describe("a crash in the middle of delegation and hooks", () => {
   it("at every append: nothing lost, nothing run twice, every call answered once, same answer", async () => {
     let deaths = 0;
     for (let n = 0; n < 30; n++) {
-      const store = new MemoryStore();
+      const clocked = storeWithClock();
+      const { store } = clocked;
       const { runs, note } = noteTool();
       const taskId = await startTask(store, { objective: "Parent" });
-      if (await runToEnd(store, taskId, [note], n)) deaths++;
+      if (await runToEnd(clocked, taskId, [note], n)) deaths++;
       const parent = fold(await store.read(taskId));
       expect(parent.result, `death at append ${n}`).toBe("Parent done.");
       for (const [text, times] of Object.entries(runs))

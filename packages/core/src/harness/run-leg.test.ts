@@ -168,6 +168,13 @@ describe("runLeg", () => {
   it("runs read-only calls of a turn concurrently and the others in order", async () => {
     const store = new MemoryStore();
     const log: string[] = [];
+    // A read-only call ends only once both read-only calls have started: they can only finish if
+    // they run together. Any call yields a macrotask, so calls run together would interleave.
+    let readOnlyStarted = 0;
+    let bothStarted: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      bothStarted = resolve;
+    });
     const slow = (name: string, readOnly: boolean) =>
       defineTool({
         name,
@@ -176,7 +183,9 @@ describe("runLeg", () => {
         readOnly,
         execute: async ({ id }) => {
           log.push(`start ${id}`);
-          await new Promise((r) => setTimeout(r, 20));
+          if (readOnly && ++readOnlyStarted === 2) bothStarted();
+          await new Promise((r) => setImmediate(r));
+          if (readOnly) await gate;
           log.push(`end ${id}`);
           return id;
         },

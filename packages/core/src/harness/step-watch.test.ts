@@ -1,7 +1,19 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { StepWatch, WATCH_AFTER_MS } from "./step-watch.ts";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The watch reads performance.now() and sets timeouts: fake timers drive both, so "runs long
+// enough" is a clock the test moves, not a race against the machine's load.
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+/** A step that ends when the test says so. */
+function manualStep() {
+  let end: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { work: () => done, end };
+}
 
 describe("StepWatch", () => {
   it("arms the watcher only for a step that runs WATCH_AFTER_MS, and stops it when the step ends", async () => {
@@ -13,11 +25,21 @@ describe("StepWatch", () => {
     // Many instant steps, spread over more than the delay: none is watched.
     for (let i = 0; i < 200; i++) {
       await watch.run(async () => undefined);
-      if (i % 50 === 0) await sleep(WATCH_AFTER_MS);
+      if (i % 50 === 0) await vi.advanceTimersByTimeAsync(WATCH_AFTER_MS);
     }
     expect(events).toEqual([]);
-    // A long step is, once, and its watcher stops with it.
-    await watch.run(() => sleep(WATCH_AFTER_MS * 6));
+    // A step that has run just under the delay is not watched yet; at the delay it is, once,
+    // and its watcher stops with it.
+    const step = manualStep();
+    const running = watch.run(step.work);
+    await vi.advanceTimersByTimeAsync(WATCH_AFTER_MS - 1);
+    expect(events).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(events).toEqual(["armed"]);
+    await vi.advanceTimersByTimeAsync(WATCH_AFTER_MS * 5);
+    expect(events).toEqual(["armed"]);
+    step.end();
+    await running;
     expect(events).toEqual(["armed", "stopped"]);
     watch.dispose();
   });
@@ -28,10 +50,14 @@ describe("StepWatch", () => {
       armed++;
       return () => undefined;
     });
-    const step = watch.run(() => sleep(WATCH_AFTER_MS / 5));
+    const step = manualStep();
+    const running = watch.run(step.work);
     watch.dispose();
-    await step;
-    await sleep(WATCH_AFTER_MS * 3);
+    expect(vi.getTimerCount()).toBe(0);
+    // Even a step still running long after the dispose is never watched.
+    await vi.advanceTimersByTimeAsync(WATCH_AFTER_MS * 3);
     expect(armed).toBe(0);
+    step.end();
+    await running;
   });
 });

@@ -11,8 +11,6 @@ import { ScriptedModel } from "../testing/scripted-model.ts";
 import { runLeg } from "./run-leg.ts";
 import { startTask } from "./task-api.ts";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const turns = (n: number) => noteTurns(Array.from({ length: n }, (_, i) => `n${i}`));
 
 async function expectCleanLog(store: MemoryStore, taskId: string, notes: number) {
@@ -32,11 +30,9 @@ describe("a leg and a store outage", () => {
     const store = flakyStore(inner);
     const { runs, note } = noteTool(async (text) => {
       if (text !== "n1") return;
-      // The database goes away while the tool runs, and comes back 300 ms later.
+      // The database goes away while the tool runs, and comes back once the leg has retried
+      // three times: an outage well inside the lease, ended by the leg's own progress, not a timer.
       store.down = true;
-      setTimeout(() => {
-        store.down = false;
-      }, 300);
     });
     const taskId = await startTask(inner, { objective: "Take notes" });
     const seen: StreamEvent[] = [];
@@ -45,7 +41,10 @@ describe("a leg and a store outage", () => {
         store,
         agent: { model: new ScriptedModel(turns(3)), tools: [note] },
         leaseTtlMs: 5_000,
-        emit: (e) => seen.push(e),
+        emit: (e) => {
+          seen.push(e);
+          if (e.type === "store_retry" && e.attempt === 3) store.down = false;
+        },
       },
       taskId,
     );
@@ -55,6 +54,7 @@ describe("a leg and a store outage", () => {
     const retries = seen.filter((e) => e.type === "store_retry");
     expect(retries.length).toBeGreaterThan(0);
     expect(retries[0]).toMatchObject({ taskId, attempt: 1 });
+    expect(retries.map((e) => e.type === "store_retry" && e.attempt)).toContain(3);
     await expectCleanLog(inner, taskId, 3);
   });
 
@@ -93,7 +93,9 @@ describe("a leg and a store outage", () => {
   });
 
   it("stops before its next side effect when the outage outlasts the lease, and another host recovers", async () => {
-    const inner = new MemoryStore();
+    // The store's clock can be moved past host a's lease, so host b need not wait for it.
+    let skew = 0;
+    const inner = new MemoryStore({ now: () => Date.now() + skew });
     const store = flakyStore(inner);
     const { runs, note } = noteTool((text) => {
       if (text === "n0") store.down = true;
@@ -109,7 +111,7 @@ describe("a leg and a store outage", () => {
     expect((failed as { code?: string }).code).toMatch(/^(StoreUnavailable|LeaseLost)$/);
     expect(runs).toEqual({ n0: 1 });
     store.down = false;
-    await sleep(50);
+    skew += 301; // host a's lease (300 ms) has lapsed, whatever the machine's load
     const outcome = await runLeg(
       {
         store: inner,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
@@ -6,7 +6,8 @@ import { defineTool } from "./define-tool.ts";
 import { runLeg } from "./run-leg.ts";
 import { startTask, wakeAt } from "./task-api.ts";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Only the clock is faked: the test moves it past the timer, instead of sleeping until it is due.
+afterEach(() => vi.useRealTimers());
 const lastUser = (model: ScriptedModel, call: number) => {
   const entry = model.requests[call]?.transcript.filter((e) => e.role === "user").at(-1);
   return entry?.role === "user" ? entry.content : undefined;
@@ -14,19 +15,23 @@ const lastUser = (model: ScriptedModel, call: number) => {
 
 describe("durable timers (wakeAt)", () => {
   it("wake a finished task when due, not before", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
     const store = new MemoryStore();
     const model = new ScriptedModel([{ text: "I will check back later." }, { text: "Checked: all good." }], {
       mode: "by-transcript",
     });
     const taskId = await startTask(store, { objective: "Watch the deploy" });
     await runLeg({ store, agent: { model } }, taskId);
-    const { wakeId } = await wakeAt(store, taskId, { at: Date.now() + 80, text: "Time to check the deploy." });
+    const due = Date.now() + 80;
+    const { wakeId } = await wakeAt(store, taskId, { at: due, text: "Time to check the deploy." });
     expect(await store.listRunnable()).toEqual([]);
     expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({
       status: "completed",
       result: "I will check back later.",
     });
-    await sleep(100);
+    vi.setSystemTime(due - 1);
+    expect(await store.listRunnable()).toEqual([]);
+    vi.setSystemTime(due);
     expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([taskId]);
     const outcome = await runLeg({ store, agent: { model } }, taskId);
     expect(outcome).toMatchObject({ status: "completed", result: "Checked: all good." });

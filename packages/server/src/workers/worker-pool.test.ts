@@ -2,23 +2,30 @@ import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { type Agent, MemoryStore, type ModelRequest, processSpace, startTask, wake } from "@sema-agent/core";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EventHub } from "../events/event-hub.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 import { createAgentRegistry } from "./agent-registry.ts";
-import { startWorkers, type WorkerPool } from "./worker-pool.ts";
+import { type StopResult, startWorkers, type WorkerPool } from "./worker-pool.ts";
 
 let pool: WorkerPool | undefined;
+// Every test runs on fake timers: see `advanceUntil`.
+beforeEach(() => vi.useFakeTimers());
 afterEach(async () => {
+  vi.useRealTimers();
   await pool?.stop({ deadlineMs: 1000 });
   pool = undefined;
 });
 
-async function until(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 10));
+/**
+ * Under fake timers: move the clock in steps of `stepMs` until `condition` holds, failing once
+ * `maxMs` of fake time has passed. The pool's polls, the legs' timers and the leases all run on
+ * that clock, so "the pool has looked for 150 ms and not run it" is exact, not a race.
+ */
+async function advanceUntil(condition: () => Promise<boolean>, maxMs = 5000, stepMs = 10): Promise<void> {
+  for (let waited = 0; !(await condition()); waited += stepMs) {
+    if (waited >= maxMs) throw new Error(`not done after ${maxMs} ms of fake time`);
+    await vi.advanceTimersByTimeAsync(stepMs);
   }
 }
 
@@ -26,7 +33,6 @@ const status = async (store: MemoryStore, taskId: string) => (await store.getTas
 
 describe("startWorkers", () => {
   it("stops an idle pool at once and leaves no timer behind (an idle server exits right after SIGTERM)", async () => {
-    vi.useFakeTimers();
     try {
       const idle = startWorkers({
         store: new MemoryStore(),
@@ -61,7 +67,9 @@ describe("startWorkers", () => {
       concurrency: 1,
       onError: (error) => errors.push(error),
     });
-    await until(async () => (await status(store, a)) === "completed" && (await status(store, b)) === "completed");
+    await advanceUntil(
+      async () => (await status(store, a)) === "completed" && (await status(store, b)) === "completed",
+    );
     expect(fast.model.calls).toBe(1);
     expect(slow.model.calls).toBe(1);
     expect(deltas.join("")).toBe("slow answer");
@@ -86,13 +94,14 @@ describe("startWorkers", () => {
         await store.append(taskId, [make.legStarted(`leg-${pid}`)], { expectedSeq: 2, leaseToken: lease.token });
       }
       pool = startWorkers({ store, agents: createAgentRegistry({ default: agent }), pollMs: 20 });
-      await until(async () => (await status(store, died)) === "completed", 3000);
+      await advanceUntil(async () => (await status(store, died)) === "completed", 3000);
       const events = await store.read(died);
       expect(events.filter((event) => event.type === "leg_ended").map((event) => event.reason)).toEqual([
         "parked:crash",
         "completed",
       ]);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Ten more polls, and the task whose holder lives is still its.
+      await vi.advanceTimersByTimeAsync(200);
       expect(await status(store, alive)).toBe("running");
       expect((await store.getTask(alive)).lease?.holder.pid).toBe(sleeper.pid);
       expect(pool.running()).toEqual([]);
@@ -106,9 +115,9 @@ describe("startWorkers", () => {
     const agent = scriptedAgent([{ text: "one" }, { text: "two" }, { text: "three" }]);
     const taskId = await startTask(store, { objective: "go", agent: "default" });
     pool = startWorkers({ store, agents: createAgentRegistry({ default: agent }), pollMs: 20 });
-    await until(async () => (await status(store, taskId)) === "completed");
+    await advanceUntil(async () => (await status(store, taskId)) === "completed");
     await wake(store, taskId, { text: "again", source: "system" });
-    await until(async () => agent.model.calls === 2 && (await status(store, taskId)) === "completed");
+    await advanceUntil(async () => agent.model.calls === 2 && (await status(store, taskId)) === "completed");
     expect(agent.model.calls).toBe(2);
   });
 
@@ -126,7 +135,9 @@ describe("startWorkers", () => {
       onError: (error, taskId) => errors.push([error, taskId]),
     });
     pool.resume(held);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Fifteen polls of fake time: the held task is tried (resumed) and left, the orphan reported once.
+    await vi.advanceTimersByTimeAsync(150);
+    expect(pool.running()).toEqual([]);
     expect(await status(store, held)).toBe("created");
     expect(agent.model.calls).toBe(0);
     expect(errors.map(([, taskId]) => taskId)).toEqual([orphan]);
@@ -137,10 +148,14 @@ describe("startWorkers", () => {
     const agent = scriptedAgent([{ text: "never finishes", delayMs: 60_000 }]);
     const taskId = await startTask(store, { objective: "long", agent: "default" });
     pool = startWorkers({ store, agents: createAgentRegistry({ default: agent }), pollMs: 10 });
-    await until(async () => (await status(store, taskId)) === "running");
-    const started = Date.now();
-    const result = await pool.stop({ deadlineMs: 5000 });
-    expect(Date.now() - started).toBeLessThan(5000);
+    await advanceUntil(async () => (await status(store, taskId)) === "running");
+    let result: StopResult | undefined;
+    const stopping = pool.stop({ deadlineMs: 5000 }).then((r) => {
+      result = r;
+    });
+    // The leg parks at its next boundary: the stop ends long before its deadline, on fake time.
+    await advanceUntil(async () => result !== undefined, 100, 1);
+    await stopping;
     expect(result).toEqual({ stopped: [taskId], abandoned: [] });
     const record = await store.getTask(taskId);
     // Parked as shutdown: runnable again, so the next worker (after a restart) picks it up.
@@ -148,8 +163,10 @@ describe("startWorkers", () => {
     expect(record.lease).toBeUndefined();
     expect((await store.listRunnable()).map((r) => r.taskId)).toContain(taskId);
     const later = await startTask(store, { objective: "after stop", agent: "default" });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    pool.notify(later);
+    await vi.advanceTimersByTimeAsync(100);
     expect(await status(store, later)).toBe("created");
+    expect(vi.getTimerCount()).toBe(0);
     pool = undefined;
   });
 
@@ -186,7 +203,7 @@ describe("startWorkers", () => {
       (await store.read(parent)).flatMap((e) =>
         e.type === "child_task" && e.phase === "spawned" ? [e.childTaskId] : [],
       );
-    await until(async () => {
+    await advanceUntil(async () => {
       const ids = await children();
       if (ids.length < 2) return false;
       for (const id of ids) if ((await status(store, id)) !== "completed") return false;
