@@ -12,9 +12,9 @@ import { fork } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { parseArgs } from "node:util";
 import { MemoryStore, startTask } from "@sema-agent/core";
-import { make, ScriptedModel } from "@sema-agent/core/testing";
-import { createAgentRegistry, createApp, createTokenIngress, listen, MemoryTokenStore } from "@sema-agent/server";
-import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import { make } from "@sema-agent/core/testing";
+import { listen } from "@sema-agent/server";
+import { benchApp, describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 
 interface Ready {
   type: "ready";
@@ -28,14 +28,7 @@ interface Ready {
 /** The server process: grows the log, serves, answers RSS questions. */
 async function serve(logMb: number): Promise<void> {
   const store = new MemoryStore();
-  const tokens = new MemoryTokenStore();
-  const { token } = await tokens.create({ principal: "bench", actorId: "bench" });
-  const app = createApp({
-    store,
-    agents: createAgentRegistry({ default: { model: new ScriptedModel([]) } }),
-    ingress: createTokenIngress(tokens),
-    limits: { ratePerMinute: 1_000_000, rateBurst: 100_000 },
-  });
+  const { app, token } = await benchApp(store);
   const bigTask = await startTask(store, { objective: "Grow", principal: "bench" });
   const tinyTask = await startTask(store, { objective: "Bystander", principal: "bench" });
   // Events of ~50 KB, as a model turn with a long answer or a large tool result would be.

@@ -13,9 +13,9 @@
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { MemoryStore, startTask } from "@sema-agent/core";
-import { make, ScriptedModel } from "@sema-agent/core/testing";
-import { createAgentRegistry, createApp, createTokenIngress, listen, MemoryTokenStore } from "@sema-agent/server";
-import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import { make } from "@sema-agent/core/testing";
+import { listen } from "@sema-agent/server";
+import { benchApp, describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 import type { SubscribersData } from "./lib/sse-subscribers.ts";
 
 const { values } = parseArgs({
@@ -41,14 +41,7 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 const store = new MemoryStore();
-const tokens = new MemoryTokenStore();
-const { token } = await tokens.create({ principal: "bench", actorId: "bench", roles: ["approver", "supervisor"] });
-const app = createApp({
-  store,
-  agents: createAgentRegistry({ default: { model: new ScriptedModel([]) } }),
-  ingress: createTokenIngress(tokens),
-  limits: { ratePerMinute: 10_000_000, rateBurst: 1_000_000 },
-});
+const { app, token } = await benchApp(store);
 const server = await listen(app, { port: 0 });
 const headers = { authorization: `Bearer ${token}` };
 /** One phase's figures: per-receipt latencies (append → receipt) and events delivered. */

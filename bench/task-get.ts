@@ -14,10 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fold, loadTaskState, overviewOf, type Store, startTask, stateToJson } from "@sema-agent/core";
-import { ScriptedModel } from "@sema-agent/core/testing";
-import { createAgentRegistry, createApp, createTokenIngress, MemoryTokenStore } from "@sema-agent/server";
 import { SqliteStore } from "@sema-agent/sqlite";
 import {
+  benchApp,
   describeMachine,
   formatMachine,
   formatTable,
@@ -39,14 +38,7 @@ const ROUNDS = Number(values.rounds);
 
 const dir = mkdtempSync(join(tmpdir(), "sema-bench-get-"));
 const store = new SqliteStore({ path: join(dir, "bench.db") });
-const tokens = new MemoryTokenStore();
-const { token } = await tokens.create({ principal: "bench", actorId: "bench" });
-const app = createApp({
-  store,
-  agents: createAgentRegistry({ default: { model: new ScriptedModel([]) } }),
-  ingress: createTokenIngress(tokens),
-  limits: { ratePerMinute: 10_000_000, rateBurst: 1_000_000 },
-});
+const { app, token } = await benchApp(store);
 const headers = { authorization: `Bearer ${token}` };
 
 /** A task whose log holds about `mb` MB of events, with a snapshot at its last seq. */

@@ -2,6 +2,8 @@
  * Helpers shared by every benchmark in bench/: timing, memory, the results table, the machine
  * description, isolated child runs and the realistic event workload.
  */
+
+export { benchApp } from "./bench-app.ts";
 export { type ChildOptions, RESULT_PREFIX, reportToParent, runInChild } from "./child.ts";
 export { describeMachine, formatMachine, type Machine } from "./machine.ts";
 export { type Summary, summarize } from "./stats.ts";

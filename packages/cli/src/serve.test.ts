@@ -9,6 +9,31 @@ import { captureIo, until } from "./test-support/capture-io.ts";
 const capture = (cwd: string, interrupt?: AbortSignal) =>
   captureIo(cwd, interrupt === undefined ? {} : { extra: { interrupt } });
 
+/**
+ * `sema serve --workers 0` in process over a fresh SQLite file, with one task created through the
+ * API: an API-only node, where a task stays open until something else acts on it.
+ */
+async function apiOnlyNode(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const db = join(dir, "sema.db");
+  const script = join(dir, "turns.json");
+  writeFileSync(script, JSON.stringify({ turns: [{ text: "never here" }] }));
+  const stop = new AbortController();
+  const c = capture(dir, stop.signal);
+  const serving = main(["serve", "--port", "0", "--workers", "0", "--db", db, "--model", `script:${script}`], c.io);
+  await until(() => /Bearer <token>/.test(c.out()));
+  const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+  const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const created = await fetch(`${url}/v1/tasks`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ objective: "Wait" }),
+  });
+  const { taskId } = (await created.json()) as { taskId: string };
+  return { dir, db, c, stop, serving, url, token, headers, taskId };
+}
+
 describe("sema serve", () => {
   it("serves the API with workers, prints a first token once, and stops gracefully", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sema-serve-"));
@@ -50,26 +75,8 @@ describe("sema serve", () => {
   });
 
   it("--workers 0 is an API-only node: tasks wait for workers elsewhere", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sema-serve-api-"));
-    const script = join(dir, "turns.json");
-    writeFileSync(script, JSON.stringify({ turns: [{ text: "never here" }] }));
-    const stop = new AbortController();
-    const c = capture(dir, stop.signal);
-    const serving = main(
-      ["serve", "--port", "0", "--workers", "0", "--db", join(dir, "sema.db"), "--model", `script:${script}`],
-      c.io,
-    );
-    await until(() => /Bearer <token>/.test(c.out()));
+    const { c, stop, serving, url, headers, taskId } = await apiOnlyNode("sema-serve-api-");
     expect(c.out()).toContain("no workers: API only");
-    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
-    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const created = await fetch(`${url}/v1/tasks`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ objective: "Wait" }),
-    });
-    const { taskId } = (await created.json()) as { taskId: string };
     await new Promise((r) => setTimeout(r, 300));
     const task = (await (await fetch(`${url}/v1/tasks/${taskId}`, { headers })).json()) as { status: string };
     expect(task.status).toBe("created");
@@ -101,24 +108,8 @@ describe("sema serve", () => {
   });
 
   it("ends an open event stream once `sema token revoke` revokes its token on the shared file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sema-serve-revoke-"));
-    const db = join(dir, "sema.db");
-    const script = join(dir, "turns.json");
-    writeFileSync(script, JSON.stringify({ turns: [{ text: "never here" }] }));
-    const stop = new AbortController();
-    const c = capture(dir, stop.signal);
     // No workers: the task stays open, so only the revocation can end its stream.
-    const serving = main(["serve", "--port", "0", "--workers", "0", "--db", db, "--model", `script:${script}`], c.io);
-    await until(() => /Bearer <token>/.test(c.out()));
-    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
-    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const created = await fetch(`${url}/v1/tasks`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ objective: "o" }),
-    });
-    const { taskId } = (await created.json()) as { taskId: string };
+    const { dir, db, stop, serving, url, token, headers, taskId } = await apiOnlyNode("sema-serve-revoke-");
     const stream = await fetch(`${url}/v1/tasks/${taskId}/events`, { headers });
     const reader = stream.body?.getReader();
     let text = "";
