@@ -1,18 +1,19 @@
-// Every attack string of the BIPIA corpus (shared/data/injection, MIT licensed) as an actor id, a
-// fence's `from` value and a body: the frames must hold whatever the text says.
+// Every attack string of the BIPIA corpus (fixtures/injection, MIT licensed, its licence beside it)
+// as an actor id, a fence's `from` value and a body: the frames must hold whatever the text says.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectHumanInput } from "./human-input-projection.ts";
+import { sanitizeHumanText } from "./human-text.ts";
 import { attrEscape, inlineUntrusted } from "./neutralizers.ts";
+import { isFrameHeadLine } from "./reserved-markup.ts";
 import { delimitUntrusted, formatHookFeedback } from "./trust-framing.ts";
 
-const CORPUS_DIR = new URL("../../../../../shared/data/injection/", import.meta.url).pathname;
+const CORPUS_DIR = new URL("../../fixtures/injection/", import.meta.url).pathname;
 const LABEL = /^\[from "[^"\n]*"\]( \(unverified\))?$/;
 
 function loadAttacks(): string[] {
-  if (!existsSync(CORPUS_DIR))
-    throw new Error(`injection corpus not found at ${CORPUS_DIR} (shared/ sits beside the repo)`);
+  if (!existsSync(CORPUS_DIR)) throw new Error(`injection corpus not found at ${CORPUS_DIR}`);
   const attacks: string[] = [];
   for (const file of readdirSync(CORPUS_DIR).filter((name) => name.endsWith(".json"))) {
     const categories = JSON.parse(readFileSync(join(CORPUS_DIR, file), "utf8")) as Record<string, string[]>;
@@ -71,6 +72,18 @@ describe("injection corpus", () => {
       );
       expect(reminder.match(/<\s*\/?\s*system-reminder/gi)).toEqual(["<system-reminder", "</system-reminder"]);
       expect(reminder.endsWith("\n</system-reminder>")).toBe(true);
+    }
+  });
+
+  it("as a body on every lane but the supervisor's: no working frame survives the ingress", () => {
+    for (const text of variants) {
+      for (const source of ["user", "external", "operator", "system"] as const) {
+        const lines = sanitizeHumanText(text, source).split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/);
+        for (const line of lines) {
+          expect(isFrameHeadLine(line), line).toBe(false);
+          expect(line, line).not.toMatch(/<\s*\/?\s*(system-reminder|untrusted)/i);
+        }
+      }
     }
   });
 });
