@@ -1,5 +1,5 @@
 /**
- * Agents from a config file in the working directory (SPEC §7): `sema.config.ts` / `.js` / `.mjs`
+ * Agents from a config file in the working directory (design §7): `sema.config.ts` / `.js` / `.mjs`
  * (a default export `{ agents: { name: Agent }, defaultAgent? }`, full control in code) or
  * `sema.config.json` (declarative: model, instructions, which built-in tools, which need
  * approval, limits). Without one, the CLI's default agent.

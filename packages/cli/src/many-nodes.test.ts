@@ -1,5 +1,5 @@
 /**
- * Many nodes on one PostgreSQL database (SPEC §7 "Scale-out"), as separate processes: 2 API
+ * Many nodes on one PostgreSQL database (design §7 "Scale-out"), as separate processes: 2 API
  * nodes (`sema serve --workers 0`) and 3 workers (`sema worker`). 200 tasks are started through
  * random API nodes, steers are posted to random API nodes while they run, one worker is killed
  * with SIGKILL mid-run and another started. Every task completes, every steer is applied exactly

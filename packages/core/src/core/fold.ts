@@ -1,5 +1,5 @@
 /**
- * `fold`: the session log → the task's state (SPEC §4). Pure and total: any sequence of valid
+ * `fold`: the session log → the task's state (design §4). Pure and total: any sequence of valid
  * events folds without throwing, and folding a snapshot plus the events after it equals folding
  * the whole log. `Folder` is the same reducer kept open, so the harness applies each event it
  * appends in O(1) instead of refolding the log every turn.
@@ -178,7 +178,7 @@ export class Folder {
         break;
       }
       case "leg_ended": {
-        // A crashed leg's calls are in doubt, for the recovering leg to settle (SPEC §4).
+        // A crashed leg's calls are in doubt, for the recovering leg to settle (design §4).
         if (event.reason !== "parked:crash") this.#settleOpenCalls(seq);
         const at = (event as { at?: unknown }).at;
         if (s.legStartedAt !== undefined && typeof at === "string")

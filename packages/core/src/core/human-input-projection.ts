@@ -1,5 +1,5 @@
 /**
- * THE single projection point for human-input speaker envelopes (SPEC §5).
+ * THE single projection point for human-input speaker envelopes (design §5).
  *
  * One renderer covers every human-input carrier: the core-side five (objective, live steer,
  * nextTurn, the resume tail's parked frames, the wake message) and a serving layer's own carriers

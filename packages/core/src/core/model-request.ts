@@ -1,5 +1,5 @@
 /**
- * The model request as a pure function of the folded state and the agent's definition (SPEC §5
+ * The model request as a pure function of the folded state and the agent's definition (design §5
  * "Bytes are pinned"): the same log yields the same request, whichever process builds it.
  */
 import type { ModelRequest, ToolSpec } from "../ports/model.ts";

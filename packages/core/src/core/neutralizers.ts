@@ -1,6 +1,6 @@
 /**
  * The two neutralizers every untrusted value passes through before it sits inside a frame the
- * model reads (`[from "…"]` labels, `from="…"` fence headers). SPEC §5 "Neutralizers".
+ * model reads (`[from "…"]` labels, `from="…"` fence headers). design §5 "Neutralizers".
  */
 
 // Line breaks, control characters (Cc, which covers \t \n \v \f \r U+0085), format characters

@@ -1,7 +1,7 @@
 /**
  * Trust framing: the wrappers that tell the model how much a piece of text may be trusted.
  * Projection ({@link projectHumanInput}) always runs before these, so a speaker label sits inside
- * the frame it attributes. SPEC §5 "Trust framing".
+ * the frame it attributes. design §5 "Trust framing".
  */
 import { attrEscape, inlineUntrusted } from "./neutralizers.ts";
 import { defuseReservedTags } from "./reserved-markup.ts";

@@ -1,5 +1,5 @@
 /**
- * Approvals bound to the exact action (SPEC §6): a call that needs one is recorded with its input
+ * Approvals bound to the exact action (design §6): a call that needs one is recorded with its input
  * as canonical JSON and that text's SHA-256; the task parks, nothing waits in memory; a decision
  * names the call and the digest, is attributed to its actor, and is refused unless the digest
  * matches, the call is undecided, and the actor may approve. A human input never counts.

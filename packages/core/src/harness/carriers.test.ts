@@ -1,4 +1,4 @@
-// The five carriers and the input policies, end to end through the store (SPEC §5).
+// The five carriers and the input policies, end to end through the store (design §5).
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../adapters/memory-store.ts";

@@ -1,4 +1,4 @@
-// A crash in the middle of each flow of SPEC §6: delegation (with a child's tool that is not
+// A crash in the middle of each flow of design §6: delegation (with a child's tool that is not
 // idempotent) and hooks (feedback and a replaced input), killed at every append of the whole
 // run, parent's and child's alike, then resumed by a fresh harness until done.
 import { describe, expect, it } from "vitest";

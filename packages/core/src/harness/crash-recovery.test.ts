@@ -1,4 +1,4 @@
-// Fault injection (SPEC §4 crash semantics): kill the host at every append of a scripted task
+// Fault injection (design §4 crash semantics): kill the host at every append of a scripted task
 // with several turns, tool calls, a steer and a nextTurn, resume in a fresh harness, and check that
 // nothing is lost, nothing with side effects runs twice, every call has one result, and the
 // answer is the undisturbed run's. Then resume from every batch boundary of the undisturbed log and

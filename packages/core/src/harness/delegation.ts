@@ -1,5 +1,5 @@
 /**
- * Delegation (SPEC §6): an agent hands part of its work to a child task — its own log, the
+ * Delegation (design §6): an agent hands part of its work to a child task — its own log, the
  * parent's principal, `parentTaskId` — through the built-in `delegate` tool. `wait` (default):
  * the call resolves with the child's final answer (a child's failure is the call's error);
  * otherwise the parent goes on and is woken by the result. Child ids derive from the parent and

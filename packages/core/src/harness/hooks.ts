@@ -1,5 +1,5 @@
 /**
- * Hooks: host code that watches and steers the loop (SPEC §6). Each runs under a timeout; one that
+ * Hooks: host code that watches and steers the loop (design §6). Each runs under a timeout; one that
  * throws or times out is a recorded failure (`engine_note` kind `hook_failed`) and then either
  * fails open (as if the hook had not been there) or closed (the guarded action does not happen),
  * per hook. What a hook says to the model is recorded as `hook_feedback`, framed by

@@ -1,6 +1,6 @@
 /**
  * `runLeg`: one leg of a task, from start / resume / wake / recovery until it parks or ends
- * (SPEC §3 ring 3). Everything it knows comes from the log and everything it decides goes back to
+ * (design §3 ring 3). Everything it knows comes from the log and everything it decides goes back to
  * it before it acts, so killing it between any two instructions loses nothing: the next leg folds
  * the log and carries on.
  */

@@ -1,5 +1,5 @@
 /**
- * Tools: typed functions the model may call (SPEC §6). Define one with `defineTool`, which checks
+ * Tools: typed functions the model may call (design §6). Define one with `defineTool`, which checks
  * the definition and derives the JSON Schema the model sees from the input schema.
  */
 import type { JsonValue } from "../protocol/json.ts";

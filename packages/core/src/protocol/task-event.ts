@@ -1,5 +1,5 @@
 /**
- * The session log's vocabulary (SPEC §4): every state change of a task is one of these flat JSON
+ * The session log's vocabulary (design §4): every state change of a task is one of these flat JSON
  * objects, discriminated on `type`, carrying its schema version `v`. The store stamps `taskId`,
  * `seq` and `at` on append. Each arm is a zod schema (validated at append, so nothing malformed is
  * ever written) and the type inferred from it. The few shapes also written by hand (the seed's
