@@ -73,17 +73,7 @@ export {
   type RandomBytes,
 } from "./core/trust-framing.ts";
 export { type WaitingInputs, waitingInputs } from "./core/waiting-inputs.ts";
-// Harness: the turn loop and the task operations.
-export { tasksOfDeadHoldersHere } from "./harness/acquire-leg.ts";
 export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
-export {
-  approvalRequest,
-  type CanApprove,
-  type Decision,
-  decideApproval,
-  defaultCanApprove,
-  sha256Hex,
-} from "./harness/approvals.ts";
 export {
   type Budget,
   type BudgetLimit,
@@ -92,9 +82,7 @@ export {
   exceededLimit,
   type ModelPrice,
   priceOf,
-} from "./harness/budget.ts";
-export { type CompactionSettings, compactionCut, SUMMARY_INSTRUCTIONS, shouldCompact } from "./harness/compaction.ts";
-export { defineTool, type ToolDefinition } from "./harness/define-tool.ts";
+} from "./harness/budget/budget.ts";
 export {
   childTaskId,
   DELEGATE_TOOL,
@@ -103,12 +91,27 @@ export {
   notifyParent,
   startChildTask,
   steerChild,
-} from "./harness/delegation.ts";
-export type { BeforeToolDecision, HookContext, HookFeedback, HookName, HookSettings, Hooks } from "./harness/hooks.ts";
-export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model-retry.ts";
-export { holderDiedHere, processAlive, processSpace } from "./harness/process-space.ts";
-export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/run-leg.ts";
-export { runTask, type TaskRun } from "./harness/run-task.ts";
+} from "./harness/delegation/delegation.ts";
+export type {
+  BeforeToolDecision,
+  HookContext,
+  HookFeedback,
+  HookName,
+  HookSettings,
+  Hooks,
+} from "./harness/hooks/hooks.ts";
+export { holderDiedHere, processAlive, processSpace } from "./harness/leg/process-space.ts";
+export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/leg/run-leg.ts";
+export { runTask, type TaskRun } from "./harness/leg/run-task.ts";
+// Harness: the turn loop and the task operations.
+export { tasksOfDeadHoldersHere } from "./harness/leg/take-lease.ts";
+export {
+  type CompactionSettings,
+  compactionCut,
+  SUMMARY_INSTRUCTIONS,
+  shouldCompact,
+} from "./harness/model/compaction.ts";
+export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model/retry.ts";
 export {
   cancel,
   interrupt,
@@ -121,10 +124,19 @@ export {
   type WakeAtOptions,
   wake,
   wakeAt,
-} from "./harness/task-api.ts";
-export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/task-overview.ts";
-export { CRASHED_CALL_CONTENT } from "./harness/tool-phase.ts";
-export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tool-runner.ts";
+} from "./harness/tasks/task-api.ts";
+export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/tasks/task-overview.ts";
+export {
+  approvalRequest,
+  type CanApprove,
+  type Decision,
+  decideApproval,
+  defaultCanApprove,
+  sha256Hex,
+} from "./harness/tools/approvals.ts";
+export { defineTool, type ToolDefinition } from "./harness/tools/define-tool.ts";
+export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tools/run-tool-call.ts";
+export { CRASHED_CALL_CONTENT } from "./harness/tools/tool-phase.ts";
 export { newId } from "./internal/ids.ts";
 export type {
   ActorAssertion,

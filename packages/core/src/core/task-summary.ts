@@ -3,9 +3,10 @@
  * for, whether a worker should pick it up). One pure reducer serves the stores, which apply it on
  * every append, and `fold`, which embeds it; so the index and the folded state can never disagree.
  */
-import { isResumeRequest } from "../core/command-events.ts";
+
 import type { Usage } from "../internal/llm.ts";
 import type { ParkReason, TaskEvent } from "../protocol/task-event.ts";
+import { isResumeRequest } from "./command-events.ts";
 
 export type TaskStatus = "created" | "running" | "parked" | "completed" | "failed" | "cancelled";
 

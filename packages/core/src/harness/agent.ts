@@ -11,11 +11,11 @@ import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
-import type { Budget } from "./budget.ts";
-import type { CompactionSettings } from "./compaction.ts";
-import type { DelegationSettings } from "./delegation.ts";
-import type { HookSettings, Hooks } from "./hooks.ts";
-import { processSpace } from "./process-space.ts";
+import type { Budget } from "./budget/budget.ts";
+import type { DelegationSettings } from "./delegation/delegation.ts";
+import type { HookSettings, Hooks } from "./hooks/hooks.ts";
+import { processSpace } from "./leg/process-space.ts";
+import type { CompactionSettings } from "./model/compaction.ts";
 
 export interface Agent {
   /** Recorded with each task it starts. */

@@ -11,8 +11,8 @@ import { dyingStore, SimulatedDeath } from "../testing/dying-store.ts";
 import { noteTool } from "../testing/note-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
-import { runLeg } from "./run-leg.ts";
-import { startTask } from "./task-api.ts";
+import { runLeg } from "./leg/run-leg.ts";
+import { startTask } from "./tasks/task-api.ts";
 
 /** Stateless scripts chosen by objective, so every resumed leg continues where its task was. */
 function model(): ScriptedModel {

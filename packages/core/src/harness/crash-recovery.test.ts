@@ -14,10 +14,10 @@ import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { dyingStore, SimulatedDeath } from "../testing/dying-store.ts";
 import { ScriptedModel, type ScriptStep } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
-import { defineTool } from "./define-tool.ts";
-import { runLeg } from "./run-leg.ts";
-import { sendInput, startTask } from "./task-api.ts";
-import { CRASHED_CALL_CONTENT } from "./tool-phase.ts";
+import { runLeg } from "./leg/run-leg.ts";
+import { sendInput, startTask } from "./tasks/task-api.ts";
+import { defineTool } from "./tools/define-tool.ts";
+import { CRASHED_CALL_CONTENT } from "./tools/tool-phase.ts";
 
 const pinned = (n: number) => new Uint8Array(n).fill(0x11);
 

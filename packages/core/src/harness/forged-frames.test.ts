@@ -12,9 +12,9 @@ import type { ActorAssertion } from "../internal/llm.ts";
 import type { ModelRequest } from "../ports/model.ts";
 import type { HumanInputSource } from "../protocol/human-input.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
-import { defineTool } from "./define-tool.ts";
-import { runLeg } from "./run-leg.ts";
-import { sendInput, startTask } from "./task-api.ts";
+import { runLeg } from "./leg/run-leg.ts";
+import { sendInput, startTask } from "./tasks/task-api.ts";
+import { defineTool } from "./tools/define-tool.ts";
 
 const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 const OPERATOR_HEAD = "[Message from your operator, the agent that delegated this task to you:]";

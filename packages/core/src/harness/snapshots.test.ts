@@ -8,8 +8,8 @@ import { fold } from "../core/fold.ts";
 import type { Snapshot } from "../ports/store.ts";
 import { lookupTool, lookupTurns } from "../testing/lookup-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
-import { runLeg } from "./run-leg.ts";
-import { sendInput, startTask } from "./task-api.ts";
+import { runLeg } from "./leg/run-leg.ts";
+import { sendInput, startTask } from "./tasks/task-api.ts";
 
 /** `turns` lookups, then a final answer; after a wake, one more answer. */
 function script(turns: number): ScriptedTurn[] {

@@ -8,8 +8,8 @@ import type { StreamEvent } from "../protocol/stream-event.ts";
 import { flakyStore } from "../testing/flaky-store.ts";
 import { noteTool, noteTurns } from "../testing/note-tool.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
-import { runLeg } from "./run-leg.ts";
-import { startTask } from "./task-api.ts";
+import { runLeg } from "./leg/run-leg.ts";
+import { startTask } from "./tasks/task-api.ts";
 
 const turns = (n: number) => noteTurns(Array.from({ length: n }, (_, i) => `n${i}`));
 

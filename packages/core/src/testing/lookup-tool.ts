@@ -3,7 +3,7 @@
  * of the harness benchmark and of tests about long tasks. `lookup({ key })` → `value of <key>`.
  */
 import { z } from "zod";
-import { defineTool } from "../harness/define-tool.ts";
+import { defineTool } from "../harness/tools/define-tool.ts";
 import type { ScriptedTurn } from "./scripted-model.ts";
 
 export const lookupTool = defineTool({

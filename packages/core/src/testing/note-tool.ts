@@ -4,7 +4,7 @@
  * the moment the side effect happens (kill a connection, cut the network).
  */
 import { z } from "zod";
-import { defineTool } from "../harness/define-tool.ts";
+import { defineTool } from "../harness/tools/define-tool.ts";
 import type { Tool, ToolContext } from "../ports/tool.ts";
 import type { ScriptedTurn } from "./scripted-model.ts";
 

@@ -5,7 +5,7 @@
  */
 import { fold } from "../core/fold.ts";
 import { summarize } from "../core/task-summary.ts";
-import { loadTaskOverview, overviewOf } from "../harness/task-overview.ts";
+import { loadTaskOverview, overviewOf } from "../harness/tasks/task-overview.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
 import type { ConformanceContext } from "./store-conformance-live.ts";

@@ -1,0 +1,234 @@
+/**
+ * Delegation (design §6): an agent hands part of its work to a child task — its own log, the
+ * parent's principal, `parentTaskId` — through the built-in `delegate` tool. `wait` (default):
+ * the call resolves with the child's final answer (a child's failure is the call's error);
+ * otherwise the parent goes on and is woken by the result. Child ids derive from the parent and
+ * the call, so a crash between creating the child and recording it never creates two.
+ */
+import type { ChildState, TaskState } from "../../core/fold.ts";
+import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
+import { addUsage } from "../../core/task-summary.ts";
+import { newId } from "../../internal/ids.ts";
+import type { ToolSpec } from "../../ports/model.ts";
+import type { Store } from "../../ports/store.ts";
+import { ForbiddenError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+import type { ChildTaskEvent } from "../../protocol/task-event.ts";
+import type { Agent } from "../agent.ts";
+import { type Budget, budgetToJson } from "../budget/budget.ts";
+import { loadState } from "../leg/event-writer.ts";
+import { appendToState } from "../tasks/append-to-task.ts";
+import { type SentInput, sendInput, startTask } from "../tasks/task-api.ts";
+
+export interface DelegationSettings {
+  /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */
+  agents?: Record<string, Agent>;
+  /** How deep delegation may go (a root task is depth 0). Default 3. */
+  maxDepth?: number;
+  /** How many children one task may spawn. Default 10. */
+  maxChildren?: number;
+  /** Run children in this process as soon as they are spawned (default true); false leaves them to workers. */
+  runChildren?: boolean;
+  /** The tool's name. Default `delegate`. */
+  toolName?: string;
+}
+
+export const DELEGATE_TOOL = "delegate";
+
+export function delegateSpec(settings: DelegationSettings): ToolSpec {
+  const agents = Object.keys(settings.agents ?? {});
+  const agentSchema: { [key: string]: JsonValue } =
+    agents.length > 0 ? { type: "string", enum: agents } : { type: "string" };
+  return {
+    name: settings.toolName ?? DELEGATE_TOOL,
+    description:
+      "Hand a self-contained piece of work to a sub-agent that works on it as its own task. With wait (the default) the call returns the sub-agent's final answer; with wait=false you continue at once and its result arrives later as a message.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        objective: { type: "string", description: "What the sub-agent should do, with everything it needs to know." },
+        agent: { ...agentSchema, description: "Which sub-agent to use (default: one like you)." },
+        wait: { type: "boolean", description: "Wait for the result (default true)." },
+      },
+      required: ["objective"],
+      additionalProperties: false,
+    },
+  };
+}
+
+export interface DelegateInput {
+  objective: string;
+  agent?: string;
+  wait: boolean;
+}
+
+/** The tool's input, or a message for the model saying what is wrong with it. */
+export function parseDelegateInput(input: JsonValue, settings: DelegationSettings): DelegateInput | string {
+  if (input === null || typeof input !== "object" || Array.isArray(input))
+    return "Invalid input for delegate: expected an object";
+  const { objective, agent, wait } = input as { [key: string]: JsonValue };
+  if (typeof objective !== "string" || objective.trim() === "")
+    return "Invalid input for delegate: objective must be a non-empty string";
+  if (
+    agent !== undefined &&
+    (typeof agent !== "string" || (settings.agents !== undefined && !(agent in settings.agents)))
+  ) {
+    return `Invalid input for delegate: unknown agent ${JSON.stringify(agent)}`;
+  }
+  if (wait !== undefined && typeof wait !== "boolean") return "Invalid input for delegate: wait must be a boolean";
+  return { objective, ...(typeof agent === "string" ? { agent } : {}), wait: wait !== false };
+}
+
+/** The child task's id for a parent's call: the same every time, so spawning is idempotent. */
+export function childTaskId(parentTaskId: string, callId: string): string {
+  return `${parentTaskId}~${callId}`;
+}
+
+/** How deep a task is (0 for a root task): its recorded depth. */
+export function depthOf(state: TaskState, metadata: { [key: string]: JsonValue } | undefined): number {
+  const depth = metadata?.depth;
+  return typeof depth === "number" ? depth : state.parentTaskId === undefined ? 0 : 1;
+}
+
+/** Create the child (or find it created by a leg that died) with the parent's principal. */
+export async function spawnChild(
+  store: Store,
+  parent: { taskId: string; principal: string; depth: number; budget?: Budget },
+  callId: string,
+  input: DelegateInput,
+): Promise<string> {
+  const taskId = childTaskId(parent.taskId, callId);
+  const metadata: { [key: string]: JsonValue } = { depth: parent.depth + 1, callId, wait: input.wait };
+  if (parent.budget !== undefined) metadata.budget = budgetToJson(parent.budget);
+  try {
+    await startTask(store, {
+      taskId,
+      objective: input.objective,
+      principal: parent.principal,
+      parentTaskId: parent.taskId,
+      ...(input.agent === undefined ? {} : { agent: input.agent }),
+      metadata,
+    });
+  } catch (error) {
+    if (!isSemaError(error, "TaskExists")) throw error;
+  }
+  return taskId;
+}
+
+/** What the parent's `delegate` call returns for a finished child. */
+export function childOutcome(child: ChildState): { status: "ok" | "error"; content: string } {
+  if (child.status === "completed") return { status: "ok", content: child.result ?? "" };
+  if (child.status === "cancelled")
+    return { status: "error", content: `The sub-agent's task ${child.childTaskId} was cancelled.` };
+  return {
+    status: "error",
+    content: `The sub-agent's task ${child.childTaskId} failed: ${child.result ?? "unknown error"}`,
+  };
+}
+
+/** The result event for the parent, read from the child's own log. */
+export async function childResultEvent(
+  store: Store,
+  childId: string,
+  callId?: string,
+): Promise<ChildTaskEvent | undefined> {
+  const { folder } = await loadState(store, childId);
+  const state = folder.state;
+  const status = state.summary.status;
+  if (status !== "completed" && status !== "failed" && status !== "cancelled") return undefined;
+  const event: ChildTaskEvent = { type: "child_task", v: 1, phase: "result", childTaskId: childId, status };
+  if (callId !== undefined) event.callId = callId;
+  const result = status === "completed" ? state.result : state.error?.message;
+  if (result !== undefined) event.result = result;
+  event.usage =
+    state.summary.childUsage === undefined
+      ? state.summary.usage
+      : addUsage(state.summary.usage, state.summary.childUsage);
+  return event;
+}
+
+/**
+ * Tell the parent a child has ended: a `child_task` result, and for a child the parent did not
+ * wait for, a system wake that brings the result to the model. Idempotent; a cancelled parent is
+ * left alone.
+ */
+export async function notifyParent(store: Store, parentTaskId: string, childId: string): Promise<void> {
+  await appendToState(store, parentTaskId, async (parent) => {
+    if (parent.summary.status === "cancelled") return undefined;
+    const known = parent.children.find((c) => c.childTaskId === childId);
+    // Only a child the parent recorded is reported; a finished one only once.
+    if (known === undefined || known.status !== "running") return undefined;
+    const result = await childResultEvent(store, childId, known.callId);
+    if (result === undefined) return undefined;
+    // A child the parent waits for answers its open call; any other is delivered as a wake.
+    const waiting = known.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
+    if (waiting) return [result];
+    const outcome = childOutcome({
+      childTaskId: childId,
+      status: result.status ?? "completed",
+      ...(result.result === undefined ? {} : { result: result.result }),
+    });
+    const wake = buildHumanInputEvent({
+      inputId: `${childId}:result`,
+      carrier: "wake",
+      source: "system",
+      delivery: parent.summary.status === "running" ? "received" : "parked",
+      sessionSeq: parent.summary.sessionSeq,
+      text: `Sub-agent task ${childId} ${result.status}: ${outcome.content}`,
+    });
+    return [result, wake];
+  });
+}
+
+/**
+ * A parent steers its child on the operator lane: the child's model sees the text in the explicit
+ * operator frame. Refused (`Forbidden`) unless `childTaskId` really is a child of `parentTaskId`.
+ */
+export async function steerChild(
+  store: Store,
+  parentTaskId: string,
+  childTaskId: string,
+  text: string,
+): Promise<SentInput> {
+  const child = await store.getTask(childTaskId);
+  if (child.parentTaskId !== parentTaskId) {
+    throw new ForbiddenError(`task ${childTaskId} is not a child of ${parentTaskId}`, { parentTaskId, childTaskId });
+  }
+  return sendInput(store, childTaskId, {
+    text,
+    source: "operator",
+    actor: { id: parentTaskId, verified: true, issuer: "sema-delegation" },
+  });
+}
+
+/**
+ * Start a child task from host code (not through the model's delegate tool): the parent records
+ * it first, then it is created; when it ends, the parent is woken with its result.
+ */
+export async function startChildTask(
+  store: Store,
+  parentTaskId: string,
+  options: { objective: string; agent?: string; budget?: Budget },
+): Promise<string> {
+  const childId = childTaskId(parentTaskId, `child-${newId()}`);
+  let depth = 1;
+  let principal = "";
+  await appendToState(store, parentTaskId, (parent) => {
+    if (parent.summary.status === "cancelled") throw new TaskFinishedError(parentTaskId, "cancelled");
+    depth = depthOf(parent, parent.metadata) + 1;
+    principal = parent.principal;
+    return [{ type: "child_task", v: 1, phase: "spawned", childTaskId: childId }];
+  });
+  // Created only once the parent has recorded it.
+  const metadata: { [key: string]: JsonValue } = { depth };
+  if (options.budget !== undefined) metadata.budget = budgetToJson(options.budget);
+  await startTask(store, {
+    taskId: childId,
+    objective: options.objective,
+    principal,
+    parentTaskId,
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+    metadata,
+  });
+  return childId;
+}

@@ -1,0 +1,197 @@
+/**
+ * The leg's view of the log: a `Folder` kept in step with the store, and the one way the leg
+ * appends. Every append is conditional on the last seq the leg has folded and carries the lease;
+ * when another writer got in first (a steer, a cancel, a decision), the leg folds what they wrote
+ * and tries again, so it never acts on a state the log has moved past.
+ */
+import { canonicalJson } from "../../core/canonical-json.ts";
+import { Folder, stateFromJson, stateToJson, type TaskState } from "../../core/fold.ts";
+import { StateJson } from "../../core/state-json.ts";
+import type { Store } from "../../ports/store.ts";
+import { isSemaError, SeqConflictError } from "../../protocol/errors.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+import type { Emit } from "../../protocol/stream-event.ts";
+import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
+import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
+
+/** Whether `stored` are exactly `events` as written (the stamps aside). */
+function sameEvents(stored: readonly StoredEvent[], events: readonly TaskEvent[]): boolean {
+  if (stored.length !== events.length) return false;
+  return stored.every((event, i) => {
+    const { taskId: _t, seq: _s, at: _a, ...body } = event;
+    const expected = events[i];
+    return (
+      expected !== undefined && canonicalJson(body as JsonValue) === canonicalJson(expected as unknown as JsonValue)
+    );
+  });
+}
+
+/** Load a task's state: the latest usable snapshot, then the events after it. */
+export async function loadState(store: Store, taskId: string): Promise<{ folder: Folder; events: StoredEvent[] }> {
+  const snapshot = await store.latestSnapshot(taskId);
+  const from = snapshot === undefined ? undefined : stateFromJson(snapshot.v, snapshot.state);
+  const folder = new Folder(from);
+  const events = await store.read(taskId, { afterSeq: from === undefined ? 0 : (snapshot?.seq ?? 0) });
+  folder.applyAll(events);
+  return { folder, events };
+}
+
+/** Events below which a leg's closing snapshot is skipped (folding 100 events takes microseconds). */
+const SHORT_LOG = 100;
+
+export class LegWriter {
+  readonly store: Store;
+  readonly taskId: string;
+  readonly #folder: Folder;
+  readonly #emit: Emit;
+  readonly #leaseToken: string;
+  readonly #snapshotEvery: number;
+  /** Snapshot text, remembering each transcript entry's JSON for the leg's later snapshots. */
+  readonly #stateJson = new StateJson();
+  readonly #retry: StoreRetryPolicy | undefined;
+  #sinceSnapshot = 0;
+  /** True while nothing can have been appended by others since the leg last read or appended. */
+  #current = false;
+  /** Called with every event folded that this leg did not write. */
+  onForeign: (event: StoredEvent) => void = () => {};
+
+  /** `retry`: how long to ride out `StoreUnavailable` (absent: fail at once). */
+  constructor(
+    store: Store,
+    taskId: string,
+    folder: Folder,
+    leaseToken: string,
+    emit: Emit,
+    snapshotEvery: number,
+    retry?: StoreRetryPolicy,
+  ) {
+    this.store = store;
+    this.#retry = retry;
+    this.taskId = taskId;
+    this.#folder = folder;
+    this.#leaseToken = leaseToken;
+    this.#emit = emit;
+    this.#snapshotEvery = snapshotEvery;
+  }
+
+  get state(): TaskState {
+    return this.#folder.state;
+  }
+
+  #take(events: StoredEvent[], foreign: boolean): void {
+    for (const event of events) {
+      this.#folder.apply(event);
+      this.#emit(event);
+      if (foreign) this.onForeign(event);
+    }
+    this.#sinceSnapshot += events.length;
+  }
+
+  /** Fold whatever others appended since the leg last looked. Returns those events. */
+  async refresh(): Promise<StoredEvent[]> {
+    const afterSeq = this.state.lastSeq;
+    const events = await this.#call(() => this.store.read(this.taskId, { afterSeq }));
+    this.#take(events, true);
+    this.#current = true;
+    return events;
+  }
+
+  /**
+   * Whether the leg must refresh: not when its own append has just confirmed it is at the end of
+   * the log (a conditional append succeeds only then). Saves a read per turn; a steer landing in
+   * the instant between that append and this check is delivered at the next boundary instead.
+   */
+  get stale(): boolean {
+    return !this.#current;
+  }
+
+  /** Time is about to pass (a model call, a tool): others may append meanwhile. */
+  markStale(): void {
+    this.#current = false;
+  }
+
+  /**
+   * Append events that are facts whatever else happened (a tool's result, a retry note): on a
+   * conflict the leg folds the newcomers and appends the same events after them.
+   */
+  async append(events: TaskEvent[]): Promise<StoredEvent[]> {
+    return this.appendWhen(() => events);
+  }
+
+  /**
+   * Append what `decide` says given the current state, re-deciding after every conflict; `decide`
+   * returns undefined when, given what arrived, there is nothing to append any more.
+   */
+  async appendWhen(decide: (state: TaskState) => TaskEvent[] | undefined): Promise<StoredEvent[]> {
+    for (;;) {
+      const events = decide(this.state);
+      if (events === undefined || events.length === 0) return [];
+      try {
+        const stored = await this.#appendOnce(events, this.state.lastSeq);
+        this.#take(stored, false);
+        this.#current = true;
+        return stored;
+      } catch (error) {
+        if (!isSemaError(error, "SeqConflict")) throw error;
+        await this.refresh();
+      }
+    }
+  }
+
+  /** Run `work`; only once it fails with `StoreUnavailable` does the retry policy come in. */
+  async #call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (this.#retry === undefined || !isSemaError(error, "StoreUnavailable")) throw error;
+      return retryStoreUnavailable(work, this.#retry);
+    }
+  }
+
+  /**
+   * One conditional append, retried while the store is unavailable. A failure can hide a commit
+   * (the connection broke after the database committed), so a retry first looks at what follows
+   * `expectedSeq`: its own events there mean the append landed; anyone else's are a conflict.
+   */
+  async #appendOnce(events: TaskEvent[], expectedSeq: number): Promise<StoredEvent[]> {
+    const options = { expectedSeq, leaseToken: this.#leaseToken };
+    try {
+      return await this.store.append(this.taskId, events, options);
+    } catch (error) {
+      if (this.#retry === undefined || !isSemaError(error, "StoreUnavailable")) throw error;
+    }
+    return retryStoreUnavailable(async () => {
+      const landed = await this.store.read(this.taskId, { afterSeq: expectedSeq, limit: events.length });
+      if (sameEvents(landed, events)) return landed;
+      if (landed.length > 0) throw new SeqConflictError(this.taskId, expectedSeq, landed.at(-1)?.seq ?? expectedSeq);
+      return this.store.append(this.taskId, events, options);
+    }, this.#retry);
+  }
+
+  /** Whether enough events have passed since the last snapshot for the next. */
+  snapshotDue(): boolean {
+    return this.#sinceSnapshot >= Math.max(this.#snapshotEvery, Math.floor(this.state.lastSeq / 2));
+  }
+
+  /**
+   * Store a snapshot when enough events have passed since the last one, or at the end of a leg.
+   * A snapshot costs O(state), so they are spaced geometrically (a new one once the events since
+   * the last make up half the log): the cost per event stays constant however long the task
+   * grows, and a resume never folds more than half the log. At a leg's end one is stored whatever
+   * the spacing: the next leg, and every read of the task's state (`GET /v1/tasks/{id}` folds
+   * from the latest snapshot), then fold nothing — for a finished task too.
+   */
+  async maybeSnapshot(atLegEnd = false): Promise<void> {
+    if (this.#sinceSnapshot === 0 || (!atLegEnd && !this.snapshotDue())) return;
+    // A log this short folds from its start about as fast as from a snapshot: not worth a write.
+    if (atLegEnd && this.state.lastSeq < Math.min(this.#snapshotEvery, SHORT_LOG)) return;
+    await this.store.putSnapshot({
+      taskId: this.taskId,
+      seq: this.state.lastSeq,
+      v: this.state.v,
+      state: stateToJson(this.state),
+      stateJson: this.#stateJson.of(this.state),
+    });
+    this.#sinceSnapshot = 0;
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * `runLeg`: one leg of a task, from start / resume / wake / recovery until it parks or ends
+ * (design §3 ring 3). Everything it knows comes from the log and everything it decides goes back to
+ * it before it acts, so killing it between any two instructions loses nothing: the next leg folds
+ * the log and carries on.
+ */
+import type { TaskState } from "../../core/fold.ts";
+import { isTerminal, type TaskStatus } from "../../core/task-summary.ts";
+import { waitingInputs } from "../../core/waiting-inputs.ts";
+import { newId } from "../../internal/ids.ts";
+import type { Lease, Store } from "../../ports/store.ts";
+import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
+import type { Emit } from "../../protocol/stream-event.ts";
+import type { LegStartedEvent, ParkReason, TaskEvent } from "../../protocol/task-event.ts";
+import { DEFAULTS, defaultHolder, type HarnessOptions } from "../agent.ts";
+import { notifyParent } from "../delegation/delegation.ts";
+import { appendToTask } from "../tasks/append-to-task.ts";
+import { LegWriter, loadState } from "./event-writer.ts";
+import { keepLease } from "./leg-guards.ts";
+import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
+import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
+import { acquireLeg } from "./take-lease.ts";
+import { LegLoop } from "./turn-loop.ts";
+
+export interface LegOptions {
+  /**
+   * Aborting parks the task at its next step as `parked:shutdown` (its tools see their signal):
+   * a host stopping gracefully. Unlike `signal`, the task stays runnable for any other host.
+   */
+  shutdown?: AbortSignal;
+  /** Aborting parks the task at its next step (`parked:interrupt`), aborting the model call and tools: Ctrl-C. */
+  signal?: AbortSignal;
+  /** Recorded on `leg_started`; inferred from the task's state when absent. */
+  trigger?: LegStartedEvent["trigger"];
+  /** A lease already taken for this task (a worker's `claimRunnable`); otherwise the leg takes one. */
+  lease?: Lease;
+}
+
+export interface LegOutcome {
+  taskId: string;
+  /** The leg that ran; absent when there was nothing to do. */
+  legId?: string;
+  status: TaskStatus;
+  parkedReason?: ParkReason;
+  result?: string;
+  error?: { code: string; message: string };
+}
+
+/** Whether a leg has anything to do for a task in this state (at `nowMs`, for timers). */
+export function hasWork(state: TaskState, nowMs: number = Date.now()): boolean {
+  const { status, parkedReason } = state.summary;
+  if (status === "cancelled") return false;
+  if (state.timers.some((timer) => Date.parse(timer.due) <= nowMs)) return true;
+  if (isTerminal(status)) return waitingInputs(state).wake.length > 0;
+  if (status === "parked" && parkedReason === "approval") return state.approvals.every((a) => a.decision !== undefined);
+  return true;
+}
+
+function inferTrigger(state: TaskState): LegStartedEvent["trigger"] {
+  if (state.summary.legId !== undefined) return "recover";
+  if (state.summary.status === "created") return "start";
+  return isTerminal(state.summary.status) ? "wake" : "resume";
+}
+
+/** What a host reports after a leg: the task's status as the log now says. */
+export function outcomeOf(taskId: string, state: TaskState, legId?: string): LegOutcome {
+  const outcome: LegOutcome = { taskId, status: state.summary.status };
+  if (legId !== undefined) outcome.legId = legId;
+  if (state.summary.parkedReason !== undefined) outcome.parkedReason = state.summary.parkedReason;
+  if (state.result !== undefined && state.summary.status === "completed") outcome.result = state.result;
+  if (state.error !== undefined && state.summary.status === "failed") outcome.error = state.error;
+  return outcome;
+}
+
+const noop: Emit = () => {};
+
+/** Run a child task's leg in this process, as the agent its parent's delegation names. */
+async function runChild(
+  parent: HarnessOptions,
+  childId: string,
+  host: AbortSignal | undefined,
+): Promise<LegOutcome | undefined> {
+  const [created] = await parent.store.read(childId, { limit: 1 });
+  const name = created?.type === "task_created" ? created.agent : undefined;
+  const agent = (name === undefined ? undefined : parent.agent.delegation?.agents?.[name]) ?? parent.agent;
+  const { emit: _parentsSink, ...rest } = parent;
+  try {
+    return await runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });
+  } catch (error) {
+    // Another host (a worker) runs the child already: its end reports to the parent.
+    if (isSemaError(error, "LeaseHeld")) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A child task that ended tells its parent (idempotently); one that waits for an approval says so
+ * in the parent's log, so whoever watches the parent sees it.
+ */
+async function reportToParent(store: Store, state: TaskState, taskId: string): Promise<void> {
+  const parentTaskId = state.parentTaskId;
+  if (parentTaskId === undefined) return;
+  if (isTerminal(state.summary.status)) {
+    await notifyParent(store, parentTaskId, taskId);
+    return;
+  }
+  const pending = state.approvals.filter((a) => a.decision === undefined);
+  if (state.summary.parkedReason !== "approval" || pending.length === 0) return;
+  const note: TaskEvent = {
+    type: "engine_note",
+    v: 1,
+    kind: "child_approval",
+    text: `Sub-agent task ${taskId} waits for approval of ${pending.map((a) => a.name).join(", ")}.`,
+    data: {
+      childTaskId: taskId,
+      approvals: pending.map((a) => ({ callId: a.callId, name: a.name, digest: a.digest })),
+    },
+  };
+  await appendToTask(store, parentTaskId, () => [note]);
+}
+
+/** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */
+function withEventHook(options: HarnessOptions): HarnessOptions {
+  const hooks = options.agent.hooks;
+  const onEvent = hooks?.onEvent;
+  if (onEvent === undefined) return options;
+  const emit = options.emit ?? noop;
+  return {
+    ...options,
+    emit: (event) => {
+      emit(event);
+      try {
+        onEvent.call(hooks, event);
+      } catch {
+        // onEvent observes; it cannot stop or fail the leg.
+      }
+    },
+  };
+}
+
+/**
+ * Run one leg of `taskId`: take the lease, fold the log, and work until the task parks or ends.
+ * Throws `LeaseHeld` when another live host runs it, `LeaseLost` when the lease could not be kept,
+ * `StoreUnavailable` when the store fails; the log is consistent in every case.
+ */
+export async function runLeg(given: HarnessOptions, taskId: string, legOptions: LegOptions = {}): Promise<LegOutcome> {
+  const options = withEventHook(given);
+  const { store } = options;
+  const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
+  if (legOptions.lease !== undefined && legOptions.lease.taskId !== taskId)
+    throw new InvalidInputError(`the lease given is for task ${legOptions.lease.taskId}, not ${taskId}`);
+  const holderId = (legOptions.lease?.holder ?? options.holder ?? defaultHolder()).id;
+  const leaveHere = enterLegHere(holderId, taskId);
+  if (leaveHere === undefined) throw await leaseHeldHere(store, taskId, holderId);
+  try {
+    return await runLeased(options, taskId, legOptions, ttlMs);
+  } finally {
+    leaveHere();
+  }
+}
+
+/** `runLeg` once no other leg of the task runs in this process. */
+async function runLeased(
+  options: HarnessOptions,
+  taskId: string,
+  legOptions: LegOptions,
+  ttlMs: number,
+): Promise<LegOutcome> {
+  const { store } = options;
+  const lease = legOptions.lease ?? (await acquireLeg(store, taskId, options.holder, ttlMs));
+  const lost = new AbortController();
+  let loop: LegLoop | undefined;
+  const stopLease = keepLease(store, taskId, lease.token, ttlMs, () => {
+    lost.abort();
+    loop?.abortStep();
+  });
+  const host = legOptions.signal;
+  const shutdown = legOptions.shutdown;
+  const onHostAbort = () => loop?.abortStep();
+  host?.addEventListener("abort", onHostAbort);
+  shutdown?.addEventListener("abort", onHostAbort);
+  let writer: LegWriter | undefined;
+  const emit = options.emit ?? noop;
+  // While the lease may still be live, a store outage is waited out; once it is lost, never.
+  const retry: StoreRetryPolicy = {
+    maxMs: ttlMs,
+    signal: lost.signal,
+    onRetry: (error, attempt, delayMs) =>
+      emit({
+        type: "store_retry",
+        taskId,
+        attempt,
+        delayMs,
+        message: error instanceof Error ? error.message : String(error),
+      }),
+  };
+  try {
+    const { folder } = await retryStoreUnavailable(() => loadState(store, taskId), retry);
+    writer = new LegWriter(
+      store,
+      taskId,
+      folder,
+      lease.token,
+      emit,
+      options.snapshotEvery ?? DEFAULTS.snapshotEvery,
+      retry,
+    );
+    if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
+
+    const legId = newId();
+    const trigger = legOptions.trigger ?? inferTrigger(writer.state);
+    await writer.appendWhen((state) => {
+      const events: TaskEvent[] = [];
+      // A leg still open in the log belongs to a host that died: close it as crashed.
+      if (state.summary.legId !== undefined)
+        events.push({ type: "leg_ended", v: 1, legId: state.summary.legId, reason: "parked:crash" });
+      events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
+      return events;
+    });
+    const activeLoop = new LegLoop(
+      options,
+      writer,
+      legId,
+      host,
+      lost.signal,
+      (childId) => runChild(options, childId, host),
+      shutdown,
+    );
+    loop = activeLoop;
+    try {
+      await activeLoop.run();
+    } finally {
+      activeLoop.dispose();
+    }
+    await reportToParent(store, writer.state, taskId);
+    return outcomeOf(taskId, writer.state, legId);
+  } finally {
+    stopLease();
+    host?.removeEventListener("abort", onHostAbort);
+    shutdown?.removeEventListener("abort", onHostAbort);
+    // Best effort: without this snapshot the next leg folds from an older one, nothing is lost.
+    await writer?.maybeSnapshot(true).catch(() => undefined);
+    await store.releaseLease(taskId, lease.token).catch(() => undefined);
+  }
+}

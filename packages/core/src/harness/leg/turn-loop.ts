@@ -1,0 +1,387 @@
+/**
+ * The turn loop of one leg. At each step boundary it folds what others wrote, stops if asked
+ * (cancel, interrupt, host abort), delivers waiting steers, calls the model, records the turn,
+ * runs the tools, and goes round again until the agent finishes or the task parks.
+ */
+
+import { isInterruptRequest } from "../../core/command-events.ts";
+import type { PendingInput, TaskState } from "../../core/fold.ts";
+import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
+import type { DeliveryCarrier } from "../../core/input-rendering.ts";
+import { buildModelRequest, type RequestSettings, requestSettings, toolSpecs } from "../../core/model-request.ts";
+import { waitingInputs } from "../../core/waiting-inputs.ts";
+import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
+import { LeaseLostError } from "../../protocol/errors.ts";
+import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
+import type { HarnessOptions } from "../agent.ts";
+import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
+import { delegateSpec } from "../delegation/delegation.ts";
+import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
+import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
+import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
+import { ToolPhase } from "../tools/tool-phase.ts";
+import type { LegWriter } from "./event-writer.ts";
+import { isStopSignal, watchForStops } from "./leg-guards.ts";
+import { StepWatch } from "./step-watch.ts";
+
+const NO_IDS: ReadonlySet<string> = new Set();
+
+export class LegLoop {
+  readonly #o: HarnessOptions;
+  readonly #w: LegWriter;
+  readonly #legId: string;
+  readonly #host: AbortSignal | undefined;
+  readonly #lost: AbortSignal;
+  readonly #specs: ToolSpec[];
+  /** What the model request needs from the agent, built once per leg. */
+  readonly #settings: RequestSettings;
+  readonly #hooks: LegHooks;
+  readonly #toolPhase: ToolPhase;
+  #step = new AbortController();
+  readonly #watch: StepWatch;
+  #interrupt = false;
+  readonly #runChild: (childTaskId: string) => Promise<unknown>;
+  readonly #shutdown: AbortSignal | undefined;
+
+  constructor(
+    options: HarnessOptions,
+    writer: LegWriter,
+    legId: string,
+    host: AbortSignal | undefined,
+    lost: AbortSignal,
+    runChild: (childTaskId: string) => Promise<unknown> = async () => undefined,
+    shutdown?: AbortSignal,
+  ) {
+    this.#runChild = runChild;
+    this.#shutdown = shutdown;
+    this.#o = options;
+    this.#w = writer;
+    this.#legId = legId;
+    this.#host = host;
+    this.#lost = lost;
+    const tools = options.agent.tools ?? [];
+    const delegation = options.agent.delegation;
+    this.#specs = delegation === undefined ? toolSpecs(tools) : [...toolSpecs(tools), delegateSpec(delegation)];
+    this.#settings = requestSettings(options.agent, tools);
+    this.#hooks = new LegHooks(options.agent.hooks ?? {}, options.agent.hookSettings ?? {}, writer, legId);
+    this.#toolPhase = new ToolPhase(
+      options,
+      writer,
+      legId,
+      new Map(tools.map((tool) => [tool.name, tool])),
+      this.#hooks,
+      {
+        signal: () => this.#stepSignal(),
+        watched: (work) => this.#watched(work),
+      },
+    );
+    this.#watch = new StepWatch(() =>
+      watchForStops(writer.store, writer.taskId, writer.state.lastSeq, (event) => this.stopSignal(event)),
+    );
+    writer.onForeign = (event) => {
+      if (isInterruptRequest(event)) this.#interrupt = true;
+    };
+  }
+
+  /** Abort the current step for a stop signal the leg has not folded yet (from the watcher). */
+  stopSignal(event: StoredEvent): void {
+    if (event.seq > this.#w.state.lastSeq && isStopSignal(event, this.#legId)) this.#step.abort();
+  }
+
+  /** Abort the current step (host abort, lost lease). */
+  abortStep(): void {
+    this.#step.abort();
+  }
+
+  /** Run one step (a model call, a batch of tools) with a watcher armed if it takes a while. */
+  #watched<T>(work: () => Promise<T>): Promise<T> {
+    this.#w.markStale();
+    return this.#watch.run(work);
+  }
+
+  /** Stop the leg's timers (the leg is over). */
+  dispose(): void {
+    this.#watch.dispose();
+  }
+
+  #stepSignal(): AbortSignal {
+    if (this.#step.signal.aborted) this.#step = new AbortController();
+    if (this.#host?.aborted === true || this.#shutdown?.aborted === true || this.#lost.aborted) this.#step.abort();
+    return this.#step.signal;
+  }
+
+  async run(): Promise<void> {
+    const w = this.#w;
+    await this.#toolPhase.recoverInDoubt();
+    await this.#toolPhase.run(w.state.openToolCalls);
+    if (await this.#parkForApprovals()) return;
+    if (await this.#awaitChildren()) return;
+    await this.#fireTimers("parked");
+    for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
+    // Each step below is awaited only when the state says it has work: an instant turn pays for
+    // no promise it does not need.
+    for (;;) {
+      if (w.stale) await w.refresh();
+      const stop = this.#stopReason();
+      if (stop !== undefined) {
+        await this.#end(stop);
+        return;
+      }
+      // A timer due while the leg runs is delivered like a wake sent now: as a steer.
+      if (w.state.timers.length > 0) await this.#fireTimers("received");
+      if (w.state.inputs.length > 0) await this.#deliver("steer");
+      // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
+      const last = w.state.transcript.at(-1);
+      if (last?.role === "assistant" && last.toolCalls.length === 0) {
+        if (await this.#finish(last.text)) return;
+        continue;
+      }
+      if (await this.#parkIfOverBudget()) return;
+      if (this.#o.agent.compaction !== undefined) await this.#compactIfNeeded();
+      const step = await this.#modelStep();
+      if (step === "stopped") continue;
+      if (step === "failed") return;
+      const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
+      await this.#toolPhase.run(calls, [step.event]);
+      if (w.state.approvals.length > 0 && (await this.#parkForApprovals())) return;
+      if (this.#o.agent.delegation !== undefined && (await this.#awaitChildren())) return;
+      if (w.snapshotDue()) await w.maybeSnapshot();
+    }
+  }
+
+  async #end(
+    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval" | "parked:child" | "parked:shutdown",
+    note?: TaskEvent,
+    detail?: string,
+  ): Promise<void> {
+    await this.#w.appendWhen((state) => {
+      if (state.summary.legId !== this.#legId) return undefined;
+      const ended: TaskEvent = { type: "leg_ended", v: 1, legId: this.#legId, reason };
+      if (detail !== undefined) ended.detail = detail;
+      return note === undefined ? [ended] : [note, ended];
+    });
+  }
+
+  /**
+   * Why the leg must end now, if it must: a cancel, a graceful shutdown, an interrupt or a host
+   * abort. A lost lease ends it with an error instead. Synchronous: asked at every boundary.
+   */
+  #stopReason(): "cancelled" | "parked:shutdown" | "parked:interrupt" | undefined {
+    if (this.#lost.aborted) throw new LeaseLostError(this.#w.taskId);
+    if (this.#w.state.summary.status === "cancelled") return "cancelled";
+    if (this.#shutdown?.aborted === true) return "parked:shutdown";
+    if (this.#interrupt || this.#host?.aborted === true) return "parked:interrupt";
+    return undefined;
+  }
+
+  /**
+   * Delegate calls wait for their children. With runChildren (the default) the children run here,
+   * each in its own legs, and their answers go to the waiting calls; a child that parks (an
+   * approval, a budget) parks this task too (`parked:child`) until its result arrives.
+   */
+  async #awaitChildren(): Promise<boolean> {
+    const settings = this.#o.agent.delegation;
+    if (settings === undefined) return false;
+    const waiting = () =>
+      this.#w.state.openToolCalls.filter((call) =>
+        this.#w.state.children.some((c) => c.callId === call.callId && c.status === "running"),
+      );
+    if (waiting().length === 0) return false;
+    if (settings.runChildren !== false) {
+      for (const call of waiting()) {
+        const child = this.#w.state.children.find((c) => c.callId === call.callId);
+        if (child === undefined) continue;
+        await this.#runChild(child.childTaskId);
+      }
+      await this.#w.refresh();
+      await this.#toolPhase.run(
+        this.#w.state.openToolCalls.filter((call) => this.#w.state.children.some((c) => c.callId === call.callId)),
+      );
+      if (waiting().length === 0) return false;
+    }
+    await this.#end("parked:child");
+    return true;
+  }
+
+  /** Summarize older turns when the last prompt neared the window; a failed summary changes nothing. */
+  async #compactIfNeeded(): Promise<void> {
+    const settings = this.#o.agent.compaction;
+    if (settings === undefined || !shouldCompact(this.#w.state, settings)) return;
+    const throughSeq = compactionCut(this.#w.state, settings.keepRecentTurns ?? 4);
+    if (throughSeq === undefined) return;
+    const result = await this.#watched(() =>
+      summarize(settings.model ?? this.#o.agent.model, this.#w.state, throughSeq, {
+        taskId: this.#w.taskId,
+        legId: this.#legId,
+        signal: this.#stepSignal(),
+      }),
+    );
+    if ("event" in result) {
+      await this.#w.append([result.event]);
+      return;
+    }
+    await this.#w.append([
+      {
+        type: "engine_note",
+        v: 1,
+        kind: "compaction_failed",
+        text: `Compaction failed: ${result.failure}; the full history is kept.`,
+        legId: this.#legId,
+      },
+    ]);
+  }
+
+  /** Calls wait for decisions: park; the leg that resumes after the last decision runs them. */
+  async #parkForApprovals(): Promise<boolean> {
+    if (!this.#w.state.approvals.some((a) => a.decision === undefined)) return false;
+    await this.#end("parked:approval");
+    return true;
+  }
+
+  /** A limit reached parks the task (or fails it, as configured) before the next model call. */
+  async #parkIfOverBudget(): Promise<boolean> {
+    const { agent } = this.#o;
+    const budget = effectiveBudget(agent, this.#w.state);
+    const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
+    if (exceeded === undefined) return false;
+    const note: TaskEvent = {
+      type: "engine_note",
+      v: 1,
+      kind: "budget",
+      text: exceeded.text,
+      data: { limit: exceeded.limit },
+      legId: this.#legId,
+    };
+    if (budget.onExceeded === "fail") {
+      await this.#w.append([
+        note,
+        { type: "task_failed", v: 1, error: { code: "BudgetExceeded", message: exceeded.text } },
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+      ]);
+    } else {
+      await this.#end("parked:budget", note, exceeded.limit);
+    }
+    return true;
+  }
+
+  /** Turn due timers into wake inputs (the input takes the timer's id, which retires it). */
+  async #fireTimers(delivery: "parked" | "received"): Promise<void> {
+    if (this.#w.state.timers.length === 0) return;
+    await this.#w.appendWhen((state) => {
+      const events = dueTimerInputs(state, Date.now(), delivery, this.#legId);
+      return events.length === 0 ? undefined : events;
+    });
+  }
+
+  #deliveryEvents(carrier: DeliveryCarrier, inputs: PendingInput[], state: TaskState): TaskEvent[] {
+    return deliveryEvents(carrier, inputs, state, this.#o.randomBytes);
+  }
+
+  async #deliver(carrier: "objective" | "resume" | "wake" | "steer"): Promise<void> {
+    await this.#w.appendWhen((state) => {
+      const inputs = waitingInputs(state)[carrier];
+      return inputs.length === 0 ? undefined : this.#deliveryEvents(carrier, inputs, state);
+    });
+  }
+
+  /**
+   * The agent would finish: a pending steer, a queued follow-up or an onStop hook sends it back to
+   * work; otherwise the task completes. Returns whether the leg is over.
+   */
+  async #finish(text: string): Promise<boolean> {
+    const before = waitingInputs(this.#w.state);
+    if (before.steer.length === 0 && before.nextTurn.length === 0) {
+      const stop = await this.#hooks.onStop(text);
+      if (stop === "continue") return false;
+      if (stop !== "stop") {
+        await this.#failHook(stop);
+        return true;
+      }
+    }
+    let done = false;
+    await this.#w.appendWhen((state) => {
+      const waiting = waitingInputs(state);
+      done = false;
+      if (waiting.steer.length > 0) return undefined;
+      if (waiting.nextTurn.length > 0) return this.#deliveryEvents("nextTurn", waiting.nextTurn, state);
+      done = true;
+      return [
+        { type: "task_completed", v: 1, result: text },
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "completed" },
+      ];
+    });
+    return done;
+  }
+
+  async #failHook(failure: HookFailure): Promise<void> {
+    await this.#w.append([
+      {
+        type: "task_failed",
+        v: 1,
+        error: { code: "HookFailed", message: `the ${failure.hook} hook failed: ${failure.message}` },
+      },
+      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+    ]);
+  }
+
+  async #fail(failure: ModelFailure): Promise<void> {
+    const where = failure.status === undefined ? failure.code : `${failure.code}, HTTP ${failure.status}`;
+    await this.#w.append([
+      { type: "task_failed", v: 1, error: { code: "ModelError", message: `${failure.message} (${where})` } },
+      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+    ]);
+  }
+
+  /** Call the model; the recorded turn is returned to be appended with what follows it. */
+  async #modelStep(): Promise<{ turn: CollectedTurn; event: TaskEvent } | "stopped" | "failed"> {
+    const signal = this.#stepSignal();
+    if (signal.aborted) return "stopped";
+    const { agent } = this.#o;
+    const settings = this.#settings;
+    const hookFailure = await this.#hooks.beforeModel(() => buildModelRequest(this.#w.state, settings, this.#specs));
+    if (hookFailure !== undefined) {
+      await this.#failHook(hookFailure);
+      return "failed";
+    }
+    const state = this.#w.state;
+    const result = await this.#watched(() =>
+      streamModelTurn({
+        model: agent.model,
+        request: buildModelRequest(state, settings, this.#specs),
+        signal,
+        emit: this.#o.emit,
+        taskId: this.#w.taskId,
+        legId: this.#legId,
+        takenCallIds: state.openToolCalls.length === 0 ? NO_IDS : new Set(state.openToolCalls.map((c) => c.callId)),
+        onRetry: async (part) => {
+          await this.#w.append([retryNote(part, this.#legId)]);
+        },
+      }),
+    );
+    if (!result.ok) {
+      if (signal.aborted) return "stopped";
+      await this.#fail(result.failure);
+      return "failed";
+    }
+    const { turn } = result;
+    const afterFailure = await this.#hooks.afterModel(turn.text, turn.toolCalls);
+    if (afterFailure !== undefined) {
+      await this.#failHook(afterFailure);
+      return "failed";
+    }
+    const event: TaskEvent = {
+      type: "model_turn",
+      v: 1,
+      legId: this.#legId,
+      sessionSeq: this.#w.state.summary.sessionSeq + 1,
+      text: turn.text,
+      toolCalls: turn.toolCalls,
+      usage: turn.usage,
+      finishReason: turn.finishReason,
+    };
+    // The task records its model; a turn names one only when it differs (a resume with another model).
+    if (agent.model.id !== this.#w.state.model) event.model = agent.model.id;
+    if (turn.reasoning !== undefined) event.reasoning = turn.reasoning;
+    return { turn, event };
+  }
+}

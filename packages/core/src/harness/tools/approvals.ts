@@ -1,0 +1,109 @@
+/**
+ * Approvals bound to the exact action (design §6): a call that needs one is recorded with its input
+ * as canonical JSON and that text's SHA-256; the task parks, nothing waits in memory; a decision
+ * names the call and the digest, is attributed to its actor, and is refused unless the digest
+ * matches, the call is undecided, and the actor may approve. A human input never counts.
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../core/canonical-json.ts";
+import type { ApprovalState } from "../../core/fold.ts";
+import { isTerminal } from "../../core/task-summary.ts";
+import type { ActorAssertion } from "../../internal/llm.ts";
+import type { Store } from "../../ports/store.ts";
+import {
+  ApprovalConflictError,
+  ApprovalNotFoundError,
+  DigestMismatchError,
+  ForbiddenError,
+  TaskFinishedError,
+} from "../../protocol/errors.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../../protocol/task-event.ts";
+import { appendToState } from "../tasks/append-to-task.ts";
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The `approval_requested` event for a call and its (validated) input. */
+export function approvalRequest(legId: string, callId: string, name: string, input: JsonValue): ApprovalRequestedEvent {
+  const inputJson = canonicalJson(input);
+  return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: sha256Hex(inputJson) };
+}
+
+export interface Decision {
+  callId: string;
+  /** The digest of the input being approved, as shown to the person deciding. */
+  digest: string;
+  decision: "approve" | "deny";
+  reason?: string;
+  /** `tool-for-task`: also allow later calls of this tool in this task ("always allow"). */
+  scope?: "call" | "tool-for-task";
+  /** Who decides (minted by the ingress). */
+  actor: ActorAssertion;
+  /** The principal the decider is authenticated as. */
+  principal: string;
+}
+
+/**
+ * Who may decide a call: by default only the task's own principal, through a verified actor.
+ * `taskAgent` is the agent the task was created with, for hosts whose rule differs per agent.
+ */
+export type CanApprove = (
+  actor: ActorAssertion,
+  principal: string,
+  call: ApprovalState & { taskPrincipal: string; taskAgent?: string },
+) => boolean | Promise<boolean>;
+
+export const defaultCanApprove: CanApprove = (actor, principal, call) =>
+  actor.verified === true && principal === call.taskPrincipal;
+
+/**
+ * Record a decision. Throws `ApprovalNotFound` (no such request), `TaskFinished` (the task was
+ * cancelled or has ended: its calls will never run), `ApprovalConflict` (already decided or
+ * already run), `DigestMismatch`, or `Forbidden`; nothing is recorded then.
+ */
+export async function decideApproval(
+  store: Store,
+  taskId: string,
+  decision: Decision,
+  options: { canApprove?: CanApprove } = {},
+): Promise<ApprovalDecidedEvent> {
+  const canApprove = options.canApprove ?? defaultCanApprove;
+  const event: ApprovalDecidedEvent = {
+    type: "approval_decided",
+    v: 1,
+    callId: decision.callId,
+    digest: decision.digest,
+    decision: decision.decision,
+    actor: decision.actor,
+  };
+  if (decision.scope !== undefined) event.scope = decision.scope;
+  if (decision.reason !== undefined) event.reason = decision.reason;
+  // Checked against the log as it is at the append; a competing decision that got in first is seen.
+  await appendToState(store, taskId, async (state) => {
+    const approval = state.approvals.find((a) => a.callId === decision.callId);
+    if (approval === undefined) {
+      const ran = state.transcript.some((e) => e.role === "tool" && e.callId === decision.callId);
+      if (ran) throw new ApprovalConflictError(taskId, decision.callId, "it has already run");
+      throw new ApprovalNotFoundError(taskId, decision.callId);
+    }
+    const { status } = state.summary;
+    if (isTerminal(status)) throw new TaskFinishedError(taskId, status);
+    if (approval.decision !== undefined) throw new ApprovalConflictError(taskId, decision.callId, approval.decision);
+    if (decision.digest !== approval.digest) throw new DigestMismatchError(taskId, decision.callId);
+    const call = {
+      ...approval,
+      taskPrincipal: state.principal,
+      ...(state.agent === undefined ? {} : { taskAgent: state.agent }),
+    };
+    if (!(await canApprove(decision.actor, decision.principal, call))) {
+      throw new ForbiddenError(`${decision.actor.id} may not decide call ${decision.callId} of task ${taskId}`, {
+        taskId,
+        callId: decision.callId,
+      });
+    }
+    return [event];
+  });
+  return event;
+}

@@ -1,0 +1,45 @@
+/**
+ * `defineTool`: checks a tool definition once and derives the JSON Schema the model sees from
+ * its input schema (zod directly; any other Standard Schema that also implements Standard JSON
+ * Schema; otherwise pass `jsonSchema` yourself).
+ */
+import { z } from "zod";
+import type { InferOutput, StandardSchemaV1 } from "../../ports/standard-schema.ts";
+import type { Tool } from "../../ports/tool.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+
+/** Provider APIs accept tool names of this shape. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export type ToolDefinition<S extends StandardSchemaV1> = Omit<Tool<InferOutput<S>>, "inputSchema" | "jsonSchema"> & {
+  inputSchema: S;
+  jsonSchema?: { [key: string]: JsonValue };
+};
+
+type JsonSchemaCapable = { "~standard": { jsonSchema?: { input?: (options: { target: string }) => unknown } } };
+
+function deriveJsonSchema(schema: StandardSchemaV1, name: string): { [key: string]: JsonValue } {
+  let derived: unknown;
+  if (schema instanceof z.ZodType) {
+    derived = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
+  } else {
+    const input = (schema as unknown as JsonSchemaCapable)["~standard"].jsonSchema?.input;
+    if (input === undefined) {
+      throw new TypeError(`tool ${name}: its input schema cannot produce JSON Schema; pass jsonSchema as well`);
+    }
+    derived = input({ target: "draft-2020-12" });
+  }
+  const { $schema: _dialect, ...jsonSchema } = derived as { [key: string]: JsonValue };
+  return jsonSchema;
+}
+
+/** Define a tool. Throws a TypeError for a name providers would refuse or a schema with no JSON form. */
+export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinition<S>): Tool<InferOutput<S>> {
+  if (!TOOL_NAME.test(definition.name)) {
+    throw new TypeError(`tool name ${JSON.stringify(definition.name)} must match ${TOOL_NAME}`);
+  }
+  const jsonSchema = definition.jsonSchema ?? deriveJsonSchema(definition.inputSchema, definition.name);
+  if (jsonSchema.type !== "object")
+    throw new TypeError(`tool ${definition.name}: the input schema must describe an object`);
+  return { ...definition, jsonSchema } as Tool<InferOutput<S>>;
+}

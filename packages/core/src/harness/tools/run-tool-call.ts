@@ -1,0 +1,220 @@
+/**
+ * Running one turn's tool calls: schema check first (bad input goes back to the model, never to
+ * `execute`), read-only calls concurrently and the others in order, each with its own timeout and
+ * an `AbortSignal` that interrupt and cancel really reach, results capped and, for untrusted
+ * output, fenced. Each call is recorded `tool_call_started` before it runs, so a crash leaves it
+ * in doubt rather than forgotten.
+ */
+import { deepFreeze } from "../../core/canonical-json.ts";
+import type { OpenToolCall } from "../../core/fold.ts";
+import { defuseReservedMarkup } from "../../core/reserved-markup.ts";
+import { delimitUntrusted, type RandomBytes } from "../../core/trust-framing.ts";
+import type { ToolResultStatus } from "../../internal/llm.ts";
+import type { StandardIssue } from "../../ports/standard-schema.ts";
+import type { Tool, ToolContext } from "../../ports/tool.ts";
+import type { ToolResultEvent } from "../../protocol/task-event.ts";
+
+export interface ToolRunSettings {
+  tools: ReadonlyMap<string, Tool>;
+  toolTimeoutMs: number;
+  maxToolOutputChars: number;
+  randomBytes?: RandomBytes;
+  taskId: string;
+  legId: string;
+  principal: string;
+}
+
+export interface CallOutcome {
+  status: ToolResultStatus;
+  content: string;
+  truncated?: true;
+  durationMs: number;
+}
+
+/** What the abort race resolves with when the call's signal fired first. */
+const ABORTED: unique symbol = Symbol("aborted");
+
+/** Why a step's signal was aborted, as the model is told. */
+export const INTERRUPTED_CONTENT = "The tool call was interrupted before it finished; its effect is unknown.";
+export const NOT_RUN_CONTENT = "The tool call was not run: the turn was interrupted.";
+
+function describeIssues(issues: ReadonlyArray<StandardIssue>): string {
+  return issues
+    .slice(0, 10)
+    .map((issue) => {
+      const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+      return path === "" ? issue.message : `${path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+function toText(output: unknown): string {
+  if (typeof output === "string") return output;
+  if (output === undefined) return "";
+  try {
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    return String(output);
+  }
+}
+
+/**
+ * Build the model-facing content: capped, with a note; fenced when the tool's output is untrusted,
+ * errors included (an error message can echo a file name or any other outside text). A trusted
+ * tool's or the harness's own error message has its reserved markup defused instead, since it may
+ * echo the model's input.
+ */
+export function toolContent(
+  tool: Tool | undefined,
+  raw: string,
+  settings: ToolRunSettings,
+  status: ToolResultStatus = "ok",
+): { content: string; truncated?: true } {
+  const cap = tool?.maxOutputChars ?? settings.maxToolOutputChars;
+  let text = raw;
+  let truncated: true | undefined;
+  if (text.length > cap) {
+    text = `${text.slice(0, cap)}\n[truncated: ${text.length - cap} more characters not shown]`;
+    truncated = true;
+  }
+  if (tool?.untrustedOutput === true && status !== "interrupted") {
+    const options = settings.randomBytes === undefined ? {} : { randomBytes: settings.randomBytes };
+    text = delimitUntrusted(text, {
+      ...options,
+      kind: status === "ok" ? "tool_output" : "tool_error",
+      from: tool.name,
+    });
+  } else if (status === "error") {
+    text = defuseReservedMarkup(text);
+  }
+  return truncated === undefined ? { content: text } : { content: text, truncated };
+}
+
+/**
+ * Validate, then execute one call under its own timeout. Never throws. `frozen`: the call was
+ * approved, and the tool gets a deep-frozen copy of exactly the approved input.
+ */
+export async function executeCall(
+  call: OpenToolCall,
+  attempt: number,
+  stepSignal: AbortSignal,
+  settings: ToolRunSettings,
+  frozen = false,
+): Promise<CallOutcome> {
+  const started = Date.now();
+  const done = (status: ToolResultStatus, raw: string, tool?: Tool): CallOutcome => ({
+    status,
+    ...toolContent(tool, raw, settings, status),
+    durationMs: Date.now() - started,
+  });
+  const tool = settings.tools.get(call.name);
+  if (tool === undefined) {
+    const known = [...settings.tools.keys()].join(", ") || "none";
+    return done("error", `Unknown tool "${call.name}". Available tools: ${known}.`, tool);
+  }
+  let input: unknown;
+  try {
+    const result = await tool.inputSchema["~standard"].validate(call.input);
+    if (result.issues !== undefined)
+      return done("error", `Invalid input for ${tool.name}: ${describeIssues(result.issues)}`, tool);
+    input = frozen ? deepFreeze(result.value) : result.value;
+  } catch (error) {
+    return done(
+      "error",
+      `Invalid input for ${tool.name}: ${error instanceof Error ? error.message : String(error)}`,
+      tool,
+    );
+  }
+  if (stepSignal.aborted) return done("interrupted", NOT_RUN_CONTENT, tool);
+
+  const controller = new AbortController();
+  const context: ToolContext = {
+    signal: controller.signal,
+    taskId: settings.taskId,
+    legId: settings.legId,
+    callId: call.callId,
+    attempt,
+    principal: settings.principal,
+  };
+  let returned: unknown;
+  try {
+    returned = tool.execute(input, context);
+  } catch (error) {
+    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
+  }
+  // A tool that answered synchronously is done: no timeout or abort can apply any more.
+  if (!isPromiseLike(returned)) return done("ok", toText(returned), tool);
+
+  const timeoutMs = tool.timeoutMs ?? settings.toolTimeoutMs;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  const onStepAbort = () => controller.abort(stepSignal.reason);
+  stepSignal.addEventListener("abort", onStepAbort, { once: true });
+  // A tool that ignores its signal cannot hold the leg: the abort wins the race. The sentinel is
+  // a symbol no tool can return (a tool may well return the string "aborted").
+  const aborted = new Promise<typeof ABORTED>((resolve) =>
+    controller.signal.addEventListener("abort", () => resolve(ABORTED), { once: true }),
+  );
+  try {
+    const output = await Promise.race([returned, aborted]);
+    if (output === ABORTED || controller.signal.aborted) {
+      return timedOut
+        ? done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`, tool)
+        : done("interrupted", INTERRUPTED_CONTENT, tool);
+    }
+    return done("ok", toText(output), tool);
+  } catch (error) {
+    if (timedOut) return done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`, tool);
+    if (stepSignal.aborted) return done("interrupted", INTERRUPTED_CONTENT, tool);
+    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
+  } finally {
+    clearTimeout(timer);
+    stepSignal.removeEventListener("abort", onStepAbort);
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/** The `tool_result` event for an outcome (its leg is on the call's `tool_call_started`). */
+export function resultEvent(call: OpenToolCall, outcome: CallOutcome): ToolResultEvent {
+  const event: ToolResultEvent = {
+    type: "tool_result",
+    v: 1,
+    callId: call.callId,
+    name: call.name,
+    status: outcome.status,
+    content: outcome.content,
+    durationMs: outcome.durationMs,
+  };
+  if (outcome.truncated === true) event.truncated = true;
+  return event;
+}
+
+/**
+ * Split a turn's calls into batches that run together: consecutive read-only calls form one
+ * concurrent batch, every other call is a batch of its own, in the model's order.
+ */
+export function batchCalls(calls: readonly OpenToolCall[], tools: ReadonlyMap<string, Tool>): OpenToolCall[][] {
+  const batches: OpenToolCall[][] = [];
+  let readOnly: OpenToolCall[] = [];
+  for (const call of calls) {
+    if (tools.get(call.name)?.readOnly === true) {
+      readOnly.push(call);
+      continue;
+    }
+    if (readOnly.length > 0) batches.push(readOnly);
+    readOnly = [];
+    batches.push([call]);
+  }
+  if (readOnly.length > 0) batches.push(readOnly);
+  return batches;
+}

@@ -1,0 +1,306 @@
+/**
+ * The tool phase of a turn: decide each call (run, refuse, ask a person, or wait for a decision),
+ * then run the runnable ones batch by batch. Every call is recorded as started before it runs and
+ * its result as soon as its batch settles, so a crash leaves a call in doubt, never forgotten.
+ */
+import { frozenFromJson } from "../../core/canonical-json.ts";
+import type { ChildState, OpenToolCall } from "../../core/fold.ts";
+import { speakerLabel } from "../../core/human-input-projection.ts";
+import type { Tool } from "../../ports/tool.ts";
+import type { TaskEvent } from "../../protocol/task-event.ts";
+import { DEFAULTS, type HarnessOptions } from "../agent.ts";
+import { effectiveBudget, remainingBudget } from "../budget/budget.ts";
+import {
+  childOutcome,
+  childResultEvent,
+  childTaskId,
+  DELEGATE_TOOL,
+  type DelegateInput,
+  depthOf,
+  parseDelegateInput,
+  spawnChild,
+} from "../delegation/delegation.ts";
+import type { LegHooks } from "../hooks/hook-runner.ts";
+import type { LegWriter } from "../leg/event-writer.ts";
+import { approvalRequest } from "./approvals.ts";
+import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./run-tool-call.ts";
+
+/** What the model is told about a non-idempotent call that was running when its host died. */
+export const CRASHED_CALL_CONTENT =
+  "The process running this tool call stopped before it recorded a result; the call's effect is unknown. It was not run again. Check its effect before relying on it or repeating it.";
+
+/**
+ * How many times an idempotent call may be started without ever recording a result. Each start
+ * after the first follows the death of the host that ran the one before (a tool stuck in
+ * synchronous code until the process was killed, one that crashes it): past this, re-running it is
+ * a poison task that takes down every worker in turn, so it is answered as abandoned instead.
+ */
+export const MAX_TOOL_ATTEMPTS = 3;
+
+/** What the model is told about an idempotent call abandoned after {@link MAX_TOOL_ATTEMPTS} starts. */
+export function abandonedCallContent(attempts: number): string {
+  return `The tool call was started ${attempts} times and each time the process running it stopped before it recorded a result; it was not run again. Its effect is unknown: try a different approach rather than repeating it.`;
+}
+
+type Gate =
+  | { kind: "run"; call: OpenToolCall; frozen: boolean; replaced: boolean }
+  | { kind: "deny"; content: string }
+  | { kind: "request"; event: TaskEvent }
+  | { kind: "wait" };
+
+export interface StepControl {
+  /** The signal of the current step (renewed after an abort the loop has handled). */
+  signal(): AbortSignal;
+  /** Run work as one step, watched for stop signals if it takes a while. */
+  watched<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export class ToolPhase {
+  readonly #o: HarnessOptions;
+  readonly #w: LegWriter;
+  readonly #legId: string;
+  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #hooks: LegHooks;
+  readonly #step: StepControl;
+
+  constructor(
+    options: HarnessOptions,
+    writer: LegWriter,
+    legId: string,
+    tools: ReadonlyMap<string, Tool>,
+    hooks: LegHooks,
+    step: StepControl,
+  ) {
+    this.#o = options;
+    this.#w = writer;
+    this.#legId = legId;
+    this.#tools = tools;
+    this.#hooks = hooks;
+    this.#step = step;
+  }
+
+  /**
+   * Calls started by a leg that died: an idempotent tool runs again, up to {@link MAX_TOOL_ATTEMPTS}
+   * starts in all; any other, or one started that often, is answered "unknown".
+   */
+  async recoverInDoubt(): Promise<void> {
+    const events = this.#w.state.openToolCalls.flatMap((call) => {
+      if (!call.started) return [];
+      if (this.#tools.get(call.name)?.idempotent !== true)
+        return [resultEvent(call, { status: "interrupted", content: CRASHED_CALL_CONTENT, durationMs: 0 })];
+      if (call.attempt < MAX_TOOL_ATTEMPTS) return [];
+      return [resultEvent(call, { status: "interrupted", content: abandonedCallContent(call.attempt), durationMs: 0 })];
+    });
+    if (events.length > 0) await this.#w.append(events);
+  }
+
+  /**
+   * Whether a call runs now, is refused, needs an approval, or waits for one. An approved call
+   * runs with the input parsed from the recorded canonical JSON, never the object the model gave;
+   * an input a hook replaced is checked (and approved) like the model's own.
+   */
+  async #gate(original: OpenToolCall): Promise<Gate> {
+    const state = this.#w.state;
+    const approval = state.approvals.find((a) => a.callId === original.callId);
+    if (approval !== undefined) {
+      if (approval.decision === undefined) return { kind: "wait" };
+      if (approval.decision === "deny") {
+        const by = approval.actor === undefined ? "" : ` by ${speakerLabel(approval.actor)}`;
+        return {
+          kind: "deny",
+          content: `The call was denied${by}.${approval.reason === undefined ? "" : ` Reason: ${approval.reason}`}`,
+        };
+      }
+      return {
+        kind: "run",
+        call: { ...original, input: frozenFromJson(approval.inputJson) },
+        frozen: true,
+        replaced: true,
+      };
+    }
+    // A call already started (an idempotent re-run) keeps the decisions made before it started.
+    if (original.started) return { kind: "run", call: original, frozen: false, replaced: false };
+    const decision = await this.#hooks.beforeTool(original);
+    if (decision.action === "deny")
+      return { kind: "deny", content: `The call was denied by a hook. Reason: ${decision.reason}` };
+    const call = decision.action === "replace" ? { ...original, input: decision.input } : original;
+    const replaced = decision.action === "replace";
+    const asked = decision.action === "require_approval";
+    const tool = this.#tools.get(call.name);
+    if (tool === undefined || (!asked && state.grantedTools.includes(call.name)))
+      return { kind: "run", call, frozen: false, replaced };
+    const policy = this.#o.agent.approvalPolicy;
+    if (!asked && tool.needsApproval === undefined && policy === undefined)
+      return { kind: "run", call, frozen: false, replaced };
+    // The checks see the validated input; input that fails its schema runs (and fails) without asking.
+    const checked = await tool.inputSchema["~standard"].validate(call.input);
+    if (checked.issues !== undefined) return { kind: "run", call, frozen: false, replaced };
+    const context = { taskId: this.#w.taskId, callId: call.callId, principal: state.principal };
+    const needs =
+      asked ||
+      tool.needsApproval === true ||
+      (typeof tool.needsApproval === "function" && (await tool.needsApproval(checked.value, context))) ||
+      (policy !== undefined && (await policy({ name: call.name, input: call.input }, context)));
+    if (!needs) return { kind: "run", call, frozen: false, replaced };
+    return { kind: "request", event: approvalRequest(this.#legId, call.callId, call.name, call.input) };
+  }
+
+  /**
+   * Decide and run `calls`. Each batch's `tool_call_started` events are appended with whatever is
+   * pending (the turn that asked for them, decisions, the previous batch's results) in one
+   * transaction, so a simple turn costs two appends; results go in as soon as their batch settles.
+   */
+  async run(calls: readonly OpenToolCall[], pending: TaskEvent[] = []): Promise<void> {
+    let carry = [...pending];
+    const delegated = this.#delegateName();
+    // Children spawned earlier in this same turn count against the limit before they are recorded.
+    let spawned = 0;
+    const toCreate: Array<{ callId: string; input: DelegateInput }> = [];
+    const runnable: OpenToolCall[] = [];
+    const frozen = new Set<string>();
+    const replaced = new Set<string>();
+    for (const call of calls) {
+      if (call.name === delegated) {
+        const events = await this.#delegate(call, spawned, toCreate);
+        spawned += events.filter((e) => e.type === "child_task" && e.phase === "spawned").length;
+        carry.push(...events);
+        continue;
+      }
+      const gate = await this.#gate(call);
+      if (gate.kind === "run") {
+        runnable.push(gate.call);
+        if (gate.frozen) frozen.add(call.callId);
+        if (gate.replaced && !gate.frozen) replaced.add(call.callId);
+      } else if (gate.kind === "deny") {
+        carry.push(resultEvent(call, { status: "denied", content: gate.content, durationMs: 0 }));
+      } else if (gate.kind === "request") {
+        carry.push(gate.event);
+      }
+    }
+    const signal = this.#step.signal();
+    const settings = this.#settings();
+    for (const batch of batchCalls(runnable, this.#tools)) {
+      if (signal.aborted) {
+        carry = [
+          ...carry,
+          ...batch.map((call) => resultEvent(call, { status: "interrupted", content: NOT_RUN_CONTENT, durationMs: 0 })),
+        ];
+        continue;
+      }
+      const started: TaskEvent[] = batch.map((call) => ({
+        type: "tool_call_started",
+        v: 1,
+        legId: this.#legId,
+        callId: call.callId,
+        name: call.name,
+        attempt: call.attempt + 1,
+        ...(replaced.has(call.callId) ? { input: call.input } : {}),
+      }));
+      await this.#w.append([...carry, ...started]);
+      const outcomes = await this.#step.watched(() =>
+        Promise.all(
+          batch.map(async (call) =>
+            this.#hooks.afterTool(
+              call,
+              await executeCall(call, call.attempt + 1, signal, settings, frozen.has(call.callId)),
+            ),
+          ),
+        ),
+      );
+      carry = batch.map((call, i) =>
+        resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }),
+      );
+    }
+    if (carry.length > 0) await this.#w.append(carry);
+    // Children are created only once their parent has recorded them.
+    for (const child of toCreate) await this.#ensureChild(child.callId, child.input);
+  }
+
+  #delegateName(): string | undefined {
+    const settings = this.#o.agent.delegation;
+    return settings === undefined ? undefined : (settings.toolName ?? DELEGATE_TOOL);
+  }
+
+  /**
+   * A `delegate` call: answer it from its child's result, wait for a child still working, or
+   * spawn the child (idempotently) and record it. Returns the events to append.
+   */
+  /**
+   * A `delegate` call: answer it from its child's result, wait for a child still working, or
+   * decide to spawn one. The parent records `child_task spawned` first and the child task is
+   * created after that append (see `run`), so a crash in between is mended on resume (the child
+   * is created then) and can never leave a child the parent does not know about.
+   */
+  async #delegate(
+    call: OpenToolCall,
+    spawnedBefore: number,
+    toCreate: Array<{ callId: string; input: DelegateInput }>,
+  ): Promise<TaskEvent[]> {
+    const settings = this.#o.agent.delegation ?? {};
+    const state = this.#w.state;
+    const input = parseDelegateInput(call.input, settings);
+    const known = state.children.find((child) => child.callId === call.callId);
+    if (known !== undefined && known.status !== "running")
+      return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
+    if (known !== undefined) {
+      if (typeof input !== "string") await this.#ensureChild(call.callId, input);
+      // The child may have ended without telling us (its host died after its last append).
+      const ended = await childResultEvent(this.#w.store, known.childTaskId, call.callId);
+      if (ended === undefined) return [];
+      const child: ChildState = {
+        childTaskId: known.childTaskId,
+        status: ended.status ?? "completed",
+        ...(ended.result === undefined ? {} : { result: ended.result }),
+      };
+      return [ended, resultEvent(call, { ...childOutcome(child), durationMs: 0 })];
+    }
+    const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
+    if (typeof input === "string") return error(input);
+    const depth = depthOf(state, state.metadata);
+    if (depth >= (settings.maxDepth ?? 3))
+      return error(`Delegation refused: tasks may delegate at most ${settings.maxDepth ?? 3} levels deep.`);
+    if (state.children.length + spawnedBefore >= (settings.maxChildren ?? 10)) {
+      return error(`Delegation refused: a task may start at most ${settings.maxChildren ?? 10} sub-agents.`);
+    }
+    toCreate.push({ callId: call.callId, input });
+    const childId = childTaskId(this.#w.taskId, call.callId);
+    const spawned: TaskEvent = {
+      type: "child_task",
+      v: 1,
+      phase: "spawned",
+      childTaskId: childId,
+      callId: call.callId,
+    };
+    if (input.wait) return [spawned];
+    return [
+      spawned,
+      resultEvent(call, {
+        status: "ok",
+        content: `Started sub-agent task ${childId}; its result will arrive as a message.`,
+        durationMs: 0,
+      }),
+    ];
+  }
+
+  /** Create the child task if it does not exist yet (idempotent). */
+  async #ensureChild(callId: string, input: DelegateInput): Promise<void> {
+    const state = this.#w.state;
+    // The child's budget is what is left of this task's (its own share, when it has one).
+    const budget = remainingBudget(state, effectiveBudget(this.#o.agent, state), this.#o.agent.model.id, Date.now());
+    const parent = { taskId: this.#w.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
+    await spawnChild(this.#w.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
+  }
+
+  #settings(): ToolRunSettings {
+    const settings: ToolRunSettings = {
+      tools: this.#tools,
+      toolTimeoutMs: this.#o.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      maxToolOutputChars: this.#o.maxToolOutputChars ?? DEFAULTS.maxToolOutputChars,
+      taskId: this.#w.taskId,
+      legId: this.#legId,
+      principal: this.#w.state.principal,
+    };
+    if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
+    return settings;
+  }
+}
