@@ -40,7 +40,6 @@ export {
 export { sanitizeHumanText } from "./core/human-text.ts";
 export { deliveryEvents, dueTimerInputs } from "./core/input-delivery.ts";
 export { renderInput, renderInputs } from "./core/input-rendering.ts";
-export { buildModelRequest, systemText, toolSpecs } from "./core/model-request.ts";
 export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
 export {
   defuseReservedMarkup,
@@ -52,16 +51,11 @@ export {
 export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
 export {
   EMPTY_SUMMARY,
-  EVENT_SEQS_VERSION,
-  type EventSeqs,
   isTerminal,
-  type LogPosition,
   nextWakeAt,
   reduceSummary,
   summarize,
   summarizeAfter,
-  type TaskStatus,
-  type TaskSummary,
 } from "./core/task-summary.ts";
 export {
   type DelimitUntrustedOptions,
@@ -111,6 +105,7 @@ export {
   SUMMARY_INSTRUCTIONS,
   shouldCompact,
 } from "./harness/model/compaction.ts";
+export { buildModelRequest, systemText, toolSpecs } from "./harness/model/model-request.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model/retry.ts";
 export {
   cancel,
@@ -138,14 +133,6 @@ export { defineTool, type ToolDefinition } from "./harness/tools/define-tool.ts"
 export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tools/run-tool-call.ts";
 export { CRASHED_CALL_CONTENT } from "./harness/tools/tool-phase.ts";
 export { newId } from "./internal/ids.ts";
-export type {
-  ActorAssertion,
-  FinishReason,
-  ToolCall,
-  ToolResultStatus,
-  TranscriptEntry,
-  Usage,
-} from "./internal/llm.ts";
 // Model and tool ports.
 export type * from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
@@ -165,3 +152,18 @@ export type {
 export type { JsonValue } from "./protocol/json.ts";
 export * from "./protocol/stream-event.ts";
 export * from "./protocol/task-event.ts";
+export {
+  EVENT_SEQS_VERSION,
+  type EventSeqs,
+  type LogPosition,
+  type TaskStatus,
+  type TaskSummary,
+} from "./protocol/task-summary.ts";
+export type {
+  ActorAssertion,
+  FinishReason,
+  ToolCall,
+  ToolResultStatus,
+  TranscriptEntry,
+  Usage,
+} from "./protocol/transcript.ts";

@@ -4,11 +4,11 @@
  * database hands back the lease's expiry differs, so each adapter passes it as an ISO string.
  */
 
-import type { TaskSummary } from "../core/task-summary.ts";
 import type { Lease, Snapshot, TaskRecord } from "../ports/store.ts";
 import { StoreUnavailableError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+import type { TaskSummary } from "../protocol/task-summary.ts";
 import { stampEvent } from "./store-rules.ts";
 
 /**

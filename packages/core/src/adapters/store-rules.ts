@@ -5,11 +5,12 @@
  */
 
 import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
-import { nextWakeAt, type TaskSummary } from "../core/task-summary.ts";
+import { nextWakeAt } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
 import type { Lease, Snapshot, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
+import type { TaskSummary } from "../protocol/task-summary.ts";
 
 /** The stored form: identity first (`taskId`, `seq`, `at`), then the event's own keys. */
 export function stampEvent(event: TaskEvent, taskId: string, seq: number, at: string): StoredEvent {

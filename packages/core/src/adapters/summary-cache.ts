@@ -5,7 +5,7 @@
  * turn), and stays correct whoever wrote the row: a different text is parsed as usual.
  */
 import { deepFreeze } from "../core/canonical-json.ts";
-import type { TaskSummary } from "../core/task-summary.ts";
+import type { TaskSummary } from "../protocol/task-summary.ts";
 import { parseColumn } from "./sql-rows.ts";
 
 /** Tasks remembered at once: the legs a host runs concurrently, with room to spare. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { TranscriptEntry } from "../internal/llm.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
+import type { TranscriptEntry } from "../protocol/transcript.ts";
 import { make } from "../testing/event-factories.ts";
 import { validateEvents } from "./event-validation.ts";
 import { EMPTY_STATE, Folder, fold, stateFromJson, stateToJson } from "./fold.ts";

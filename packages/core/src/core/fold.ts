@@ -4,11 +4,13 @@
  * the whole log. `Folder` is the same reducer kept open, so the harness applies each event it
  * appends in O(1) instead of refolding the log every turn.
  */
-import type { ActorAssertion, ToolCall, TranscriptEntry } from "../internal/llm.ts";
+
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
-import { EMPTY_SUMMARY, reduceSummary, type TaskSummary } from "./task-summary.ts";
+import type { TaskSummary } from "../protocol/task-summary.ts";
+import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
+import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /** Schema version of {@link TaskState}, stored with snapshots. */
 export const TASK_STATE_VERSION = 1;

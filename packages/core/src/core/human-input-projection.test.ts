@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ActorAssertion } from "../internal/llm.ts";
 import type { HumanInputSource } from "../protocol/human-input.ts";
+import type { ActorAssertion } from "../protocol/transcript.ts";
 import {
   buildAppliedHumanInputEvent,
   buildHumanInputEvent,

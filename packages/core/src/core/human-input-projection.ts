@@ -22,8 +22,8 @@
  */
 
 import { newId } from "../internal/ids.ts";
-import type { ActorAssertion } from "../internal/llm.ts";
 import type { HumanInputEvent, HumanInputSource, TaskEventIdentity } from "../protocol/human-input.ts";
+import type { ActorAssertion } from "../protocol/transcript.ts";
 import { attrEscape, inlineUntrusted } from "./neutralizers.ts";
 
 export type { HumanInputDelivery, HumanInputEvent, HumanInputSource } from "../protocol/human-input.ts";

@@ -6,7 +6,7 @@
  * many small `JSON.stringify` calls cost more than one over the same objects. A snapshot of a long
  * task then costs its new entries and copying text, instead of its whole history each time.
  */
-import type { TranscriptEntry } from "../internal/llm.ts";
+import type { TranscriptEntry } from "../protocol/transcript.ts";
 import type { TaskState } from "./fold.ts";
 
 export class StateJson {

@@ -4,64 +4,16 @@
  * every append, and `fold`, which embeds it; so the index and the folded state can never disagree.
  */
 
-import type { Usage } from "../internal/llm.ts";
 import type { ParkReason, TaskEvent } from "../protocol/task-event.ts";
+import {
+  EVENT_SEQS_VERSION,
+  type EventSeqs,
+  type LogPosition,
+  type TaskStatus,
+  type TaskSummary,
+} from "../protocol/task-summary.ts";
+import type { Usage } from "../protocol/transcript.ts";
 import { isResumeRequest } from "./command-events.ts";
-
-export type TaskStatus = "created" | "running" | "parked" | "completed" | "failed" | "cancelled";
-
-export interface TaskSummary {
-  status: TaskStatus;
-  /** What a parked task waits for. */
-  parkedReason?: ParkReason;
-  /** More about the park, from its `leg_ended` (for a budget: which limit). */
-  parkedDetail?: string;
-  /** Someone asked for the parked task's next leg (any host may run it). */
-  resumeRequested?: true;
-  /** The open leg (started, not ended). */
-  legId?: string;
-  /** Inputs received or parked and neither applied nor dropped: inputId → carrier. */
-  openInputs: Record<string, string>;
-  /** Durable timers not yet fired: wakeId → due time in ms since the epoch. */
-  timers?: Record<string, number>;
-  /** Approvals requested and not yet decided (callIds). */
-  openApprovals: string[];
-  /** Child results that arrived since the task last parked. */
-  childResults: number;
-  /** What finished children used (their own usage plus their children's). */
-  childUsage?: Usage;
-  /** Model turns taken in the whole session. */
-  sessionSeq: number;
-  usage: Usage;
-  /** Set while a parked or finished task has pending work a worker should start a leg for. */
-  runnable: boolean;
-  /**
-   * Where a status read finds what the summary does not hold, so it reads those few events
-   * instead of folding the log. Absent from summaries stored before it existed, and dropped by a
-   * reduction that was not told the event's seq: a reader then folds the log instead.
-   */
-  seqs?: EventSeqs;
-}
-
-/** Seqs of the single events that complete a task's status (see `TaskSummary.seqs`). */
-export interface EventSeqs {
-  /** Schema version; a reader that does not know it folds the log instead. */
-  v: typeof EVENT_SEQS_VERSION;
-  /** The latest `task_completed`, `task_failed` or `task_cancelled`. */
-  end?: number;
-  /** Each open approval (as `openApprovals`): callId → seq of its `approval_requested`. */
-  approvals: Record<string, number>;
-  /** Each child: childTaskId → seq of its latest `result` phase, else of its first `child_task`. */
-  children: Record<string, number>;
-}
-
-/** Schema version of {@link EventSeqs}. */
-export const EVENT_SEQS_VERSION = 1;
-
-/** Where an event sits in its log, for {@link reduceSummary}. */
-export interface LogPosition {
-  seq: number;
-}
 
 export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
   status: "created",

@@ -3,8 +3,9 @@
  * vocabulary, so an adapter from any AI SDK provider is a thin mapping. An adapter never throws
  * once called: a failure is the last part, `{ type: "error" }`, typed, with `isRetryable`.
  */
-import type { FinishReason, TranscriptEntry, Usage } from "../internal/llm.ts";
+
 import type { JsonValue } from "../protocol/json.ts";
+import type { FinishReason, TranscriptEntry, Usage } from "../protocol/transcript.ts";
 
 /** A tool as the model is told about it. */
 export interface ToolSpec {

@@ -4,9 +4,9 @@
  * shared conformance suite on `@sema-agent/core/testing`.
  */
 
-import type { TaskSummary } from "../core/task-summary.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { LeaseHolder, StoredEvent, TaskCreatedEvent, TaskEvent } from "../protocol/task-event.ts";
+import type { TaskSummary } from "../protocol/task-summary.ts";
 
 /** A task as the index knows it: identity, ownership and the summary folded from its events. */
 export interface TaskRecord {

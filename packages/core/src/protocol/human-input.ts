@@ -1,4 +1,4 @@
-import type { ActorAssertion } from "../internal/llm.ts";
+import type { ActorAssertion } from "./transcript.ts";
 
 /**
  * The lane a human-input frame rides, which decides how much authority it carries and how it is

@@ -3,7 +3,6 @@
 // (`npm run typecheck`), so a change to either side that the other does not follow fails the build.
 import { expectTypeOf } from "vitest";
 import type { z } from "zod";
-import type { ActorAssertion, FinishReason, ToolCall, ToolResultStatus, Usage } from "../internal/llm.ts";
 import type {
   HumanInputDelivery,
   HumanInputEvent,
@@ -19,6 +18,7 @@ import type {
   toolResultSchema,
   usageSchema,
 } from "./task-event.ts";
+import type { ActorAssertion, FinishReason, ToolCall, ToolResultStatus, Usage } from "./transcript.ts";
 
 type Parsed<S extends z.ZodType> = z.infer<S>;
 type HumanInputParsed = Parsed<typeof humanInputSchema>;

@@ -10,9 +10,9 @@
  *   script where it left off, and a turn retried after a crash plays the same answer again.
  */
 
-import type { FinishReason, Usage } from "../internal/llm.ts";
 import type { Model, ModelFailure, ModelPart, ModelRequest } from "../ports/model.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { FinishReason, Usage } from "../protocol/transcript.ts";
 
 export interface ScriptedToolCall {
   name: string;

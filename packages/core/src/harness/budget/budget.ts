@@ -4,8 +4,8 @@
  * raise it and resume. Usage is what the provider reported; cost comes from a price table.
  */
 import type { TaskState } from "../../core/fold.ts";
-import type { Usage } from "../../internal/llm.ts";
 import type { JsonValue } from "../../protocol/json.ts";
+import type { Usage } from "../../protocol/transcript.ts";
 import type { Agent } from "../agent.ts";
 
 /** US dollars per million tokens. */

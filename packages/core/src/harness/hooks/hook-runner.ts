@@ -4,9 +4,9 @@
  */
 import type { OpenToolCall } from "../../core/fold.ts";
 import { formatHookFeedback } from "../../core/trust-framing.ts";
-import type { ToolCall } from "../../internal/llm.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
+import type { ToolCall } from "../../protocol/transcript.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
 import type { CallOutcome } from "../tools/run-tool-call.ts";
 import {

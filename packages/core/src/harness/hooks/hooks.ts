@@ -6,10 +6,10 @@
  * `formatHookFeedback`, so a replay never runs the hook again to know it.
  */
 import type { TaskState } from "../../core/fold.ts";
-import type { ToolCall, ToolResultStatus } from "../../internal/llm.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { StreamEvent } from "../../protocol/stream-event.ts";
+import type { ToolCall, ToolResultStatus } from "../../protocol/transcript.ts";
 
 export interface HookContext {
   taskId: string;

@@ -5,13 +5,14 @@
  * the log and carries on.
  */
 import type { TaskState } from "../../core/fold.ts";
-import { isTerminal, type TaskStatus } from "../../core/task-summary.ts";
+import { isTerminal } from "../../core/task-summary.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Lease, Store } from "../../ports/store.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
 import type { LegStartedEvent, ParkReason, TaskEvent } from "../../protocol/task-event.ts";
+import type { TaskStatus } from "../../protocol/task-summary.ts";
 import { DEFAULTS, defaultHolder, type HarnessOptions } from "../agent.ts";
 import { notifyParent } from "../delegation/delegation.ts";
 import { appendToTask } from "../tasks/append-to-task.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { fold } from "../../core/fold.ts";
-import type { TranscriptEntry } from "../../internal/llm.ts";
+import type { TranscriptEntry } from "../../protocol/transcript.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { sendInput, startTask } from "../tasks/task-api.ts";

@@ -6,9 +6,9 @@
  * cut), and inputs not yet applied are not in the transcript, so they survive untouched.
  */
 import type { TaskState } from "../../core/fold.ts";
-import type { TranscriptEntry } from "../../internal/llm.ts";
 import type { Model, ModelRequest } from "../../ports/model.ts";
 import type { CompactionEvent } from "../../protocol/task-event.ts";
+import type { TranscriptEntry } from "../../protocol/transcript.ts";
 import { type StepResult, streamModelTurn } from "./stream-turn.ts";
 
 export interface CompactionSettings {

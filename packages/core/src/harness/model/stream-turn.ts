@@ -3,11 +3,12 @@
  * collect the turn that will be recorded. A failure is data here, as the port promises: the
  * caller decides whether it fails the task, is retried, or was an interrupt.
  */
-import type { FinishReason, ToolCall, Usage } from "../../internal/llm.ts";
+
 import type { Model, ModelFailure, ModelPart, ModelRequest } from "../../ports/model.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
 import type { EngineNoteEvent } from "../../protocol/task-event.ts";
+import type { FinishReason, ToolCall, Usage } from "../../protocol/transcript.ts";
 
 export interface CollectedTurn {
   text: string;

@@ -8,12 +8,12 @@ import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import { sanitizeHumanText } from "../../core/human-text.ts";
 import { isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
-import type { ActorAssertion } from "../../internal/llm.ts";
 import type { Store, TaskRecord } from "../../ports/store.ts";
 import { InputRejectedError, InvalidInputError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../../protocol/human-input.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
+import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { appendToTask } from "./append-to-task.ts";
 
 export interface StartTaskInput {

@@ -5,10 +5,10 @@
  * they existed) is folded from the latest snapshot instead, as every read did before.
  */
 import { type ApprovalState, type ChildState, fold, stateFromJson, type TaskState } from "../../core/fold.ts";
-import { EVENT_SEQS_VERSION, type EventSeqs } from "../../core/task-summary.ts";
 import type { Store, TaskRecord } from "../../ports/store.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { StoredEvent } from "../../protocol/task-event.ts";
+import { EVENT_SEQS_VERSION, type EventSeqs } from "../../protocol/task-summary.ts";
 
 /** A task's status beyond its record (see the module comment). */
 export interface TaskOverview {

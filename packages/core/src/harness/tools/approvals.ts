@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import { canonicalJson } from "../../core/canonical-json.ts";
 import type { ApprovalState } from "../../core/fold.ts";
 import { isTerminal } from "../../core/task-summary.ts";
-import type { ActorAssertion } from "../../internal/llm.ts";
 import type { Store } from "../../ports/store.ts";
 import {
   ApprovalConflictError,
@@ -19,6 +18,7 @@ import {
 } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../../protocol/task-event.ts";
+import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { appendToState } from "../tasks/append-to-task.ts";
 
 export function sha256Hex(text: string): string {

@@ -9,10 +9,10 @@ import { deepFreeze } from "../../core/canonical-json.ts";
 import type { OpenToolCall } from "../../core/fold.ts";
 import { defuseReservedMarkup } from "../../core/reserved-markup.ts";
 import { delimitUntrusted, type RandomBytes } from "../../core/trust-framing.ts";
-import type { ToolResultStatus } from "../../internal/llm.ts";
 import type { StandardIssue } from "../../ports/standard-schema.ts";
 import type { Tool, ToolContext } from "../../ports/tool.ts";
 import type { ToolResultEvent } from "../../protocol/task-event.ts";
+import type { ToolResultStatus } from "../../protocol/transcript.ts";
 
 export interface ToolRunSettings {
   tools: ReadonlyMap<string, Tool>;

@@ -2,10 +2,11 @@
  * The model request as a pure function of the folded state and the agent's definition (design §5
  * "Bytes are pinned"): the same log yields the same request, whichever process builds it.
  */
-import type { ModelRequest, ToolSpec } from "../ports/model.ts";
-import type { Tool } from "../ports/tool.ts";
-import type { TaskState } from "./fold.ts";
-import { STANDING_INSTRUCTIONS } from "./standing-instructions.ts";
+
+import type { TaskState } from "../../core/fold.ts";
+import { STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
+import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
+import type { Tool } from "../../ports/tool.ts";
 
 export interface RequestSettings {
   instructions?: string;

@@ -1,7 +1,7 @@
 /**
  * The model-facing vocabulary shared by every ring: who spoke, and the transcript a model sees.
  */
-import type { JsonValue } from "../protocol/json.ts";
+import type { JsonValue } from "./json.ts";
 
 /**
  * Who spoke: the identity an ingress attaches to a piece of human text it accepted.
