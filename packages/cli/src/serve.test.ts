@@ -75,11 +75,22 @@ describe("sema serve", () => {
   });
 
   it("--workers 0 is an API-only node: tasks wait for workers elsewhere", async () => {
-    const { c, stop, serving, url, headers, taskId } = await apiOnlyNode("sema-serve-api-");
+    const { dir, db, c, stop, serving, url, headers, taskId } = await apiOnlyNode("sema-serve-api-");
     expect(c.out()).toContain("no workers: API only");
-    await new Promise((r) => setTimeout(r, 300));
-    const task = (await (await fetch(`${url}/v1/tasks/${taskId}`, { headers })).json()) as { status: string };
-    expect(task.status).toBe("created");
+    const read = async () =>
+      (await (await fetch(`${url}/v1/tasks/${taskId}`, { headers })).json()) as { status: string; result?: string };
+    expect((await read()).status).toBe("created");
+    // A worker elsewhere (its own model script) runs it: had the API node run it, the result would be
+    // the API node's script ("never here").
+    const script = join(dir, "worker-turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "Worked elsewhere." }] }));
+    const stopWorker = new AbortController();
+    const w = capture(dir, stopWorker.signal);
+    const working = main(["worker", "--db", db, "--poll", "10", "--model", `script:${script}`], w.io);
+    await until(async () => (await read()).status === "completed");
+    expect((await read()).result).toBe("Worked elsewhere.");
+    stopWorker.abort();
+    expect(await working).toBe(0);
     stop.abort();
     expect(await serving).toBe(0);
   });

@@ -108,11 +108,9 @@ describe("SqliteStore on a file", () => {
     await store.createTask({ taskId: "t1", created: make.created() });
     const other = new DatabaseSync(path);
     other.exec("BEGIN IMMEDIATE");
-    const started = Date.now();
     const error = await store.append("t1", [make.note()], { expectedSeq: 1 }).catch((caught: unknown) => caught);
     expect(isSemaError(error, "StoreUnavailable")).toBe(true);
     expect((error as { isRetryable: boolean }).isRetryable).toBe(true);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
     // Reads are not blocked by a writer (WAL), and the store recovers once the lock is gone.
     expect((await store.getTask("t1")).lastSeq).toBe(1);
     other.exec("ROLLBACK");

@@ -3,7 +3,7 @@ import { make } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
 import { apiFixture, createTask, json, runOnce } from "../test-support/api-fixture.ts";
 import { countingStore, settle } from "../test-support/counting-store.ts";
-import { parseFrames, readFrames, type SseFrame } from "../test-support/sse-frames.ts";
+import { FrameReader, parseFrames, readFrames, type SseFrame } from "../test-support/sse-frames.ts";
 
 const stored = (frames: SseFrame[]) => frames.filter((f) => f.id !== undefined);
 
@@ -42,12 +42,13 @@ describe("GET /v1/tasks/:taskId/events", () => {
     const fx = await apiFixture({ turns: [{ text: "Hello there, world", chunkSize: 4, deltaDelayMs: 5 }] });
     const taskId = await createTask(fx);
     const response = await fx.call("GET", `/v1/tasks/${taskId}/events`);
-    const reading = readFrames(response);
-    // Let the stream catch up on the stored events before the leg starts emitting deltas.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const reader = new FrameReader(response);
+    // The stream has caught up on what is stored (it then follows live) before the leg starts.
+    const before = (await fx.store.getTask(taskId)).lastSeq;
+    await reader.until((got) => stored(got).some((f) => Number(f.id) === before));
     await runOnce(fx, taskId);
-    const { frames, ended } = await reading;
-    expect(ended).toBe(true);
+    const frames = await reader.toEnd();
+    expect(reader.ended).toBe(true);
     const deltas = frames.filter((f) => f.event === "text_delta");
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.every((f) => f.id === undefined)).toBe(true);
