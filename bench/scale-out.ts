@@ -21,8 +21,9 @@ import { parseArgs } from "node:util";
 import { type Agent, defineTool, type Store, type TaskEvent } from "@sema-agent/core";
 import { make, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import { PostgresStore } from "@sema-agent/postgres";
-import { createAgentRegistry, createApp, createTokenIngress, MemoryTokenStore, startWorkers } from "@sema-agent/server";
+import { createAgentRegistry, createApp, createTokenIngress, MemoryTokenStore } from "@sema-agent/server";
 import { SqliteStore } from "@sema-agent/sqlite";
+import { startWorkers } from "@sema-agent/worker";
 import pg from "pg";
 import { z } from "zod";
 import {

@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { cancel, sendInput, startTask } from "@sema-agent/core";
-import { SqliteTokenStore } from "@sema-agent/server";
+import { SqliteTokenStore } from "@sema-agent/server/sqlite-tokens";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 

@@ -6,8 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { isSemaError, type Store } from "@sema-agent/core";
-import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from "@sema-agent/server";
-import { SqliteStore } from "@sema-agent/sqlite";
+import type { TokenStore } from "@sema-agent/server";
 import { terminalSafe } from "./terminal-safe.ts";
 
 export interface CliIo {
@@ -72,8 +71,11 @@ export interface Backend {
   store: Store;
   /** Where it is, for messages (a URL shown without its password). */
   label: string;
-  /** Server tokens kept beside the store, shared by every node using it. */
-  tokens(): TokenStore;
+  /**
+   * Server tokens kept beside the store, shared by every node using it: the token store of the
+   * store's own database, loaded on first use (a worker never loads one).
+   */
+  tokens(): Promise<TokenStore>;
   close(): Promise<void>;
 }
 
@@ -87,32 +89,51 @@ function redact(url: string): string {
   }
 }
 
+/** `make`, called once on first use; `close` closes what it made, if anything. */
+function once(make: () => Promise<TokenStore>): { get: () => Promise<TokenStore>; close: () => Promise<void> } {
+  let made: Promise<TokenStore> | undefined;
+  return {
+    get: () => (made ??= make()),
+    close: async () => {
+      await (await made?.catch(() => undefined))?.close();
+    },
+  };
+}
+
 export async function openBackend(io: CliIo, flags: StoreFlags): Promise<Backend> {
   const location = storeLocation(io, flags);
+  // Each database's modules are loaded only when it is the one asked for: the embedded default
+  // never loads a PostgreSQL driver, and a PostgreSQL node never loads node:sqlite.
   if (location.kind === "sqlite") {
     mkdirSync(dirname(location.path), { recursive: true });
+    const { SqliteStore } = await import("@sema-agent/sqlite");
     const store = new SqliteStore({ path: location.path });
-    let tokens: SqliteTokenStore | undefined;
+    const tokens = once(async () => {
+      const { SqliteTokenStore } = await import("@sema-agent/server/sqlite-tokens");
+      return new SqliteTokenStore({ path: location.path });
+    });
     return {
       store,
       label: location.path,
-      tokens: () => (tokens ??= new SqliteTokenStore({ path: location.path })),
+      tokens: tokens.get,
       async close() {
-        await tokens?.close();
+        await tokens.close();
         await store.close();
       },
     };
   }
-  // Loaded only when asked for, so the embedded default never loads a PostgreSQL driver.
   const { PostgresStore } = await import("@sema-agent/postgres");
   const store = await PostgresStore.open({ connectionString: location.url });
-  let tokens: PostgresTokenStore | undefined;
+  const tokens = once(async () => {
+    const { PostgresTokenStore } = await import("@sema-agent/server/postgres-tokens");
+    return new PostgresTokenStore({ pool: store.pool, schema: store.schema });
+  });
   return {
     store,
     label: redact(location.url),
-    tokens: () => (tokens ??= new PostgresTokenStore({ pool: store.pool, schema: store.schema })),
+    tokens: tokens.get,
     async close() {
-      await tokens?.close();
+      await tokens.close();
       await store.close();
     },
   };

@@ -1,14 +1,3 @@
-import { approve } from "./commands/approve.ts";
-import { cancel } from "./commands/cancel.ts";
-import { demo } from "./commands/demo.ts";
-import { events } from "./commands/events.ts";
-import { resume } from "./commands/resume.ts";
-import { run } from "./commands/run.ts";
-import { serve } from "./commands/serve.ts";
-import { steer } from "./commands/steer.ts";
-import { tasks } from "./commands/tasks.ts";
-import { token } from "./commands/token.ts";
-import { worker } from "./commands/worker.ts";
 import { type CliIo, reportError } from "./context.ts";
 
 const USAGE = `Usage: sema <command> [options]
@@ -45,18 +34,20 @@ Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  run,
-  resume,
-  steer,
-  approve,
-  cancel,
-  tasks,
-  events,
-  serve,
-  worker,
-  token,
-  demo,
+// Each command's modules are loaded only when it runs: `sema worker` never loads the HTTP server
+// (Hono), and a command on PostgreSQL never loads node:sqlite (checked by module-graph.test.ts).
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./commands/run.ts")).run,
+  resume: async () => (await import("./commands/resume.ts")).resume,
+  steer: async () => (await import("./commands/steer.ts")).steer,
+  approve: async () => (await import("./commands/approve.ts")).approve,
+  cancel: async () => (await import("./commands/cancel.ts")).cancel,
+  tasks: async () => (await import("./commands/tasks.ts")).tasks,
+  events: async () => (await import("./commands/events.ts")).events,
+  serve: async () => (await import("./commands/serve.ts")).serve,
+  worker: async () => (await import("./commands/worker.ts")).worker,
+  token: async () => (await import("./commands/token.ts")).token,
+  demo: async () => (await import("./commands/demo.ts")).demo,
 };
 
 /** Runs one command line; returns the exit code. */
@@ -66,8 +57,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
-  if (command === undefined) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (load === undefined) {
     io.stderr.write(`sema: unknown command "${name}"\n${USAGE}\n`);
     return 2;
   }
@@ -77,6 +68,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   try {
+    const command = await load();
     return await command(rest, io);
   } catch (error) {
     if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") === true) {

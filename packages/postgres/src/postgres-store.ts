@@ -11,6 +11,7 @@ import {
   type AppendOptions,
   assertAfterSeq,
   assertLeaseAvailable,
+  assertLeaseHeld,
   assertLimit,
   assertSnapshotSeq,
   assertTtl,
@@ -18,12 +19,9 @@ import {
   type Claim,
   type ClaimOptions,
   type CreateTaskInput,
-  decodeCursor,
   EMPTY_SUMMARY,
-  encodeCursor,
   isLeaseLive,
   type Lease,
-  LeaseLostError,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
@@ -41,6 +39,8 @@ import {
   TaskNotFoundError,
   type TaskPage,
   type TaskRecord,
+  taskPageOf,
+  taskPageRequest,
   validateEvents,
   type WatchOptions,
   wantsWorker,
@@ -204,10 +204,7 @@ export class PostgresStore implements Store {
       if (row === undefined) throw new TaskNotFoundError(taskId);
       const record = recordOf(row);
       const now = row.now_ms;
-      if (options.leaseToken !== undefined) {
-        const lease = record.lease;
-        if (!isLeaseLive(lease, now) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
-      }
+      if (options.leaseToken !== undefined) assertLeaseHeld(taskId, record.lease, options.leaseToken, now);
       if (options.expectedSeq !== record.lastSeq) {
         throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq);
       }
@@ -325,7 +322,7 @@ export class PostgresStore implements Store {
       const lease = recordOf(row).lease;
       assertTtl(ttlMs);
       const now = await this.#dbNow(tx);
-      if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
+      assertLeaseHeld(taskId, lease, token, now);
       const expires = new Date(now + ttlMs);
       await tx.client.query(tx.sql.setLease, [row.task_no, lease.token, JSON.stringify(lease.holder), expires]);
       return { ...lease, expiresAt: expires.toISOString() };
@@ -365,16 +362,12 @@ export class PostgresStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     await this.#open();
-    const limit = assertLimit(options.limit, 50, 1000);
-    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const { limit, cursor } = taskPageRequest(options);
     const statement = this.#sql.list[(options.status === undefined ? 0 : 2) + (cursor === undefined ? 0 : 1)];
     const params: Array<string | number> = [options.principal, limit + 1];
     if (options.status !== undefined) params.push(options.status);
     if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
-    const rows = await this.#query<TaskRow>(statement as string, params);
-    const tasks = rows.slice(0, limit).map(recordOf);
-    const last = tasks.at(-1);
-    return rows.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+    return taskPageOf(await this.#query<TaskRow>(statement as string, params), limit, recordOf);
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

@@ -3,6 +3,7 @@
  * task lives in the app; any number of apps (and workers) may serve one store.
  */
 import type { CanApprove, Store } from "@sema-agent/core";
+import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
@@ -21,11 +22,10 @@ import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
-import type { RouteDeps, WorkSignal } from "./routes/deps.ts";
+import type { RouteDeps } from "./routes/deps.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { taskRoutes } from "./routes/tasks.ts";
-import type { AgentRegistry } from "./workers/agent-registry.ts";
 
 export const API_VERSION = "0.1.0";
 

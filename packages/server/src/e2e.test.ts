@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, type StoredEvent } from "@sema-agent/core";
 import { SqliteStore } from "@sema-agent/sqlite";
+import { createAgentRegistry } from "@sema-agent/worker";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "./ingress/sqlite-token-store.ts";
 import { serve } from "./serve.ts";
 import { scriptedAgent, writeTool } from "./test-support/api-fixture.ts";
 import { FrameReader } from "./test-support/sse-frames.ts";
-import { createAgentRegistry } from "./workers/agent-registry.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sema-e2e-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

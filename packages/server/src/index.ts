@@ -1,8 +1,18 @@
 /**
  * `@sema-agent/server`: Sema's serving layer — the HTTP/SSE API (`createApp`), the token ingress
- * that authenticates callers and mints attribution, and the worker pool that runs tasks' legs.
+ * that authenticates callers and mints attribution, and `serve`, which runs the API beside a worker
+ * pool from `@sema-agent/worker`.
  */
 
+// What `createApp` and `serve` take and return, from the worker package they build on; the pool
+// itself (`startWorkers`) is imported from `@sema-agent/worker`.
+export {
+  type AgentRegistry,
+  createAgentRegistry,
+  type StopResult,
+  type WorkerPool,
+  type WorkSignal,
+} from "@sema-agent/worker";
 export { API_VERSION, type AppOptions, apiRoutes, createApp } from "./app.ts";
 export type { AppEnv } from "./app-env.ts";
 export { type ApproverRule, type ApproverSettings, approvalPolicy, defaultApprovalPolicy } from "./approval-policy.ts";
@@ -10,15 +20,11 @@ export { type EphemeralListener, EventHub } from "./events/event-hub.ts";
 export { type ApiErrorBody, type ApiErrorCode, HttpError, type ServerErrorCode } from "./http-error.ts";
 export type { Caller, Credentials, Ingress } from "./ingress/caller.ts";
 export { ensureFirstToken, LOCAL_PRINCIPAL } from "./ingress/first-token.ts";
+// The SQL token stores are subpaths, so a deployment loads only its own database's:
+// `@sema-agent/server/sqlite-tokens` (node:sqlite) and `@sema-agent/server/postgres-tokens`.
 export { MemoryTokenStore } from "./ingress/memory-token-store.ts";
-export {
-  PostgresTokenStore,
-  type PostgresTokenStoreOptions,
-  type SqlPool,
-} from "./ingress/postgres-token-store.ts";
 export { sanitizeText } from "./ingress/sanitize.ts";
 export { SPEAKER_HEADER } from "./ingress/speaker.ts";
-export { SqliteTokenStore, type SqliteTokenStoreOptions } from "./ingress/sqlite-token-store.ts";
 export { createTokenIngress, TOKEN_ISSUER } from "./ingress/token-ingress.ts";
 export {
   type CreatedToken,
@@ -31,7 +37,4 @@ export {
 } from "./ingress/token-store.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 export { type Listening, type ListenOptions, listen } from "./listen.ts";
-export type { WorkSignal } from "./routes/deps.ts";
 export { type ServeOptions, type Serving, serve } from "./serve.ts";
-export { type AgentRegistry, createAgentRegistry } from "./workers/agent-registry.ts";
-export { type StopResult, startWorkers, type WorkerOptions, type WorkerPool } from "./workers/worker-pool.ts";

@@ -4,6 +4,7 @@
  * This is what `sema serve` runs.
  */
 import type { LeaseHolder, Store } from "@sema-agent/core";
+import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { createApp } from "./app.ts";
 import type { ApproverSettings } from "./approval-policy.ts";
 import { EventHub } from "./events/event-hub.ts";
@@ -12,8 +13,6 @@ import { createTokenIngress } from "./ingress/token-ingress.ts";
 import type { CreatedToken, TokenStore } from "./ingress/token-store.ts";
 import type { Limits } from "./limits.ts";
 import { listen } from "./listen.ts";
-import type { AgentRegistry } from "./workers/agent-registry.ts";
-import { type StopResult, startWorkers, type WorkerPool } from "./workers/worker-pool.ts";
 
 export interface ServeOptions {
   store: Store;

@@ -11,6 +11,7 @@ import {
   type AppendOptions,
   assertAfterSeq,
   assertLeaseAvailable,
+  assertLeaseHeld,
   assertLimit,
   assertSnapshotSeq,
   assertTtl,
@@ -19,15 +20,11 @@ import {
   type ClaimOptions,
   type CreateTaskInput,
   claimByListing,
-  decodeCursor,
   EMPTY_SUMMARY,
-  encodeCursor,
-  isLeaseLive,
   isoTime,
   isRunnableRecord,
   isSemaError,
   type Lease,
-  LeaseLostError,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
@@ -46,6 +43,8 @@ import {
   TaskNotFoundError,
   type TaskPage,
   type TaskRecord,
+  taskPageOf,
+  taskPageRequest,
   validateEvents,
   type WatchOptions,
   wantsWorker,
@@ -282,7 +281,7 @@ export class SqliteStore implements Store {
       assertTtl(ttlMs);
       const now = this.#now();
       const lease = record.lease;
-      if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
+      assertLeaseHeld(taskId, lease, token, now);
       const expires = new Date(now + ttlMs);
       sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);
       return { ...lease, expiresAt: expires.toISOString() };
@@ -332,8 +331,7 @@ export class SqliteStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     const sql = this.#statements();
-    const limit = assertLimit(options.limit, 50, 1000);
-    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const { limit, cursor } = taskPageRequest(options);
     const statement = sql.list[
       (options.status === undefined ? 0 : 2) + (cursor === undefined ? 0 : 1)
     ] as StatementSync;
@@ -343,12 +341,7 @@ export class SqliteStore implements Store {
       params.createdAt = cursor.createdAt;
       params.taskId = cursor.taskId;
     }
-    return this.#guard(() => {
-      const rows = statement.all(params) as TaskRow[];
-      const tasks = rows.slice(0, limit).map(recordOf);
-      const last = tasks.at(-1);
-      return rows.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
-    });
+    return this.#guard(() => taskPageOf(statement.all(params) as TaskRow[], limit, recordOf));
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

@@ -2,9 +2,9 @@
 import type { SQLInputValue } from "node:sqlite";
 import {
   type AppendOptions,
+  assertLeaseColumnsHeld,
   isoTime,
   jsonCopy,
-  LeaseLostError,
   reduceSummary,
   SeqConflictError,
   type StoredEvent,
@@ -93,13 +93,9 @@ export function appendEvents(
 ): StoredEvent[] {
   const head = sql.appendHead.get(taskId) as AppendHead | undefined;
   if (head === undefined) throw new TaskNotFoundError(taskId);
-  if (options.leaseToken !== undefined) {
-    // isLeaseLive, on the columns: a lease expires at lease_expires_at (ms).
-    const expires = head.lease_expires_at;
-    if (head.lease_token !== options.leaseToken || expires === null || expires <= nowMs) {
-      throw new LeaseLostError(taskId);
-    }
-  }
+  // The lease rule on the columns: a lease expires at lease_expires_at (ms).
+  if (options.leaseToken !== undefined)
+    assertLeaseColumnsHeld(taskId, head.lease_token, head.lease_expires_at, options.leaseToken, nowMs);
   if (options.expectedSeq !== head.last_seq) throw new SeqConflictError(taskId, options.expectedSeq, head.last_seq);
   if (events.length === 0) return [];
   const at = isoTime(nowMs);

@@ -42,7 +42,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   try {
     const serving = await startServing({
       store: backend.store,
-      tokens: backend.tokens(),
+      tokens: await backend.tokens(),
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       approvers: { agents: set.approvers },
       host: values.host ?? "127.0.0.1",

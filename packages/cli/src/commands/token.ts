@@ -24,7 +24,7 @@ export async function token(argv: string[], io: CliIo): Promise<number> {
     allowPositionals: true,
   });
   const backend = await openBackend(io, values);
-  const tokens = backend.tokens();
+  const tokens = await backend.tokens();
   try {
     switch (action) {
       case "create": {

@@ -7,7 +7,7 @@
  * events, which are the truth.
  */
 import { parseArgs } from "node:util";
-import { createAgentRegistry, startWorkers } from "@sema-agent/server";
+import { createAgentRegistry, startWorkers } from "@sema-agent/worker";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
 import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";

@@ -24,13 +24,7 @@ import type {
   TaskRecord,
   WatchOptions,
 } from "../ports/store.ts";
-import {
-  LeaseLostError,
-  SeqConflictError,
-  StoreUnavailableError,
-  TaskExistsError,
-  TaskNotFoundError,
-} from "../protocol/errors.ts";
+import { SeqConflictError, StoreUnavailableError, TaskExistsError, TaskNotFoundError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { claimByListing } from "./claim-by-listing.ts";
@@ -38,11 +32,10 @@ import { limitPerPrincipal } from "./fair-claims.ts";
 import {
   assertAfterSeq,
   assertLeaseAvailable,
+  assertLeaseHeld,
   assertLimit,
   assertSnapshotSeq,
   assertTtl,
-  decodeCursor,
-  encodeCursor,
   frozenStampedEvent,
   isAfterCursor,
   isLeaseLive,
@@ -50,6 +43,8 @@ import {
   isRunnableRecord,
   newLease,
   snapshotStateText,
+  taskPageOf,
+  taskPageRequest,
 } from "./store-rules.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
 
@@ -133,8 +128,7 @@ export class MemoryStore implements Store {
     const entry = this.#entry(taskId);
     validateEvents(events);
     if (options.leaseToken !== undefined) {
-      const lease = entry.record.lease;
-      if (!isLeaseLive(lease, this.#now()) || lease.token !== options.leaseToken) throw new LeaseLostError(taskId);
+      assertLeaseHeld(taskId, entry.record.lease, options.leaseToken, this.#now());
     }
     if (options.expectedSeq !== entry.record.lastSeq) {
       throw new SeqConflictError(taskId, options.expectedSeq, entry.record.lastSeq);
@@ -175,7 +169,7 @@ export class MemoryStore implements Store {
     assertTtl(ttlMs);
     const now = this.#now();
     const lease = entry.record.lease;
-    if (!isLeaseLive(lease, now) || lease.token !== token) throw new LeaseLostError(taskId);
+    assertLeaseHeld(taskId, lease, token, now);
     lease.expiresAt = new Date(now + ttlMs).toISOString();
     return jsonCopy(lease);
   }
@@ -217,8 +211,7 @@ export class MemoryStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     this.#open();
-    const limit = assertLimit(options.limit, 50, 1000);
-    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const { limit, cursor } = taskPageRequest(options);
     const matching: TaskRecord[] = [];
     for (const { record } of this.#tasks.values()) {
       if (record.principal !== options.principal) continue;
@@ -227,9 +220,7 @@ export class MemoryStore implements Store {
       matching.push(record);
     }
     matching.sort((a, b) => (isAfterCursor(a, b) ? 1 : isAfterCursor(b, a) ? -1 : 0));
-    const tasks = jsonCopy(matching.slice(0, limit));
-    const last = tasks.at(-1);
-    return matching.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+    return taskPageOf(matching, limit, jsonCopy);
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

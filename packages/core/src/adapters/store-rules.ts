@@ -7,8 +7,8 @@
 import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import { newId } from "../internal/ids.ts";
-import type { Lease, Snapshot, TaskRecord } from "../ports/store.ts";
-import { InvalidInputError, LeaseHeldError } from "../protocol/errors.ts";
+import type { Lease, ListTasksOptions, Snapshot, TaskPage, TaskRecord } from "../ports/store.ts";
+import { InvalidInputError, LeaseHeldError, LeaseLostError } from "../protocol/errors.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 
@@ -35,8 +35,42 @@ export function newLease(taskId: string, holder: LeaseHolder, expiresMs: number)
   return { taskId, token: newId(), holder: jsonCopy(holder), expiresAt: new Date(expiresMs).toISOString() };
 }
 
+/** Whether there is a lease and it has not expired at `nowMs` (by the store's clock). */
 export function isLeaseLive(lease: Lease | undefined, nowMs: number): lease is Lease {
-  return lease !== undefined && timeOf(lease.expiresAt) > nowMs;
+  return lease !== undefined && liveAt(timeOf(lease.expiresAt), nowMs);
+}
+
+/** A lease expiring at `expiresMs` is live at `nowMs` until that very millisecond, not at it. */
+function liveAt(expiresMs: number | null | undefined, nowMs: number): boolean {
+  return expiresMs !== undefined && expiresMs !== null && expiresMs > nowMs;
+}
+
+/**
+ * The check of every write made under a lease (an append with `leaseToken`, a renewal): the task's
+ * lease must be live at `nowMs` and be the one `token` names, else `LeaseLost` — it expired, was
+ * released or was taken over, and the caller must stop before its next side effect.
+ */
+export function assertLeaseHeld(
+  taskId: string,
+  lease: Lease | undefined,
+  token: string,
+  nowMs: number,
+): asserts lease is Lease {
+  assertLeaseColumnsHeld(taskId, lease?.token, lease === undefined ? undefined : timeOf(lease.expiresAt), token, nowMs);
+}
+
+/**
+ * `assertLeaseHeld` on a lease's stored columns (its token and its expiry in ms), for a store
+ * that checks them without building the lease.
+ */
+export function assertLeaseColumnsHeld(
+  taskId: string,
+  leaseToken: string | null | undefined,
+  expiresMs: number | null | undefined,
+  token: string,
+  nowMs: number,
+): void {
+  if (leaseToken !== token || !liveAt(expiresMs, nowMs)) throw new LeaseLostError(taskId);
 }
 
 // Every append checks its lease and stamps its events: both memoize the last value, which
@@ -157,4 +191,20 @@ export function assertSnapshotSeq(seq: number, lastSeq: number): void {
   if (!Number.isInteger(seq) || seq < 1 || seq > lastSeq) {
     throw new InvalidInputError(`snapshot seq must be within the log (1..${lastSeq}), got ${seq}`);
   }
+}
+
+/** A page of `listTasks` asked for: its size (default 50, at most 1000) and the position it starts after. */
+export function taskPageRequest(options: ListTasksOptions): { limit: number; cursor: ListPosition | undefined } {
+  const limit = assertLimit(options.limit, 50, 1000);
+  return { limit, cursor: options.cursor === undefined ? undefined : decodeCursor(options.cursor) };
+}
+
+/**
+ * The page out of `rows` in listing order, fetched `limit + 1` (or more) so the store knows
+ * whether more follow: the first `limit` as records, and a cursor after the last when they do.
+ */
+export function taskPageOf<Row>(rows: readonly Row[], limit: number, recordOf: (row: Row) => TaskRecord): TaskPage {
+  const tasks = rows.slice(0, limit).map(recordOf);
+  const last = tasks.at(-1);
+  return rows.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
 }

@@ -11,13 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool } from "@sema-agent/core";
 import { SqliteStore } from "@sema-agent/sqlite";
+import { createAgentRegistry } from "@sema-agent/worker";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../serve.ts";
 import { scriptedAgent, writeTool } from "../test-support/api-fixture.ts";
-import { createAgentRegistry } from "../workers/agent-registry.ts";
 
 /** Debian's browser; SEMA_CHROMIUM names another binary (or a missing one, to see the skip). */
 const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";

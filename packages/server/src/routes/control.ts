@@ -3,7 +3,7 @@
  * the log that the running leg (in any process) sees through the store's watch; resume records a
  * process's worker pool to run the next leg of a parked task.
  */
-import { cancel, interrupt, isTerminal, requestResume, TaskFinishedError } from "@sema-agent/core";
+import { cancel, interrupt, isLeaseLive, isTerminal, requestResume, TaskFinishedError } from "@sema-agent/core";
 import { HttpError as ApiError } from "../http-error.ts";
 import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
@@ -80,7 +80,7 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const record = await ownTask(store, params.taskId, caller);
         const { status, openApprovals } = record.summary;
         if (isTerminal(status)) throw new TaskFinishedError(params.taskId, status);
-        const leased = record.lease !== undefined && Date.parse(record.lease.expiresAt) > deps.now();
+        const leased = isLeaseLive(record.lease, deps.now());
         if (status === "running" && leased)
           throw new ApiError(409, "LeaseHeld", `task ${params.taskId} is running`, {
             details: { taskId: params.taskId },

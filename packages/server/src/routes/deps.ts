@@ -1,5 +1,6 @@
 /** What the route handlers share: the store and the app's settings, resolved once by `createApp`. */
 import type { CanApprove, Store } from "@sema-agent/core";
+import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import type { CatchUpPacer } from "../events/catch-up-pacer.ts";
 import type { EventHub } from "../events/event-hub.ts";
 import type { FrameCache } from "../events/frame-cache.ts";
@@ -7,15 +8,6 @@ import type { StreamBudget } from "../events/stream-budget.ts";
 import type { TaskTails } from "../events/task-tail.ts";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";
-import type { AgentRegistry } from "../workers/agent-registry.ts";
-
-/** How the API tells the worker pool in its process that there is work (optional: workers also poll). */
-export interface WorkSignal {
-  /** New or changed runnable work on this task. */
-  notify(taskId: string): void;
-  /** Run this task's next leg even though it is not runnable by the store's rules (a parked task, asked to resume). */
-  resume(taskId: string): void;
-}
 
 export interface RouteDeps {
   store: Store;

@@ -2,28 +2,19 @@
  * A test API over a MemoryStore: two principals (`acme`, `globex`) with tokens of every shape the
  * tests need, a scripted default agent with one tool that needs approval, and a `call` helper.
  */
-import { type Agent, defineTool, MemoryStore, runLeg, type Store } from "@sema-agent/core";
-import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { type Agent, MemoryStore, runLeg, type Store } from "@sema-agent/core";
+import type { ScriptedModel, ScriptedTurn } from "@sema-agent/core/testing";
+import { createAgentRegistry } from "@sema-agent/worker";
 import type { Hono } from "hono";
-import { z } from "zod";
+import { scriptedAgent } from "../../../worker/src/test-support/scripted-agent.ts";
 import { type AppOptions, createApp } from "../app.ts";
 import type { AppEnv } from "../app-env.ts";
 import { EventHub } from "../events/event-hub.ts";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
 import { createTokenIngress } from "../ingress/token-ingress.ts";
-import { createAgentRegistry } from "../workers/agent-registry.ts";
 
-export const writeTool = defineTool({
-  name: "write_note",
-  description: "Write a note (needs approval)",
-  inputSchema: z.object({ text: z.string() }),
-  needsApproval: true,
-  execute: ({ text }) => `wrote ${text}`,
-});
-
-export function scriptedAgent(turns: ScriptedTurn[], name = "default"): Agent & { model: ScriptedModel } {
-  return { name, model: new ScriptedModel(turns, { mode: "by-transcript" }), tools: [writeTool] };
-}
+// One scripted agent for the worker's tests and the server's (the server depends on the worker).
+export { scriptedAgent, writeTool } from "../../../worker/src/test-support/scripted-agent.ts";
 
 export interface Tokens {
   /** acme's own token (actor alice), no roles. */

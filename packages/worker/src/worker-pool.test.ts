@@ -3,10 +3,9 @@ import { hostname } from "node:os";
 import { type Agent, MemoryStore, type ModelRequest, processSpace, startTask, wake } from "@sema-agent/core";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EventHub } from "../events/event-hub.ts";
-import { scriptedAgent } from "../test-support/api-fixture.ts";
 import { createAgentRegistry } from "./agent-registry.ts";
-import { type StopResult, startWorkers, type WorkerPool } from "./worker-pool.ts";
+import { scriptedAgent } from "./test-support/scripted-agent.ts";
+import { type EventSink, type StopResult, startWorkers, type WorkerPool } from "./worker-pool.ts";
 
 let pool: WorkerPool | undefined;
 // Every test runs on fake timers: see `advanceUntil`.
@@ -49,15 +48,17 @@ describe("startWorkers", () => {
 
   it("claims runnable tasks and runs each with the agent it names, publishing deltas to the hub", async () => {
     const store = new MemoryStore();
-    const hub = new EventHub();
     const fast = scriptedAgent([{ text: "fast answer" }], "fast");
     const slow = scriptedAgent([{ text: "slow answer", chunkSize: 3 }], "slow");
     const a = await startTask(store, { objective: "a", agent: "fast" });
     const b = await startTask(store, { objective: "b", agent: "slow" });
+    // What the server's EventHub would hand b's subscribers: b's text deltas, as they are emitted.
     const deltas: string[] = [];
-    hub.subscribe(b, (event) => {
-      if (event.type === "text_delta") deltas.push(event.delta);
-    });
+    const hub: EventSink = {
+      publish: (event) => {
+        if (event.taskId === b && event.type === "text_delta") deltas.push(event.delta);
+      },
+    };
     const errors: unknown[] = [];
     pool = startWorkers({
       store,

@@ -12,7 +12,7 @@ import { ScriptedModel } from "@sema-agent/core/testing";
 import { PostgresStore } from "@sema-agent/postgres";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { dropSchema, freshSchema, POSTGRES_URL, skip } from "../../../postgres/src/test-server.fixture.ts";
+import { dropSchema, freshSchema, POSTGRES_URL, skip } from "../../postgres/src/test-server.fixture.ts";
 import { createAgentRegistry } from "./agent-registry.ts";
 import { startWorkers, type WorkerOptions, type WorkerPool } from "./worker-pool.ts";
 

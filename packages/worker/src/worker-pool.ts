@@ -18,12 +18,32 @@ import {
   type LeaseHolder,
   runLeg,
   type Store,
+  type StreamEvent,
   tasksOfDeadHoldersHere,
 } from "@sema-agent/core";
-import type { EventHub } from "../events/event-hub.ts";
-import type { WorkSignal } from "../routes/deps.ts";
 import type { AgentRegistry } from "./agent-registry.ts";
 
+/**
+ * How an API in the same process tells its worker pool that there is work (optional: workers
+ * also poll). The pool implements it; `@sema-agent/server`'s routes call it.
+ */
+export interface WorkSignal {
+  /** New or changed runnable work on this task. */
+  notify(taskId: string): void;
+  /** Run this task's next leg even though it is not runnable by the store's rules (a parked task, asked to resume). */
+  resume(taskId: string): void;
+}
+
+/**
+ * Where the legs' events go as they happen (the server's `EventHub` is one): the pool needs only
+ * this, so it carries no HTTP.
+ */
+export interface EventSink {
+  /** Called with every event a leg emits, detached from its object (so a bound function); must not throw. */
+  readonly publish: (event: StreamEvent) => void;
+}
+
+/** How `startWorkers` runs: the store, the agents, and how many legs at once. */
 export interface WorkerOptions {
   store: Store;
   agents: AgentRegistry;
@@ -40,7 +60,7 @@ export interface WorkerOptions {
   /** Who this process is on the leases it takes. Default `defaultHolder()`. */
   holder?: LeaseHolder;
   /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
-  hub?: EventHub;
+  hub?: EventSink;
   leaseTtlMs?: number;
   /**
    * How often to look for tasks whose lease a process on this machine held when it died (a
@@ -52,6 +72,7 @@ export interface WorkerOptions {
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 
+/** What `WorkerPool.stop` reports: which legs parked in time and which did not. */
 export interface StopResult {
   /** Legs that ended within the deadline. */
   stopped: string[];
@@ -59,6 +80,7 @@ export interface StopResult {
   abandoned: string[];
 }
 
+/** A running pool: nudge it (`WorkSignal`), see its legs, stop it. */
 export interface WorkerPool extends WorkSignal {
   /** Task ids with a leg running in this pool. */
   running(): string[];
@@ -82,6 +104,7 @@ function deadline(ms: number): { reached: Promise<void>; cancel: () => void } {
   return { reached, cancel: () => clearTimeout(timer) };
 }
 
+/** Start a worker pool over `options.store`; it runs until `stop`. */
 export function startWorkers(options: WorkerOptions): WorkerPool {
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const maxPerPrincipal =

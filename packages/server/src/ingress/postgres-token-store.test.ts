@@ -2,10 +2,11 @@
  * The server's token store on the PostgreSQL task store's pool: what every API node of a
  * deployment shares, so a token minted on one node authenticates on all.
  */
-import { ensureFirstToken, PostgresTokenStore } from "@sema-agent/server";
+import { PostgresStore } from "@sema-agent/postgres";
 import { afterEach, describe, expect, it } from "vitest";
-import { PostgresStore } from "./postgres-store.ts";
-import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "./test-server.fixture.ts";
+import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "../../../postgres/src/test-server.fixture.ts";
+import { ensureFirstToken } from "./first-token.ts";
+import { PostgresTokenStore } from "./postgres-token-store.ts";
 
 describe.skipIf(skip)("PostgresTokenStore", () => {
   const cleanup: Array<() => Promise<void>> = [];

@@ -1,0 +1,83 @@
+/**
+ * What a command loads, in a real process: `sema worker` serves no HTTP, so nothing of Hono (nor
+ * of `@sema-agent/server`) may be in its module graph; a PostgreSQL node never loads node:sqlite.
+ * Each command runs until it is up, then gets SIGTERM; the child records every module it resolved
+ * (test-support/module-graph-node.ts). The controls (`sema serve` loads Hono, SQLite loads
+ * node:sqlite) prove the recording sees what the other checks look for.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { POSTGRES_URL, skip, withClient } from "../../postgres/src/test-server.fixture.ts";
+
+const ENTRY = fileURLToPath(new URL("./test-support/module-graph-node.ts", import.meta.url));
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Run `sema <args>` until its output matches `ready`, stop it with SIGTERM; the modules it loaded. */
+async function modulesOf(args: string[], ready: RegExp): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "sema-graph-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "turns.json"), JSON.stringify({ turns: [{ text: "done" }] }));
+  const log = join(dir, "modules.txt");
+  const child: ChildProcess = spawn(process.execPath, [ENTRY, ...args, "--model", "script:turns.json"], {
+    cwd: dir,
+    env: { ...process.env, SEMA_STORE_URL: "", SEMA_DB: "", SEMA_MODULE_LOG: log },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  try {
+    await expect.poll(() => output, { timeout: 30_000, interval: 50 }).toMatch(ready);
+  } finally {
+    child.kill("SIGTERM");
+  }
+  expect(await exited, output).toBe(0);
+  return readFileSync(log, "utf8").split("\n");
+}
+
+const HONO = /\/node_modules\/(hono|@hono\/[^/]+)\//;
+const SERVER = /\/packages\/server\/|\/node_modules\/@sema-agent\/server\//;
+
+describe("what a command loads", () => {
+  it("sema worker loads no Hono and nothing of the server; sema serve does (the control)", {
+    timeout: 90_000,
+  }, async () => {
+    const worker = await modulesOf(["worker"], /Sema worker running/);
+    expect(worker.filter((url) => HONO.test(url) || SERVER.test(url))).toEqual([]);
+    expect(worker.some((url) => url.includes("/packages/worker/src/worker-pool.ts"))).toBe(true);
+    // The embedded default: a SQLite store, so node:sqlite is there (the control for the test below).
+    expect(worker).toContain("node:sqlite");
+
+    const serve = await modulesOf(["serve", "--port", "0"], /serving http/);
+    expect(serve.some((url) => HONO.test(url))).toBe(true);
+  });
+
+  describe.skipIf(skip)("on PostgreSQL", () => {
+    const database = `sema_graph_${randomBytes(5).toString("hex")}`;
+    const url = (() => {
+      const parsed = new URL(POSTGRES_URL);
+      parsed.pathname = `/${database}`;
+      return parsed.toString();
+    })();
+    afterAll(async () => {
+      await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+    });
+
+    it("sema serve loads no node:sqlite (and its tokens live in PostgreSQL)", { timeout: 60_000 }, async () => {
+      await withClient((client) => client.query(`CREATE DATABASE ${database}`));
+      const serve = await modulesOf(["serve", "--port", "0", "--workers", "0", "--store", url], /serving http/);
+      expect(serve).not.toContain("node:sqlite");
+      expect(serve.some((u) => u.includes("/packages/server/src/ingress/postgres-token-store.ts"))).toBe(true);
+      expect(serve.some((u) => HONO.test(u))).toBe(true);
+    });
+  });
+});
