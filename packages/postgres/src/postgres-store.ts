@@ -6,6 +6,9 @@
  * `LISTEN/NOTIFY` and a bounded poll. The semantics (stamping, leases, runnability, cursors,
  * limits) come from `@sema-agent/core`'s store rules, so this file only maps them onto tables.
  */
+
+import type { Lease, Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
+import { LeaseLostError, SeqConflictError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
   type AppendOptions,
@@ -22,30 +25,21 @@ import {
   EMPTY_SUMMARY,
   encodeCursor,
   isLeaseLive,
-  type Lease,
-  LeaseLostError,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
   newLease,
   type ReadOptions,
-  SeqConflictError,
   type Snapshot,
-  type Store,
-  type StoredEvent,
   SummaryCache,
   snapshotStateText,
   summarizeAfter,
-  type TaskEvent,
-  TaskExistsError,
-  TaskNotFoundError,
   type TaskPage,
-  type TaskRecord,
   validateEvents,
   type WatchOptions,
   wantsWorker,
   watchTask,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 import type pg from "pg";
 import { appendIfUnchanged } from "./append-unchanged.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";

@@ -7,6 +7,16 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import {
+  isSemaError,
+  type Lease,
+  type Store,
+  type StoreClock,
+  type StoredEvent,
+  type TaskEvent,
+  type TaskRecord,
+} from "@sema-agent/core";
+import { LeaseLostError, StoreUnavailableError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
+import {
   type AcquireLeaseOptions,
   type AppendOptions,
   assertAfterSeq,
@@ -25,32 +35,21 @@ import {
   isLeaseLive,
   isoTime,
   isRunnableRecord,
-  isSemaError,
-  type Lease,
-  LeaseLostError,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
   newLease,
   type ReadOptions,
   type Snapshot,
-  type Store,
-  type StoreClock,
-  type StoredEvent,
-  StoreUnavailableError,
   SummaryCache,
   snapshotStateText,
   summarizeAfter,
-  type TaskEvent,
-  TaskExistsError,
-  TaskNotFoundError,
   type TaskPage,
-  type TaskRecord,
   validateEvents,
   type WatchOptions,
   wantsWorker,
   watchTask,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
 import {

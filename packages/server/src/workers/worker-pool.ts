@@ -9,17 +9,8 @@
  * no new claims, running legs are aborted so they park at their next step boundary
  * (`parked:interrupt`) and release their leases, within a deadline.
  */
-import {
-  type Agent,
-  DEFAULTS,
-  defaultHolder,
-  isSemaError,
-  type Lease,
-  type LeaseHolder,
-  runLeg,
-  type Store,
-  tasksOfDeadHoldersHere,
-} from "@sema-agent/core";
+import { type Agent, DEFAULTS, isSemaError, type Lease, type LeaseHolder, runLeg, type Store } from "@sema-agent/core";
+import { holderDiedHere, nodeHolder, tasksOfDeadHoldersHere } from "@sema-agent/core/node";
 import type { EventHub } from "../events/event-hub.ts";
 import type { WorkSignal } from "../routes/deps.ts";
 import type { AgentRegistry } from "./agent-registry.ts";
@@ -37,7 +28,7 @@ export interface WorkerOptions {
   maxPerPrincipal?: number;
   /** How often to look for runnable tasks when not nudged. Default 500 ms. */
   pollMs?: number;
-  /** Who this process is on the leases it takes. Default `defaultHolder()`. */
+  /** Who this process is on the leases it takes. Default `nodeHolder()` of `@sema-agent/core/node`. */
   holder?: LeaseHolder;
   /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
   hub?: EventHub;
@@ -87,7 +78,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   const maxPerPrincipal =
     options.maxPerPrincipal === undefined ? undefined : Math.max(1, Math.floor(options.maxPerPrincipal));
   const pollMs = options.pollMs ?? 500;
-  const holder = options.holder ?? defaultHolder();
+  const holder = options.holder ?? nodeHolder();
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   const recoverEveryMs = options.recoverEveryMs ?? 5000;
   let recoveredAt = Number.NEGATIVE_INFINITY;
@@ -137,6 +128,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         store: options.store,
         agent,
         holder,
+        // A lease of a process that died on this machine is taken over at once (recoverDeadHere).
+        holderDied: holderDiedHere,
         ...(options.hub === undefined ? {} : { emit: options.hub.publish }),
         leaseTtlMs: ttlMs,
       },
