@@ -4,7 +4,7 @@
  * lease (by the database's clock) and `expectedSeq`, and inserts the events under the
  * `(task_no, seq)` primary key, which also rejects a racing duplicate. Watches are woken by
  * `LISTEN/NOTIFY` and a bounded poll. The semantics (stamping, leases, runnability, cursors,
- * limits) come from `@sema-agent/core`'s store rules, so this file only maps them onto tables.
+ * limits) come from the store rules of `@sema-agent/core/store-kit`, so this file only maps them onto tables.
  */
 
 import type { Lease, Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";

@@ -2,7 +2,7 @@
  * `SqliteStore`: the `Store` port on one SQLite file through `node:sqlite` (no native addon). It is
  * the embedded default: one process or several on one machine share the file; appends are
  * serialized by SQLite's write lock and made conditional by `expectedSeq` inside the transaction.
- * The semantics (stamping, leases, runnability, cursors, limits) come from `@sema-agent/core`'s
+ * The semantics (stamping, leases, runnability, cursors, limits) come from `@sema-agent/core/store-kit`'s
  * store rules, so this file only maps them onto tables.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
