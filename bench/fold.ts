@@ -6,7 +6,8 @@
  *   npm run fold -w @sema-agent/bench -- --rounds 3
  */
 import { parseArgs } from "node:util";
-import { fold, stateFromJson, stateToJson, type TaskEvent } from "@sema-agent/core";
+import { fold, type TaskEvent } from "@sema-agent/core";
+import { stateFromJson, stateToJson } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
 import {
   describeMachine,

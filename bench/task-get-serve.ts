@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { fold, startTask, stateToJson } from "@sema-agent/core";
+import { fold, startTask } from "@sema-agent/core";
+import { stateToJson } from "@sema-agent/core/store-kit";
 import { SqliteStore } from "@sema-agent/sqlite";
 import {
   describeMachine,

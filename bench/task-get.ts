@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { fold, loadTaskState, overviewOf, type Store, startTask, stateToJson } from "@sema-agent/core";
+import { fold, loadTaskState, overviewOf, type Store, startTask } from "@sema-agent/core";
+import { stateToJson } from "@sema-agent/core/store-kit";
 import { SqliteStore } from "@sema-agent/sqlite";
 import {
   benchApp,

@@ -1,8 +1,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
+import { ScriptedModel } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
-import { loadAgents } from "./agent-config.ts";
+import { loadAgents, withDefaultPrices } from "./agent-config.ts";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sema-config-"));
 const noModel = () => {
@@ -80,5 +82,32 @@ describe("sema.config", () => {
     const script = join(none, "t.json");
     writeFileSync(script, JSON.stringify({ turns: [] }));
     expect(await loadAgents(none, {}, () => `script:${script}`)).toMatchObject({ defaultAgent: "default" });
+  });
+
+  it("gives every loaded agent the vendors' list prices, so cost limits count as before core dropped them", async () => {
+    const cwd = dir();
+    const script = join(cwd, "t.json");
+    writeFileSync(script, JSON.stringify({ turns: [] }));
+    writeFileSync(
+      join(cwd, "sema.config.json"),
+      JSON.stringify({ agents: { a: { model: `script:${script}`, maxCostUsd: 2 } } }),
+    );
+    const json = await loadAgents(cwd, {}, noModel);
+    expect(json.agents.a?.budget).toEqual({ maxCostUsd: 2, prices: DEFAULT_PRICES });
+    const none = dir();
+    writeFileSync(join(none, "t.json"), JSON.stringify({ turns: [] }));
+    const fallback = await loadAgents(none, {}, () => `script:${join(none, "t.json")}`);
+    expect(fallback.agents.default?.budget).toEqual({ prices: DEFAULT_PRICES });
+    // A code config's own prices win; sub-agents are priced too, and an agent delegating to itself stays one.
+    const model = new ScriptedModel([]);
+    const own = { input: 1, output: 2 };
+    const helper = { model };
+    const lead: Parameters<typeof withDefaultPrices>[0] = { model, budget: { prices: { "gpt-5": own } } };
+    lead.delegation = { agents: { helper, lead } };
+    const priced = withDefaultPrices(lead);
+    expect(priced.budget?.prices).toEqual({ ...DEFAULT_PRICES, "gpt-5": own });
+    expect(priced.delegation?.agents?.helper?.budget?.prices).toEqual(DEFAULT_PRICES);
+    expect(priced.delegation?.agents?.lead).toBe(priced);
+    expect(lead.budget).toEqual({ prices: { "gpt-5": own } });
   });
 });

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
 import type { Agent } from "@sema-agent/core";
 import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
@@ -73,6 +74,33 @@ function fromJson(
   return agent;
 }
 
+/**
+ * `agent` (and the sub-agents it delegates to) with the vendors' list prices under its own in
+ * `budget.prices`: core carries no price table, so a cost limit under `sema` counts as it always did.
+ */
+export function withDefaultPrices(agent: Agent, seen = new Map<Agent, Agent>()): Agent {
+  const known = seen.get(agent);
+  if (known !== undefined) return known;
+  const priced: Agent = {
+    ...agent,
+    budget: { ...agent.budget, prices: { ...DEFAULT_PRICES, ...agent.budget?.prices } },
+  };
+  // Registered before its sub-agents, so an agent that delegates to itself stays one agent.
+  seen.set(agent, priced);
+  const subAgents = agent.delegation?.agents;
+  if (agent.delegation !== undefined && subAgents !== undefined)
+    priced.delegation = {
+      ...agent.delegation,
+      agents: Object.fromEntries(Object.entries(subAgents).map(([name, sub]) => [name, withDefaultPrices(sub, seen)])),
+    };
+  return priced;
+}
+
+function pricedAll(agents: Record<string, Agent>): Record<string, Agent> {
+  const seen = new Map<Agent, Agent>();
+  return Object.fromEntries(Object.entries(agents).map(([name, agent]) => [name, withDefaultPrices(agent, seen)]));
+}
+
 function checkDefault(agents: Record<string, unknown>, requested: string | undefined, source: string): string {
   const names = Object.keys(agents);
   const chosen = requested ?? (names.length === 1 ? names[0] : undefined);
@@ -105,7 +133,7 @@ export async function loadAgents(
     if (!approvers.success)
       throw new UsageError(`${name}: approvers: each agent's rule is "approver-role" or "any-verified-actor"`);
     return {
-      agents: config.agents,
+      agents: pricedAll(config.agents),
       defaultAgent: checkDefault(config.agents, config.defaultAgent, name),
       approvers: approvers.data ?? {},
       source: name,
@@ -134,11 +162,13 @@ export async function loadAgents(
         raw.approvers === undefined ? [] : [[name, raw.approvers]],
       ),
     );
-    return { agents, defaultAgent: defaultName, approvers, source: JSON_FILE };
+    return { agents: pricedAll(agents), defaultAgent: defaultName, approvers, source: JSON_FILE };
   }
   const spec = modelSpec();
   return {
-    agents: { [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), tools.root, { tools: tools.options }) },
+    agents: pricedAll({
+      [DEFAULT_AGENT_NAME]: defaultAgent(modelFromSpec(spec, env), tools.root, { tools: tools.options }),
+    }),
     defaultAgent: DEFAULT_AGENT_NAME,
     approvers: {},
     source: `the default agent on ${spec}`,

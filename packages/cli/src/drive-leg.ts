@@ -5,15 +5,15 @@
 import { createInterface } from "node:readline";
 import {
   type Agent,
-  defaultHolder,
   isSemaError,
-  type LeaseHeldError,
   type LegOptions,
   type LegOutcome,
   runLeg,
   type Store,
   sendInput,
 } from "@sema-agent/core";
+import { nodeHost } from "@sema-agent/core/node";
+import type { LeaseHeldError } from "@sema-agent/core/protocol";
 import { askApprovals, printPendingApprovals } from "./approvals.ts";
 import type { CliIo } from "./context.ts";
 import { Renderer } from "./render.ts";
@@ -72,7 +72,7 @@ async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome |
         if (io.interrupt !== undefined) legOptions.signal = io.interrupt;
         if (options.trigger !== undefined) legOptions.trigger = options.trigger;
         outcome = await runLeg(
-          { store: options.store, agent: options.agent, emit: renderer.emit, holder: defaultHolder() },
+          { store: options.store, agent: options.agent, emit: renderer.emit, ...nodeHost() },
           options.taskId,
           legOptions,
         );

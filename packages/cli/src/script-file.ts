@@ -4,7 +4,8 @@
  * task continues the script where it left off; a script that runs out fails the task clearly.
  */
 import { readFileSync } from "node:fs";
-import { InvalidInputError, type JsonValue } from "@sema-agent/core";
+import type { JsonValue } from "@sema-agent/core";
+import { InvalidInputError } from "@sema-agent/core/protocol";
 import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import { z } from "zod";
 

@@ -1,33 +1,13 @@
 /**
- * `@sema-agent/core`: the protocol, the pure core and the harness of Sema, a stateless,
- * task-oriented AI agent core. Test helpers live on `@sema-agent/core/testing`.
+ * `@sema-agent/core`: what an application uses — tasks, legs, tools, approvals, hooks, the
+ * in-memory store, errors, the human-input seed and the neutralizers. It imports no `node:*`
+ * module, so it runs on Node, Deno, Bun, Workers and in a browser. By audience, the rest lives on
+ * subpaths: `./protocol` (the log's event schemas and types, every error class), `./store-kit`
+ * (what a store adapter builds on), `./node` (the lease identity of a Node process), `./testing`.
  */
 
-export { claimByListing } from "./adapters/claim-by-listing.ts";
-export { fairListing, fairOrder, limitPerPrincipal } from "./adapters/fair-claims.ts";
 export { MemoryStore } from "./adapters/memory-store.ts";
-export * from "./adapters/sql-rows.ts";
-export * from "./adapters/store-rules.ts";
-export { SummaryCache } from "./adapters/summary-cache.ts";
-export { ChangeNotifier, type TailSource, tailEvents, watchTask } from "./adapters/tail-events.ts";
-export { canonicalJson, deepFreeze, frozenFromJson, jsonCopy } from "./core/canonical-json.ts";
-// Core: pure functions over the log.
-export { validateEvents } from "./core/event-validation.ts";
-export {
-  type ApprovalState,
-  type ChildState,
-  EMPTY_STATE,
-  Folder,
-  fold,
-  type OpenToolCall,
-  type PendingInput,
-  stateFromJson,
-  stateToJson,
-  TASK_STATE_VERSION,
-  type TaskState,
-  type TimerState,
-  UNSETTLED_CALL_CONTENT,
-} from "./core/fold.ts";
+export { type ApprovalState, fold, type TaskState } from "./core/fold.ts";
 export {
   buildAppliedHumanInputEvent,
   buildHumanInputEvent,
@@ -38,54 +18,13 @@ export {
   speakerLabel,
 } from "./core/human-input-projection.ts";
 export { sanitizeHumanText } from "./core/human-text.ts";
-export { deliveryEvents, dueTimerInputs } from "./core/input-delivery.ts";
-export { renderInput, renderInputs } from "./core/input-rendering.ts";
-export { attrEscape, CUT_MARK, inlineUntrusted } from "./core/neutralizers.ts";
-export {
-  defuseReservedMarkup,
-  defuseReservedTags,
-  isFrameHeadLine,
-  QUOTE_MARK,
-  quoteFrameHeads,
-} from "./core/reserved-markup.ts";
-export { STANDING_INSTRUCTIONS } from "./core/standing-instructions.ts";
-export {
-  EMPTY_SUMMARY,
-  isTerminal,
-  nextWakeAt,
-  reduceSummary,
-  summarize,
-  summarizeAfter,
-} from "./core/task-summary.ts";
-export {
-  type DelimitUntrustedOptions,
-  defaultRandomBytes,
-  delimitUntrusted,
-  formatHookFeedback,
-  frameOperatorInput,
-  HEADER_VALUE_MAX_CHARS,
-  type RandomBytes,
-} from "./core/trust-framing.ts";
-export { type WaitingInputs, waitingInputs } from "./core/waiting-inputs.ts";
-export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
-export {
-  type Budget,
-  type BudgetLimit,
-  costUsd,
-  DEFAULT_PRICES,
-  exceededLimit,
-  type ModelPrice,
-  priceOf,
-} from "./harness/budget/budget.ts";
-export {
-  childTaskId,
-  DELEGATE_TOOL,
-  type DelegationSettings,
-  delegateSpec,
-  notifyParent,
-  startChildTask,
-  steerChild,
-} from "./harness/delegation/delegation.ts";
+export { attrEscape, inlineUntrusted } from "./core/neutralizers.ts";
+export { isTerminal } from "./core/task-summary.ts";
+export type { RandomBytes } from "./core/trust-framing.ts";
+export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
+export { type Agent, DEFAULTS, type HarnessOptions } from "./harness/agent.ts";
+export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
+export type { DelegationSettings } from "./harness/delegation/delegation.ts";
 export type {
   BeforeToolDecision,
   HookContext,
@@ -94,19 +33,10 @@ export type {
   HookSettings,
   Hooks,
 } from "./harness/hooks/hooks.ts";
-export { holderDiedHere, processAlive, processSpace } from "./harness/leg/process-space.ts";
-export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/leg/run-leg.ts";
+export { type LegOptions, type LegOutcome, runLeg } from "./harness/leg/run-leg.ts";
 export { runTask, type TaskRun } from "./harness/leg/run-task.ts";
-// Harness: the turn loop and the task operations.
-export { tasksOfDeadHoldersHere } from "./harness/leg/take-lease.ts";
-export {
-  type CompactionSettings,
-  compactionCut,
-  SUMMARY_INSTRUCTIONS,
-  shouldCompact,
-} from "./harness/model/compaction.ts";
-export { buildModelRequest, systemText, toolSpecs } from "./harness/model/model-request.ts";
-export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model/retry.ts";
+export type { CompactionSettings } from "./harness/model/compaction.ts";
+export { type RetryPolicy, withRetry } from "./harness/model/retry.ts";
 export {
   cancel,
   interrupt,
@@ -121,25 +51,13 @@ export {
   wakeAt,
 } from "./harness/tasks/task-api.ts";
 export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/tasks/task-overview.ts";
-export {
-  approvalRequest,
-  type CanApprove,
-  type Decision,
-  decideApproval,
-  defaultCanApprove,
-  sha256Hex,
-} from "./harness/tools/approvals.ts";
+export { type CanApprove, type Decision, decideApproval, defaultCanApprove } from "./harness/tools/approvals.ts";
 export { defineTool, type ToolDefinition } from "./harness/tools/define-tool.ts";
-export { INTERRUPTED_CONTENT, NOT_RUN_CONTENT } from "./harness/tools/run-tool-call.ts";
-export { CRASHED_CALL_CONTENT } from "./harness/tools/tool-phase.ts";
-export { newId } from "./internal/ids.ts";
-// Model and tool ports.
 export type * from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
-// Ports and the in-memory adapter; the rules and the live tail other adapters build on.
-export type * from "./ports/store.ts";
+export type { Lease, Store, StoreClock, TaskRecord } from "./ports/store.ts";
 export type * from "./ports/tool.ts";
-export * from "./protocol/errors.ts";
+export { isSemaError, SemaError, type SemaErrorCode } from "./protocol/errors.ts";
 export type {
   CoreCarrier,
   HumanInputDelivery,
@@ -148,22 +66,8 @@ export type {
   HumanInputSource,
   TaskEventIdentity,
 } from "./protocol/human-input.ts";
-// Protocol: the session log's vocabulary and the typed errors.
 export type { JsonValue } from "./protocol/json.ts";
-export * from "./protocol/stream-event.ts";
-export * from "./protocol/task-event.ts";
-export {
-  EVENT_SEQS_VERSION,
-  type EventSeqs,
-  type LogPosition,
-  type TaskStatus,
-  type TaskSummary,
-} from "./protocol/task-summary.ts";
-export type {
-  ActorAssertion,
-  FinishReason,
-  ToolCall,
-  ToolResultStatus,
-  TranscriptEntry,
-  Usage,
-} from "./protocol/transcript.ts";
+export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
+export type { LeaseHolder, StoredEvent, TaskEvent } from "./protocol/task-event.ts";
+export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
+export type { ActorAssertion, FinishReason, ToolCall, TranscriptEntry, Usage } from "./protocol/transcript.ts";

@@ -2,10 +2,12 @@
 // application writes must infer the types it means, and what it must not write must not compile.
 import { expectTypeOf } from "vitest";
 import { z } from "zod";
+import * as rootEntry from "./index.ts";
 import {
   type Agent,
   type BeforeToolDecision,
   defineTool,
+  type HarnessOptions,
   type HookContext,
   type Hooks,
   isSemaError,
@@ -18,6 +20,9 @@ import {
   type ToolContext,
   type ToolOutput,
 } from "./index.ts";
+import { type NodeHost, nodeHost } from "./node/index.ts";
+import { LeaseHeldError, type TaskCreatedEvent, taskEventSchema } from "./protocol/index.ts";
+import { encodeCursor, type TaskColumns } from "./store-kit.ts";
 
 // A tool's input type is inferred from its schema, in execute and in needsApproval.
 const search = defineTool({
@@ -82,3 +87,23 @@ expectTypeOf(runLeg).returns.resolves.toEqualTypeOf<LegOutcome>();
 expectTypeOf(sanitizeHumanText)
   .parameter(1)
   .toEqualTypeOf<"user" | "supervisor" | "operator" | "external" | "system">();
+
+// The subpaths by audience: the root has no store helper, event schema, Node holder or vendor price.
+// @ts-expect-error store helpers are on ./store-kit
+void rootEntry.encodeCursor;
+// @ts-expect-error error classes other than SemaError are on ./protocol
+void rootEntry.LeaseHeldError;
+// @ts-expect-error the event schemas are on ./protocol
+void rootEntry.taskEventSchema;
+// @ts-expect-error the lease identity of a Node process is on ./node (nodeHolder)
+void rootEntry.defaultHolder;
+// @ts-expect-error vendor prices are on @sema-agent/ai-sdk
+void rootEntry.DEFAULT_PRICES;
+expectTypeOf(encodeCursor).returns.toBeString();
+expectTypeOf<TaskColumns["task_id"]>().toBeString();
+expectTypeOf(new LeaseHeldError("t", { id: "h" }, "2026-01-01T00:00:00.000Z")).toExtend<SemaError>();
+expectTypeOf(taskEventSchema.parse({})).toExtend<{ type: string }>();
+expectTypeOf<TaskCreatedEvent["type"]>().toEqualTypeOf<"task_created">();
+// A Node host spreads nodeHost() into runLeg's options.
+expectTypeOf(nodeHost()).toEqualTypeOf<NodeHost>();
+expectTypeOf<NodeHost>().toExtend<Required<Pick<HarnessOptions, "holder" | "holderDied">>>();

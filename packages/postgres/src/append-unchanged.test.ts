@@ -2,7 +2,8 @@
  * The one-round-trip append: taken when this store wrote the task's summary last, and never
  * when anything changed since — then the locking path decides, with the same answers as before.
  */
-import { isSemaError, summarize } from "@sema-agent/core";
+import { isSemaError } from "@sema-agent/core";
+import { summarize } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";

@@ -4,7 +4,8 @@
  * statement that writes, that nothing changed since (seq, summary text, lease). Four round trips
  * become one; when anything did change, nothing is written and the locking path takes over.
  */
-import { type StoredEvent, type SummaryCache, summarizeAfter, type TaskEvent, wantsWorker } from "@sema-agent/core";
+import type { StoredEvent, TaskEvent } from "@sema-agent/core";
+import { type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";

@@ -3,7 +3,8 @@
  * it to `SeqConflict` or `TaskExists`); everything else the database or the connection throws is
  * `StoreUnavailable`, retryable, because the harness retries with backoff whatever the cause.
  */
-import { isSemaError, StoreUnavailableError } from "@sema-agent/core";
+import { isSemaError } from "@sema-agent/core";
+import { StoreUnavailableError } from "@sema-agent/core/protocol";
 
 /** SQLSTATE of a unique-key violation. */
 export const UNIQUE_VIOLATION = "23505";

@@ -3,7 +3,7 @@
  * of the task named in each notification. It is only an accelerator: watchers also wake after a
  * bounded poll, so a notification lost while this connection is down only delays delivery.
  */
-import type { ChangeNotifier } from "@sema-agent/core";
+import type { ChangeNotifier } from "@sema-agent/core/store-kit";
 import type { Notification, Pool, PoolClient } from "pg";
 
 /** The channel every store NOTIFYs after an append; the payload is `<taskId>:<seq>`. */

@@ -4,8 +4,11 @@
  * lease (by the database's clock) and `expectedSeq`, and inserts the events under the
  * `(task_no, seq)` primary key, which also rejects a racing duplicate. Watches are woken by
  * `LISTEN/NOTIFY` and a bounded poll. The semantics (stamping, leases, runnability, cursors,
- * limits) come from `@sema-agent/core`'s store rules, so this file only maps them onto tables.
+ * limits) come from the store rules of `@sema-agent/core/store-kit`, so this file only maps them onto tables.
  */
+
+import type { Lease, Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
+import { SeqConflictError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
   type AppendOptions,
@@ -21,31 +24,23 @@ import {
   type CreateTaskInput,
   EMPTY_SUMMARY,
   isLeaseLive,
-  type Lease,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
   newLease,
   type ReadOptions,
-  SeqConflictError,
   type Snapshot,
-  type Store,
-  type StoredEvent,
   SummaryCache,
   snapshotStateText,
   summarizeAfter,
-  type TaskEvent,
-  TaskExistsError,
-  TaskNotFoundError,
   type TaskPage,
-  type TaskRecord,
   taskPageOf,
   taskPageRequest,
   validateEvents,
   type WatchOptions,
   wantsWorker,
   watchTask,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 import type pg from "pg";
 import { appendIfUnchanged } from "./append-unchanged.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";

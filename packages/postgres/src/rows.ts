@@ -3,15 +3,15 @@
  * columns are text the store wrote; one that no longer parses means the data was damaged outside
  * the store, which is reported as storage failure, not a crash.
  */
+
+import type { StoredEvent, TaskRecord } from "@sema-agent/core";
 import {
   eventFromColumns,
   recordFromColumns,
   type Snapshot,
-  type StoredEvent,
   snapshotFromColumns,
   type TaskColumns,
-  type TaskRecord,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 
 export type TaskRow = TaskColumns & {
   /** A bigint, which `pg` returns as a string; it is only ever passed back as a parameter. */

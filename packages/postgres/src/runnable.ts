@@ -3,6 +3,8 @@
  * the runnable listing (candidates by the partial index, the rule at the database's time), and
  * claims that lock candidates with `FOR UPDATE SKIP LOCKED` so concurrent workers split the work.
  */
+
+import type { TaskRecord } from "@sema-agent/core";
 import {
   assertLimit,
   assertTtl,
@@ -13,8 +15,7 @@ import {
   isRunnableRecord,
   type ListRunnableOptions,
   newLease,
-  type TaskRecord,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 import type { Queries } from "./queries.ts";
 import { recordOf, type TaskRow } from "./rows.ts";
 import type { Database } from "./session.ts";

@@ -5,7 +5,7 @@
  * `sema_schema_migrations` records every version applied, and a schema written by newer code is
  * refused instead of being misread.
  */
-import { StoreUnavailableError } from "@sema-agent/core";
+import { StoreUnavailableError } from "@sema-agent/core/protocol";
 import type { ClientBase } from "pg";
 
 /** One step of the schema. Versions are 1, 2, 3 … with no gaps; a released step never changes. */

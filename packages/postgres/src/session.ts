@@ -3,7 +3,7 @@
  * every call waits for, and the two ways to run statements — one query, or a transaction on one
  * client that any failure rolls back. Failures come out as the port's typed errors.
  */
-import { StoreUnavailableError } from "@sema-agent/core";
+import { StoreUnavailableError } from "@sema-agent/core/protocol";
 import pg from "pg";
 import { quoteSchema, toStoreError } from "./connection.ts";
 import type { Queries } from "./queries.ts";

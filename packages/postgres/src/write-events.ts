@@ -1,5 +1,6 @@
 /** Writing events into the log: the rows, the input index, and the stored form handed back. */
-import { type StoredEvent, stampEvent, type TaskEvent } from "@sema-agent/core";
+import type { StoredEvent, TaskEvent } from "@sema-agent/core";
+import { stampEvent } from "@sema-agent/core/store-kit";
 import type { Tx } from "./session.ts";
 
 /** Each event's input id (null for other events), or null when the batch has no input at all. */

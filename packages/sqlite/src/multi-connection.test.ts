@@ -4,7 +4,8 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { isSemaError, type StoredEvent, summarize } from "@sema-agent/core";
+import { isSemaError, type StoredEvent } from "@sema-agent/core";
+import { summarize } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "./sqlite-store.ts";

@@ -4,16 +4,15 @@
  * column still parses, so a row that does not is reported as storage failure, not a crash.
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
+import type { StoredEvent, TaskRecord } from "@sema-agent/core";
+import { StoreUnavailableError } from "@sema-agent/core/protocol";
 import {
   eventFromColumns,
   recordFromColumns,
   type Snapshot,
-  type StoredEvent,
-  StoreUnavailableError,
   snapshotFromColumns,
   type TaskColumns,
-  type TaskRecord,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 
 export type TaskRow = TaskColumns & {
   task_no: number;

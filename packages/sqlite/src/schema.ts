@@ -5,7 +5,7 @@
  * refused instead of being misread.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { StoreUnavailableError } from "@sema-agent/core";
+import { StoreUnavailableError } from "@sema-agent/core/protocol";
 
 /** One step of the schema. Versions are 1, 2, 3 … with no gaps; a released step never changes. */
 export interface Migration {

@@ -2,10 +2,20 @@
  * `SqliteStore`: the `Store` port on one SQLite file through `node:sqlite` (no native addon). It is
  * the embedded default: one process or several on one machine share the file; appends are
  * serialized by SQLite's write lock and made conditional by `expectedSeq` inside the transaction.
- * The semantics (stamping, leases, runnability, cursors, limits) come from `@sema-agent/core`'s
+ * The semantics (stamping, leases, runnability, cursors, limits) come from `@sema-agent/core/store-kit`'s
  * store rules, so this file only maps them onto tables.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import {
+  isSemaError,
+  type Lease,
+  type Store,
+  type StoreClock,
+  type StoredEvent,
+  type TaskEvent,
+  type TaskRecord,
+} from "@sema-agent/core";
+import { StoreUnavailableError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
   type AppendOptions,
@@ -23,33 +33,23 @@ import {
   EMPTY_SUMMARY,
   isoTime,
   isRunnableRecord,
-  isSemaError,
-  type Lease,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
   newLease,
   type ReadOptions,
   type Snapshot,
-  type Store,
-  type StoreClock,
-  type StoredEvent,
-  StoreUnavailableError,
   SummaryCache,
   snapshotStateText,
   summarizeAfter,
-  type TaskEvent,
-  TaskExistsError,
-  TaskNotFoundError,
   type TaskPage,
-  type TaskRecord,
   taskPageOf,
   taskPageRequest,
   validateEvents,
   type WatchOptions,
   wantsWorker,
   watchTask,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
 import {

@@ -1,20 +1,17 @@
 /** Writing events into the log inside an append's (or a create's) transaction. */
 import type { SQLInputValue } from "node:sqlite";
+import type { StoredEvent, TaskEvent, TaskSummary } from "@sema-agent/core";
+import { SeqConflictError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AppendOptions,
   assertLeaseColumnsHeld,
   isoTime,
   jsonCopy,
   reduceSummary,
-  SeqConflictError,
-  type StoredEvent,
   type SummaryCache,
   stampEvent,
-  type TaskEvent,
-  TaskNotFoundError,
-  type TaskSummary,
   wantsWorker,
-} from "@sema-agent/core";
+} from "@sema-agent/core/store-kit";
 import type { AppendHead } from "./rows.ts";
 import { INSERT_CHUNK, type Statements } from "./statements.ts";
 

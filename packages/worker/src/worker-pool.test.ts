@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { type Agent, MemoryStore, type ModelRequest, processSpace, startTask, wake } from "@sema-agent/core";
+import { type Agent, MemoryStore, type ModelRequest, startTask, wake } from "@sema-agent/core";
+import { processSpace } from "@sema-agent/core/node";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentRegistry } from "./agent-registry.ts";

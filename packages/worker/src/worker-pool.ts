@@ -12,15 +12,14 @@
 import {
   type Agent,
   DEFAULTS,
-  defaultHolder,
   isSemaError,
   type Lease,
   type LeaseHolder,
   runLeg,
   type Store,
   type StreamEvent,
-  tasksOfDeadHoldersHere,
 } from "@sema-agent/core";
+import { holderDiedHere, nodeHolder, tasksOfDeadHoldersHere } from "@sema-agent/core/node";
 import type { AgentRegistry } from "./agent-registry.ts";
 
 /**
@@ -57,7 +56,7 @@ export interface WorkerOptions {
   maxPerPrincipal?: number;
   /** How often to look for runnable tasks when not nudged. Default 500 ms. */
   pollMs?: number;
-  /** Who this process is on the leases it takes. Default `defaultHolder()`. */
+  /** Who this process is on the leases it takes. Default `nodeHolder()` of `@sema-agent/core/node`. */
   holder?: LeaseHolder;
   /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
   hub?: EventSink;
@@ -110,7 +109,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   const maxPerPrincipal =
     options.maxPerPrincipal === undefined ? undefined : Math.max(1, Math.floor(options.maxPerPrincipal));
   const pollMs = options.pollMs ?? 500;
-  const holder = options.holder ?? defaultHolder();
+  const holder = options.holder ?? nodeHolder();
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   const recoverEveryMs = options.recoverEveryMs ?? 5000;
   let recoveredAt = Number.NEGATIVE_INFINITY;
@@ -160,6 +159,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         store: options.store,
         agent,
         holder,
+        // A lease of a process that died on this machine is taken over at once (recoverDeadHere).
+        holderDied: holderDiedHere,
         ...(options.hub === undefined ? {} : { emit: options.hub.publish }),
         leaseTtlMs: ttlMs,
       },

@@ -6,6 +6,7 @@
 
 import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
+import { fromBase64Url, toBase64Url } from "../internal/base64url.ts";
 import { newId } from "../internal/ids.ts";
 import type { Lease, ListTasksOptions, Snapshot, TaskPage, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError, LeaseLostError } from "../protocol/errors.ts";
@@ -169,12 +170,12 @@ export interface ListPosition {
 }
 
 export function encodeCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.taskId])).toString("base64url");
+  return toBase64Url(JSON.stringify([position.createdAt, position.taskId]));
 }
 
 export function decodeCursor(cursor: string): ListPosition {
   try {
-    const [createdAt, taskId] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    const [createdAt, taskId] = JSON.parse(fromBase64Url(cursor)) as unknown[];
     if (typeof createdAt === "string" && typeof taskId === "string") return { createdAt, taskId };
   } catch {
     // fall through to the typed error

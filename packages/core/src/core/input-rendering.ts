@@ -17,7 +17,7 @@ export type DeliveryCarrier = "objective" | "steer" | "nextTurn" | "resume" | "w
  * for inputs it recorded, and this keeps inputs recorded before it did, or by a host that skipped
  * it, from forging a frame.
  */
-export function renderInput(input: PendingInput, live: boolean, randomBytes?: RandomBytes): string {
+function renderInput(input: PendingInput, live: boolean, randomBytes?: RandomBytes): string {
   const text = input.source === "supervisor" ? input.text : defuseReservedMarkup(input.text);
   const frame =
     input.actor === undefined ? { text, source: input.source } : { text, source: input.source, actor: input.actor };

@@ -11,7 +11,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const WHITESPACE_RUN = /\s+/gu;
 
 /** Marks a value that {@link inlineUntrusted} cut short. */
-export const CUT_MARK = "…";
+const CUT_MARK = "…";
 
 /**
  * Make an untrusted value safe to inline on one line inside a frame: every line break and every

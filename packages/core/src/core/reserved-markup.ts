@@ -62,7 +62,7 @@ export function defuseReservedTags(text: string): string {
 }
 
 /** Quote every frame-head line in `text` with {@link QUOTE_MARK}. Idempotent. */
-export function quoteFrameHeads(text: string): string {
+function quoteFrameHeads(text: string): string {
   const parts = text.split(LINE_BREAK);
   // Even indexes are lines, odd ones the breaks between them.
   for (let i = 0; i < parts.length; i += 2) {

@@ -7,12 +7,12 @@ import { attrEscape, inlineUntrusted } from "./neutralizers.ts";
 import { defuseReservedTags } from "./reserved-markup.ts";
 
 /** Longest `from="…"` / `kind="…"` value kept in a fence header, in code points. */
-export const HEADER_VALUE_MAX_CHARS = 64;
+const HEADER_VALUE_MAX_CHARS = 64;
 
 /** A source of random bytes. Injected so tests can pin nonces; defaults to Web Crypto. */
 export type RandomBytes = (size: number) => Uint8Array;
 
-export const defaultRandomBytes: RandomBytes = (size) => globalThis.crypto.getRandomValues(new Uint8Array(size));
+const defaultRandomBytes: RandomBytes = (size) => globalThis.crypto.getRandomValues(new Uint8Array(size));
 
 /**
  * Wrap trusted feedback (a hook's message, a supervisor's words) in a `<system-reminder>` block.

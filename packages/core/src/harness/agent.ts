@@ -2,7 +2,6 @@
  * What a harness runs: the agent (model, instructions, tools, limits) and the host's settings
  * (store, lease holder, sinks, caps). Plain data; nothing here lives between calls.
  */
-import { hostname } from "node:os";
 import type { RandomBytes } from "../core/trust-framing.ts";
 import { newId } from "../internal/ids.ts";
 import type { Model } from "../ports/model.ts";
@@ -14,7 +13,6 @@ import type { LeaseHolder } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
 import type { DelegationSettings } from "./delegation/delegation.ts";
 import type { HookSettings, Hooks } from "./hooks/hooks.ts";
-import { processSpace } from "./leg/process-space.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
 
 export interface Agent {
@@ -48,8 +46,17 @@ export interface Agent {
 export interface HarnessOptions {
   store: Store;
   agent: Agent;
-  /** Who this process is, recorded on the lease. Default: host name, pid and a random suffix. */
+  /**
+   * Who this process is, recorded on the lease. Default: a random id, stable for the process's
+   * lifetime, with no host or pid (core is runtime-neutral). Node hosts pass `nodeHost()` of
+   * `@sema-agent/core/node` (host name, pid, process table).
+   */
   holder?: LeaseHolder;
+  /**
+   * Whether a live lease's holder is known to be dead, so its lease may be taken over before it
+   * expires (`holderDiedHere` of `@sema-agent/core/node`). Without it a lease is waited out.
+   */
+  holderDied?: (holder: LeaseHolder) => boolean;
   /** Default 30 s; renewed every third of it while a leg runs. */
   leaseTtlMs?: number;
   /** Receives every stored event of the task while a leg runs, and the ephemeral deltas. */
@@ -73,13 +80,11 @@ export const DEFAULTS = {
 
 let processHolder: LeaseHolder | undefined;
 
-/** This process's holder identity: stable for its lifetime, unique across processes. */
+/**
+ * The holder of a host that names none: a random id, stable for this module's lifetime. It has no
+ * host or pid, so nobody can find it dead; its leases are taken over only once they expire.
+ */
 export function defaultHolder(): LeaseHolder {
-  processHolder ??= {
-    id: `${hostname()}:${process.pid}:${newId().slice(-8)}`,
-    host: hostname(),
-    pid: process.pid,
-    space: processSpace(),
-  };
+  processHolder ??= { id: `holder:${newId()}` };
   return processHolder;
 }

@@ -5,7 +5,9 @@
  * best effort and live only: a subscriber sees those emitted while it is connected, by a worker
  * in this process (with workers elsewhere, a subscriber gets the stored events only).
  */
-import { type EphemeralEvent, isEphemeral, type StreamEvent } from "@sema-agent/core";
+
+import type { StreamEvent } from "@sema-agent/core";
+import { type EphemeralEvent, isEphemeral } from "@sema-agent/core/protocol";
 
 export type EphemeralListener = (event: EphemeralEvent) => void;
 

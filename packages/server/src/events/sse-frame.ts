@@ -2,7 +2,9 @@
  * SSE frames as bytes. A stored event or a delta goes to every subscriber of its task as the same
  * bytes, so each is serialized and encoded once (cached by object) rather than once per client.
  */
-import type { EphemeralEvent, StoredEvent } from "@sema-agent/core";
+
+import type { StoredEvent } from "@sema-agent/core";
+import type { EphemeralEvent } from "@sema-agent/core/protocol";
 
 const encoder = new TextEncoder();
 const encoded = new WeakMap<object, Uint8Array>();

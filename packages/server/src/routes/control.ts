@@ -3,7 +3,9 @@
  * the log that the running leg (in any process) sees through the store's watch; resume records a
  * process's worker pool to run the next leg of a parked task.
  */
-import { cancel, interrupt, isLeaseLive, isTerminal, requestResume, TaskFinishedError } from "@sema-agent/core";
+import { cancel, interrupt, isTerminal, requestResume } from "@sema-agent/core";
+import { TaskFinishedError } from "@sema-agent/core/protocol";
+import { isLeaseLive } from "@sema-agent/core/store-kit";
 import { HttpError as ApiError } from "../http-error.ts";
 import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";

@@ -3,7 +3,8 @@
  * checked against the token here: `supervisor` needs the supervisor role, `external` names its
  * sender and is fenced as untrusted, and the default is the caller's own `user` lane.
  */
-import { type ActorAssertion, ForbiddenError, type HumanInputSource, sendInput } from "@sema-agent/core";
+import { type ActorAssertion, type HumanInputSource, sendInput } from "@sema-agent/core";
+import { ForbiddenError } from "@sema-agent/core/protocol";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { parseDisplayName } from "../ingress/display-name.ts";

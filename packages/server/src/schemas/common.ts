@@ -1,5 +1,5 @@
 /** Schemas shared by several resources: ids, the error body, usage, JSON values. */
-import { parkReasonSchema } from "@sema-agent/core";
+import { parkReasonSchema } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { named } from "./registry.ts";
 

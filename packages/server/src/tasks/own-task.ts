@@ -2,7 +2,8 @@
  * Ownership, checked on every read, stream, input, approval and control: a task of another
  * principal is reported exactly like a task that does not exist, so ids leak nothing.
  */
-import { type Store, TaskNotFoundError, type TaskRecord } from "@sema-agent/core";
+import type { Store, TaskRecord } from "@sema-agent/core";
+import { TaskNotFoundError } from "@sema-agent/core/protocol";
 import type { Caller } from "../ingress/caller.ts";
 
 export async function ownTask(store: Store, taskId: string, caller: Caller): Promise<TaskRecord> {

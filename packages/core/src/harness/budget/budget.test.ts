@@ -67,10 +67,22 @@ describe("budgets", () => {
     const model = new ScriptedModel(busy(10, { inputTokens: 100_000, outputTokens: 10_000 }), {
       id: "anthropic:claude-sonnet-4-5",
     });
-    const outcome = await runLeg({ store, agent: { model, budget: { maxCostUsd: 1 } } }, taskId);
+    const prices = { "claude-sonnet-4": { input: 3, output: 15, cachedInput: 0.3 } };
+    const outcome = await runLeg({ store, agent: { model, budget: { maxCostUsd: 1, prices } } }, taskId);
     expect(outcome).toMatchObject({ parkedReason: "budget" });
     expect((await store.getTask(taskId)).summary.parkedDetail).toBe("cost");
     expect(model.calls).toBe(3);
+  });
+
+  it("carries no vendor prices: without a price table a model costs nothing against the cost limit", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "x" });
+    const model = new ScriptedModel([...busy(4, { inputTokens: 100_000, outputTokens: 10_000 }), turn(1, 1)], {
+      id: "anthropic:claude-sonnet-4-5",
+    });
+    const outcome = await runLeg({ store, agent: { model, budget: { maxCostUsd: 1 } } }, taskId);
+    expect(outcome).toMatchObject({ status: "completed" });
+    expect(model.calls).toBe(5);
   });
 
   it("counts only time spent in legs against the time limit", async () => {

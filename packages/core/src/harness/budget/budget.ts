@@ -1,7 +1,9 @@
 /**
  * Budgets: per-task limits on model turns, tokens, cost and active time. Reaching one parks the
  * task (or fails it, as configured) with an engine note that says which limit, so a person can
- * raise it and resume. Usage is what the provider reported; cost comes from a price table.
+ * raise it and resume. Usage is what the provider reported; cost comes from the price table the
+ * host configures (`Budget.prices`; core carries no vendor prices: `@sema-agent/ai-sdk` exports
+ * `DEFAULT_PRICES`, which the CLI and `sema serve` pass).
  */
 import type { TaskState } from "../../core/fold.ts";
 import type { JsonValue } from "../../protocol/json.ts";
@@ -16,22 +18,6 @@ export interface ModelPrice {
   cachedInput?: number;
 }
 
-/**
- * List prices of a few common models (USD per million tokens), matched by the model id after its
- * provider prefix, longest prefix first. Override or extend with `Budget.prices`.
- */
-export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  "claude-opus-4": { input: 15, output: 75, cachedInput: 1.5 },
-  "claude-sonnet-4": { input: 3, output: 15, cachedInput: 0.3 },
-  "claude-haiku-4": { input: 1, output: 5, cachedInput: 0.1 },
-  "gpt-5-mini": { input: 0.25, output: 2, cachedInput: 0.025 },
-  "gpt-5-nano": { input: 0.05, output: 0.4, cachedInput: 0.005 },
-  "gpt-5": { input: 1.25, output: 10, cachedInput: 0.125 },
-  "gpt-4.1": { input: 2, output: 8, cachedInput: 0.5 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
-  "gpt-4o": { input: 2.5, output: 10, cachedInput: 1.25 },
-};
-
 export interface Budget {
   maxTurns?: number;
   /** Input plus output tokens over the whole task. */
@@ -41,12 +27,16 @@ export interface Budget {
   maxActiveMs?: number;
   /** Default `park`: the task waits for a person to raise the limit; `fail` ends it. */
   onExceeded?: "park" | "fail";
-  /** Prices by model id (without the provider prefix) or prefix; merged over DEFAULT_PRICES. */
+  /**
+   * Prices by model id (without the provider prefix) or prefix, longest prefix first. A model with
+   * no price here costs nothing against `maxCostUsd` (pass `DEFAULT_PRICES` of `@sema-agent/ai-sdk`).
+   */
   prices?: Record<string, ModelPrice>;
 }
 
 export type BudgetLimit = "turns" | "tokens" | "cost" | "time";
 
+/** The price of `modelId` (`provider:id` or a bare id) in `prices`: the longest key it starts with. */
 export function priceOf(modelId: string, prices: Readonly<Record<string, ModelPrice>>): ModelPrice | undefined {
   const bare = modelId.includes(":") ? modelId.slice(modelId.indexOf(":") + 1) : modelId;
   let best: string | undefined;
@@ -55,6 +45,7 @@ export function priceOf(modelId: string, prices: Readonly<Record<string, ModelPr
   return best === undefined ? undefined : prices[best];
 }
 
+/** What `usage` cost at `price`, in US dollars. */
 export function costUsd(usage: Usage, price: ModelPrice): number {
   const cached = usage.cachedInputTokens ?? 0;
   const fresh = Math.max(0, usage.inputTokens - cached);
@@ -80,7 +71,7 @@ export function exceededLimit(
     return { limit: "tokens", text: `The task used ${tokens} tokens, reaching its limit of ${budget.maxTokens}.` };
   }
   if (budget.maxCostUsd !== undefined) {
-    const price = priceOf(modelId, { ...DEFAULT_PRICES, ...budget.prices });
+    const price = priceOf(modelId, budget.prices ?? {});
     const cost = price === undefined ? undefined : costUsd(usage, price);
     if (cost !== undefined && cost >= budget.maxCostUsd) {
       return { limit: "cost", text: `The task cost $${cost.toFixed(4)}, reaching its limit of $${budget.maxCostUsd}.` };
@@ -147,7 +138,7 @@ export function remainingBudget(state: TaskState, budget: Budget, modelId: strin
   if (budget.maxTokens !== undefined)
     out.maxTokens = Math.max(0, budget.maxTokens - usage.inputTokens - usage.outputTokens);
   if (budget.maxCostUsd !== undefined) {
-    const price = priceOf(modelId, { ...DEFAULT_PRICES, ...budget.prices });
+    const price = priceOf(modelId, budget.prices ?? {});
     out.maxCostUsd = Math.max(0, budget.maxCostUsd - (price === undefined ? 0 : costUsd(usage, price)));
   }
   if (budget.maxActiveMs !== undefined) {

@@ -168,7 +168,7 @@ async function runLeased(
   ttlMs: number,
 ): Promise<LegOutcome> {
   const { store } = options;
-  const lease = legOptions.lease ?? (await acquireLeg(store, taskId, options.holder, ttlMs));
+  const lease = legOptions.lease ?? (await acquireLeg(store, taskId, options.holder, ttlMs, options.holderDied));
   const lost = new AbortController();
   let loop: LegLoop | undefined;
   const stopLease = keepLease(store, taskId, lease.token, ttlMs, () => {

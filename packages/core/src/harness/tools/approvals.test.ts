@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
@@ -71,6 +72,12 @@ async function parkedOn(turns: ScriptedTurn[]) {
 }
 
 describe("approvals", () => {
+  it("digests with Web Crypto exactly as node:crypto's SHA-256 did, so recorded digests still match", async () => {
+    expect(await sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    for (const text of ["", '{"path":"old.log"}', "é 漢字 🙂", "x".repeat(100_000)])
+      expect(await sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
+  });
+
   it("parks on a call that needs approval, records canonical JSON and its digest, runs it once approved", async () => {
     const { store, w, taskId, outcome, request, leg, decide } = await parkedOn([
       deletes("old.log"),
@@ -81,7 +88,7 @@ describe("approvals", () => {
       callId: "call-1-1",
       name: "delete_file",
       inputJson: '{"path":"old.log"}',
-      digest: sha256Hex('{"path":"old.log"}'),
+      digest: await sha256Hex('{"path":"old.log"}'),
     });
     expect(w.runs).toEqual([]);
     expect(await store.listRunnable()).toEqual([]);
@@ -118,7 +125,7 @@ describe("approvals", () => {
       [
         decideApproval(store, taskId, {
           callId: "call-1-1",
-          digest: sha256Hex('{"path":"b"}'),
+          digest: await sha256Hex('{"path":"b"}'),
           decision: "approve",
           ...owner,
         }),

@@ -4,7 +4,6 @@
  * names the call and the digest, is attributed to its actor, and is refused unless the digest
  * matches, the call is undecided, and the actor may approve. A human input never counts.
  */
-import { createHash } from "node:crypto";
 import { canonicalJson } from "../../core/canonical-json.ts";
 import type { ApprovalState } from "../../core/fold.ts";
 import { isTerminal } from "../../core/task-summary.ts";
@@ -21,14 +20,23 @@ import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../../protoco
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { appendToState } from "../tasks/append-to-task.ts";
 
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+/** The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex: Web Crypto, so any runtime computes it. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }
 
 /** The `approval_requested` event for a call and its (validated) input. */
-export function approvalRequest(legId: string, callId: string, name: string, input: JsonValue): ApprovalRequestedEvent {
+export async function approvalRequest(
+  legId: string,
+  callId: string,
+  name: string,
+  input: JsonValue,
+): Promise<ApprovalRequestedEvent> {
   const inputJson = canonicalJson(input);
-  return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: sha256Hex(inputJson) };
+  return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: await sha256Hex(inputJson) };
 }
 
 export interface Decision {

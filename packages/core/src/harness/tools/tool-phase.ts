@@ -142,7 +142,7 @@ export class ToolPhase {
       (typeof tool.needsApproval === "function" && (await tool.needsApproval(checked.value, context))) ||
       (policy !== undefined && (await policy({ name: call.name, input: call.input }, context)));
     if (!needs) return { kind: "run", call, frozen: false, replaced };
-    return { kind: "request", event: approvalRequest(this.#legId, call.callId, call.name, call.input) };
+    return { kind: "request", event: await approvalRequest(this.#legId, call.callId, call.name, call.input) };
   }
 
   /**

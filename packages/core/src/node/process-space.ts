@@ -6,7 +6,7 @@
  */
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname, platform, uptime } from "node:os";
-import type { LeaseHolder } from "../../protocol/task-event.ts";
+import type { LeaseHolder } from "../protocol/task-event.ts";
 
 /** Whether a process with this pid is alive on this machine. */
 export function processAlive(pid: number): boolean {

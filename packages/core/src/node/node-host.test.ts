@@ -1,12 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../adapters/memory-store.ts";
-import { ScriptedModel } from "../../testing/scripted-model.ts";
-import { startTask } from "../tasks/task-api.ts";
-import { processAlive, processSpace } from "./process-space.ts";
-import { runLeg } from "./run-leg.ts";
-import { acquireLeg } from "./take-lease.ts";
+import { MemoryStore } from "../adapters/memory-store.ts";
+import { runLeg } from "../harness/leg/run-leg.ts";
+import { acquireLeg } from "../harness/leg/take-lease.ts";
+import { startTask } from "../harness/tasks/task-api.ts";
+import { ScriptedModel } from "../testing/scripted-model.ts";
+import { nodeHolder, nodeHost, tasksOfDeadHoldersHere } from "./node-host.ts";
+import { holderDiedHere, processAlive, processSpace } from "./process-space.ts";
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -15,7 +16,7 @@ function deadPid(): number {
   return child.pid;
 }
 
-describe("acquireLeg", () => {
+describe("the node host: leases of dead holders on this machine", () => {
   it("tells live processes from dead ones", () => {
     expect(processAlive(process.pid)).toBe(true);
     expect(processAlive(deadPid())).toBe(false);
@@ -28,8 +29,27 @@ describe("acquireLeg", () => {
       holder: { id: "crashed-cli", host: hostname(), pid: deadPid(), space: processSpace() },
       ttlMs: 600_000,
     });
-    const outcome = await runLeg({ store, agent: { model: new ScriptedModel([{ text: "recovered" }]) } }, taskId);
+    expect((await tasksOfDeadHoldersHere(store)).map((task) => task.taskId)).toEqual([taskId]);
+    const model = new ScriptedModel([{ text: "recovered" }]);
+    const outcome = await runLeg({ store, agent: { model }, ...nodeHost() }, taskId);
     expect(outcome).toMatchObject({ status: "completed", result: "recovered" });
+  });
+
+  it("without a node host, waits out even a dead holder here: the runtime-neutral default knows no pid", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "x" });
+    await store.acquireLease(taskId, {
+      holder: { id: "crashed-cli", host: hostname(), pid: deadPid(), space: processSpace() },
+      ttlMs: 600_000,
+    });
+    const model = new ScriptedModel([{ text: "never" }]);
+    await expect(runLeg({ store, agent: { model } }, taskId)).rejects.toMatchObject({ code: "LeaseHeld" });
+    await expect(acquireLeg(store, taskId, { id: "me" }, 1000)).rejects.toMatchObject({ code: "LeaseHeld" });
+  });
+
+  it("names this process on its leases by host, pid and process table, the same for its whole life", () => {
+    expect(nodeHolder()).toMatchObject({ host: hostname(), pid: process.pid, space: processSpace() });
+    expect(nodeHolder()).toBe(nodeHolder());
   });
 
   it("waits out a dead pid from another process table: another container, another boot, or unknown", async () => {
@@ -38,7 +58,9 @@ describe("acquireLeg", () => {
       const taskId = await startTask(store, { objective: "x" });
       const holder = { id: `in-${space}`, host: hostname(), pid: deadPid(), ...(space === undefined ? {} : { space }) };
       await store.acquireLease(taskId, { holder, ttlMs: 600_000 });
-      await expect(acquireLeg(store, taskId, { id: "me" }, 1000)).rejects.toMatchObject({ code: "LeaseHeld" });
+      await expect(acquireLeg(store, taskId, { id: "me" }, 1000, holderDiedHere)).rejects.toMatchObject({
+        code: "LeaseHeld",
+      });
     }
   });
 
@@ -51,7 +73,7 @@ describe("acquireLeg", () => {
     const store = new MemoryStore();
     const taskId = await startTask(store, { objective: "x" });
     await store.acquireLease(taskId, { holder: { id: "live", host: hostname(), pid: process.pid }, ttlMs: 600_000 });
-    await expect(acquireLeg(store, taskId, { id: "me" }, 1000)).rejects.toMatchObject({
+    await expect(acquireLeg(store, taskId, { id: "me" }, 1000, holderDiedHere)).rejects.toMatchObject({
       code: "LeaseHeld",
       holder: { id: "live" },
     });
@@ -60,7 +82,7 @@ describe("acquireLeg", () => {
       holder: { id: "remote", host: "some-other-machine", pid: deadPid() },
       ttlMs: 600_000,
     });
-    const error = await acquireLeg(store, other, { id: "me" }, 1000).catch((e: unknown) => e);
+    const error = await acquireLeg(store, other, { id: "me" }, 1000, holderDiedHere).catch((e: unknown) => e);
     // Refused with the remote holder's own lease: not taken over, not ended.
     expect(error).toMatchObject({ code: "LeaseHeld", holder: { id: "remote" }, expiresAt: remote.expiresAt });
   });

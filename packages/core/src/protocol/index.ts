@@ -1,0 +1,13 @@
+/**
+ * `@sema-agent/core/protocol`: the session log's vocabulary — every event arm and its zod schema,
+ * the stream of stored and ephemeral events, the transcript, the task summary's shape, JSON, and
+ * every typed error (stable `code`). Nothing here depends on the rest of core.
+ */
+
+export * from "./errors.ts";
+export type * from "./human-input.ts";
+export type * from "./json.ts";
+export * from "./stream-event.ts";
+export * from "./task-event.ts";
+export * from "./task-summary.ts";
+export type * from "./transcript.ts";

@@ -1,0 +1,158 @@
+// The root's export list, pinned: the root is what an application uses, and changing it means
+// changing these lists on purpose (a store helper belongs on ./store-kit, an event schema on
+// ./protocol, anything that needs Node on ./node). The types are read from the entry's source,
+// the values from the module itself.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import * as root from "./index.ts";
+import * as node from "./node/index.ts";
+
+const VALUES = [
+  "DEFAULTS",
+  "LABEL_ID_MAX_CHARS",
+  "MemoryStore",
+  "SemaError",
+  "attrEscape",
+  "buildAppliedHumanInputEvent",
+  "buildHumanInputEvent",
+  "cancel",
+  "costUsd",
+  "decideApproval",
+  "defaultCanApprove",
+  "defineTool",
+  "delimitUntrusted",
+  "fold",
+  "frameMidTurnUserInput",
+  "inlineUntrusted",
+  "interrupt",
+  "isSemaError",
+  "isTerminal",
+  "loadTaskOverview",
+  "loadTaskState",
+  "overviewOf",
+  "priceOf",
+  "projectHumanInput",
+  "requestResume",
+  "runLeg",
+  "runTask",
+  "sanitizeHumanText",
+  "sendInput",
+  "speakerLabel",
+  "startTask",
+  "wake",
+  "wakeAt",
+  "withRetry",
+];
+
+const TYPES = [
+  "ActorAssertion",
+  "Agent",
+  "ApprovalCheck",
+  "ApprovalContext",
+  "ApprovalState",
+  "BeforeToolDecision",
+  "Budget",
+  "BudgetLimit",
+  "CanApprove",
+  "CompactionSettings",
+  "CoreCarrier",
+  "Decision",
+  "DelegationSettings",
+  "DelimitUntrustedOptions",
+  "Emit",
+  "FinishReason",
+  "HarnessOptions",
+  "HookContext",
+  "HookFeedback",
+  "HookName",
+  "HookSettings",
+  "Hooks",
+  "HumanInputDelivery",
+  "HumanInputEvent",
+  "HumanInputFrame",
+  "HumanInputPolicy",
+  "HumanInputSource",
+  "InferOutput",
+  "JsonValue",
+  "Lease",
+  "LeaseHolder",
+  "LegOptions",
+  "LegOutcome",
+  "Model",
+  "ModelFailure",
+  "ModelPart",
+  "ModelPrice",
+  "ModelRequest",
+  "RandomBytes",
+  "RetryPolicy",
+  "SemaErrorCode",
+  "SendInputOptions",
+  "SentInput",
+  "StandardIssue",
+  "StandardResult",
+  "StandardSchemaV1",
+  "StartTaskInput",
+  "Store",
+  "StoreClock",
+  "StoredEvent",
+  "StreamEvent",
+  "TaskEvent",
+  "TaskEventIdentity",
+  "TaskOverview",
+  "TaskRecord",
+  "TaskRun",
+  "TaskState",
+  "TaskStatus",
+  "TaskSummary",
+  "Tool",
+  "ToolCall",
+  "ToolContext",
+  "ToolDefinition",
+  "ToolOutput",
+  "ToolSpec",
+  "TranscriptEntry",
+  "Usage",
+  "WakeAtOptions",
+];
+
+/** Every name an entry file exports, types included: its `export { … }` lists and the declarations of `export type * from` modules. */
+function exportedNames(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const names = new Set<string>();
+  for (const [, list = ""] of text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gm))
+    for (const item of list.split(",")) {
+      const name = item.trim().replace(/^type\s+/, "");
+      if (name !== "") names.add(name);
+    }
+  for (const [, from = ""] of text.matchAll(/^export\s+type\s+\*\s+from\s+"([^"]+)"/gm)) {
+    const source = readFileSync(join(dirname(file), from), "utf8");
+    for (const [, name = ""] of source.matchAll(/^export\s+(?:interface|type|class|function|const)\s+(\w+)/gm))
+      names.add(name);
+  }
+  return [...names].sort();
+}
+
+describe("the root's export list", () => {
+  it("is the application surface, value by value", () => {
+    expect(Object.keys(root).sort()).toEqual(VALUES);
+  });
+
+  it("and type by type", () => {
+    const all = exportedNames(fileURLToPath(new URL("./index.ts", import.meta.url)));
+    expect(all.filter((name) => !VALUES.includes(name))).toEqual(TYPES);
+    expect(VALUES.length + TYPES.length).toBe(all.length);
+  });
+
+  it("leaves Node to ./node", () => {
+    expect(Object.keys(node).sort()).toEqual([
+      "holderDiedHere",
+      "nodeHolder",
+      "nodeHost",
+      "processAlive",
+      "processSpace",
+      "tasksOfDeadHoldersHere",
+    ]);
+  });
+});
