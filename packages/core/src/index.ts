@@ -67,7 +67,7 @@ export {
   type RandomBytes,
 } from "./core/trust-framing.ts";
 export { type WaitingInputs, waitingInputs } from "./core/waiting-inputs.ts";
-export { type Agent, DEFAULTS, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
+export { type Agent, type DelegationSettings, defaultHolder, type HarnessOptions } from "./harness/agent.ts";
 export {
   type Budget,
   type BudgetLimit,
@@ -77,15 +77,9 @@ export {
   type ModelPrice,
   priceOf,
 } from "./harness/budget/budget.ts";
-export {
-  childTaskId,
-  DELEGATE_TOOL,
-  type DelegationSettings,
-  delegateSpec,
-  notifyParent,
-  startChildTask,
-  steerChild,
-} from "./harness/delegation/delegation.ts";
+export { DEFAULTS } from "./harness/defaults.ts";
+export { childTaskId, notifyParent, startChildTask, steerChild } from "./harness/delegation/child-tasks.ts";
+export { DELEGATE_TOOL, delegateSpec } from "./harness/delegation/delegate-tool.ts";
 export type {
   BeforeToolDecision,
   HookContext,
@@ -94,8 +88,10 @@ export type {
   HookSettings,
   Hooks,
 } from "./harness/hooks/hooks.ts";
+export { hasWork } from "./harness/leg/has-work.ts";
+export { type LegOutcome, outcomeOf } from "./harness/leg/leg-outcome.ts";
 export { holderDiedHere, processAlive, processSpace } from "./harness/leg/process-space.ts";
-export { hasWork, type LegOptions, type LegOutcome, outcomeOf, runLeg } from "./harness/leg/run-leg.ts";
+export { type LegOptions, runLeg } from "./harness/leg/run-leg.ts";
 export { runTask, type TaskRun } from "./harness/leg/run-task.ts";
 // Harness: the turn loop and the task operations.
 export { tasksOfDeadHoldersHere } from "./harness/leg/take-lease.ts";
@@ -107,20 +103,11 @@ export {
 } from "./harness/model/compaction.ts";
 export { buildModelRequest, systemText, toolSpecs } from "./harness/model/model-request.ts";
 export { type RetryPolicy, retryDelayMs, withRetry } from "./harness/model/retry.ts";
-export {
-  cancel,
-  interrupt,
-  requestResume,
-  type SendInputOptions,
-  type SentInput,
-  type StartTaskInput,
-  sendInput,
-  startTask,
-  type WakeAtOptions,
-  wake,
-  wakeAt,
-} from "./harness/tasks/task-api.ts";
+export { cancel, interrupt, requestResume } from "./harness/tasks/control.ts";
+export { type SendInputOptions, type SentInput, sendInput } from "./harness/tasks/send-input.ts";
+export { type StartTaskInput, startTask } from "./harness/tasks/start-task.ts";
 export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/tasks/task-overview.ts";
+export { type WakeAtOptions, wake, wakeAt } from "./harness/tasks/wake.ts";
 export {
   approvalRequest,
   type CanApprove,

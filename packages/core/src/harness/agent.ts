@@ -1,6 +1,7 @@
 /**
- * What a harness runs: the agent (model, instructions, tools, limits) and the host's settings
- * (store, lease holder, sinks, caps). Plain data; nothing here lives between calls.
+ * What a harness runs: the agent (model, instructions, tools, limits, the agents it may delegate
+ * to) and the host's settings (store, lease holder, sinks, caps). Plain data; nothing here lives
+ * between calls. The defaults of the host's settings are in `defaults.ts`.
  */
 import { hostname } from "node:os";
 import type { RandomBytes } from "../core/trust-framing.ts";
@@ -12,7 +13,6 @@ import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
-import type { DelegationSettings } from "./delegation/delegation.ts";
 import type { HookSettings, Hooks } from "./hooks/hooks.ts";
 import { processSpace } from "./leg/process-space.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
@@ -45,6 +45,23 @@ export interface Agent {
   budget?: Budget;
 }
 
+/**
+ * How an agent hands work to child tasks through the built-in `delegate` tool. Defined beside
+ * `Agent` because each names the other (the agents a child may run as are agents).
+ */
+export interface DelegationSettings {
+  /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */
+  agents?: Record<string, Agent>;
+  /** How deep delegation may go (a root task is depth 0). Default 3. */
+  maxDepth?: number;
+  /** How many children one task may spawn. Default 10. */
+  maxChildren?: number;
+  /** Run children in this process as soon as they are spawned (default true); false leaves them to workers. */
+  runChildren?: boolean;
+  /** The tool's name. Default `delegate`. */
+  toolName?: string;
+}
+
 export interface HarnessOptions {
   store: Store;
   agent: Agent;
@@ -63,13 +80,6 @@ export interface HarnessOptions {
   /** Random source for fence nonces (tests pin it). */
   randomBytes?: RandomBytes;
 }
-
-export const DEFAULTS = {
-  leaseTtlMs: 30_000,
-  toolTimeoutMs: 120_000,
-  maxToolOutputChars: 50_000,
-  snapshotEvery: 1000,
-} as const;
 
 let processHolder: LeaseHolder | undefined;
 

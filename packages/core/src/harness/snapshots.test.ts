@@ -9,7 +9,8 @@ import type { Snapshot } from "../ports/store.ts";
 import { lookupTool, lookupTurns } from "../testing/lookup-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import { runLeg } from "./leg/run-leg.ts";
-import { sendInput, startTask } from "./tasks/task-api.ts";
+import { sendInput } from "./tasks/send-input.ts";
+import { startTask } from "./tasks/start-task.ts";
 
 /** `turns` lookups, then a final answer; after a wake, one more answer. */
 function script(turns: number): ScriptedTurn[] {

@@ -6,10 +6,11 @@ import type { ModelRequest } from "../../ports/model.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { cancel, startTask } from "../tasks/task-api.ts";
+import { cancel } from "../tasks/control.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { decideApproval } from "../tools/approvals.ts";
 import { defineTool } from "../tools/define-tool.ts";
-import { childTaskId, startChildTask, steerChild } from "./delegation.ts";
+import { childTaskId, startChildTask, steerChild } from "./child-tasks.ts";
 
 /** One model for parent and children: each task's script is chosen by its objective. */
 function byObjective(scripts: Record<string, ScriptedTurn[]>): ScriptedModel {

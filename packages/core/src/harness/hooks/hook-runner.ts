@@ -9,16 +9,8 @@ import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { ToolCall } from "../../protocol/transcript.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
 import type { CallOutcome } from "../tools/run-tool-call.ts";
-import {
-  type BeforeToolDecision,
-  DEFAULT_HOOK_TIMEOUT_MS,
-  failureMode,
-  type HookContext,
-  type HookName,
-  type HookSettings,
-  type Hooks,
-  runHook,
-} from "./hooks.ts";
+import type { BeforeToolDecision, HookContext, HookName, HookSettings, Hooks } from "./hooks.ts";
+import { DEFAULT_HOOK_TIMEOUT_MS, failureMode, runHook } from "./run-one-hook.ts";
 
 /** A hook failed closed where that fails the task. */
 export interface HookFailure {

@@ -7,7 +7,7 @@ import type { StreamEvent } from "../../protocol/stream-event.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { decideApproval } from "../tools/approvals.ts";
 import { defineTool } from "../tools/define-tool.ts";
 

@@ -71,33 +71,3 @@ export interface HookSettings {
   /** How many times onStop may send the agent back to work in one leg (default 10). */
   maxStopContinuations?: number;
 }
-
-export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
-
-export function failureMode(settings: HookSettings | undefined, hook: HookName): "open" | "closed" {
-  return settings?.failure?.[hook] ?? (hook === "beforeTool" ? "closed" : "open");
-}
-
-export type HookRun<T> = { ok: true; value: T } | { ok: false; message: string };
-
-/** Run one hook call under the timeout; never throws. */
-export async function runHook<T>(run: () => T | Promise<T>, timeoutMs: number): Promise<HookRun<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<HookRun<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, message: `timed out after ${timeoutMs} ms` }), timeoutMs);
-  });
-  try {
-    const call = Promise.resolve()
-      .then(run)
-      .then(
-        (value): HookRun<T> => ({ ok: true, value }),
-        (error: unknown): HookRun<T> => ({
-          ok: false,
-          message: error instanceof Error ? error.message : String(error),
-        }),
-      );
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -7,7 +7,7 @@ import type { StoredEvent } from "../../protocol/task-event.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { withRetry } from "../model/retry.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "../tools/define-tool.ts";
 import { runLeg } from "./run-leg.ts";
 import { runTask } from "./run-task.ts";

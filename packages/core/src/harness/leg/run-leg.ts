@@ -6,18 +6,18 @@
  */
 import type { TaskState } from "../../core/fold.ts";
 import { isTerminal } from "../../core/task-summary.ts";
-import { waitingInputs } from "../../core/waiting-inputs.ts";
 import { newId } from "../../internal/ids.ts";
-import type { Lease, Store } from "../../ports/store.ts";
+import type { Lease } from "../../ports/store.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
-import type { LegStartedEvent, ParkReason, TaskEvent } from "../../protocol/task-event.ts";
-import type { TaskStatus } from "../../protocol/task-summary.ts";
-import { DEFAULTS, defaultHolder, type HarnessOptions } from "../agent.ts";
-import { notifyParent } from "../delegation/delegation.ts";
-import { appendToTask } from "../tasks/append-to-task.ts";
+import type { LegStartedEvent, TaskEvent } from "../../protocol/task-event.ts";
+import { defaultHolder, type HarnessOptions } from "../agent.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { reportToParent } from "../delegation/child-tasks.ts";
 import { LegWriter, loadState } from "./event-writer.ts";
-import { keepLease } from "./leg-guards.ts";
+import { hasWork } from "./has-work.ts";
+import { keepLease } from "./keep-lease.ts";
+import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 import { acquireLeg } from "./take-lease.ts";
@@ -37,40 +37,10 @@ export interface LegOptions {
   lease?: Lease;
 }
 
-export interface LegOutcome {
-  taskId: string;
-  /** The leg that ran; absent when there was nothing to do. */
-  legId?: string;
-  status: TaskStatus;
-  parkedReason?: ParkReason;
-  result?: string;
-  error?: { code: string; message: string };
-}
-
-/** Whether a leg has anything to do for a task in this state (at `nowMs`, for timers). */
-export function hasWork(state: TaskState, nowMs: number = Date.now()): boolean {
-  const { status, parkedReason } = state.summary;
-  if (status === "cancelled") return false;
-  if (state.timers.some((timer) => Date.parse(timer.due) <= nowMs)) return true;
-  if (isTerminal(status)) return waitingInputs(state).wake.length > 0;
-  if (status === "parked" && parkedReason === "approval") return state.approvals.every((a) => a.decision !== undefined);
-  return true;
-}
-
 function inferTrigger(state: TaskState): LegStartedEvent["trigger"] {
   if (state.summary.legId !== undefined) return "recover";
   if (state.summary.status === "created") return "start";
   return isTerminal(state.summary.status) ? "wake" : "resume";
-}
-
-/** What a host reports after a leg: the task's status as the log now says. */
-export function outcomeOf(taskId: string, state: TaskState, legId?: string): LegOutcome {
-  const outcome: LegOutcome = { taskId, status: state.summary.status };
-  if (legId !== undefined) outcome.legId = legId;
-  if (state.summary.parkedReason !== undefined) outcome.parkedReason = state.summary.parkedReason;
-  if (state.result !== undefined && state.summary.status === "completed") outcome.result = state.result;
-  if (state.error !== undefined && state.summary.status === "failed") outcome.error = state.error;
-  return outcome;
 }
 
 const noop: Emit = () => {};
@@ -92,32 +62,6 @@ async function runChild(
     if (isSemaError(error, "LeaseHeld")) return undefined;
     throw error;
   }
-}
-
-/**
- * A child task that ended tells its parent (idempotently); one that waits for an approval says so
- * in the parent's log, so whoever watches the parent sees it.
- */
-async function reportToParent(store: Store, state: TaskState, taskId: string): Promise<void> {
-  const parentTaskId = state.parentTaskId;
-  if (parentTaskId === undefined) return;
-  if (isTerminal(state.summary.status)) {
-    await notifyParent(store, parentTaskId, taskId);
-    return;
-  }
-  const pending = state.approvals.filter((a) => a.decision === undefined);
-  if (state.summary.parkedReason !== "approval" || pending.length === 0) return;
-  const note: TaskEvent = {
-    type: "engine_note",
-    v: 1,
-    kind: "child_approval",
-    text: `Sub-agent task ${taskId} waits for approval of ${pending.map((a) => a.name).join(", ")}.`,
-    data: {
-      childTaskId: taskId,
-      approvals: pending.map((a) => ({ callId: a.callId, name: a.name, digest: a.digest })),
-    },
-  };
-  await appendToTask(store, parentTaskId, () => [note]);
 }
 
 /** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */

@@ -4,7 +4,8 @@
  */
 import type { StreamEvent } from "../../protocol/stream-event.ts";
 import type { HarnessOptions } from "../agent.ts";
-import { type LegOptions, type LegOutcome, runLeg } from "./run-leg.ts";
+import type { LegOutcome } from "./leg-outcome.ts";
+import { type LegOptions, runLeg } from "./run-leg.ts";
 
 export interface TaskRun extends AsyncIterable<StreamEvent> {
   readonly outcome: Promise<LegOutcome>;

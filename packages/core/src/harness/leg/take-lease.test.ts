@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { processAlive, processSpace } from "./process-space.ts";
 import { runLeg } from "./run-leg.ts";
 import { acquireLeg } from "./take-lease.ts";

@@ -14,15 +14,15 @@ import { LeaseLostError } from "../../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
-import { delegateSpec } from "../delegation/delegation.ts";
+import { delegateSpec } from "../delegation/delegate-tool.ts";
 import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
 import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
 import { buildModelRequest, type RequestSettings, requestSettings, toolSpecs } from "../model/model-request.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
 import { ToolPhase } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
-import { isStopSignal, watchForStops } from "./leg-guards.ts";
 import { StepWatch } from "./step-watch.ts";
+import { isStopSignal, watchForStops } from "./stop-signals.ts";
 
 const NO_IDS: ReadonlySet<string> = new Set();
 

@@ -8,7 +8,9 @@ import type { ApprovalRequestedEvent } from "../../protocol/task-event.ts";
 import { dyingStore, SimulatedDeath } from "../../testing/dying-store.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { cancel, sendInput, startTask } from "../tasks/task-api.ts";
+import { cancel } from "../tasks/control.ts";
+import { sendInput } from "../tasks/send-input.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { decideApproval, sha256Hex } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
 

@@ -8,18 +8,11 @@ import type { ChildState, OpenToolCall } from "../../core/fold.ts";
 import { speakerLabel } from "../../core/human-input-projection.ts";
 import type { Tool } from "../../ports/tool.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
-import { DEFAULTS, type HarnessOptions } from "../agent.ts";
+import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, remainingBudget } from "../budget/budget.ts";
-import {
-  childOutcome,
-  childResultEvent,
-  childTaskId,
-  DELEGATE_TOOL,
-  type DelegateInput,
-  depthOf,
-  parseDelegateInput,
-  spawnChild,
-} from "../delegation/delegation.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { childOutcome, childResultEvent, childTaskId, depthOf, spawnChild } from "../delegation/child-tasks.ts";
+import { DELEGATE_TOOL, type DelegateInput, parseDelegateInput } from "../delegation/delegate-tool.ts";
 import type { LegHooks } from "../hooks/hook-runner.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
 import { approvalRequest } from "./approvals.ts";
