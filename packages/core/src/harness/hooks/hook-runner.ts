@@ -8,6 +8,7 @@ import type { ModelRequest } from "../../ports/model.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { ToolCall } from "../../protocol/transcript.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
+import type { LegContext } from "../leg/leg-context.ts";
 import type { CallOutcome } from "../tools/run-tool-call.ts";
 import type { BeforeToolDecision, HookContext, HookName, HookSettings, Hooks } from "./hooks.ts";
 import { DEFAULT_HOOK_TIMEOUT_MS, failureMode, runHook } from "./run-one-hook.ts";
@@ -19,6 +20,7 @@ export interface HookFailure {
 }
 
 export class LegHooks {
+  readonly #ctx: LegContext;
   readonly #hooks: Hooks;
   readonly #settings: HookSettings;
   readonly #w: LegWriter;
@@ -27,15 +29,16 @@ export class LegHooks {
   #queued: string[] = [];
   #continuations = 0;
 
-  constructor(hooks: Hooks, settings: HookSettings, writer: LegWriter, legId: string) {
-    this.#hooks = hooks;
-    this.#settings = settings;
-    this.#w = writer;
-    this.#legId = legId;
+  constructor(ctx: LegContext) {
+    this.#ctx = ctx;
+    this.#hooks = ctx.agent.hooks ?? {};
+    this.#settings = ctx.agent.hookSettings ?? {};
+    this.#w = ctx.writer;
+    this.#legId = ctx.legId;
   }
 
   #context(): HookContext {
-    return { taskId: this.#w.taskId, legId: this.#legId, principal: this.#w.state.principal, state: this.#w.state };
+    return { taskId: this.#ctx.taskId, legId: this.#legId, principal: this.#w.state.principal, state: this.#w.state };
   }
 
   #feedbackEvent(hook: HookName, text: string): TaskEvent {

@@ -17,6 +17,7 @@ import { reportToParent } from "../delegation/child-tasks.ts";
 import { LegWriter, loadState } from "./event-writer.ts";
 import { hasWork } from "./has-work.ts";
 import { keepLease } from "./keep-lease.ts";
+import { ForeignInterrupts, type WriterContext } from "./leg-context.ts";
 import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
@@ -141,15 +142,16 @@ async function runLeased(
   };
   try {
     const { folder } = await retryStoreUnavailable(() => loadState(store, taskId), retry);
-    writer = new LegWriter(
+    const base: WriterContext = {
       store,
       taskId,
-      folder,
-      lease.token,
+      leaseToken: lease.token,
       emit,
-      options.snapshotEvery ?? DEFAULTS.snapshotEvery,
+      snapshotEvery: options.snapshotEvery ?? DEFAULTS.snapshotEvery,
       retry,
-    );
+      foreign: new ForeignInterrupts(),
+    };
+    writer = new LegWriter(base, folder);
     if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
 
     const legId = newId();
@@ -162,15 +164,17 @@ async function runLeased(
       events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
       return events;
     });
-    const activeLoop = new LegLoop(
-      options,
-      writer,
+    const tools = options.agent.tools ?? [];
+    const activeLoop = new LegLoop({
+      ...base,
       legId,
-      host,
-      lost.signal,
-      (childId) => runChild(options, childId, host),
-      shutdown,
-    );
+      options,
+      agent: options.agent,
+      tools: new Map(tools.map((tool) => [tool.name, tool])),
+      signals: { host, shutdown, lost: lost.signal },
+      writer,
+      runChild: (childId) => runChild(options, childId, host),
+    });
     loop = activeLoop;
     try {
       await activeLoop.run();

@@ -15,6 +15,7 @@ import { childOutcome, childResultEvent, childTaskId, depthOf, spawnChild } from
 import { DELEGATE_TOOL, type DelegateInput, parseDelegateInput } from "../delegation/delegate-tool.ts";
 import type { LegHooks } from "../hooks/hook-runner.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
+import type { LegContext } from "../leg/leg-context.ts";
 import { approvalRequest } from "./approvals.ts";
 import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./run-tool-call.ts";
 
@@ -49,6 +50,7 @@ export interface StepControl {
 }
 
 export class ToolPhase {
+  readonly #ctx: LegContext;
   readonly #o: HarnessOptions;
   readonly #w: LegWriter;
   readonly #legId: string;
@@ -56,18 +58,12 @@ export class ToolPhase {
   readonly #hooks: LegHooks;
   readonly #step: StepControl;
 
-  constructor(
-    options: HarnessOptions,
-    writer: LegWriter,
-    legId: string,
-    tools: ReadonlyMap<string, Tool>,
-    hooks: LegHooks,
-    step: StepControl,
-  ) {
-    this.#o = options;
-    this.#w = writer;
-    this.#legId = legId;
-    this.#tools = tools;
+  constructor(ctx: LegContext, hooks: LegHooks, step: StepControl) {
+    this.#ctx = ctx;
+    this.#o = ctx.options;
+    this.#w = ctx.writer;
+    this.#legId = ctx.legId;
+    this.#tools = ctx.tools;
     this.#hooks = hooks;
     this.#step = step;
   }
@@ -128,7 +124,7 @@ export class ToolPhase {
     // The checks see the validated input; input that fails its schema runs (and fails) without asking.
     const checked = await tool.inputSchema["~standard"].validate(call.input);
     if (checked.issues !== undefined) return { kind: "run", call, frozen: false, replaced };
-    const context = { taskId: this.#w.taskId, callId: call.callId, principal: state.principal };
+    const context = { taskId: this.#ctx.taskId, callId: call.callId, principal: state.principal };
     const needs =
       asked ||
       tool.needsApproval === true ||
@@ -238,7 +234,7 @@ export class ToolPhase {
     if (known !== undefined) {
       if (typeof input !== "string") await this.#ensureChild(call.callId, input);
       // The child may have ended without telling us (its host died after its last append).
-      const ended = await childResultEvent(this.#w.store, known.childTaskId, call.callId);
+      const ended = await childResultEvent(this.#ctx.store, known.childTaskId, call.callId);
       if (ended === undefined) return [];
       const child: ChildState = {
         childTaskId: known.childTaskId,
@@ -256,7 +252,7 @@ export class ToolPhase {
       return error(`Delegation refused: a task may start at most ${settings.maxChildren ?? 10} sub-agents.`);
     }
     toCreate.push({ callId: call.callId, input });
-    const childId = childTaskId(this.#w.taskId, call.callId);
+    const childId = childTaskId(this.#ctx.taskId, call.callId);
     const spawned: TaskEvent = {
       type: "child_task",
       v: 1,
@@ -280,8 +276,8 @@ export class ToolPhase {
     const state = this.#w.state;
     // The child's budget is what is left of this task's (its own share, when it has one).
     const budget = remainingBudget(state, effectiveBudget(this.#o.agent, state), this.#o.agent.model.id, Date.now());
-    const parent = { taskId: this.#w.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
-    await spawnChild(this.#w.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
+    const parent = { taskId: this.#ctx.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
+    await spawnChild(this.#ctx.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
   }
 
   #settings(): ToolRunSettings {
@@ -289,7 +285,7 @@ export class ToolPhase {
       tools: this.#tools,
       toolTimeoutMs: this.#o.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
       maxToolOutputChars: this.#o.maxToolOutputChars ?? DEFAULTS.maxToolOutputChars,
-      taskId: this.#w.taskId,
+      taskId: this.#ctx.taskId,
       legId: this.#legId,
       principal: this.#w.state.principal,
     };
