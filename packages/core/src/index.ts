@@ -78,7 +78,7 @@ export {
   priceOf,
 } from "./harness/budget/budget.ts";
 export { DEFAULTS } from "./harness/defaults.ts";
-export { childTaskId, notifyParent, startChildTask, steerChild } from "./harness/delegation/child-tasks.ts";
+export { childAgent, childTaskId, notifyParent, startChildTask, steerChild } from "./harness/delegation/child-tasks.ts";
 export { DELEGATE_TOOL, delegateSpec } from "./harness/delegation/delegate-tool.ts";
 export type {
   BeforeToolDecision,

@@ -13,6 +13,7 @@ import type { Store } from "../../ports/store.ts";
 import { ForbiddenError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
+import type { Agent } from "../agent.ts";
 import { type Budget, budgetToJson } from "../budget/budget.ts";
 import { loadState } from "../leg/event-writer.ts";
 import { appendToState, appendToTask } from "../tasks/append-to-task.ts";
@@ -20,6 +21,16 @@ import { type SentInput, sendInput } from "../tasks/send-input.ts";
 import { startTask } from "../tasks/start-task.ts";
 import type { DelegateInput } from "./delegate-tool.ts";
 
+/**
+ * The agent a child task runs as: the one its parent's agent delegates to under the name the child
+ * records (`task_created.agent`), else the parent's own. The one place this is decided: a child run
+ * in its parent's process and one picked up by any worker run as the same agent.
+ */
+export function childAgent(parent: Agent, name: string | undefined): Agent {
+  return (name === undefined ? undefined : parent.delegation?.agents?.[name]) ?? parent;
+}
+
+/** The child task's id for a parent's call: the same every time, so spawning is idempotent. */
 export function childTaskId(parentTaskId: string, callId: string): string {
   return `${parentTaskId}~${callId}`;
 }

@@ -54,5 +54,3 @@ export function parseDelegateInput(input: JsonValue, settings: DelegationSetting
   if (wait !== undefined && typeof wait !== "boolean") return "Invalid input for delegate: wait must be a boolean";
   return { objective, ...(typeof agent === "string" ? { agent } : {}), wait: wait !== false };
 }
-
-/** The child task's id for a parent's call: the same every time, so spawning is idempotent. */

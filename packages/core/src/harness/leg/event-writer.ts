@@ -10,9 +10,10 @@ import { StateJson } from "../../core/state-json.ts";
 import type { Store } from "../../ports/store.ts";
 import { isSemaError, SeqConflictError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
+import type { Emit } from "../../protocol/stream-event.ts";
 import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
-import type { WriterContext } from "./leg-context.ts";
-import { retryStoreUnavailable } from "./store-retry.ts";
+import type { ForeignInterrupts } from "./stop-signals.ts";
+import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 
 /** Whether `stored` are exactly `events` as written (the stamps aside). */
 function sameEvents(stored: readonly StoredEvent[], events: readonly TaskEvent[]): boolean {
@@ -34,6 +35,20 @@ export async function loadState(store: Store, taskId: string): Promise<{ folder:
   const events = await store.read(taskId, { afterSeq: from === undefined ? 0 : (snapshot?.seq ?? 0) });
   folder.applyAll(events);
   return { folder, events };
+}
+
+/** What the leg's writer needs: built before the leg has an id (a task with no work gets none). */
+export interface WriterContext {
+  readonly store: Store;
+  readonly taskId: string;
+  readonly leaseToken: string;
+  /** Every stored event goes here as it is folded. */
+  readonly emit: Emit;
+  /** Store a snapshot after this many events since the last one. */
+  readonly snapshotEvery: number;
+  /** How long to ride out `StoreUnavailable`. */
+  readonly retry: StoreRetryPolicy;
+  readonly foreign: ForeignInterrupts;
 }
 
 /** Events below which a leg's closing snapshot is skipped (folding 100 events takes microseconds). */

@@ -13,13 +13,13 @@ import type { Emit } from "../../protocol/stream-event.ts";
 import type { LegStartedEvent, TaskEvent } from "../../protocol/task-event.ts";
 import { defaultHolder, type HarnessOptions } from "../agent.ts";
 import { DEFAULTS } from "../defaults.ts";
-import { reportToParent } from "../delegation/child-tasks.ts";
-import { LegWriter, loadState } from "./event-writer.ts";
+import { childAgent, reportToParent } from "../delegation/child-tasks.ts";
+import { LegWriter, loadState, type WriterContext } from "./event-writer.ts";
 import { hasWork } from "./has-work.ts";
 import { keepLease } from "./keep-lease.ts";
-import { ForeignInterrupts, type WriterContext } from "./leg-context.ts";
 import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
+import { ForeignInterrupts } from "./stop-signals.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 import { acquireLeg } from "./take-lease.ts";
 import { LegLoop } from "./turn-loop.ts";
@@ -54,7 +54,7 @@ async function runChild(
 ): Promise<LegOutcome | undefined> {
   const [created] = await parent.store.read(childId, { limit: 1 });
   const name = created?.type === "task_created" ? created.agent : undefined;
-  const agent = (name === undefined ? undefined : parent.agent.delegation?.agents?.[name]) ?? parent.agent;
+  const agent = childAgent(parent.agent, name);
   const { emit: _parentsSink, ...rest } = parent;
   try {
     return await runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });

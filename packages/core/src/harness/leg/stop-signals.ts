@@ -43,3 +43,20 @@ export function watchForStops(
   })();
   return () => controller.abort();
 }
+
+/**
+ * Notes the interrupts that others wrote to the log: the writer shows it every event it folds
+ * that this leg did not write, and the loop asks it at each step boundary.
+ */
+export class ForeignInterrupts {
+  #requested = false;
+
+  /** An event folded that this leg did not write. */
+  see(event: StoredEvent): void {
+    if (isInterruptRequest(event)) this.#requested = true;
+  }
+
+  get requested(): boolean {
+    return this.#requested;
+  }
+}
