@@ -92,7 +92,7 @@ export { hasWork } from "./harness/leg/has-work.ts";
 export { type LegOutcome, outcomeOf } from "./harness/leg/leg-outcome.ts";
 export { holderDiedHere, processAlive, processSpace } from "./harness/leg/process-space.ts";
 export { type LegOptions, runLeg } from "./harness/leg/run-leg.ts";
-export { runTask, type TaskRun } from "./harness/leg/run-task.ts";
+export { type LegStream, streamLeg } from "./harness/leg/stream-leg.ts";
 // Harness: the turn loop and the task operations.
 export { tasksOfDeadHoldersHere } from "./harness/leg/take-lease.ts";
 export {
@@ -111,6 +111,7 @@ export { type WakeAtOptions, wake, wakeAt } from "./harness/tasks/wake.ts";
 export {
   approvalRequest,
   type CanApprove,
+  type DecideApprovalOptions,
   type Decision,
   decideApproval,
   defaultCanApprove,

@@ -17,6 +17,7 @@ import {
   type Tool,
   type ToolContext,
   type ToolOutput,
+  type ToolResultStatus,
 } from "./index.ts";
 
 // A tool's input type is inferred from its schema, in execute and in needsApproval.
@@ -49,16 +50,30 @@ defineTool({
 });
 expectTypeOf<ToolOutput>().toExtend<string | object | number | boolean | null>();
 
-// Hooks: the call and context shapes a hook author gets, and the decisions they may return.
+// Hooks: every hook takes one context (the shared fields plus its subject), whose state is read-only.
 const hooks: Hooks = {
-  beforeTool: (call, context) => {
-    expectTypeOf(call.name).toBeString();
-    expectTypeOf(context).toEqualTypeOf<HookContext>();
-    return call.name === "rm" ? { action: "deny", reason: "no" } : undefined;
+  beforeTool: (context) => {
+    expectTypeOf(context.call.name).toBeString();
+    expectTypeOf(context).toExtend<HookContext>();
+    return context.call.name === "rm" ? { action: "deny", reason: "no" } : undefined;
+  },
+  afterTool: ({ call, result }) => {
+    expectTypeOf(call.callId).toBeString();
+    expectTypeOf(result.status).toEqualTypeOf<ToolResultStatus>();
+    return undefined;
   },
   beforeModel: (context) => {
     expectTypeOf(context.taskId).toBeString();
+    expectTypeOf(context).toExtend<HookContext>();
     return { feedback: "be brief" };
+  },
+  onStop: ({ state, text }) => {
+    expectTypeOf(text).toBeString();
+    // @ts-expect-error the state a hook sees is read-only, at every depth
+    state.transcript.push({ role: "user", content: "forged" });
+    // @ts-expect-error not even its top-level fields may be reassigned
+    state.objective = "something else";
+    return undefined;
   },
 };
 void hooks;

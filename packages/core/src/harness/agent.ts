@@ -35,13 +35,11 @@ export interface Agent {
   hooks?: Hooks;
   /** Timeouts and fail-open/fail-closed per hook. */
   hookSettings?: HookSettings;
-  /** Stop a task that has taken this many model turns: it parks with reason `budget`. (Same as `budget.maxTurns`.) */
-  maxTurns?: number;
   /** Let the agent hand work to child tasks through the built-in `delegate` tool. */
   delegation?: DelegationSettings;
   /** Summarize older turns when the transcript nears the model's context window. */
   compaction?: CompactionSettings;
-  /** Limits on turns, tokens, cost and active time per task. */
+  /** Limits on turns (`budget.maxTurns`), tokens, cost and active time per task. */
   budget?: Budget;
 }
 
@@ -69,7 +67,10 @@ export interface HarnessOptions {
   holder?: LeaseHolder;
   /** Default 30 s; renewed every third of it while a leg runs. */
   leaseTtlMs?: number;
-  /** Receives every stored event of the task while a leg runs, and the ephemeral deltas. */
+  /**
+   * Receives every stored event of the task while a leg runs, and the ephemeral deltas. It
+   * observes only: a sink that throws loses its event, never the leg.
+   */
   emit?: Emit;
   /** Default 120 s per tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;

@@ -39,7 +39,7 @@ function agentWith(tools: Agent["tools"]): Agent {
     delegation: {},
     hooks: {
       afterModel: ({ toolCalls }) => (toolCalls.length > 0 ? { feedback: "Keep notes short." } : undefined),
-      beforeTool: (call) =>
+      beforeTool: ({ call }) =>
         call.name === "note"
           ? { action: "replace", input: { text: (call.input as { text: string }).text } }
           : undefined,

@@ -169,8 +169,6 @@ export function totalUsage(state: TaskState): Usage {
 }
 
 /** The agent's budget, tightened by the share a parent carved for this task. */
-export function effectiveBudget(agent: { maxTurns?: number; budget?: Budget }, state: TaskState): Budget {
-  const own: Budget =
-    agent.maxTurns === undefined ? (agent.budget ?? {}) : { maxTurns: agent.maxTurns, ...agent.budget };
-  return tighter(own, budgetFromMetadata(state.metadata));
+export function effectiveBudget(budget: Budget | undefined, state: TaskState): Budget {
+  return tighter(budget ?? {}, budgetFromMetadata(state.metadata));
 }

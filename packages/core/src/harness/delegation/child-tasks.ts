@@ -103,7 +103,12 @@ export async function childResultEvent(
  * wait for, a system wake that brings the result to the model. Idempotent; a cancelled parent is
  * left alone.
  */
-export async function notifyParent(store: Store, parentTaskId: string, childId: string): Promise<void> {
+export async function notifyParent(
+  store: Store,
+  parentTaskId: string,
+  options: { childTaskId: string },
+): Promise<void> {
+  const childId = options.childTaskId;
   await appendToState(store, parentTaskId, async (parent) => {
     if (parent.summary.status === "cancelled") return undefined;
     const known = parent.children.find((c) => c.childTaskId === childId);
@@ -135,11 +140,11 @@ export async function notifyParent(store: Store, parentTaskId: string, childId: 
  * A child task that ended tells its parent (idempotently); one that waits for an approval says so
  * in the parent's log, so whoever watches the parent sees it.
  */
-export async function reportToParent(store: Store, state: TaskState, taskId: string): Promise<void> {
+export async function reportToParent(store: Store, taskId: string, state: TaskState): Promise<void> {
   const parentTaskId = state.parentTaskId;
   if (parentTaskId === undefined) return;
   if (isTerminal(state.summary.status)) {
-    await notifyParent(store, parentTaskId, taskId);
+    await notifyParent(store, parentTaskId, { childTaskId: taskId });
     return;
   }
   const pending = state.approvals.filter((a) => a.decision === undefined);
@@ -163,10 +168,10 @@ export async function reportToParent(store: Store, state: TaskState, taskId: str
  */
 export async function steerChild(
   store: Store,
-  parentTaskId: string,
   childTaskId: string,
-  text: string,
+  options: { parentTaskId: string; text: string },
 ): Promise<SentInput> {
+  const { parentTaskId, text } = options;
   const child = await store.getTask(childTaskId);
   if (child.parentTaskId !== parentTaskId) {
     throw new ForbiddenError(`task ${childTaskId} is not a child of ${parentTaskId}`, { parentTaskId, childTaskId });

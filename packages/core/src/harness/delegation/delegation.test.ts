@@ -186,8 +186,10 @@ describe("delegation", () => {
     const parent = await startTask(store, { objective: "Parent" });
     const child = await startTask(store, { objective: "Child", parentTaskId: parent });
     const stranger = await startTask(store, { objective: "Other" });
-    await steerChild(store, parent, child, "Focus on the EU data only.");
-    await expect(steerChild(store, parent, stranger, "x")).rejects.toMatchObject({ code: "Forbidden" });
+    await steerChild(store, child, { parentTaskId: parent, text: "Focus on the EU data only." });
+    await expect(steerChild(store, stranger, { parentTaskId: parent, text: "x" })).rejects.toMatchObject({
+      code: "Forbidden",
+    });
     const model = new ScriptedModel([{ text: "ok" }]);
     await runLeg({ store, agent: { model } }, child);
     const last = model.requests[0]?.transcript.at(-1);

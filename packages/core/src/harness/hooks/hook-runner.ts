@@ -99,7 +99,7 @@ export class LegHooks {
     if (hook === undefined) return { action: "allow" };
     const { callId, name, input } = call;
     const result = await this.#run("beforeTool", () =>
-      hook.call(this.#hooks, { callId, name, input }, this.#context()),
+      hook.call(this.#hooks, { ...this.#context(), call: { callId, name, input } }),
     );
     if (!result.ok)
       return result.closed
@@ -114,12 +114,11 @@ export class LegHooks {
     if (hook === undefined) return outcome;
     const { callId, name, input } = call;
     const result = await this.#run("afterTool", () =>
-      hook.call(
-        this.#hooks,
-        { callId, name, input },
-        { status: outcome.status, content: outcome.content },
-        this.#context(),
-      ),
+      hook.call(this.#hooks, {
+        ...this.#context(),
+        call: { callId, name, input },
+        result: { status: outcome.status, content: outcome.content },
+      }),
     );
     if (!result.ok) {
       return result.closed

@@ -65,20 +65,20 @@ async function runChild(
   }
 }
 
-/** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */
-function withEventHook(options: HarnessOptions): HarnessOptions {
-  const hooks = options.agent.hooks;
-  const onEvent = hooks?.onEvent;
-  if (onEvent === undefined) return options;
-  const emit = options.emit ?? noop;
+/**
+ * The host's sink, guarded: it observes the leg and cannot stop or fail it, so a sink that throws
+ * (a bug in a logger, a closed socket) loses its own events, not the leg.
+ */
+function withGuardedEmit(options: HarnessOptions): HarnessOptions {
+  const emit = options.emit;
+  if (emit === undefined) return options;
   return {
     ...options,
     emit: (event) => {
-      emit(event);
       try {
-        onEvent.call(hooks, event);
+        emit(event);
       } catch {
-        // onEvent observes; it cannot stop or fail the leg.
+        // An observer's failure is its own.
       }
     },
   };
@@ -90,7 +90,7 @@ function withEventHook(options: HarnessOptions): HarnessOptions {
  * `StoreUnavailable` when the store fails; the log is consistent in every case.
  */
 export async function runLeg(given: HarnessOptions, taskId: string, legOptions: LegOptions = {}): Promise<LegOutcome> {
-  const options = withEventHook(given);
+  const options = withGuardedEmit(given);
   const { store } = options;
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   if (legOptions.lease !== undefined && legOptions.lease.taskId !== taskId)
@@ -181,7 +181,7 @@ async function runLeased(
     } finally {
       activeLoop.dispose();
     }
-    await reportToParent(store, writer.state, taskId);
+    await reportToParent(store, taskId, writer.state);
     return outcomeOf(taskId, writer.state, legId);
   } finally {
     stopLease();

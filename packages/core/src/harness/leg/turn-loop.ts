@@ -220,7 +220,7 @@ export class LegLoop {
   /** A limit reached parks the task (or fails it, as configured) before the next model call. */
   async #parkIfOverBudget(): Promise<boolean> {
     const { agent } = this.#o;
-    const budget = effectiveBudget(agent, this.#w.state);
+    const budget = effectiveBudget(agent.budget, this.#w.state);
     const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
     if (exceeded === undefined) return false;
     const note: TaskEvent = {

@@ -154,14 +154,16 @@ describe("approvals", () => {
     // A host's own policy decides who may approve.
     const byOncall = { canApprove: (actor: { id: string }) => actor.id === "oncall" };
     await expect(
-      decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "approve", ...owner }, byOncall),
+      decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "approve", ...owner, ...byOncall }),
     ).rejects.toMatchObject({ code: "Forbidden" });
-    await decideApproval(
-      store,
-      taskId,
-      { callId: "call-1-1", digest, decision: "approve", actor: { id: "oncall", verified: true }, principal: "ops" },
-      byOncall,
-    );
+    await decideApproval(store, taskId, {
+      callId: "call-1-1",
+      digest,
+      decision: "approve",
+      actor: { id: "oncall", verified: true },
+      principal: "ops",
+      ...byOncall,
+    });
     await expect(
       decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "deny", ...owner }),
     ).rejects.toMatchObject({ code: "ApprovalConflict" });
@@ -194,12 +196,13 @@ describe("approvals", () => {
       });
       return true;
     };
-    await decideApproval(
-      store,
-      taskId,
-      { callId: request?.callId ?? "", digest: request?.digest ?? "", decision: "approve", ...owner },
-      { canApprove },
-    );
+    await decideApproval(store, taskId, {
+      callId: request?.callId ?? "",
+      digest: request?.digest ?? "",
+      decision: "approve",
+      ...owner,
+      canApprove,
+    });
     expect(seen).toEqual([{ taskPrincipal: "acme", taskAgent: "janitor" }]);
   });
 

@@ -275,7 +275,12 @@ export class ToolPhase {
   async #ensureChild(callId: string, input: DelegateInput): Promise<void> {
     const state = this.#w.state;
     // The child's budget is what is left of this task's (its own share, when it has one).
-    const budget = remainingBudget(state, effectiveBudget(this.#o.agent, state), this.#o.agent.model.id, Date.now());
+    const budget = remainingBudget(
+      state,
+      effectiveBudget(this.#o.agent.budget, state),
+      this.#o.agent.model.id,
+      Date.now(),
+    );
     const parent = { taskId: this.#ctx.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
     await spawnChild(this.#ctx.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
   }
