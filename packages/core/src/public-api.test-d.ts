@@ -5,19 +5,32 @@ import { z } from "zod";
 import {
   type Agent,
   type BeforeToolDecision,
+  cancel,
+  decideApproval,
   defineTool,
   type HookContext,
   type Hooks,
+  interrupt,
   isSemaError,
   type LegOutcome,
+  type ModelFailure,
+  type ModelFailureCode,
+  requestResume,
   runLeg,
   type SemaError,
   type SemaErrorCode,
+  type Store,
+  type StreamEvent,
   sanitizeHumanText,
+  sendInput,
+  steerChild,
+  streamLeg,
   type Tool,
   type ToolContext,
   type ToolOutput,
   type ToolResultStatus,
+  wake,
+  wakeAt,
 } from "./index.ts";
 
 // A tool's input type is inferred from its schema, in execute and in needsApproval.
@@ -92,8 +105,22 @@ if (isSemaError(caught, "LeaseHeld")) {
 isSemaError(caught, "NoSuchCode");
 expectTypeOf<"TaskFinished">().toExtend<SemaErrorCode>();
 
-// A leg's outcome and the ingress treatment.
+// A leg's outcome and the ingress treatment; failure codes are closed unions, not strings.
 expectTypeOf(runLeg).returns.resolves.toEqualTypeOf<LegOutcome>();
+expectTypeOf<NonNullable<LegOutcome["error"]>["code"]>().toEqualTypeOf<SemaErrorCode>();
+expectTypeOf<ModelFailure["code"]>().toEqualTypeOf<ModelFailureCode>();
+expectTypeOf(streamLeg).returns.toExtend<AsyncIterable<StreamEvent>>();
+expectTypeOf(streamLeg).returns.toHaveProperty("outcome").resolves.toEqualTypeOf<LegOutcome>();
+
+// One argument order: the store (or the harness options carrying it), the task id, one options object.
+expectTypeOf(runLeg).parameter(1).toBeString();
+expectTypeOf(streamLeg).parameters.toEqualTypeOf<Parameters<typeof runLeg>>();
+for (const operation of [sendInput, interrupt, cancel, requestResume, wake, wakeAt, decideApproval, steerChild]) {
+  expectTypeOf(operation).parameter(0).toEqualTypeOf<Store>();
+  expectTypeOf(operation).parameter(1).toBeString();
+}
+expectTypeOf(decideApproval).parameters.toHaveProperty("length").toEqualTypeOf<3>();
+expectTypeOf(steerChild).parameter(2).toEqualTypeOf<{ parentTaskId: string; text: string }>();
 expectTypeOf(sanitizeHumanText)
   .parameter(1)
   .toEqualTypeOf<"user" | "supervisor" | "operator" | "external" | "system">();
