@@ -82,6 +82,7 @@ export { childAgent, childTaskId, notifyParent, startChildTask, steerChild } fro
 export { DELEGATE_TOOL, delegateSpec } from "./harness/delegation/delegate-tool.ts";
 export type {
   BeforeToolDecision,
+  DeepReadonly,
   HookContext,
   HookFeedback,
   HookName,
