@@ -156,11 +156,6 @@ async function steerLatencies(deployment: Deployment): Promise<{ latencies: numb
       { mode: "by-transcript", recordRequests: false },
     ),
     tools: [tick],
-    hooks: {
-      onEvent(event) {
-        if (event.type === "human_input" && event.delivery === "applied") applied.set(event.inputId, performance.now());
-      },
-    },
   };
   const agents = createAgentRegistry({ bench: agent });
   const apiStore = deployment.open();
@@ -173,7 +168,18 @@ async function steerLatencies(deployment: Deployment): Promise<{ latencies: numb
     ingress: createTokenIngress(tokens),
     limits: { ratePerMinute: 1_000_000, rateBurst: 1_000_000 },
   });
-  const workers = startWorkers({ store: workerStore, agents, concurrency: 2, pollMs: 50 });
+  const workers = startWorkers({
+    store: workerStore,
+    agents,
+    concurrency: 2,
+    pollMs: 50,
+    // The pool's event sink sees every event of its legs: the moment a steer is applied.
+    hub: {
+      publish: (event) => {
+        if (event.type === "human_input" && event.delivery === "applied") applied.set(event.inputId, performance.now());
+      },
+    },
+  });
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const post = async (path: string, body: unknown) => {
     const response = await app.request(path, { method: "POST", headers, body: JSON.stringify(body) });

@@ -11,7 +11,7 @@ import {
   LoadAPIKeyError,
   TypeValidationError,
 } from "@ai-sdk/provider";
-import type { ModelFailure } from "@sema-agent/core";
+import type { ModelFailure, ModelFailureCode } from "@sema-agent/core";
 
 /** Node, undici and browser names for a transport that failed or was cut mid-way. */
 const NETWORK_ERROR_CODES = new Set([
@@ -133,7 +133,7 @@ function fromHttp(input: {
   return failure;
 }
 
-function codeForStatus(status: number): string {
+function codeForStatus(status: number): ModelFailureCode {
   if (status === 429) return "rate_limited";
   if (status === 401 || status === 403) return "auth";
   if (status === 408) return "connection";

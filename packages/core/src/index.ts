@@ -22,36 +22,36 @@ export { attrEscape, inlineUntrusted } from "./core/neutralizers.ts";
 export { isTerminal } from "./core/task-summary.ts";
 export type { RandomBytes } from "./core/trust-framing.ts";
 export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
-export { type Agent, DEFAULTS, type HarnessOptions } from "./harness/agent.ts";
+export type { Agent, DelegationSettings, HarnessOptions } from "./harness/agent.ts";
 export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
-export type { DelegationSettings } from "./harness/delegation/delegation.ts";
+export { DEFAULTS } from "./harness/defaults.ts";
+export { childAgent } from "./harness/delegation/child-tasks.ts";
 export type {
   BeforeToolDecision,
+  DeepReadonly,
   HookContext,
   HookFeedback,
   HookName,
   HookSettings,
   Hooks,
 } from "./harness/hooks/hooks.ts";
-export { type LegOptions, type LegOutcome, runLeg } from "./harness/leg/run-leg.ts";
-export { runTask, type TaskRun } from "./harness/leg/run-task.ts";
+export type { LegOutcome } from "./harness/leg/leg-outcome.ts";
+export { type LegOptions, runLeg } from "./harness/leg/run-leg.ts";
+export { type LegStream, streamLeg } from "./harness/leg/stream-leg.ts";
 export type { CompactionSettings } from "./harness/model/compaction.ts";
 export { type RetryPolicy, withRetry } from "./harness/model/retry.ts";
-export {
-  cancel,
-  interrupt,
-  requestResume,
-  type SendInputOptions,
-  type SentInput,
-  type StartTaskInput,
-  sendInput,
-  startTask,
-  type WakeAtOptions,
-  wake,
-  wakeAt,
-} from "./harness/tasks/task-api.ts";
+export { cancel, interrupt, requestResume } from "./harness/tasks/control.ts";
+export { type SendInputOptions, type SentInput, sendInput } from "./harness/tasks/send-input.ts";
+export { type StartTaskInput, startTask } from "./harness/tasks/start-task.ts";
 export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/tasks/task-overview.ts";
-export { type CanApprove, type Decision, decideApproval, defaultCanApprove } from "./harness/tools/approvals.ts";
+export { type WakeAtOptions, wake, wakeAt } from "./harness/tasks/wake.ts";
+export {
+  type CanApprove,
+  type DecideApprovalOptions,
+  type Decision,
+  decideApproval,
+  defaultCanApprove,
+} from "./harness/tools/approvals.ts";
 export { defineTool, type ToolDefinition } from "./harness/tools/define-tool.ts";
 export type * from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
@@ -70,4 +70,11 @@ export type { JsonValue } from "./protocol/json.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
 export type { LeaseHolder, StoredEvent, TaskEvent } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
-export type { ActorAssertion, FinishReason, ToolCall, TranscriptEntry, Usage } from "./protocol/transcript.ts";
+export type {
+  ActorAssertion,
+  FinishReason,
+  ToolCall,
+  ToolResultStatus,
+  TranscriptEntry,
+  Usage,
+} from "./protocol/transcript.ts";

@@ -2,23 +2,37 @@
 // application writes must infer the types it means, and what it must not write must not compile.
 import { expectTypeOf } from "vitest";
 import { z } from "zod";
+import { steerChild } from "./harness/delegation/child-tasks.ts";
 import * as rootEntry from "./index.ts";
 import {
   type Agent,
   type BeforeToolDecision,
+  cancel,
+  decideApproval,
   defineTool,
   type HarnessOptions,
   type HookContext,
   type Hooks,
+  interrupt,
   isSemaError,
   type LegOutcome,
+  type ModelFailure,
+  type ModelFailureCode,
+  requestResume,
   runLeg,
   type SemaError,
   type SemaErrorCode,
+  type Store,
+  type StreamEvent,
   sanitizeHumanText,
+  sendInput,
+  streamLeg,
   type Tool,
   type ToolContext,
   type ToolOutput,
+  type ToolResultStatus,
+  wake,
+  wakeAt,
 } from "./index.ts";
 import { type NodeHost, nodeHost } from "./node/index.ts";
 import { LeaseHeldError, type TaskCreatedEvent, taskEventSchema } from "./protocol/index.ts";
@@ -54,16 +68,30 @@ defineTool({
 });
 expectTypeOf<ToolOutput>().toExtend<string | object | number | boolean | null>();
 
-// Hooks: the call and context shapes a hook author gets, and the decisions they may return.
+// Hooks: every hook takes one context (the shared fields plus its subject), whose state is read-only.
 const hooks: Hooks = {
-  beforeTool: (call, context) => {
-    expectTypeOf(call.name).toBeString();
-    expectTypeOf(context).toEqualTypeOf<HookContext>();
-    return call.name === "rm" ? { action: "deny", reason: "no" } : undefined;
+  beforeTool: (context) => {
+    expectTypeOf(context.call.name).toBeString();
+    expectTypeOf(context).toExtend<HookContext>();
+    return context.call.name === "rm" ? { action: "deny", reason: "no" } : undefined;
+  },
+  afterTool: ({ call, result }) => {
+    expectTypeOf(call.callId).toBeString();
+    expectTypeOf(result.status).toEqualTypeOf<ToolResultStatus>();
+    return undefined;
   },
   beforeModel: (context) => {
     expectTypeOf(context.taskId).toBeString();
+    expectTypeOf(context).toExtend<HookContext>();
     return { feedback: "be brief" };
+  },
+  onStop: ({ state, text }) => {
+    expectTypeOf(text).toBeString();
+    // @ts-expect-error the state a hook sees is read-only, at every depth
+    state.transcript.push({ role: "user", content: "forged" });
+    // @ts-expect-error not even its top-level fields may be reassigned
+    state.objective = "something else";
+    return undefined;
   },
 };
 void hooks;
@@ -82,8 +110,22 @@ if (isSemaError(caught, "LeaseHeld")) {
 isSemaError(caught, "NoSuchCode");
 expectTypeOf<"TaskFinished">().toExtend<SemaErrorCode>();
 
-// A leg's outcome and the ingress treatment.
+// A leg's outcome and the ingress treatment; failure codes are closed unions, not strings.
 expectTypeOf(runLeg).returns.resolves.toEqualTypeOf<LegOutcome>();
+expectTypeOf<NonNullable<LegOutcome["error"]>["code"]>().toEqualTypeOf<SemaErrorCode>();
+expectTypeOf<ModelFailure["code"]>().toEqualTypeOf<ModelFailureCode>();
+expectTypeOf(streamLeg).returns.toExtend<AsyncIterable<StreamEvent>>();
+expectTypeOf(streamLeg).returns.toHaveProperty("outcome").resolves.toEqualTypeOf<LegOutcome>();
+
+// One argument order: the store (or the harness options carrying it), the task id, one options object.
+expectTypeOf(runLeg).parameter(1).toBeString();
+expectTypeOf(streamLeg).parameters.toEqualTypeOf<Parameters<typeof runLeg>>();
+for (const operation of [sendInput, interrupt, cancel, requestResume, wake, wakeAt, decideApproval, steerChild]) {
+  expectTypeOf(operation).parameter(0).toEqualTypeOf<Store>();
+  expectTypeOf(operation).parameter(1).toBeString();
+}
+expectTypeOf(decideApproval).parameters.toHaveProperty("length").toEqualTypeOf<3>();
+expectTypeOf(steerChild).parameter(2).toEqualTypeOf<{ parentTaskId: string; text: string }>();
 expectTypeOf(sanitizeHumanText)
   .parameter(1)
   .toEqualTypeOf<"user" | "supervisor" | "operator" | "external" | "system">();

@@ -11,6 +11,7 @@
  */
 import {
   type Agent,
+  childAgent,
   DEFAULTS,
   isSemaError,
   type Lease,
@@ -142,7 +143,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     if (created.parentTaskId === undefined) return options.agents.get(name ?? options.agents.defaultName);
     const parent = await agentFor(created.parentTaskId);
     if (parent === undefined) return name === undefined ? undefined : options.agents.get(name);
-    return (name === undefined ? undefined : parent.delegation?.agents?.[name]) ?? parent;
+    return childAgent(parent, name);
   }
 
   /** Run one leg; true when a leg actually ran (so the task may have more work right away). */

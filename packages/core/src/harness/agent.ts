@@ -1,6 +1,7 @@
 /**
- * What a harness runs: the agent (model, instructions, tools, limits) and the host's settings
- * (store, lease holder, sinks, caps). Plain data; nothing here lives between calls.
+ * What a harness runs: the agent (model, instructions, tools, limits, the agents it may delegate
+ * to) and the host's settings (store, lease holder, sinks, caps). Plain data; nothing here lives
+ * between calls. The defaults of the host's settings are in `defaults.ts`.
  */
 import type { RandomBytes } from "../core/trust-framing.ts";
 import { newId } from "../internal/ids.ts";
@@ -11,7 +12,6 @@ import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
-import type { DelegationSettings } from "./delegation/delegation.ts";
 import type { HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
 
@@ -33,14 +33,29 @@ export interface Agent {
   hooks?: Hooks;
   /** Timeouts and fail-open/fail-closed per hook. */
   hookSettings?: HookSettings;
-  /** Stop a task that has taken this many model turns: it parks with reason `budget`. (Same as `budget.maxTurns`.) */
-  maxTurns?: number;
   /** Let the agent hand work to child tasks through the built-in `delegate` tool. */
   delegation?: DelegationSettings;
   /** Summarize older turns when the transcript nears the model's context window. */
   compaction?: CompactionSettings;
-  /** Limits on turns, tokens, cost and active time per task. */
+  /** Limits on turns (`budget.maxTurns`), tokens, cost and active time per task. */
   budget?: Budget;
+}
+
+/**
+ * How an agent hands work to child tasks through the built-in `delegate` tool. Defined beside
+ * `Agent` because each names the other (the agents a child may run as are agents).
+ */
+export interface DelegationSettings {
+  /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */
+  agents?: Record<string, Agent>;
+  /** How deep delegation may go (a root task is depth 0). Default 3. */
+  maxDepth?: number;
+  /** How many children one task may spawn. Default 10. */
+  maxChildren?: number;
+  /** Run children in this process as soon as they are spawned (default true); false leaves them to workers. */
+  runChildren?: boolean;
+  /** The tool's name. Default `delegate`. */
+  toolName?: string;
 }
 
 export interface HarnessOptions {
@@ -59,7 +74,10 @@ export interface HarnessOptions {
   holderDied?: (holder: LeaseHolder) => boolean;
   /** Default 30 s; renewed every third of it while a leg runs. */
   leaseTtlMs?: number;
-  /** Receives every stored event of the task while a leg runs, and the ephemeral deltas. */
+  /**
+   * Receives every stored event of the task while a leg runs, and the ephemeral deltas. It
+   * observes only: a sink that throws loses its event, never the leg.
+   */
   emit?: Emit;
   /** Default 120 s per tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
@@ -70,13 +88,6 @@ export interface HarnessOptions {
   /** Random source for fence nonces (tests pin it). */
   randomBytes?: RandomBytes;
 }
-
-export const DEFAULTS = {
-  leaseTtlMs: 30_000,
-  toolTimeoutMs: 120_000,
-  maxToolOutputChars: 50_000,
-  snapshotEvery: 1000,
-} as const;
 
 let processHolder: LeaseHolder | undefined;
 

@@ -12,7 +12,7 @@ import { noteTool } from "../testing/note-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
 import { runLeg } from "./leg/run-leg.ts";
-import { startTask } from "./tasks/task-api.ts";
+import { startTask } from "./tasks/start-task.ts";
 
 /** Stateless scripts chosen by objective, so every resumed leg continues where its task was. */
 function model(): ScriptedModel {
@@ -39,7 +39,7 @@ function agentWith(tools: Agent["tools"]): Agent {
     delegation: {},
     hooks: {
       afterModel: ({ toolCalls }) => (toolCalls.length > 0 ? { feedback: "Keep notes short." } : undefined),
-      beforeTool: (call) =>
+      beforeTool: ({ call }) =>
         call.name === "note"
           ? { action: "replace", input: { text: (call.input as { text: string }).text } }
           : undefined,

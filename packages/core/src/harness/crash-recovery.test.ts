@@ -15,7 +15,8 @@ import { ScriptedModel, type ScriptStep } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
 import { runLeg } from "./leg/run-leg.ts";
 import { buildModelRequest } from "./model/model-request.ts";
-import { sendInput, startTask } from "./tasks/task-api.ts";
+import { sendInput } from "./tasks/send-input.ts";
+import { startTask } from "./tasks/start-task.ts";
 import { defineTool } from "./tools/define-tool.ts";
 import { CRASHED_CALL_CONTENT } from "./tools/tool-phase.ts";
 

@@ -13,7 +13,8 @@ import type { HumanInputSource } from "../protocol/human-input.ts";
 import type { ActorAssertion } from "../protocol/transcript.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import { runLeg } from "./leg/run-leg.ts";
-import { sendInput, startTask } from "./tasks/task-api.ts";
+import { sendInput } from "./tasks/send-input.ts";
+import { startTask } from "./tasks/start-task.ts";
 import { defineTool } from "./tools/define-tool.ts";
 
 const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;

@@ -9,7 +9,8 @@ import type { Snapshot } from "../ports/store.ts";
 import { lookupTool, lookupTurns } from "../testing/lookup-tool.ts";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import { runLeg } from "./leg/run-leg.ts";
-import { sendInput, startTask } from "./tasks/task-api.ts";
+import { sendInput } from "./tasks/send-input.ts";
+import { startTask } from "./tasks/start-task.ts";
 
 /** `turns` lookups, then a final answer; after a wake, one more answer. */
 function script(turns: number): ScriptedTurn[] {
@@ -61,7 +62,7 @@ describe("snapshots", () => {
     const store = new SpyStore();
     const taskId = await startTask(store, { objective: "Look everything up" });
     const model = new ScriptedModel(script(60));
-    const parked = await runLeg({ store, agent: { model, tools: [lookupTool], maxTurns: 50 } }, taskId);
+    const parked = await runLeg({ store, agent: { model, tools: [lookupTool], budget: { maxTurns: 50 } } }, taskId);
     expect(parked).toMatchObject({ status: "parked", parkedReason: "budget" });
     const end = (await store.read(taskId)).at(-1)?.seq;
     expect(store.snapshots).toEqual([end]);
@@ -74,7 +75,7 @@ describe("snapshots", () => {
   it("are not stored for a short log", async () => {
     const store = new SpyStore();
     const taskId = await startTask(store, { objective: "Look it up" });
-    const agent = { model: new ScriptedModel(script(3)), tools: [lookupTool], maxTurns: 2 };
+    const agent = { model: new ScriptedModel(script(3)), tools: [lookupTool], budget: { maxTurns: 2 } };
     expect((await runLeg({ store, agent }, taskId)).status).toBe("parked");
     expect(store.snapshots).toEqual([]);
   });

@@ -9,7 +9,7 @@ import { flakyStore } from "../testing/flaky-store.ts";
 import { noteTool, noteTurns } from "../testing/note-tool.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import { runLeg } from "./leg/run-leg.ts";
-import { startTask } from "./tasks/task-api.ts";
+import { startTask } from "./tasks/start-task.ts";
 
 const turns = (n: number) => noteTurns(Array.from({ length: n }, (_, i) => `n${i}`));
 

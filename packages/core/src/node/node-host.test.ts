@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import { acquireLeg } from "../harness/leg/take-lease.ts";
-import { startTask } from "../harness/tasks/task-api.ts";
+import { startTask } from "../harness/tasks/start-task.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import { nodeHolder, nodeHost, tasksOfDeadHoldersHere } from "./node-host.ts";
 import { holderDiedHere, processAlive, processSpace } from "./process-space.ts";

@@ -25,10 +25,26 @@ export interface ModelRequest {
   temperature?: number;
 }
 
+/**
+ * Why a model call failed, whatever the vendor: `rate_limited` (429), `server_error` (5xx, 409),
+ * `connection` (network, timeout), `auth`, `bad_request`, `malformed_response` (the stream broke
+ * the protocol), `aborted` (the call's signal), `script` (a test's ScriptedModel), `unknown`.
+ */
+export type ModelFailureCode =
+  | "rate_limited"
+  | "server_error"
+  | "connection"
+  | "auth"
+  | "bad_request"
+  | "malformed_response"
+  | "aborted"
+  | "script"
+  | "unknown";
+
 /** A failure as the last part of a stream. */
 export interface ModelFailure {
-  /** Stable code: `rate_limited`, `server_error`, `connection`, `auth`, `bad_request`, `malformed_response`, `aborted`, `script` … */
-  code: string;
+  /** Stable code; retries and hosts decide on it and `isRetryable`, never on vendor error shapes. */
+  code: ModelFailureCode;
   message: string;
   isRetryable: boolean;
   /** HTTP status when the failure came from one. */

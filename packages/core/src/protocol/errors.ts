@@ -24,6 +24,33 @@ export type SemaErrorCode =
   | "DigestMismatch"
   | "Forbidden";
 
+/** Every code of the union, once (a missing or extra one fails the typecheck). */
+const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
+  TaskNotFound: true,
+  TaskExists: true,
+  SeqConflict: true,
+  LeaseHeld: true,
+  LeaseLost: true,
+  InvalidEvent: true,
+  InvalidInput: true,
+  StoreUnavailable: true,
+  InputRejected: true,
+  TaskFinished: true,
+  ModelError: true,
+  ToolError: true,
+  HookFailed: true,
+  BudgetExceeded: true,
+  ApprovalNotFound: true,
+  ApprovalConflict: true,
+  DigestMismatch: true,
+  Forbidden: true,
+};
+
+/** Whether `code` is one of Sema's stable error codes (a code read from a log may be anything). */
+export function isSemaErrorCode(code: string): code is SemaErrorCode {
+  return Object.hasOwn(SEMA_ERROR_CODES, code);
+}
+
 /**
  * The brand every Sema error carries. A registered symbol, so two installed copies of the package
  * (two versions in one dependency tree, a bundled and an external copy) still recognize each

@@ -26,20 +26,16 @@ export function approvalRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const reason =
           body.reason === undefined ? undefined : sanitizeText(body.reason, "user", REASON_MAX_CHARS, "body.reason");
         await ownTask(store, params.taskId, caller);
-        const decided = await decideApproval(
-          store,
-          params.taskId,
-          {
-            callId: params.callId,
-            digest: body.digest,
-            decision: body.decision,
-            actor: caller.actor,
-            principal: caller.principal,
-            ...(reason === undefined ? {} : { reason }),
-            ...(body.scope === undefined ? {} : { scope: body.scope }),
-          },
-          { canApprove: deps.canApprove(caller) },
-        );
+        const decided = await decideApproval(store, params.taskId, {
+          callId: params.callId,
+          digest: body.digest,
+          decision: body.decision,
+          actor: caller.actor,
+          principal: caller.principal,
+          ...(reason === undefined ? {} : { reason }),
+          ...(body.scope === undefined ? {} : { scope: body.scope }),
+          canApprove: deps.canApprove(caller),
+        });
         deps.workers?.notify(params.taskId);
         return context.json({ callId: decided.callId, decision: decided.decision, digest: decided.digest });
       },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { costUsd, priceOf } from "./budget.ts";
 
 const turn = (inputTokens: number, outputTokens: number) => ({

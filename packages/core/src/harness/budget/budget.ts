@@ -8,7 +8,6 @@
 import type { TaskState } from "../../core/fold.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Usage } from "../../protocol/transcript.ts";
-import type { Agent } from "../agent.ts";
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
@@ -161,8 +160,6 @@ export function totalUsage(state: TaskState): Usage {
 }
 
 /** The agent's budget, tightened by the share a parent carved for this task. */
-export function effectiveBudget(agent: Pick<Agent, "maxTurns" | "budget">, state: TaskState): Budget {
-  const own: Budget =
-    agent.maxTurns === undefined ? (agent.budget ?? {}) : { maxTurns: agent.maxTurns, ...agent.budget };
-  return tighter(own, budgetFromMetadata(state.metadata));
+export function effectiveBudget(budget: Budget | undefined, state: TaskState): Budget {
+  return tighter(budget ?? {}, budgetFromMetadata(state.metadata));
 }

@@ -6,10 +6,11 @@ import type { ModelRequest } from "../../ports/model.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { cancel, startTask } from "../tasks/task-api.ts";
+import { cancel } from "../tasks/control.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { decideApproval } from "../tools/approvals.ts";
 import { defineTool } from "../tools/define-tool.ts";
-import { childTaskId, startChildTask, steerChild } from "./delegation.ts";
+import { childTaskId, startChildTask, steerChild } from "./child-tasks.ts";
 
 /** One model for parent and children: each task's script is chosen by its objective. */
 function byObjective(scripts: Record<string, ScriptedTurn[]>): ScriptedModel {
@@ -185,8 +186,10 @@ describe("delegation", () => {
     const parent = await startTask(store, { objective: "Parent" });
     const child = await startTask(store, { objective: "Child", parentTaskId: parent });
     const stranger = await startTask(store, { objective: "Other" });
-    await steerChild(store, parent, child, "Focus on the EU data only.");
-    await expect(steerChild(store, parent, stranger, "x")).rejects.toMatchObject({ code: "Forbidden" });
+    await steerChild(store, child, { parentTaskId: parent, text: "Focus on the EU data only." });
+    await expect(steerChild(store, stranger, { parentTaskId: parent, text: "x" })).rejects.toMatchObject({
+      code: "Forbidden",
+    });
     const model = new ScriptedModel([{ text: "ok" }]);
     await runLeg({ store, agent: { model } }, child);
     const last = model.requests[0]?.transcript.at(-1);

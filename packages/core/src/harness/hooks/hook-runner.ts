@@ -8,17 +8,10 @@ import type { ModelRequest } from "../../ports/model.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { ToolCall } from "../../protocol/transcript.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
+import type { LegContext } from "../leg/leg-context.ts";
 import type { CallOutcome } from "../tools/run-tool-call.ts";
-import {
-  type BeforeToolDecision,
-  DEFAULT_HOOK_TIMEOUT_MS,
-  failureMode,
-  type HookContext,
-  type HookName,
-  type HookSettings,
-  type Hooks,
-  runHook,
-} from "./hooks.ts";
+import type { BeforeToolDecision, HookContext, HookName, HookSettings, Hooks } from "./hooks.ts";
+import { DEFAULT_HOOK_TIMEOUT_MS, failureMode, runHook } from "./run-one-hook.ts";
 
 /** A hook failed closed where that fails the task. */
 export interface HookFailure {
@@ -27,6 +20,7 @@ export interface HookFailure {
 }
 
 export class LegHooks {
+  readonly #ctx: LegContext;
   readonly #hooks: Hooks;
   readonly #settings: HookSettings;
   readonly #w: LegWriter;
@@ -35,15 +29,16 @@ export class LegHooks {
   #queued: string[] = [];
   #continuations = 0;
 
-  constructor(hooks: Hooks, settings: HookSettings, writer: LegWriter, legId: string) {
-    this.#hooks = hooks;
-    this.#settings = settings;
-    this.#w = writer;
-    this.#legId = legId;
+  constructor(ctx: LegContext) {
+    this.#ctx = ctx;
+    this.#hooks = ctx.agent.hooks ?? {};
+    this.#settings = ctx.agent.hookSettings ?? {};
+    this.#w = ctx.writer;
+    this.#legId = ctx.legId;
   }
 
   #context(): HookContext {
-    return { taskId: this.#w.taskId, legId: this.#legId, principal: this.#w.state.principal, state: this.#w.state };
+    return { taskId: this.#ctx.taskId, legId: this.#legId, principal: this.#w.state.principal, state: this.#w.state };
   }
 
   #feedbackEvent(hook: HookName, text: string): TaskEvent {
@@ -104,7 +99,7 @@ export class LegHooks {
     if (hook === undefined) return { action: "allow" };
     const { callId, name, input } = call;
     const result = await this.#run("beforeTool", () =>
-      hook.call(this.#hooks, { callId, name, input }, this.#context()),
+      hook.call(this.#hooks, { ...this.#context(), call: { callId, name, input } }),
     );
     if (!result.ok)
       return result.closed
@@ -119,12 +114,11 @@ export class LegHooks {
     if (hook === undefined) return outcome;
     const { callId, name, input } = call;
     const result = await this.#run("afterTool", () =>
-      hook.call(
-        this.#hooks,
-        { callId, name, input },
-        { status: outcome.status, content: outcome.content },
-        this.#context(),
-      ),
+      hook.call(this.#hooks, {
+        ...this.#context(),
+        call: { callId, name, input },
+        result: { status: outcome.status, content: outcome.content },
+      }),
     );
     if (!result.ok) {
       return result.closed

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
-import { fold } from "../../core/fold.ts";
 import type { Store } from "../../ports/store.ts";
-import type { StreamEvent } from "../../protocol/stream-event.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { decideApproval } from "../tools/approvals.ts";
 import { defineTool } from "../tools/define-tool.ts";
 
@@ -58,7 +56,7 @@ describe("hooks", () => {
       model,
       tools: [w.tool],
       hooks: {
-        beforeTool: (call) => {
+        beforeTool: ({ call }) => {
           const input = call.input as { path: string; content: string };
           if (input.path.endsWith(".env")) return { action: "deny", reason: "no secrets" };
           if (input.path === "b.txt") return { action: "replace", input: { ...input, path: "out/b.txt" } };
@@ -92,7 +90,7 @@ describe("hooks", () => {
       model,
       tools: [w.tool],
       hooks: {
-        beforeTool: (call) => ({ action: "replace", input: { ...(call.input as object), path: "/etc/notes.txt" } }),
+        beforeTool: ({ call }) => ({ action: "replace", input: { ...(call.input as object), path: "/etc/notes.txt" } }),
       },
     };
     const { taskId, outcome, events } = await run(store, agent);
@@ -133,7 +131,7 @@ describe("hooks", () => {
     await run(store, {
       model,
       tools: [w.tool],
-      hooks: { afterTool: (_call, result) => ({ content: `${result.content} (checked)` }) },
+      hooks: { afterTool: ({ result }) => ({ content: `${result.content} (checked)` }) },
     });
     expect(model.requests[1]?.transcript.at(-1)).toMatchObject({ role: "tool", content: "wrote x.txt (checked)" });
   });
@@ -225,22 +223,5 @@ describe("hooks", () => {
       status: "failed",
       error: { code: "HookFailed", message: "the onStop hook failed: timed out after 20 ms" },
     });
-  });
-
-  it("onEvent sees every event and cannot break the leg", async () => {
-    const seen: StreamEvent[] = [];
-    const { outcome, events } = await run(new MemoryStore(), {
-      model: new ScriptedModel([{ text: "hello" }]),
-      hooks: {
-        onEvent: (event) => {
-          seen.push(event);
-          throw new Error("observer bug");
-        },
-      },
-    });
-    expect(outcome.status).toBe("completed");
-    expect(seen.filter((e) => "seq" in e).map((e) => e.type)).toEqual(events.slice(2).map((e) => e.type));
-    expect(seen.some((e) => e.type === "text_delta")).toBe(true);
-    expect(fold(events).transcript.length).toBe(2);
   });
 });

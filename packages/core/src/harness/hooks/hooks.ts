@@ -8,15 +8,32 @@
 import type { TaskState } from "../../core/fold.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { StreamEvent } from "../../protocol/stream-event.ts";
 import type { ToolCall, ToolResultStatus } from "../../protocol/transcript.ts";
 
+/** A type with every property, at every depth, read-only: what a hook may look at but not change. */
+export type DeepReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends ReadonlyMap<infer K, infer V>
+    ? ReadonlyMap<DeepReadonly<K>, DeepReadonly<V>>
+    : T extends ReadonlySet<infer U>
+      ? ReadonlySet<DeepReadonly<U>>
+      : T extends readonly (infer U)[]
+        ? readonly DeepReadonly<U>[]
+        : T extends object
+          ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+          : T;
+
+/**
+ * What every hook is given: one object, the same fields for each hook (the task, the leg, the
+ * principal, the folded state), plus what that hook is about (the request, the turn, the call, the
+ * result, the final text), so every hook is written `hook(context)`.
+ */
 export interface HookContext {
-  taskId: string;
-  legId: string;
-  principal: string;
-  /** The folded state when the hook runs. Read it; never change it. */
-  state: TaskState;
+  readonly taskId: string;
+  readonly legId: string;
+  readonly principal: string;
+  /** The folded state when the hook runs; read-only (the harness owns it). */
+  readonly state: DeepReadonly<TaskState>;
 }
 
 /** Words for the model, delivered in a `<system-reminder>` before its next call. */
@@ -32,32 +49,35 @@ export type BeforeToolDecision =
   /** Run with this input instead (checked against the schema, and approved again if the tool needs it). */
   | { action: "replace"; input: JsonValue };
 
+/** Host code that watches and steers the loop; every hook takes one context object. */
 export interface Hooks {
+  /** Before each model call: `request` is what the model will be sent. */
   beforeModel?(
-    context: HookContext & { request: ModelRequest },
+    context: HookContext & { readonly request: ModelRequest },
   ): HookFeedback | undefined | Promise<HookFeedback | undefined>;
+  /** After a turn is collected: its text and the tool calls it asks for. */
   afterModel?(
-    context: HookContext & { text: string; toolCalls: readonly ToolCall[] },
+    context: HookContext & { readonly text: string; readonly toolCalls: readonly ToolCall[] },
   ): HookFeedback | undefined | Promise<HookFeedback | undefined>;
+  /** Before a call runs: allow, deny, ask a person, or replace its input. */
   beforeTool?(
-    call: ToolCall,
-    context: HookContext,
+    context: HookContext & { readonly call: ToolCall },
   ): BeforeToolDecision | undefined | Promise<BeforeToolDecision | undefined>;
-  /** Return `content` to replace what the model will be told. */
+  /** After a call ran: return `content` to replace what the model will be told. */
   afterTool?(
-    call: ToolCall,
-    result: { status: ToolResultStatus; content: string },
-    context: HookContext,
+    context: HookContext & {
+      readonly call: ToolCall;
+      readonly result: { readonly status: ToolResultStatus; readonly content: string };
+    },
   ): { content?: string } | undefined | Promise<{ content?: string } | undefined>;
-  /** The agent would finish: return `{ continue: true, feedback }` to send it back to work. */
+  /** The agent would finish with `text`: return `{ continue: true, feedback }` to send it back to work. */
   onStop?(
-    context: HookContext & { text: string },
+    context: HookContext & { readonly text: string },
   ): { continue: true; feedback: string } | undefined | Promise<{ continue: true; feedback: string } | undefined>;
-  /** Every event of the leg, stored and ephemeral. Observes only; its failures are ignored. */
-  onEvent?(event: StreamEvent): void;
 }
 
-export type HookName = Exclude<keyof Hooks, "onEvent">;
+/** A hook's name, as recorded in `hook_failed` notes and `hook_feedback` events. */
+export type HookName = keyof Hooks;
 
 export interface HookSettings {
   /** Default 10 s per call. */
@@ -70,34 +90,4 @@ export interface HookSettings {
   failure?: Partial<Record<HookName, "open" | "closed">>;
   /** How many times onStop may send the agent back to work in one leg (default 10). */
   maxStopContinuations?: number;
-}
-
-export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
-
-export function failureMode(settings: HookSettings | undefined, hook: HookName): "open" | "closed" {
-  return settings?.failure?.[hook] ?? (hook === "beforeTool" ? "closed" : "open");
-}
-
-export type HookRun<T> = { ok: true; value: T } | { ok: false; message: string };
-
-/** Run one hook call under the timeout; never throws. */
-export async function runHook<T>(run: () => T | Promise<T>, timeoutMs: number): Promise<HookRun<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<HookRun<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, message: `timed out after ${timeoutMs} ms` }), timeoutMs);
-  });
-  try {
-    const call = Promise.resolve()
-      .then(run)
-      .then(
-        (value): HookRun<T> => ({ ok: true, value }),
-        (error: unknown): HookRun<T> => ({
-          ok: false,
-          message: error instanceof Error ? error.message : String(error),
-        }),
-      );
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

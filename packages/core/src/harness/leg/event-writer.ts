@@ -12,6 +12,7 @@ import { isSemaError, SeqConflictError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
 import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
+import type { ForeignInterrupts } from "./stop-signals.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 
 /** Whether `stored` are exactly `events` as written (the stamps aside). */
@@ -36,42 +37,36 @@ export async function loadState(store: Store, taskId: string): Promise<{ folder:
   return { folder, events };
 }
 
+/** What the leg's writer needs: built before the leg has an id (a task with no work gets none). */
+export interface WriterContext {
+  readonly store: Store;
+  readonly taskId: string;
+  readonly leaseToken: string;
+  /** Every stored event goes here as it is folded. */
+  readonly emit: Emit;
+  /** Store a snapshot after this many events since the last one. */
+  readonly snapshotEvery: number;
+  /** How long to ride out `StoreUnavailable`. */
+  readonly retry: StoreRetryPolicy;
+  readonly foreign: ForeignInterrupts;
+}
+
 /** Events below which a leg's closing snapshot is skipped (folding 100 events takes microseconds). */
 const SHORT_LOG = 100;
 
 export class LegWriter {
-  readonly store: Store;
-  readonly taskId: string;
+  readonly #ctx: WriterContext;
   readonly #folder: Folder;
-  readonly #emit: Emit;
-  readonly #leaseToken: string;
-  readonly #snapshotEvery: number;
   /** Snapshot text, remembering each transcript entry's JSON for the leg's later snapshots. */
   readonly #stateJson = new StateJson();
-  readonly #retry: StoreRetryPolicy | undefined;
   #sinceSnapshot = 0;
   /** True while nothing can have been appended by others since the leg last read or appended. */
   #current = false;
-  /** Called with every event folded that this leg did not write. */
-  onForeign: (event: StoredEvent) => void = () => {};
 
-  /** `retry`: how long to ride out `StoreUnavailable` (absent: fail at once). */
-  constructor(
-    store: Store,
-    taskId: string,
-    folder: Folder,
-    leaseToken: string,
-    emit: Emit,
-    snapshotEvery: number,
-    retry?: StoreRetryPolicy,
-  ) {
-    this.store = store;
-    this.#retry = retry;
-    this.taskId = taskId;
+  /** `folder`: the task's state as loaded; the writer keeps it in step with the store from then on. */
+  constructor(ctx: WriterContext, folder: Folder) {
+    this.#ctx = ctx;
     this.#folder = folder;
-    this.#leaseToken = leaseToken;
-    this.#emit = emit;
-    this.#snapshotEvery = snapshotEvery;
   }
 
   get state(): TaskState {
@@ -79,10 +74,11 @@ export class LegWriter {
   }
 
   #take(events: StoredEvent[], foreign: boolean): void {
+    const { emit } = this.#ctx;
     for (const event of events) {
       this.#folder.apply(event);
-      this.#emit(event);
-      if (foreign) this.onForeign(event);
+      emit(event);
+      if (foreign) this.#ctx.foreign.see(event);
     }
     this.#sinceSnapshot += events.length;
   }
@@ -90,7 +86,7 @@ export class LegWriter {
   /** Fold whatever others appended since the leg last looked. Returns those events. */
   async refresh(): Promise<StoredEvent[]> {
     const afterSeq = this.state.lastSeq;
-    const events = await this.#call(() => this.store.read(this.taskId, { afterSeq }));
+    const events = await this.#call(() => this.#ctx.store.read(this.#ctx.taskId, { afterSeq }));
     this.#take(events, true);
     this.#current = true;
     return events;
@@ -143,8 +139,8 @@ export class LegWriter {
     try {
       return await work();
     } catch (error) {
-      if (this.#retry === undefined || !isSemaError(error, "StoreUnavailable")) throw error;
-      return retryStoreUnavailable(work, this.#retry);
+      if (!isSemaError(error, "StoreUnavailable")) throw error;
+      return retryStoreUnavailable(work, this.#ctx.retry);
     }
   }
 
@@ -154,23 +150,24 @@ export class LegWriter {
    * `expectedSeq`: its own events there mean the append landed; anyone else's are a conflict.
    */
   async #appendOnce(events: TaskEvent[], expectedSeq: number): Promise<StoredEvent[]> {
-    const options = { expectedSeq, leaseToken: this.#leaseToken };
+    const options = { expectedSeq, leaseToken: this.#ctx.leaseToken };
     try {
-      return await this.store.append(this.taskId, events, options);
+      return await this.#ctx.store.append(this.#ctx.taskId, events, options);
     } catch (error) {
-      if (this.#retry === undefined || !isSemaError(error, "StoreUnavailable")) throw error;
+      if (!isSemaError(error, "StoreUnavailable")) throw error;
     }
     return retryStoreUnavailable(async () => {
-      const landed = await this.store.read(this.taskId, { afterSeq: expectedSeq, limit: events.length });
+      const landed = await this.#ctx.store.read(this.#ctx.taskId, { afterSeq: expectedSeq, limit: events.length });
       if (sameEvents(landed, events)) return landed;
-      if (landed.length > 0) throw new SeqConflictError(this.taskId, expectedSeq, landed.at(-1)?.seq ?? expectedSeq);
-      return this.store.append(this.taskId, events, options);
-    }, this.#retry);
+      if (landed.length > 0)
+        throw new SeqConflictError(this.#ctx.taskId, expectedSeq, landed.at(-1)?.seq ?? expectedSeq);
+      return this.#ctx.store.append(this.#ctx.taskId, events, options);
+    }, this.#ctx.retry);
   }
 
   /** Whether enough events have passed since the last snapshot for the next. */
   snapshotDue(): boolean {
-    return this.#sinceSnapshot >= Math.max(this.#snapshotEvery, Math.floor(this.state.lastSeq / 2));
+    return this.#sinceSnapshot >= Math.max(this.#ctx.snapshotEvery, Math.floor(this.state.lastSeq / 2));
   }
 
   /**
@@ -184,9 +181,9 @@ export class LegWriter {
   async maybeSnapshot(atLegEnd = false): Promise<void> {
     if (this.#sinceSnapshot === 0 || (!atLegEnd && !this.snapshotDue())) return;
     // A log this short folds from its start about as fast as from a snapshot: not worth a write.
-    if (atLegEnd && this.state.lastSeq < Math.min(this.#snapshotEvery, SHORT_LOG)) return;
-    await this.store.putSnapshot({
-      taskId: this.taskId,
+    if (atLegEnd && this.state.lastSeq < Math.min(this.#ctx.snapshotEvery, SHORT_LOG)) return;
+    await this.#ctx.store.putSnapshot({
+      taskId: this.#ctx.taskId,
       seq: this.state.lastSeq,
       v: this.state.v,
       state: stateToJson(this.state),

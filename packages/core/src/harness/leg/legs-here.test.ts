@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "../tools/define-tool.ts";
 import { runLeg } from "./run-leg.ts";
 

@@ -6,19 +6,20 @@
  */
 import type { TaskState } from "../../core/fold.ts";
 import { isTerminal } from "../../core/task-summary.ts";
-import { waitingInputs } from "../../core/waiting-inputs.ts";
 import { newId } from "../../internal/ids.ts";
-import type { Lease, Store } from "../../ports/store.ts";
+import type { Lease } from "../../ports/store.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
-import type { LegStartedEvent, ParkReason, TaskEvent } from "../../protocol/task-event.ts";
-import type { TaskStatus } from "../../protocol/task-summary.ts";
-import { DEFAULTS, defaultHolder, type HarnessOptions } from "../agent.ts";
-import { notifyParent } from "../delegation/delegation.ts";
-import { appendToTask } from "../tasks/append-to-task.ts";
-import { LegWriter, loadState } from "./event-writer.ts";
-import { keepLease } from "./leg-guards.ts";
+import type { LegStartedEvent, TaskEvent } from "../../protocol/task-event.ts";
+import { defaultHolder, type HarnessOptions } from "../agent.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { childAgent, reportToParent } from "../delegation/child-tasks.ts";
+import { LegWriter, loadState, type WriterContext } from "./event-writer.ts";
+import { hasWork } from "./has-work.ts";
+import { keepLease } from "./keep-lease.ts";
+import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
+import { ForeignInterrupts } from "./stop-signals.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 import { acquireLeg } from "./take-lease.ts";
 import { LegLoop } from "./turn-loop.ts";
@@ -37,40 +38,10 @@ export interface LegOptions {
   lease?: Lease;
 }
 
-export interface LegOutcome {
-  taskId: string;
-  /** The leg that ran; absent when there was nothing to do. */
-  legId?: string;
-  status: TaskStatus;
-  parkedReason?: ParkReason;
-  result?: string;
-  error?: { code: string; message: string };
-}
-
-/** Whether a leg has anything to do for a task in this state (at `nowMs`, for timers). */
-export function hasWork(state: TaskState, nowMs: number = Date.now()): boolean {
-  const { status, parkedReason } = state.summary;
-  if (status === "cancelled") return false;
-  if (state.timers.some((timer) => Date.parse(timer.due) <= nowMs)) return true;
-  if (isTerminal(status)) return waitingInputs(state).wake.length > 0;
-  if (status === "parked" && parkedReason === "approval") return state.approvals.every((a) => a.decision !== undefined);
-  return true;
-}
-
 function inferTrigger(state: TaskState): LegStartedEvent["trigger"] {
   if (state.summary.legId !== undefined) return "recover";
   if (state.summary.status === "created") return "start";
   return isTerminal(state.summary.status) ? "wake" : "resume";
-}
-
-/** What a host reports after a leg: the task's status as the log now says. */
-export function outcomeOf(taskId: string, state: TaskState, legId?: string): LegOutcome {
-  const outcome: LegOutcome = { taskId, status: state.summary.status };
-  if (legId !== undefined) outcome.legId = legId;
-  if (state.summary.parkedReason !== undefined) outcome.parkedReason = state.summary.parkedReason;
-  if (state.result !== undefined && state.summary.status === "completed") outcome.result = state.result;
-  if (state.error !== undefined && state.summary.status === "failed") outcome.error = state.error;
-  return outcome;
 }
 
 const noop: Emit = () => {};
@@ -83,7 +54,7 @@ async function runChild(
 ): Promise<LegOutcome | undefined> {
   const [created] = await parent.store.read(childId, { limit: 1 });
   const name = created?.type === "task_created" ? created.agent : undefined;
-  const agent = (name === undefined ? undefined : parent.agent.delegation?.agents?.[name]) ?? parent.agent;
+  const agent = childAgent(parent.agent, name);
   const { emit: _parentsSink, ...rest } = parent;
   try {
     return await runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });
@@ -95,45 +66,19 @@ async function runChild(
 }
 
 /**
- * A child task that ended tells its parent (idempotently); one that waits for an approval says so
- * in the parent's log, so whoever watches the parent sees it.
+ * The host's sink, guarded: it observes the leg and cannot stop or fail it, so a sink that throws
+ * (a bug in a logger, a closed socket) loses its own events, not the leg.
  */
-async function reportToParent(store: Store, state: TaskState, taskId: string): Promise<void> {
-  const parentTaskId = state.parentTaskId;
-  if (parentTaskId === undefined) return;
-  if (isTerminal(state.summary.status)) {
-    await notifyParent(store, parentTaskId, taskId);
-    return;
-  }
-  const pending = state.approvals.filter((a) => a.decision === undefined);
-  if (state.summary.parkedReason !== "approval" || pending.length === 0) return;
-  const note: TaskEvent = {
-    type: "engine_note",
-    v: 1,
-    kind: "child_approval",
-    text: `Sub-agent task ${taskId} waits for approval of ${pending.map((a) => a.name).join(", ")}.`,
-    data: {
-      childTaskId: taskId,
-      approvals: pending.map((a) => ({ callId: a.callId, name: a.name, digest: a.digest })),
-    },
-  };
-  await appendToTask(store, parentTaskId, () => [note]);
-}
-
-/** The emit sink with the agent's onEvent hook behind it; an observer's failure is ignored. */
-function withEventHook(options: HarnessOptions): HarnessOptions {
-  const hooks = options.agent.hooks;
-  const onEvent = hooks?.onEvent;
-  if (onEvent === undefined) return options;
-  const emit = options.emit ?? noop;
+function withGuardedEmit(options: HarnessOptions): HarnessOptions {
+  const emit = options.emit;
+  if (emit === undefined) return options;
   return {
     ...options,
     emit: (event) => {
-      emit(event);
       try {
-        onEvent.call(hooks, event);
+        emit(event);
       } catch {
-        // onEvent observes; it cannot stop or fail the leg.
+        // An observer's failure is its own.
       }
     },
   };
@@ -145,7 +90,7 @@ function withEventHook(options: HarnessOptions): HarnessOptions {
  * `StoreUnavailable` when the store fails; the log is consistent in every case.
  */
 export async function runLeg(given: HarnessOptions, taskId: string, legOptions: LegOptions = {}): Promise<LegOutcome> {
-  const options = withEventHook(given);
+  const options = withGuardedEmit(given);
   const { store } = options;
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   if (legOptions.lease !== undefined && legOptions.lease.taskId !== taskId)
@@ -197,15 +142,16 @@ async function runLeased(
   };
   try {
     const { folder } = await retryStoreUnavailable(() => loadState(store, taskId), retry);
-    writer = new LegWriter(
+    const base: WriterContext = {
       store,
       taskId,
-      folder,
-      lease.token,
+      leaseToken: lease.token,
       emit,
-      options.snapshotEvery ?? DEFAULTS.snapshotEvery,
+      snapshotEvery: options.snapshotEvery ?? DEFAULTS.snapshotEvery,
       retry,
-    );
+      foreign: new ForeignInterrupts(),
+    };
+    writer = new LegWriter(base, folder);
     if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
 
     const legId = newId();
@@ -218,22 +164,24 @@ async function runLeased(
       events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
       return events;
     });
-    const activeLoop = new LegLoop(
-      options,
-      writer,
+    const tools = options.agent.tools ?? [];
+    const activeLoop = new LegLoop({
+      ...base,
       legId,
-      host,
-      lost.signal,
-      (childId) => runChild(options, childId, host),
-      shutdown,
-    );
+      options,
+      agent: options.agent,
+      tools: new Map(tools.map((tool) => [tool.name, tool])),
+      signals: { host, shutdown, lost: lost.signal },
+      writer,
+      runChild: (childId) => runChild(options, childId, host),
+    });
     loop = activeLoop;
     try {
       await activeLoop.run();
     } finally {
       activeLoop.dispose();
     }
-    await reportToParent(store, writer.state, taskId);
+    await reportToParent(store, taskId, writer.state);
     return outcomeOf(taskId, writer.state, legId);
   } finally {
     stopLease();

@@ -4,7 +4,6 @@
  * runs the tools, and goes round again until the agent finishes or the task parks.
  */
 
-import { isInterruptRequest } from "../../core/command-events.ts";
 import type { PendingInput, TaskState } from "../../core/fold.ts";
 import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
@@ -14,24 +13,25 @@ import { LeaseLostError } from "../../protocol/errors.ts";
 import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
-import { delegateSpec } from "../delegation/delegation.ts";
+import { delegateSpec } from "../delegation/delegate-tool.ts";
 import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
 import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
 import { buildModelRequest, type RequestSettings, requestSettings, toolSpecs } from "../model/model-request.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
 import { ToolPhase } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
-import { isStopSignal, watchForStops } from "./leg-guards.ts";
+import type { LegContext, LegSignals } from "./leg-context.ts";
 import { StepWatch } from "./step-watch.ts";
+import { isStopSignal, watchForStops } from "./stop-signals.ts";
 
 const NO_IDS: ReadonlySet<string> = new Set();
 
 export class LegLoop {
+  readonly #ctx: LegContext;
   readonly #o: HarnessOptions;
   readonly #w: LegWriter;
   readonly #legId: string;
-  readonly #host: AbortSignal | undefined;
-  readonly #lost: AbortSignal;
+  readonly #signals: LegSignals;
   readonly #specs: ToolSpec[];
   /** What the model request needs from the agent, built once per leg. */
   readonly #settings: RequestSettings;
@@ -39,48 +39,25 @@ export class LegLoop {
   readonly #toolPhase: ToolPhase;
   #step = new AbortController();
   readonly #watch: StepWatch;
-  #interrupt = false;
-  readonly #runChild: (childTaskId: string) => Promise<unknown>;
-  readonly #shutdown: AbortSignal | undefined;
 
-  constructor(
-    options: HarnessOptions,
-    writer: LegWriter,
-    legId: string,
-    host: AbortSignal | undefined,
-    lost: AbortSignal,
-    runChild: (childTaskId: string) => Promise<unknown> = async () => undefined,
-    shutdown?: AbortSignal,
-  ) {
-    this.#runChild = runChild;
-    this.#shutdown = shutdown;
-    this.#o = options;
-    this.#w = writer;
-    this.#legId = legId;
-    this.#host = host;
-    this.#lost = lost;
-    const tools = options.agent.tools ?? [];
-    const delegation = options.agent.delegation;
+  constructor(ctx: LegContext) {
+    this.#ctx = ctx;
+    this.#o = ctx.options;
+    this.#w = ctx.writer;
+    this.#legId = ctx.legId;
+    this.#signals = ctx.signals;
+    const tools = ctx.agent.tools ?? [];
+    const delegation = ctx.agent.delegation;
     this.#specs = delegation === undefined ? toolSpecs(tools) : [...toolSpecs(tools), delegateSpec(delegation)];
-    this.#settings = requestSettings(options.agent, tools);
-    this.#hooks = new LegHooks(options.agent.hooks ?? {}, options.agent.hookSettings ?? {}, writer, legId);
-    this.#toolPhase = new ToolPhase(
-      options,
-      writer,
-      legId,
-      new Map(tools.map((tool) => [tool.name, tool])),
-      this.#hooks,
-      {
-        signal: () => this.#stepSignal(),
-        watched: (work) => this.#watched(work),
-      },
-    );
+    this.#settings = requestSettings(ctx.agent, tools);
+    this.#hooks = new LegHooks(ctx);
+    this.#toolPhase = new ToolPhase(ctx, this.#hooks, {
+      signal: () => this.#stepSignal(),
+      watched: (work) => this.#watched(work),
+    });
     this.#watch = new StepWatch(() =>
-      watchForStops(writer.store, writer.taskId, writer.state.lastSeq, (event) => this.stopSignal(event)),
+      watchForStops(ctx.store, ctx.taskId, ctx.writer.state.lastSeq, (event) => this.stopSignal(event)),
     );
-    writer.onForeign = (event) => {
-      if (isInterruptRequest(event)) this.#interrupt = true;
-    };
   }
 
   /** Abort the current step for a stop signal the leg has not folded yet (from the watcher). */
@@ -106,7 +83,8 @@ export class LegLoop {
 
   #stepSignal(): AbortSignal {
     if (this.#step.signal.aborted) this.#step = new AbortController();
-    if (this.#host?.aborted === true || this.#shutdown?.aborted === true || this.#lost.aborted) this.#step.abort();
+    const { host, shutdown, lost } = this.#signals;
+    if (host?.aborted === true || shutdown?.aborted === true || lost.aborted) this.#step.abort();
     return this.#step.signal;
   }
 
@@ -167,10 +145,11 @@ export class LegLoop {
    * abort. A lost lease ends it with an error instead. Synchronous: asked at every boundary.
    */
   #stopReason(): "cancelled" | "parked:shutdown" | "parked:interrupt" | undefined {
-    if (this.#lost.aborted) throw new LeaseLostError(this.#w.taskId);
+    const { host, shutdown, lost } = this.#signals;
+    if (lost.aborted) throw new LeaseLostError(this.#ctx.taskId);
     if (this.#w.state.summary.status === "cancelled") return "cancelled";
-    if (this.#shutdown?.aborted === true) return "parked:shutdown";
-    if (this.#interrupt || this.#host?.aborted === true) return "parked:interrupt";
+    if (shutdown?.aborted === true) return "parked:shutdown";
+    if (this.#ctx.foreign.requested || host?.aborted === true) return "parked:interrupt";
     return undefined;
   }
 
@@ -191,7 +170,7 @@ export class LegLoop {
       for (const call of waiting()) {
         const child = this.#w.state.children.find((c) => c.callId === call.callId);
         if (child === undefined) continue;
-        await this.#runChild(child.childTaskId);
+        await this.#ctx.runChild(child.childTaskId);
       }
       await this.#w.refresh();
       await this.#toolPhase.run(
@@ -211,7 +190,7 @@ export class LegLoop {
     if (throughSeq === undefined) return;
     const result = await this.#watched(() =>
       summarize(settings.model ?? this.#o.agent.model, this.#w.state, throughSeq, {
-        taskId: this.#w.taskId,
+        taskId: this.#ctx.taskId,
         legId: this.#legId,
         signal: this.#stepSignal(),
       }),
@@ -241,7 +220,7 @@ export class LegLoop {
   /** A limit reached parks the task (or fails it, as configured) before the next model call. */
   async #parkIfOverBudget(): Promise<boolean> {
     const { agent } = this.#o;
-    const budget = effectiveBudget(agent, this.#w.state);
+    const budget = effectiveBudget(agent.budget, this.#w.state);
     const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
     if (exceeded === undefined) return false;
     const note: TaskEvent = {
@@ -350,7 +329,7 @@ export class LegLoop {
         request: buildModelRequest(state, settings, this.#specs),
         signal,
         emit: this.#o.emit,
-        taskId: this.#w.taskId,
+        taskId: this.#ctx.taskId,
         legId: this.#legId,
         takenCallIds: state.openToolCalls.length === 0 ? NO_IDS : new Set(state.openToolCalls.map((c) => c.callId)),
         onRetry: async (part) => {

@@ -5,7 +5,8 @@ import { fold } from "../../core/fold.ts";
 import type { TranscriptEntry } from "../../protocol/transcript.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { sendInput, startTask } from "../tasks/task-api.ts";
+import { sendInput } from "../tasks/send-input.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "../tools/define-tool.ts";
 import { SUMMARY_INSTRUCTIONS } from "./compaction.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Model, ModelFailure, ModelPart, ModelRequest } from "../../ports/model.ts";
+import type { Model, ModelFailure, ModelFailureCode, ModelPart, ModelRequest } from "../../ports/model.ts";
 import { retryDelayMs, withRetry } from "./retry.ts";
 
 const REQUEST: ModelRequest = { system: "", transcript: [], tools: [] };
@@ -10,7 +10,7 @@ const FINISH: ModelPart = {
   finishReason: "stop",
 };
 
-function failure(code: string, isRetryable: boolean, extra: Partial<ModelFailure> = {}): ModelFailure {
+function failure(code: ModelFailureCode, isRetryable: boolean, extra: Partial<ModelFailure> = {}): ModelFailure {
   return { code, message: code, isRetryable, ...extra };
 }
 

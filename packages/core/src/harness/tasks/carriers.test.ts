@@ -12,7 +12,10 @@ import type { StoredEvent } from "../../protocol/task-event.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { defineTool } from "../tools/define-tool.ts";
-import { cancel, interrupt, requestResume, sendInput, startTask, wake } from "./task-api.ts";
+import { cancel, interrupt, requestResume } from "./control.ts";
+import { sendInput } from "./send-input.ts";
+import { startTask } from "./start-task.ts";
+import { wake } from "./wake.ts";
 
 const alice = { id: "alice@example.com", verified: true, issuer: "sema-token" };
 const pinned = (n: number) => new Uint8Array(n).fill(0xab);

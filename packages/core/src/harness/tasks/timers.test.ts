@@ -4,7 +4,8 @@ import { MemoryStore } from "../../adapters/memory-store.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { defineTool } from "../tools/define-tool.ts";
-import { startTask, wakeAt } from "./task-api.ts";
+import { startTask } from "./start-task.ts";
+import { wakeAt } from "./wake.ts";
 
 // Only the clock is faked: the test moves it past the timer, instead of sleeping until it is due.
 afterEach(() => vi.useRealTimers());

@@ -9,7 +9,9 @@ import type { ApprovalRequestedEvent } from "../../protocol/task-event.ts";
 import { dyingStore, SimulatedDeath } from "../../testing/dying-store.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { cancel, sendInput, startTask } from "../tasks/task-api.ts";
+import { cancel } from "../tasks/control.ts";
+import { sendInput } from "../tasks/send-input.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { decideApproval, sha256Hex } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
 
@@ -159,14 +161,16 @@ describe("approvals", () => {
     // A host's own policy decides who may approve.
     const byOncall = { canApprove: (actor: { id: string }) => actor.id === "oncall" };
     await expect(
-      decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "approve", ...owner }, byOncall),
+      decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "approve", ...owner, ...byOncall }),
     ).rejects.toMatchObject({ code: "Forbidden" });
-    await decideApproval(
-      store,
-      taskId,
-      { callId: "call-1-1", digest, decision: "approve", actor: { id: "oncall", verified: true }, principal: "ops" },
-      byOncall,
-    );
+    await decideApproval(store, taskId, {
+      callId: "call-1-1",
+      digest,
+      decision: "approve",
+      actor: { id: "oncall", verified: true },
+      principal: "ops",
+      ...byOncall,
+    });
     await expect(
       decideApproval(store, taskId, { callId: "call-1-1", digest, decision: "deny", ...owner }),
     ).rejects.toMatchObject({ code: "ApprovalConflict" });
@@ -199,12 +203,13 @@ describe("approvals", () => {
       });
       return true;
     };
-    await decideApproval(
-      store,
-      taskId,
-      { callId: request?.callId ?? "", digest: request?.digest ?? "", decision: "approve", ...owner },
-      { canApprove },
-    );
+    await decideApproval(store, taskId, {
+      callId: request?.callId ?? "",
+      digest: request?.digest ?? "",
+      decision: "approve",
+      ...owner,
+      canApprove,
+    });
     expect(seen).toEqual([{ taskPrincipal: "acme", taskAgent: "janitor" }]);
   });
 

@@ -66,6 +66,12 @@ export type CanApprove = (
 export const defaultCanApprove: CanApprove = (actor, principal, call) =>
   actor.verified === true && principal === call.taskPrincipal;
 
+/** A decision, and the host's rule for who may make it. */
+export interface DecideApprovalOptions extends Decision {
+  /** Who may decide; default {@link defaultCanApprove}. */
+  canApprove?: CanApprove;
+}
+
 /**
  * Record a decision. Throws `ApprovalNotFound` (no such request), `TaskFinished` (the task was
  * cancelled or has ended: its calls will never run), `ApprovalConflict` (already decided or
@@ -74,10 +80,9 @@ export const defaultCanApprove: CanApprove = (actor, principal, call) =>
 export async function decideApproval(
   store: Store,
   taskId: string,
-  decision: Decision,
-  options: { canApprove?: CanApprove } = {},
+  decision: DecideApprovalOptions,
 ): Promise<ApprovalDecidedEvent> {
-  const canApprove = options.canApprove ?? defaultCanApprove;
+  const canApprove = decision.canApprove ?? defaultCanApprove;
   const event: ApprovalDecidedEvent = {
     type: "approval_decided",
     v: 1,

@@ -8,7 +8,7 @@ import type { Store } from "../../ports/store.ts";
 import { SimulatedDeath } from "../../testing/dying-store.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { startTask } from "../tasks/task-api.ts";
+import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "./define-tool.ts";
 import { MAX_TOOL_ATTEMPTS } from "./tool-phase.ts";
 

@@ -4,24 +4,17 @@
  * its result as soon as its batch settles, so a crash leaves a call in doubt, never forgotten.
  */
 import { frozenFromJson } from "../../core/canonical-json.ts";
-import type { ChildState, OpenToolCall } from "../../core/fold.ts";
+import type { OpenToolCall } from "../../core/fold.ts";
 import { speakerLabel } from "../../core/human-input-projection.ts";
 import type { Tool } from "../../ports/tool.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
-import { DEFAULTS, type HarnessOptions } from "../agent.ts";
-import { effectiveBudget, remainingBudget } from "../budget/budget.ts";
-import {
-  childOutcome,
-  childResultEvent,
-  childTaskId,
-  DELEGATE_TOOL,
-  type DelegateInput,
-  depthOf,
-  parseDelegateInput,
-  spawnChild,
-} from "../delegation/delegation.ts";
+import type { HarnessOptions } from "../agent.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { delegateCallEvents, delegateToolName, ensureChild } from "../delegation/delegate-call.ts";
+import type { DelegateInput } from "../delegation/delegate-tool.ts";
 import type { LegHooks } from "../hooks/hook-runner.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
+import type { LegContext } from "../leg/leg-context.ts";
 import { approvalRequest } from "./approvals.ts";
 import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./run-tool-call.ts";
 
@@ -56,6 +49,7 @@ export interface StepControl {
 }
 
 export class ToolPhase {
+  readonly #ctx: LegContext;
   readonly #o: HarnessOptions;
   readonly #w: LegWriter;
   readonly #legId: string;
@@ -63,18 +57,12 @@ export class ToolPhase {
   readonly #hooks: LegHooks;
   readonly #step: StepControl;
 
-  constructor(
-    options: HarnessOptions,
-    writer: LegWriter,
-    legId: string,
-    tools: ReadonlyMap<string, Tool>,
-    hooks: LegHooks,
-    step: StepControl,
-  ) {
-    this.#o = options;
-    this.#w = writer;
-    this.#legId = legId;
-    this.#tools = tools;
+  constructor(ctx: LegContext, hooks: LegHooks, step: StepControl) {
+    this.#ctx = ctx;
+    this.#o = ctx.options;
+    this.#w = ctx.writer;
+    this.#legId = ctx.legId;
+    this.#tools = ctx.tools;
     this.#hooks = hooks;
     this.#step = step;
   }
@@ -135,7 +123,7 @@ export class ToolPhase {
     // The checks see the validated input; input that fails its schema runs (and fails) without asking.
     const checked = await tool.inputSchema["~standard"].validate(call.input);
     if (checked.issues !== undefined) return { kind: "run", call, frozen: false, replaced };
-    const context = { taskId: this.#w.taskId, callId: call.callId, principal: state.principal };
+    const context = { taskId: this.#ctx.taskId, callId: call.callId, principal: state.principal };
     const needs =
       asked ||
       tool.needsApproval === true ||
@@ -152,7 +140,7 @@ export class ToolPhase {
    */
   async run(calls: readonly OpenToolCall[], pending: TaskEvent[] = []): Promise<void> {
     let carry = [...pending];
-    const delegated = this.#delegateName();
+    const delegated = delegateToolName(this.#ctx.agent);
     // Children spawned earlier in this same turn count against the limit before they are recorded.
     let spawned = 0;
     const toCreate: Array<{ callId: string; input: DelegateInput }> = [];
@@ -161,7 +149,7 @@ export class ToolPhase {
     const replaced = new Set<string>();
     for (const call of calls) {
       if (call.name === delegated) {
-        const events = await this.#delegate(call, spawned, toCreate);
+        const events = await delegateCallEvents(this.#ctx, call, spawned, toCreate);
         spawned += events.filter((e) => e.type === "child_task" && e.phase === "spawned").length;
         carry.push(...events);
         continue;
@@ -213,82 +201,7 @@ export class ToolPhase {
     }
     if (carry.length > 0) await this.#w.append(carry);
     // Children are created only once their parent has recorded them.
-    for (const child of toCreate) await this.#ensureChild(child.callId, child.input);
-  }
-
-  #delegateName(): string | undefined {
-    const settings = this.#o.agent.delegation;
-    return settings === undefined ? undefined : (settings.toolName ?? DELEGATE_TOOL);
-  }
-
-  /**
-   * A `delegate` call: answer it from its child's result, wait for a child still working, or
-   * spawn the child (idempotently) and record it. Returns the events to append.
-   */
-  /**
-   * A `delegate` call: answer it from its child's result, wait for a child still working, or
-   * decide to spawn one. The parent records `child_task spawned` first and the child task is
-   * created after that append (see `run`), so a crash in between is mended on resume (the child
-   * is created then) and can never leave a child the parent does not know about.
-   */
-  async #delegate(
-    call: OpenToolCall,
-    spawnedBefore: number,
-    toCreate: Array<{ callId: string; input: DelegateInput }>,
-  ): Promise<TaskEvent[]> {
-    const settings = this.#o.agent.delegation ?? {};
-    const state = this.#w.state;
-    const input = parseDelegateInput(call.input, settings);
-    const known = state.children.find((child) => child.callId === call.callId);
-    if (known !== undefined && known.status !== "running")
-      return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
-    if (known !== undefined) {
-      if (typeof input !== "string") await this.#ensureChild(call.callId, input);
-      // The child may have ended without telling us (its host died after its last append).
-      const ended = await childResultEvent(this.#w.store, known.childTaskId, call.callId);
-      if (ended === undefined) return [];
-      const child: ChildState = {
-        childTaskId: known.childTaskId,
-        status: ended.status ?? "completed",
-        ...(ended.result === undefined ? {} : { result: ended.result }),
-      };
-      return [ended, resultEvent(call, { ...childOutcome(child), durationMs: 0 })];
-    }
-    const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
-    if (typeof input === "string") return error(input);
-    const depth = depthOf(state, state.metadata);
-    if (depth >= (settings.maxDepth ?? 3))
-      return error(`Delegation refused: tasks may delegate at most ${settings.maxDepth ?? 3} levels deep.`);
-    if (state.children.length + spawnedBefore >= (settings.maxChildren ?? 10)) {
-      return error(`Delegation refused: a task may start at most ${settings.maxChildren ?? 10} sub-agents.`);
-    }
-    toCreate.push({ callId: call.callId, input });
-    const childId = childTaskId(this.#w.taskId, call.callId);
-    const spawned: TaskEvent = {
-      type: "child_task",
-      v: 1,
-      phase: "spawned",
-      childTaskId: childId,
-      callId: call.callId,
-    };
-    if (input.wait) return [spawned];
-    return [
-      spawned,
-      resultEvent(call, {
-        status: "ok",
-        content: `Started sub-agent task ${childId}; its result will arrive as a message.`,
-        durationMs: 0,
-      }),
-    ];
-  }
-
-  /** Create the child task if it does not exist yet (idempotent). */
-  async #ensureChild(callId: string, input: DelegateInput): Promise<void> {
-    const state = this.#w.state;
-    // The child's budget is what is left of this task's (its own share, when it has one).
-    const budget = remainingBudget(state, effectiveBudget(this.#o.agent, state), this.#o.agent.model.id, Date.now());
-    const parent = { taskId: this.#w.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
-    await spawnChild(this.#w.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
+    for (const child of toCreate) await ensureChild(this.#ctx, child.callId, child.input);
   }
 
   #settings(): ToolRunSettings {
@@ -296,7 +209,7 @@ export class ToolPhase {
       tools: this.#tools,
       toolTimeoutMs: this.#o.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
       maxToolOutputChars: this.#o.maxToolOutputChars ?? DEFAULTS.maxToolOutputChars,
-      taskId: this.#w.taskId,
+      taskId: this.#ctx.taskId,
       legId: this.#legId,
       principal: this.#w.state.principal,
     };

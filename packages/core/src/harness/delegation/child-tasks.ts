@@ -1,82 +1,33 @@
 /**
- * Delegation (design §6): an agent hands part of its work to a child task — its own log, the
- * parent's principal, `parentTaskId` — through the built-in `delegate` tool. `wait` (default):
- * the call resolves with the child's final answer (a child's failure is the call's error);
- * otherwise the parent goes on and is woken by the result. Child ids derive from the parent and
- * the call, so a crash between creating the child and recording it never creates two.
+ * Child tasks (design §6): an agent hands part of its work to a child task — its own log, the
+ * parent's principal, `parentTaskId`. `wait` (default): the call resolves with the child's final
+ * answer (a child's failure is the call's error); otherwise the parent goes on and is woken by the
+ * result. Child ids derive from the parent and the call, so a crash between creating the child and
+ * recording it never creates two.
  */
 import type { ChildState, TaskState } from "../../core/fold.ts";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
-import { addUsage } from "../../core/task-summary.ts";
+import { addUsage, isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
-import type { ToolSpec } from "../../ports/model.ts";
 import type { Store } from "../../ports/store.ts";
 import { ForbiddenError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { ChildTaskEvent } from "../../protocol/task-event.ts";
+import type { ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { Agent } from "../agent.ts";
 import { type Budget, budgetToJson } from "../budget/budget.ts";
 import { loadState } from "../leg/event-writer.ts";
-import { appendToState } from "../tasks/append-to-task.ts";
-import { type SentInput, sendInput, startTask } from "../tasks/task-api.ts";
+import { appendToState, appendToTask } from "../tasks/append-to-task.ts";
+import { type SentInput, sendInput } from "../tasks/send-input.ts";
+import { startTask } from "../tasks/start-task.ts";
+import type { DelegateInput } from "./delegate-tool.ts";
 
-export interface DelegationSettings {
-  /** Agents a child may run as, by name (the `agent` argument of the tool). Default: the parent's agent. */
-  agents?: Record<string, Agent>;
-  /** How deep delegation may go (a root task is depth 0). Default 3. */
-  maxDepth?: number;
-  /** How many children one task may spawn. Default 10. */
-  maxChildren?: number;
-  /** Run children in this process as soon as they are spawned (default true); false leaves them to workers. */
-  runChildren?: boolean;
-  /** The tool's name. Default `delegate`. */
-  toolName?: string;
-}
-
-export const DELEGATE_TOOL = "delegate";
-
-export function delegateSpec(settings: DelegationSettings): ToolSpec {
-  const agents = Object.keys(settings.agents ?? {});
-  const agentSchema: { [key: string]: JsonValue } =
-    agents.length > 0 ? { type: "string", enum: agents } : { type: "string" };
-  return {
-    name: settings.toolName ?? DELEGATE_TOOL,
-    description:
-      "Hand a self-contained piece of work to a sub-agent that works on it as its own task. With wait (the default) the call returns the sub-agent's final answer; with wait=false you continue at once and its result arrives later as a message.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        objective: { type: "string", description: "What the sub-agent should do, with everything it needs to know." },
-        agent: { ...agentSchema, description: "Which sub-agent to use (default: one like you)." },
-        wait: { type: "boolean", description: "Wait for the result (default true)." },
-      },
-      required: ["objective"],
-      additionalProperties: false,
-    },
-  };
-}
-
-export interface DelegateInput {
-  objective: string;
-  agent?: string;
-  wait: boolean;
-}
-
-/** The tool's input, or a message for the model saying what is wrong with it. */
-export function parseDelegateInput(input: JsonValue, settings: DelegationSettings): DelegateInput | string {
-  if (input === null || typeof input !== "object" || Array.isArray(input))
-    return "Invalid input for delegate: expected an object";
-  const { objective, agent, wait } = input as { [key: string]: JsonValue };
-  if (typeof objective !== "string" || objective.trim() === "")
-    return "Invalid input for delegate: objective must be a non-empty string";
-  if (
-    agent !== undefined &&
-    (typeof agent !== "string" || (settings.agents !== undefined && !(agent in settings.agents)))
-  ) {
-    return `Invalid input for delegate: unknown agent ${JSON.stringify(agent)}`;
-  }
-  if (wait !== undefined && typeof wait !== "boolean") return "Invalid input for delegate: wait must be a boolean";
-  return { objective, ...(typeof agent === "string" ? { agent } : {}), wait: wait !== false };
+/**
+ * The agent a child task runs as: the one its parent's agent delegates to under the name the child
+ * records (`task_created.agent`), else the parent's own. The one place this is decided: a child run
+ * in its parent's process and one picked up by any worker run as the same agent.
+ */
+export function childAgent(parent: Agent, name: string | undefined): Agent {
+  return (name === undefined ? undefined : parent.delegation?.agents?.[name]) ?? parent;
 }
 
 /** The child task's id for a parent's call: the same every time, so spawning is idempotent. */
@@ -152,7 +103,12 @@ export async function childResultEvent(
  * wait for, a system wake that brings the result to the model. Idempotent; a cancelled parent is
  * left alone.
  */
-export async function notifyParent(store: Store, parentTaskId: string, childId: string): Promise<void> {
+export async function notifyParent(
+  store: Store,
+  parentTaskId: string,
+  options: { childTaskId: string },
+): Promise<void> {
+  const childId = options.childTaskId;
   await appendToState(store, parentTaskId, async (parent) => {
     if (parent.summary.status === "cancelled") return undefined;
     const known = parent.children.find((c) => c.childTaskId === childId);
@@ -181,15 +137,41 @@ export async function notifyParent(store: Store, parentTaskId: string, childId: 
 }
 
 /**
+ * A child task that ended tells its parent (idempotently); one that waits for an approval says so
+ * in the parent's log, so whoever watches the parent sees it.
+ */
+export async function reportToParent(store: Store, taskId: string, state: TaskState): Promise<void> {
+  const parentTaskId = state.parentTaskId;
+  if (parentTaskId === undefined) return;
+  if (isTerminal(state.summary.status)) {
+    await notifyParent(store, parentTaskId, { childTaskId: taskId });
+    return;
+  }
+  const pending = state.approvals.filter((a) => a.decision === undefined);
+  if (state.summary.parkedReason !== "approval" || pending.length === 0) return;
+  const note: TaskEvent = {
+    type: "engine_note",
+    v: 1,
+    kind: "child_approval",
+    text: `Sub-agent task ${taskId} waits for approval of ${pending.map((a) => a.name).join(", ")}.`,
+    data: {
+      childTaskId: taskId,
+      approvals: pending.map((a) => ({ callId: a.callId, name: a.name, digest: a.digest })),
+    },
+  };
+  await appendToTask(store, parentTaskId, () => [note]);
+}
+
+/**
  * A parent steers its child on the operator lane: the child's model sees the text in the explicit
  * operator frame. Refused (`Forbidden`) unless `childTaskId` really is a child of `parentTaskId`.
  */
 export async function steerChild(
   store: Store,
-  parentTaskId: string,
   childTaskId: string,
-  text: string,
+  options: { parentTaskId: string; text: string },
 ): Promise<SentInput> {
+  const { parentTaskId, text } = options;
   const child = await store.getTask(childTaskId);
   if (child.parentTaskId !== parentTaskId) {
     throw new ForbiddenError(`task ${childTaskId} is not a child of ${parentTaskId}`, { parentTaskId, childTaskId });

@@ -1,13 +1,10 @@
 /**
- * What keeps a running leg honest while it waits on a model or a tool: the lease keeper (renew,
- * or stop the leg when the lease is lost) and the watcher (a cancel, an interrupt or an
- * interrupting input written by another process aborts the current step at once).
+ * Keeping a running leg's lease while it waits on a model or a tool: renew it, or stop the leg
+ * when it is lost.
  */
 
-import { isInterruptRequest } from "../../core/command-events.ts";
 import type { Store } from "../../ports/store.ts";
 import { isSemaError, LeaseLostError } from "../../protocol/errors.ts";
-import type { StoredEvent } from "../../protocol/task-event.ts";
 
 /**
  * Renew the lease every third of its TTL; call `onLost` once if it cannot be kept: refused
@@ -58,41 +55,4 @@ export function keepLease(
     clearInterval(timer);
     clearTimeout(deadline);
   };
-}
-
-/** An event written by someone else that must stop the current step now. */
-export function isStopSignal(event: StoredEvent, legId: string): boolean {
-  switch (event.type) {
-    case "task_cancelled":
-      return true;
-    case "interrupt_requested":
-    case "engine_note":
-      return isInterruptRequest(event);
-    case "human_input":
-      return (
-        event.delivery === "received" &&
-        event.policy === "interrupt" &&
-        (event.legId === undefined || event.legId === legId)
-      );
-    default:
-      return false;
-  }
-}
-
-/** Tail the log from `afterSeq`, handing every event to `onEvent`. Returns a stop function. */
-export function watchForStops(
-  store: Store,
-  taskId: string,
-  afterSeq: number,
-  onEvent: (event: StoredEvent) => void,
-): () => void {
-  const controller = new AbortController();
-  void (async () => {
-    try {
-      for await (const event of store.watch(taskId, { afterSeq, signal: controller.signal })) onEvent(event);
-    } catch {
-      // The watcher is an accelerator: the leg also sees every event when it next refreshes.
-    }
-  })();
-  return () => controller.abort();
 }
