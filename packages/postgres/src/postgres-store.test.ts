@@ -1,5 +1,5 @@
 import type { Store } from "@sema-agent/core";
-import { runStoreConformance } from "@sema-agent/core/testing";
+import { runStoreConformance } from "@sema-agent/core/testing/conformance";
 import * as vitest from "vitest";
 import { describe, expect, it } from "vitest";
 import { PostgresStore } from "./postgres-store.ts";

@@ -1,6 +1,7 @@
 /**
- * `@sema-agent/core/testing`: what tests of Sema and of code built on it need — the shared store
- * conformance suite and valid-event constructors.
+ * `@sema-agent/core/testing`: what tests of Sema and of code built on it need — a scripted model,
+ * valid-event constructors, test tools and fault-injecting stores. The store conformance suite,
+ * which runs on vitest, is `@sema-agent/core/testing/conformance`.
  */
 
 export { type DyingStoreOptions, dyingStore, SimulatedDeath } from "./dying-store.ts";
@@ -15,4 +16,3 @@ export {
   type ScriptedTurn,
   type ScriptStep,
 } from "./scripted-model.ts";
-export { runStoreConformance, type StoreConformanceOptions } from "./store-conformance.ts";
