@@ -1,0 +1,196 @@
+// The packages as a user gets them: each is packed the way `npm publish` packs it (through the
+// same prepack step, on a copy so the workspace's own manifests are never touched while other
+// tests resolve them), linted by publint and "Are the Types Wrong?", installed as tarballs into a
+// consumer that is not a workspace, type-checked there with `skipLibCheck: false`, and run with
+// plain `node` (no `--conditions`). Third-party dependencies come from the repository's own
+// node_modules (symlinked), so nothing is downloaded.
+import { execFile } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name: string) => join(repo, "node_modules", ".bin", name);
+/** Every published package, by folder. */
+const PACKAGES = ["core", "sqlite", "postgres", "ai-sdk", "mcp", "worker", "server", "cli"] as const;
+/** Packages with an importable entry (the CLI is a command only). */
+const LIBRARIES = PACKAGES.filter((name) => name !== "cli");
+
+interface Manifest {
+  name: string;
+  exports?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+const work = mkdtempSync(join(tmpdir(), "sema-pack-"));
+const tarballs = new Map<string, string>();
+const manifests = new Map<string, Manifest>();
+
+/** The newest modification time of the files under `dir` that `keep` selects. */
+function newest(dir: string, keep: (file: string) => boolean): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+    const file = join(dir, entry);
+    if (keep(file) && statSync(file).isFile()) latest = Math.max(latest, statSync(file).mtimeMs);
+  }
+  return latest;
+}
+
+/** What is packed is dist/, built by `npm ci` (prepare) or `npm run build`: refuse a stale one. */
+function assertBuilt(name: string): void {
+  const root = join(repo, "packages", name);
+  const source = newest(join(root, "src"), (file) => file.endsWith(".ts") && !/\.test(-d)?\.ts$/.test(file));
+  const built = existsSync(join(root, "dist")) ? newest(join(root, "dist"), () => true) : 0;
+  if (built < source) throw new Error(`packages/${name}/dist is older than its src/: run \`npm run build\` first`);
+}
+
+/** Pack `packages/<name>` from a copy: the real prepack step rewrites the copy's manifest. */
+async function pack(name: string): Promise<void> {
+  assertBuilt(name);
+  const stage = join(work, "stage", name);
+  cpSync(join(repo, "packages", name), stage, {
+    recursive: true,
+    filter: (source) => !source.includes(`${name}/node_modules`),
+  });
+  await run(process.execPath, [join(repo, "scripts", "publish-manifest.mjs"), "prepack"], { cwd: stage });
+  const out = join(work, "tarballs");
+  mkdirSync(out, { recursive: true });
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", out, "--json"], {
+    cwd: stage,
+  });
+  const [info] = JSON.parse(stdout) as { filename: string }[];
+  if (info === undefined) throw new Error(`npm pack gave nothing for ${name}`);
+  tarballs.set(name, join(out, info.filename));
+  manifests.set(name, JSON.parse(readFileSync(join(stage, "package.json"), "utf8")) as Manifest);
+}
+
+/** The consumer: our tarballs extracted as npm installs them, other dependencies linked. */
+async function installConsumer(): Promise<string> {
+  const consumer = join(work, "consumer");
+  const modules = join(consumer, "node_modules");
+  mkdirSync(join(modules, "@sema-agent"), { recursive: true });
+  const thirdParty = new Set<string>(["@types/node", "vitest"]);
+  for (const [name, tarball] of tarballs) {
+    const target = join(modules, "@sema-agent", name);
+    mkdirSync(target, { recursive: true });
+    await run("tar", ["xzf", tarball, "-C", target, "--strip-components=1"]);
+    const manifest = manifests.get(name);
+    for (const dep of Object.keys({ ...manifest?.dependencies, ...manifest?.peerDependencies }))
+      if (!dep.startsWith("@sema-agent/")) thirdParty.add(dep);
+  }
+  for (const dep of thirdParty) {
+    const link = join(modules, dep);
+    mkdirSync(dirname(link), { recursive: true });
+    if (!existsSync(link)) symlinkSync(join(repo, "node_modules", dep), link, "dir");
+  }
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  return consumer;
+}
+
+let consumer = "";
+
+beforeAll(async () => {
+  for (const name of PACKAGES) await pack(name);
+  consumer = await installConsumer();
+}, 240_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the published packages", () => {
+  it("carry no export condition that points outside the tarball, and no file outside dist/bin/console", async () => {
+    for (const name of PACKAGES) {
+      const manifest = manifests.get(name);
+      expect(JSON.stringify(manifest?.exports ?? {})).not.toContain('"source"');
+      const { stdout } = await run("tar", ["tzf", tarballs.get(name) ?? ""]);
+      const files = stdout.trim().split("\n");
+      expect(files).toContain("package/LICENSE");
+      expect(files).toContain("package/README.md");
+      for (const file of files)
+        expect(file).toMatch(/^package\/(dist\/|bin\/|console\/|LICENSE$|README\.md$|package\.json$)/);
+      expect(files.some((file) => /\.test\.(js|d\.ts)$/.test(file))).toBe(false);
+    }
+  });
+
+  it("pass publint --strict", async () => {
+    for (const name of PACKAGES) {
+      const { stdout } = await run(bin("publint"), ["run", "--strict", tarballs.get(name) ?? ""]);
+      expect(stdout, name).toContain("All good!");
+    }
+  }, 120_000);
+
+  it("pass Are the Types Wrong? on its ESM-only profile (Sema ships ESM only)", async () => {
+    for (const name of LIBRARIES) {
+      // attw exits non-zero on any problem the profile does not ignore.
+      await run(bin("attw"), ["--profile", "esm-only", "--format", "ascii", tarballs.get(name) ?? ""]);
+    }
+  }, 120_000);
+
+  it("type-check in a strict consumer with skipLibCheck off, importing every public entry point", async () => {
+    const entries: string[] = [];
+    for (const name of LIBRARIES) {
+      const manifest = manifests.get(name);
+      for (const key of Object.keys(manifest?.exports ?? {}))
+        entries.push(`${manifest?.name}${key === "." ? "" : key.slice(1)}`);
+    }
+    expect(entries).toContain("@sema-agent/core/testing/conformance");
+    writeFileSync(
+      join(consumer, "entries.ts"),
+      `${entries.map((entry, i) => `import * as e${i} from "${entry}";`).join("\n")}\nexport const all = [${entries.map((_, i) => `e${i}`).join(", ")}];\n`,
+    );
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2023",
+          skipLibCheck: false,
+          noEmit: true,
+          types: ["node"],
+        },
+        files: ["entries.ts"],
+      }),
+    );
+    const result = await run(bin("tsc"), ["-p", consumer]).then(
+      () => ({ ok: true, errors: "" }),
+      (error: { stdout?: string; message: string }) => ({ ok: false, errors: error.stdout ?? error.message }),
+    );
+    expect(result).toEqual({ ok: true, errors: "" });
+  }, 120_000);
+
+  it("run with plain node: a task on MemoryStore and on a SQLite file, to completion", async () => {
+    writeFileSync(
+      join(consumer, "smoke.mjs"),
+      `import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
+import { ScriptedModel } from "@sema-agent/core/testing";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { join } from "node:path";
+for (const store of [new MemoryStore(), new SqliteStore({ path: join(process.argv[2], "smoke.db") })]) {
+  const taskId = await startTask(store, { objective: "Say hello" });
+  const outcome = await runLeg({ store, agent: { model: new ScriptedModel([{ text: "Hello from a tarball." }]) } }, taskId);
+  console.log(outcome.status, outcome.result);
+  await store.close?.();
+}
+`,
+    );
+    const { stdout } = await run(process.execPath, [join(consumer, "smoke.mjs"), work], { cwd: consumer });
+    expect(stdout.trim().split("\n")).toEqual(["completed Hello from a tarball.", "completed Hello from a tarball."]);
+  }, 60_000);
+});
