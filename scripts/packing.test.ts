@@ -127,6 +127,15 @@ describe("the published packages", () => {
     }
   });
 
+  it("pass npm publish --dry-run without npm having to correct their manifests", async () => {
+    for (const name of PACKAGES) {
+      const { stderr } = await run("npm", ["publish", "--dry-run", "--ignore-scripts"], {
+        cwd: join(work, "stage", name),
+      });
+      expect(stderr, name).not.toMatch(/auto-corrected|errors corrected/);
+    }
+  }, 120_000);
+
   it("pass publint --strict", async () => {
     for (const name of PACKAGES) {
       const { stdout } = await run(bin("publint"), ["run", "--strict", tarballs.get(name) ?? ""]);
