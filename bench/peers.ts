@@ -28,10 +28,10 @@ import {
 /** The frameworks: adapter module, and whether its child resolves workspace sources (Sema only). */
 const FRAMEWORKS: Record<string, { module: string; sourceCondition: boolean; durable: boolean }> = {
   sema: { module: "./peers/sema.ts", sourceCondition: true, durable: true },
-  pi: { module: "./peers/pi.ts", sourceCondition: false, durable: false },
-  "ai-sdk": { module: "./peers/ai-sdk.ts", sourceCondition: false, durable: false },
-  langgraph: { module: "./peers/langgraph.ts", sourceCondition: false, durable: true },
-  "openai-agents": { module: "./peers/openai-agents.ts", sourceCondition: false, durable: false },
+  pi: { module: "./peers/frameworks/pi.ts", sourceCondition: false, durable: false },
+  "ai-sdk": { module: "./peers/frameworks/ai-sdk.ts", sourceCondition: false, durable: false },
+  langgraph: { module: "./peers/frameworks/langgraph.ts", sourceCondition: false, durable: true },
+  "openai-agents": { module: "./peers/frameworks/openai-agents.ts", sourceCondition: false, durable: false },
 };
 
 const SHAPES: Record<string, { shape: TaskShape; warmUp: TaskShape; tasks: number; parallel: boolean }> = {

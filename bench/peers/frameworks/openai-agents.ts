@@ -14,7 +14,7 @@ import {
   Usage,
 } from "@openai/agents-core";
 import { z } from "zod";
-import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
+import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "../workloads.ts";
 
 const lookup = tool({
   name: "lookup",

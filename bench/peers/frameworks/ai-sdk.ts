@@ -6,7 +6,7 @@
 import { isStepCount, ToolLoopAgent, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
-import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
+import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "../workloads.ts";
 
 // The provider types, without importing @ai-sdk/provider (not a dependency of this package).
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;

@@ -14,7 +14,7 @@ import {
   type Model,
   Type,
 } from "@mariozechner/pi-ai";
-import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
+import { type Adapter, callsAt, FINAL_TEXT, lookupResult, OBJECTIVE, type TaskShape, TURN_TEXT } from "../workloads.ts";
 
 const parameters = Type.Object({ key: Type.String() });
 
