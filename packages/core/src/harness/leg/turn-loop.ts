@@ -132,23 +132,15 @@ export class LegLoop {
   }
 
   async #end(
-    reason:
-      | "cancelled"
-      | "parked:interrupt"
-      | "parked:budget"
-      | "parked:approval"
-      | "parked:child"
-      | "parked:shutdown"
-      | "parked:model",
-    before?: TaskEvent | ((state: TaskState) => TaskEvent[]),
+    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval" | "parked:child" | "parked:shutdown",
+    note?: TaskEvent,
     detail?: string,
   ): Promise<void> {
     await this.#w.appendWhen((state) => {
       if (state.summary.legId !== this.#legId) return undefined;
       const ended: TaskEvent = { type: "leg_ended", v: 1, legId: this.#legId, reason };
       if (detail !== undefined) ended.detail = detail;
-      if (before === undefined) return [ended];
-      return typeof before === "function" ? [...before(state), ended] : [before, ended];
+      return note === undefined ? [ended] : [note, ended];
     });
   }
 
@@ -270,18 +262,20 @@ export class LegLoop {
    */
   async #parkForModel(failure: ModelFailure): Promise<void> {
     const { agent } = this.#o;
-    await this.#end(
-      "parked:model",
-      (state) =>
-        modelParkEvents({
-          failure,
-          parks: (state.modelParks ?? 0) + 1,
-          legId: this.#legId,
-          nowMs: Date.now(),
-          backoff: agent.modelBackoff,
-        }),
-      failure.code,
-    );
+    await this.#w.appendWhen((state) => {
+      if (state.summary.legId !== this.#legId) return undefined;
+      // Cancelled while the model failed: the leg ends as cancelled, with no timer to wake it.
+      if (state.summary.status === "cancelled")
+        return [{ type: "leg_ended", v: 1, legId: this.#legId, reason: "cancelled" }];
+      const park = modelParkEvents({
+        failure,
+        parks: (state.modelParks ?? 0) + 1,
+        legId: this.#legId,
+        nowMs: Date.now(),
+        backoff: agent.modelBackoff,
+      });
+      return [...park, { type: "leg_ended", v: 1, legId: this.#legId, reason: "parked:model", detail: failure.code }];
+    });
   }
 
   /** Turn due timers into wake inputs (the input takes the timer's id, which retires it). */

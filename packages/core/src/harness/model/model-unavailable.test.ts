@@ -2,11 +2,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { isModelWait } from "../../core/model-wait.ts";
-import type { ModelFailure } from "../../ports/model.ts";
+import type { Model, ModelFailure } from "../../ports/model.ts";
 import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
+import { cancel } from "../tasks/control.ts";
 import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "../tools/define-tool.ts";
 import { modelParkDelayMs } from "./model-unavailable.ts";
@@ -185,5 +186,23 @@ describe("a model that is down parks the task (parked:model)", () => {
       const events = await store.read(taskId);
       expect(events.some((e) => e.type === "wake_scheduled" && isModelWait(e.wakeId))).toBe(false);
     }
+  });
+
+  it("a task cancelled while its model failed ends cancelled, with no timer to wake it", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "x" });
+    const model: Model = {
+      id: "test:cancelled-mid-call",
+      async *stream() {
+        await cancel(store, taskId);
+        yield { type: "error", failure: failure() };
+      },
+    };
+    expect(await runLeg({ store, agent: { model } }, taskId)).toMatchObject({ status: "cancelled" });
+    const events = await store.read(taskId);
+    expect(events.filter((e) => e.type === "leg_ended").map((e) => e.type === "leg_ended" && e.reason)).toEqual([
+      "cancelled",
+    ]);
+    expect(events.some((e) => e.type === "wake_scheduled")).toBe(false);
   });
 });
