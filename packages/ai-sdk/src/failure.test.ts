@@ -66,6 +66,24 @@ describe("toFailure", () => {
     });
   });
 
+  it("says a cause once when the error's own message already carries it (a refused connection)", () => {
+    // The AI SDK's own shape: its message quotes the cause, which is also chained as `cause`.
+    const cause = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:59999"), { code: "ECONNREFUSED" });
+    const refused = apiError(undefined, {
+      message: "Cannot connect to API: connect ECONNREFUSED 127.0.0.1:59999",
+      isRetryable: true,
+      cause,
+    });
+    expect(toFailure(refused, live)).toEqual({
+      code: "connection",
+      message: "Cannot connect to API: connect ECONNREFUSED 127.0.0.1:59999",
+      isRetryable: true,
+    });
+    // A bare socket error with the same cause twice in its chain says it once too.
+    const twice = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:59999", { cause }), { code: "ECONNREFUSED" });
+    expect(toFailure(twice, live).message).toBe("connect ECONNREFUSED 127.0.0.1:59999");
+  });
+
   it("maps a body that died after a 200 to connection, without the misleading status", () => {
     const cause = new TypeError("terminated", {
       cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),

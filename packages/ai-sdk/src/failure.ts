@@ -194,14 +194,18 @@ function asHeaders(value: unknown): Record<string, string> | undefined {
   return headers;
 }
 
-/** The error's message, followed by its causes' ("…: terminated: other side closed"). */
+/**
+ * The error's message, followed by its causes' ("…: terminated: other side closed"). A cause the
+ * text already says is left out: the AI SDK puts its cause in its own message ("Cannot connect to
+ * API: connect ECONNREFUSED …"), which would otherwise read twice.
+ */
 function errorMessage(error: unknown): string {
   const messages: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
     // A cause without a message of its own (a bare `{ code }`) adds nothing a reader needs.
     const message = depth === 0 ? ownMessage(current) : causeMessage(current);
-    if (message !== "" && !messages.includes(message)) messages.push(message);
+    if (message !== "" && !messages.some((said) => said.includes(message))) messages.push(message);
     current = asRecord(current)?.cause;
   }
   return messages.length === 0 ? "the model call failed" : messages.join(": ");

@@ -57,6 +57,11 @@ export async function driveLeg(io: CliIo, options: DriveOptions): Promise<number
       if (io.prompt !== undefined && (await askApprovals(io, options.store, outcome.taskId, io.prompt))) continue;
       await printPendingApprovals(io, options.store, outcome.taskId, options.dbFlag);
     }
+    if (outcome.status === "parked" && outcome.parkedReason === "model") {
+      // When the park's timer is due: what a worker waits for before it asks the model again.
+      const timers = Object.values((await options.store.getTask(outcome.taskId)).summary.timers ?? {});
+      if (timers.length > 0) return report(io, outcome, options, Math.min(...timers));
+    }
     return report(io, outcome, options);
   }
 }
@@ -97,8 +102,15 @@ async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome |
   return outcome;
 }
 
-function report(io: CliIo, outcome: LegOutcome, options: DriveOptions): number {
+function report(io: CliIo, outcome: LegOutcome, options: DriveOptions, wakeAtMs?: number): number {
   const resume = `sema resume ${outcome.taskId}${options.dbFlag}`;
+  if (outcome.status === "parked" && outcome.parkedReason === "model" && wakeAtMs !== undefined) {
+    const at = new Date(wakeAtMs).toISOString();
+    io.stdout.write(
+      `${terminalSafe(`Task ${outcome.taskId} is parked (model): the model is unavailable. A worker (sema worker) asks it again from ${at}; or resume it now with: ${resume}`)}\n`,
+    );
+    return 0;
+  }
   switch (outcome.status) {
     case "completed":
       if (outcome.legId === undefined)

@@ -123,6 +123,36 @@ describe("startWorkers", () => {
     expect(agent.model.calls).toBe(2);
   });
 
+  it("runs a task parked for its model (parked:model) again when its timer is due, not before", async () => {
+    const store = new MemoryStore();
+    // Sequential: the first call finds the provider down, the second answers.
+    const model = new ScriptedModel([
+      { error: { message: "connect ECONNREFUSED 127.0.0.1:59999", code: "connection", isRetryable: true } },
+      { text: "back up" },
+    ]);
+    const agent: Agent = { name: "default", model, modelBackoff: { baseMs: 1000 } };
+    const taskId = await startTask(store, { objective: "go", agent: "default" });
+    const errors: unknown[] = [];
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ default: agent }),
+      pollMs: 20,
+      onError: (error) => errors.push(error),
+    });
+    await advanceUntil(async () => (await store.getTask(taskId)).summary.parkedReason === "model");
+    const due = Object.values((await store.getTask(taskId)).summary.timers ?? {});
+    expect(due).toHaveLength(1);
+    // Polls go on while the timer is not due, and leave the task alone.
+    await vi.advanceTimersByTimeAsync(Math.max(0, (due[0] ?? 0) - Date.now() - 50));
+    expect(model.calls).toBe(1);
+    expect(await status(store, taskId)).toBe("parked");
+    await advanceUntil(async () => (await status(store, taskId)) === "completed", 500);
+    expect(model.calls).toBe(2);
+    expect(model.requests[1]).toEqual(model.requests[0]);
+    expect((await store.getTask(taskId)).summary.timers).toEqual({});
+    expect(errors).toEqual([]);
+  });
+
   it("skips a task another holder leases, and reports a task whose agent it does not have once", async () => {
     const store = new MemoryStore();
     const agent = scriptedAgent([{ text: "x" }]);

@@ -42,8 +42,11 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-/** Start a replay server on an ephemeral loopback port. */
-export async function startReplayServer(prefix = "/v1"): Promise<ReplayServer> {
+/**
+ * Start a replay server on an ephemeral loopback port, or on `port` (a test that closed a server
+ * to have its port refuse connections opens it again there).
+ */
+export async function startReplayServer(prefix = "/v1", port = 0): Promise<ReplayServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
 
@@ -91,10 +94,13 @@ export async function startReplayServer(prefix = "/v1"): Promise<ReplayServer> {
     // hangAfter: leave the response open; close() or the client's abort ends it.
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const address = server.address() as AddressInfo;
   return {
-    baseURL: `http://127.0.0.1:${port}${prefix}`,
+    baseURL: `http://127.0.0.1:${address.port}${prefix}`,
     requests,
     reply: (...replies) => {
       queue.push(...replies);

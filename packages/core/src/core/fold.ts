@@ -101,6 +101,11 @@ export interface TaskState {
   activeMs: number;
   /** When the open leg started (ISO-8601), while one is open. */
   legStartedAt?: string;
+  /**
+   * Legs in a row that parked because the model was unavailable (`parked:model`) with no model
+   * turn since: what the park's backoff grows with. Absent means 0 (and in older snapshots).
+   */
+  modelParks?: number;
 }
 
 export const EMPTY_STATE: TaskState = Object.freeze({
@@ -182,6 +187,7 @@ export class Folder {
       case "leg_ended": {
         // A crashed leg's calls are in doubt, for the recovering leg to settle (design §4).
         if (event.reason !== "parked:crash") this.#settleOpenCalls(seq);
+        if (event.reason === "parked:model") s.modelParks = (s.modelParks ?? 0) + 1;
         const at = (event as { at?: unknown }).at;
         if (s.legStartedAt !== undefined && typeof at === "string")
           s.activeMs += Math.max(0, Date.parse(at) - Date.parse(s.legStartedAt));
@@ -208,6 +214,8 @@ export class Folder {
         break;
       case "model_turn": {
         s.lastPromptTokens = event.usage.inputTokens;
+        // The model answered: the next outage starts its backoff from the beginning.
+        if (s.modelParks !== undefined) delete s.modelParks;
         const entry: TranscriptEntry = { role: "assistant", text: event.text, toolCalls: event.toolCalls };
         if (event.reasoning !== undefined) entry.reasoning = event.reasoning;
         this.#push(entry, seq);

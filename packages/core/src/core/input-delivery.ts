@@ -8,6 +8,7 @@ import type { TaskEvent } from "../protocol/task-event.ts";
 import type { PendingInput, TaskState } from "./fold.ts";
 import { buildAppliedHumanInputEvent, buildHumanInputEvent } from "./human-input-projection.ts";
 import { type DeliveryCarrier, renderInputs } from "./input-rendering.ts";
+import { isModelWait } from "./model-wait.ts";
 import type { RandomBytes } from "./trust-framing.ts";
 
 /** Applying `inputs` on `carrier`: one `applied` each, then the entry with their exact bytes. */
@@ -34,7 +35,10 @@ export function deliveryEvents(
   return events;
 }
 
-/** The wake inputs of the timers due at `nowMs`; each takes its timer's id, which retires it. */
+/**
+ * The wake inputs of the timers due at `nowMs`; each takes its timer's id, which retires it. A
+ * model park's timer is not one of them: it carries no message (see `model-wait.ts`).
+ */
 export function dueTimerInputs(
   state: TaskState,
   nowMs: number,
@@ -42,7 +46,7 @@ export function dueTimerInputs(
   legId: string,
 ): TaskEvent[] {
   return state.timers
-    .filter((timer) => Date.parse(timer.due) <= nowMs)
+    .filter((timer) => Date.parse(timer.due) <= nowMs && !isModelWait(timer.wakeId))
     .map((timer) =>
       buildHumanInputEvent({
         inputId: timer.wakeId,

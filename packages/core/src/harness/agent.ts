@@ -39,6 +39,20 @@ export interface Agent {
   compaction?: CompactionSettings;
   /** Limits on turns (`budget.maxTurns`), tokens, cost and active time per task. */
   budget?: Budget;
+  /**
+   * What a retryable model failure (connection refused, 5xx, 429…) does once it has outlasted the
+   * model's own retries (`withRetry`). Default `park`: the task parks as `parked:model` with a
+   * durable timer (see `modelBackoff`), and whichever worker or `sema resume` runs it next asks
+   * the same turn again. `fail` fails the task (`ModelError`). A failure that is not retryable
+   * (auth, bad request) fails the task either way.
+   */
+  onModelUnavailable?: "park" | "fail";
+  /**
+   * How long a `parked:model` task waits before it is runnable again: `baseMs × 2^(n−1)` for the
+   * n-th such park in a row (a model turn resets the count), at least the provider's
+   * `retry-after`, at most `maxMs`. Defaults: `baseMs` 10 000, `maxMs` 600 000 (10 minutes).
+   */
+  modelBackoff?: { baseMs?: number; maxMs?: number };
 }
 
 /**

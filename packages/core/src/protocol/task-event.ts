@@ -58,7 +58,9 @@ export const usageSchema = z.strictObject({
 
 /**
  * Why a leg parked: the thing it waits for. `shutdown`: its host stopped gracefully; any host
- * should pick the task up again (unlike `interrupt`, which waits for a person).
+ * should pick the task up again (unlike `interrupt`, which waits for a person). `model`: the model
+ * stayed unavailable past its retries; a durable timer recorded with the park (a `wake_scheduled`
+ * whose `wakeId` starts with `model-wait:`) makes it runnable again after a backoff.
  */
 export const parkReasonSchema = z.enum([
   "approval",
@@ -69,6 +71,7 @@ export const parkReasonSchema = z.enum([
   "interrupt",
   "crash",
   "shutdown",
+  "model",
 ]);
 export type ParkReason = z.infer<typeof parkReasonSchema>;
 

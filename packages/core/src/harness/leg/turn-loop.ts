@@ -7,6 +7,7 @@
 import type { PendingInput, TaskState } from "../../core/fold.ts";
 import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
+import { modelWaitRetirements } from "../../core/model-wait.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
 import { LeaseLostError } from "../../protocol/errors.ts";
@@ -17,6 +18,7 @@ import { delegateSpec } from "../delegation/delegate-tool.ts";
 import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
 import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
 import { buildModelRequest, type RequestSettings, requestSettings, toolSpecs } from "../model/model-request.ts";
+import { describeFailure, modelParkEvents } from "../model/model-unavailable.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
 import { ToolPhase } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
@@ -90,6 +92,8 @@ export class LegLoop {
 
   async run(): Promise<void> {
     const w = this.#w;
+    // This leg asks the model anyway: a model park's timer must not start another leg later.
+    if (w.state.timers.length > 0) await this.#retireModelWaits();
     await this.#toolPhase.recoverInDoubt();
     await this.#toolPhase.run(w.state.openToolCalls);
     if (await this.#parkForApprovals()) return;
@@ -243,6 +247,37 @@ export class LegLoop {
     return true;
   }
 
+  /** Retire the timers of earlier model parks (see `core/model-wait.ts`). */
+  async #retireModelWaits(): Promise<void> {
+    await this.#w.appendWhen((state) => {
+      const events = modelWaitRetirements(state);
+      return events.length === 0 ? undefined : events;
+    });
+  }
+
+  /**
+   * The model stayed unavailable: park with a timer due after the backoff, both in the append that
+   * ends the leg, so a crash cannot leave a park that never wakes. Nothing of the turn was
+   * recorded, so the next leg asks the same turn again; the tools before it have their results.
+   */
+  async #parkForModel(failure: ModelFailure): Promise<void> {
+    const { agent } = this.#o;
+    await this.#w.appendWhen((state) => {
+      if (state.summary.legId !== this.#legId) return undefined;
+      // Cancelled while the model failed: the leg ends as cancelled, with no timer to wake it.
+      if (state.summary.status === "cancelled")
+        return [{ type: "leg_ended", v: 1, legId: this.#legId, reason: "cancelled" }];
+      const park = modelParkEvents({
+        failure,
+        parks: (state.modelParks ?? 0) + 1,
+        legId: this.#legId,
+        nowMs: Date.now(),
+        backoff: agent.modelBackoff,
+      });
+      return [...park, { type: "leg_ended", v: 1, legId: this.#legId, reason: "parked:model", detail: failure.code }];
+    });
+  }
+
   /** Turn due timers into wake inputs (the input takes the timer's id, which retires it). */
   async #fireTimers(delivery: "parked" | "received"): Promise<void> {
     if (this.#w.state.timers.length === 0) return;
@@ -304,9 +339,8 @@ export class LegLoop {
   }
 
   async #fail(failure: ModelFailure): Promise<void> {
-    const where = failure.status === undefined ? failure.code : `${failure.code}, HTTP ${failure.status}`;
     await this.#w.append([
-      { type: "task_failed", v: 1, error: { code: "ModelError", message: `${failure.message} (${where})` } },
+      { type: "task_failed", v: 1, error: { code: "ModelError", message: describeFailure(failure) } },
       { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
     ]);
   }
@@ -339,7 +373,9 @@ export class LegLoop {
     );
     if (!result.ok) {
       if (signal.aborted) return "stopped";
-      await this.#fail(result.failure);
+      const { failure } = result;
+      if (failure.isRetryable && (agent.onModelUnavailable ?? "park") === "park") await this.#parkForModel(failure);
+      else await this.#fail(failure);
       return "failed";
     }
     const { turn } = result;
