@@ -25,7 +25,7 @@ import {
   toolSpecs,
 } from "../model/model-request.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
-import { checkOutput, correctionText, DEFAULT_OUTPUT_ATTEMPTS } from "../model/structured-output.ts";
+import { checkOutput, correctionText, DEFAULT_OUTPUT_ATTEMPTS, listedProblems } from "../model/structured-output.ts";
 import { ToolPhase } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
 import type { LegContext, LegSignals } from "./leg-context.ts";
@@ -282,6 +282,13 @@ export class LegLoop {
       const output = this.#w.state.settings?.output ?? this.#o.agent.output;
       if (output !== undefined) {
         const checked = await checkOutput(output, text);
+        if ("unusable" in checked) {
+          await this.#w.append([
+            { type: "task_failed", v: 1, error: { code: "InvalidInput", message: checked.unusable } },
+            { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+          ]);
+          return true;
+        }
         if (!checked.ok) return this.#rejectOutput(checked.paths, checked.problems);
         result = checked.json;
       }
@@ -330,7 +337,7 @@ export class LegLoop {
       );
       return false;
     }
-    const message = `the final answer does not match the output schema after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${problems.join("; ")}`;
+    const message = `the final answer does not match the output schema after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${listedProblems(problems).join("; ")}`;
     await this.#w.append([
       { type: "engine_note", v: 1, kind: "output_invalid", text: message, data: { paths }, legId: this.#legId },
       { type: "task_failed", v: 1, error: { code: "OutputInvalid", message } },

@@ -118,6 +118,27 @@ describe("structured output", () => {
     expect(await checkOutput(Person, "")).toMatchObject({ ok: false, paths: ["$"] });
   });
 
+  it("a JSON Schema that cannot check answers fails the task with InvalidInput, or is refused by startTask", async () => {
+    const output = { if: { type: "object" }, then: { required: ["a"] } };
+    const { outcome } = await run({ model: new ScriptedModel([{ text: "{}" }]), output });
+    expect(outcome.status).toBe("failed");
+    expect(outcome.error?.code).toBe("InvalidInput");
+    expect(outcome.error?.message).toMatch(/^the output schema cannot check answers: /);
+    await expect(startTask(new MemoryStore(), { objective: "x", output })).rejects.toSatisfy((error) =>
+      isSemaError(error, "InvalidInput"),
+    );
+  });
+
+  it("lists at most ten problems, and counts the rest", async () => {
+    const Many = z.strictObject(Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, z.number()])));
+    const { outcome, events } = await run({ model: new ScriptedModel([{ text: "{}" }, { text: "{}" }]), output: Many });
+    expect(outcome.error?.message).toContain("at $.k9:");
+    expect(outcome.error?.message).not.toContain("at $.k10:");
+    expect(outcome.error?.message).toMatch(/and 2 more$/);
+    const [correction] = corrections(events);
+    expect(correction?.type === "hook_feedback" && correction.content).toContain("- and 2 more\n");
+  });
+
   it("names a failure with a typed error of its own code", () => {
     const error = new OutputInvalidError("the final answer does not match", ["$.age"]);
     expect(isSemaError(error, "OutputInvalid")).toBe(true);

@@ -42,8 +42,27 @@ function validatorOf(schema: OutputSchema): StandardSchemaV1 {
   return built;
 }
 
-/** What the check of a final answer found. */
-export type OutputCheck = { ok: true; json: string } | { ok: false; paths: string[]; problems: string[] };
+/** What the check of a final answer found (`unusable`: the schema itself cannot check anything). */
+export type OutputCheck =
+  | { ok: true; json: string }
+  | { ok: false; paths: string[]; problems: string[] }
+  | { ok: false; unusable: string };
+
+/** At most this many problems are listed to the model and in the failure (the rest are counted). */
+const MAX_PROBLEMS = 10;
+
+/**
+ * Whether a JSON Schema can check answers (`z.fromJSONSchema` refuses some constructs): the
+ * reason it cannot, or undefined. `startTask` asks before it records an override.
+ */
+export function unusableJsonSchema(schema: JsonObject): string | undefined {
+  try {
+    validatorOf(schema);
+    return undefined;
+  } catch (error) {
+    return `the output schema cannot check answers: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
 
 /** `$.items[0].price`: a JSON path of an issue, `$` for the whole answer. */
 function pathOf(issue: StandardIssue): string {
@@ -84,7 +103,14 @@ function parseAnswer(text: string): { ok: true; value: unknown } | { ok: false; 
 export async function checkOutput(schema: OutputSchema, text: string): Promise<OutputCheck> {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return { ok: false, paths: ["$"], problems: [`at $: ${parsed.message}`] };
-  const result = await validatorOf(schema)["~standard"].validate(parsed.value);
+  let validator: StandardSchemaV1;
+  try {
+    validator = validatorOf(schema);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, unusable: `the output schema cannot check answers: ${reason}` };
+  }
+  const result = await validator["~standard"].validate(parsed.value);
   if (result.issues === undefined) return { ok: true, json: JSON.stringify(parsed.value) };
   const paths: string[] = [];
   const problems: string[] = [];
@@ -96,11 +122,17 @@ export async function checkOutput(schema: OutputSchema, text: string): Promise<O
   return { ok: false, paths, problems };
 }
 
+/** The problems to list, the first {@link MAX_PROBLEMS} and a count of the rest. */
+export function listedProblems(problems: readonly string[]): string[] {
+  if (problems.length <= MAX_PROBLEMS) return [...problems];
+  return [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more`];
+}
+
 /** What the model is told when its answer failed the schema. */
 export function correctionText(problems: readonly string[]): string {
   return [
     "Your final answer does not match the required output schema:",
-    ...problems.map((problem) => `- ${problem}`),
+    ...listedProblems(problems).map((problem) => `- ${problem}`),
     "Answer again with only the JSON value that matches the schema.",
   ].join("\n");
 }

@@ -10,7 +10,7 @@ import type { JsonValue } from "../../protocol/json.ts";
 import { type TaskEvent, type TaskSettings, taskSettingsSchema } from "../../protocol/task-event.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import type { OutputSchema } from "../agent.ts";
-import { outputJsonSchema } from "../model/structured-output.ts";
+import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
 
 /** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
 const SETTING_KEYS = [
@@ -72,6 +72,9 @@ function settingsOf(input: StartTaskInput): TaskSettings | undefined {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "settings"}: ${issue.message}`);
     throw new InvalidInputError(`invalid task settings: ${problems.join("; ")}`);
   }
+  // Refused now rather than by the leg that would check the answer.
+  const unusable = parsed.data.output === undefined ? undefined : unusableJsonSchema(parsed.data.output);
+  if (unusable !== undefined) throw new InvalidInputError(unusable);
   return parsed.data;
 }
 
