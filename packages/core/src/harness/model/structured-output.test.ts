@@ -119,7 +119,7 @@ describe("structured output", () => {
   });
 
   it("a JSON Schema that cannot check answers fails the task with InvalidInput, or is refused by startTask", async () => {
-    const output = { if: { type: "object" }, then: { required: ["a"] } };
+    const output = { type: "object", properties: { a: { $ref: "#/$defs/missing" } } };
     const { outcome } = await run({ model: new ScriptedModel([{ text: "{}" }]), output });
     expect(outcome.status).toBe("failed");
     expect(outcome.error?.code).toBe("InvalidInput");
