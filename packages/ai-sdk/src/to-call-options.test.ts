@@ -1,6 +1,6 @@
 import type { ModelRequest } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
-import { toPrompt } from "./to-call-options.ts";
+import { toCallOptions, toPrompt } from "./to-call-options.ts";
 
 function request(transcript: ModelRequest["transcript"], system = "sys"): ModelRequest {
   return { system, transcript, tools: [] };
@@ -106,5 +106,56 @@ describe("toPrompt", () => {
         content: [{ type: "tool-result", toolCallId: "e", toolName: "t", output: { type: "text", value: "later" } }],
       },
     ]);
+  });
+});
+
+describe("toCallOptions", () => {
+  const signal = new AbortController().signal;
+  const tool = { name: "read", description: "read a file", inputSchema: { type: "object" } };
+
+  it("maps every setting of the request onto the V4 call options", () => {
+    const options = toCallOptions(
+      {
+        system: "sys",
+        transcript: [],
+        tools: [tool],
+        temperature: 0,
+        topP: 0.5,
+        maxOutputTokens: 10,
+        stopSequences: ["END"],
+        seed: 3,
+        toolChoice: { type: "tool", toolName: "read" },
+        responseFormat: { type: "json", schema: { type: "object" }, name: "answer" },
+      },
+      signal,
+    );
+    expect(options).toMatchObject({
+      temperature: 0,
+      topP: 0.5,
+      maxOutputTokens: 10,
+      stopSequences: ["END"],
+      seed: 3,
+      toolChoice: { type: "tool", toolName: "read" },
+      responseFormat: { type: "json", schema: { type: "object" }, name: "answer" },
+    });
+  });
+
+  it("says auto without a tool choice, and maps the modes", () => {
+    const base = { system: "", transcript: [], tools: [tool] };
+    expect(toCallOptions(base, signal).toolChoice).toEqual({ type: "auto" });
+    expect(toCallOptions({ ...base, toolChoice: "none" }, signal).toolChoice).toEqual({ type: "none" });
+    expect(toCallOptions({ ...base, toolChoice: "required" }, signal).toolChoice).toEqual({ type: "required" });
+  });
+
+  it("puts the request's provider options over the adapter's, per provider", () => {
+    const options = toCallOptions(
+      { system: "", transcript: [], tools: [], providerOptions: { openai: { user: "b" }, anthropic: { x: 1 } } },
+      signal,
+      { openai: { store: false, user: "a" } },
+    );
+    expect(options.providerOptions).toEqual({ openai: { store: false, user: "b" }, anthropic: { x: 1 } });
+    expect(
+      toCallOptions({ system: "", transcript: [], tools: [] }, signal, { openai: { store: false } }),
+    ).toMatchObject({ providerOptions: { openai: { store: false } } });
   });
 });

@@ -4,10 +4,13 @@
  * mapping must neither add nor drop text.
  */
 import type {
+  JSONObject,
+  JSONSchema7,
   LanguageModelV4CallOptions,
   LanguageModelV4FunctionTool,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4ToolChoice,
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
@@ -29,12 +32,42 @@ export function toCallOptions(
         inputSchema: tool.inputSchema,
       }),
     );
-    options.toolChoice = { type: "auto" };
+    options.toolChoice = toToolChoice(request.toolChoice);
   }
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) options.temperature = request.temperature;
-  if (providerOptions !== undefined) options.providerOptions = providerOptions;
+  if (request.topP !== undefined) options.topP = request.topP;
+  if (request.stopSequences !== undefined) options.stopSequences = [...request.stopSequences];
+  if (request.seed !== undefined) options.seed = request.seed;
+  if (request.responseFormat !== undefined) {
+    const { schema, name, description } = request.responseFormat;
+    options.responseFormat = { type: "json", schema: schema as JSONSchema7 };
+    if (name !== undefined) options.responseFormat.name = name;
+    if (description !== undefined) options.responseFormat.description = description;
+  }
+  const merged = mergeProviderOptions(providerOptions, request.providerOptions);
+  if (merged !== undefined) options.providerOptions = merged;
   return options;
+}
+
+/** Sema's tool choice in V4's form; absent means `auto`, as before settings existed. */
+function toToolChoice(choice: ModelRequest["toolChoice"]): LanguageModelV4ToolChoice {
+  if (choice === undefined || choice === "auto") return { type: "auto" };
+  if (choice === "none" || choice === "required") return { type: choice };
+  return { type: "tool", toolName: choice.toolName };
+}
+
+/** The adapter's options, then the request's (the task's recorded ones) on top, per provider. */
+function mergeProviderOptions(
+  adapter: SharedV4ProviderOptions | undefined,
+  request: ModelRequest["providerOptions"],
+): SharedV4ProviderOptions | undefined {
+  if (request === undefined) return adapter;
+  const merged: SharedV4ProviderOptions = { ...adapter };
+  for (const [provider, options] of Object.entries(request)) {
+    merged[provider] = { ...adapter?.[provider], ...(options as JSONObject) };
+  }
+  return merged;
 }
 
 /** The V4 prompt: the system message, then the transcript in order. */

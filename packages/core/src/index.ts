@@ -22,7 +22,7 @@ export { attrEscape, inlineUntrusted } from "./core/neutralizers.ts";
 export { isTerminal } from "./core/task-summary.ts";
 export type { RandomBytes } from "./core/trust-framing.ts";
 export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
-export type { Agent, DelegationSettings, HarnessOptions } from "./harness/agent.ts";
+export type { Agent, DelegationSettings, HarnessOptions, OutputSchema } from "./harness/agent.ts";
 export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
 export { DEFAULTS } from "./harness/defaults.ts";
 export { childAgent } from "./harness/delegation/child-tasks.ts";
@@ -68,7 +68,7 @@ export type {
 } from "./protocol/human-input.ts";
 export type { JsonValue } from "./protocol/json.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
-export type { LeaseHolder, StoredEvent, TaskEvent } from "./protocol/task-event.ts";
+export type { LeaseHolder, StoredEvent, TaskEvent, ToolChoice } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
 export type {
   ActorAssertion,

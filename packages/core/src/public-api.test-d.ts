@@ -149,3 +149,23 @@ expectTypeOf<TaskCreatedEvent["type"]>().toEqualTypeOf<"task_created">();
 // A Node host spreads nodeHost() into runLeg's options.
 expectTypeOf(nodeHost()).toEqualTypeOf<NodeHost>();
 expectTypeOf<NodeHost>().toExtend<Required<Pick<HarnessOptions, "holder" | "holderDied">>>();
+
+// Settings and structured output (issue 15): one public form of the tool choice, the output schema
+// as any Standard Schema or a plain JSON Schema, instructions from the read-only folded state.
+const settled: Agent = {
+  model: { id: "m", stream: () => ({ async *[Symbol.asyncIterator]() {} }) },
+  toolChoice: { type: "tool", toolName: "search" },
+  providerOptions: { openai: { store: false } },
+  output: z.strictObject({ answer: z.string() }),
+  instructions: (state) => `You work for ${state.principal}.`,
+  standingInstructions: false,
+};
+expectTypeOf(settled.toolChoice).toEqualTypeOf<rootEntry.ToolChoice | undefined>();
+const plainOutput: Agent["output"] = { type: "object", properties: { answer: { type: "string" } } };
+void plainOutput;
+// @ts-expect-error a bare tool name is not a tool choice (it could be mistaken for a mode)
+const bareName: Agent["toolChoice"] = "search";
+void bareName;
+// @ts-expect-error the folded state given to instructions is read-only
+const mutating: Agent["instructions"] = (state) => String(state.legs++);
+void mutating;

@@ -75,6 +75,7 @@ const SEMA_STATUS: Record<SemaErrorCode, number> = {
   ModelError: 502,
   ToolError: 502,
   HookFailed: 502,
+  OutputInvalid: 502,
   BudgetExceeded: 409,
 };
 

@@ -10,8 +10,8 @@ import { fold, UNSETTLED_CALL_CONTENT } from "./fold.ts";
 
 const DIR = new URL("../../fixtures/events/v1/", import.meta.url);
 
-function load(name: string): StoredEvent[] {
-  const text = readFileSync(new URL(`${name}.jsonl`, DIR), "utf8");
+function load(name: string, dir: URL = DIR): StoredEvent[] {
+  const text = readFileSync(new URL(`${name}.jsonl`, dir), "utf8");
   return text
     .split("\n")
     .filter((line) => line.trim() !== "")
@@ -214,5 +214,44 @@ describe("v1 fixtures", () => {
     const cancelled = fold(load("task_cancelled"));
     expect(cancelled.summary.status).toBe("cancelled");
     expect(cancelled.transcript.at(-1)).toMatchObject({ role: "tool", callId: "call-1", status: "interrupted" });
+  });
+});
+
+// The v 2 form of task_created (settings recorded) and a structured-output run with a correction.
+describe("v2 fixtures", () => {
+  const V2 = new URL("../v2/", DIR);
+
+  it.each(readdirSync(V2).map((f) => f.replace(/\.jsonl$/, "")))("%s validates and is gapless", (name) => {
+    const events = load(name, V2);
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("task_created v 2: the settings are folded; the v 1 event folds exactly as before, without them", () => {
+    const state = fold(load("task_created", V2));
+    expect(state).toMatchObject({ objective: "Summarize README.md", principal: "alice", model: "openai:gpt-5" });
+    expect(state.settings).toEqual({
+      temperature: 0,
+      topP: 0.9,
+      maxOutputTokens: 512,
+      stopSequences: ["END"],
+      seed: 42,
+      toolChoice: { type: "tool", toolName: "read_file" },
+      providerOptions: { openai: { store: false } },
+    });
+    const v1 = fold(load("task_created"));
+    expect(v1).not.toHaveProperty("settings");
+    expect(v1).not.toHaveProperty("outputCorrections");
+  });
+
+  it("structured output: the correction reaches the transcript, is counted, and the count ends with the task", () => {
+    const events = load("structured_output", V2);
+    const beforeAnswer = fold(events.slice(0, 7));
+    expect(beforeAnswer.outputCorrections).toBe(1);
+    expect(beforeAnswer.transcript.at(-1)).toMatchObject({ role: "user", entryId: "hook:7" });
+    const state = fold(events);
+    expect(state.settings?.output).toMatchObject({ type: "object", required: ["name", "year"] });
+    expect(state).toMatchObject({ result: '{"name":"Ada Lovelace","year":1843}', summary: { status: "completed" } });
+    expect(state.outputCorrections).toBeUndefined();
   });
 });

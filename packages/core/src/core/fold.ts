@@ -7,13 +7,17 @@
 
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import type { TaskEvent } from "../protocol/task-event.ts";
+import { OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
-/** Schema version of {@link TaskState}, stored with snapshots. */
-export const TASK_STATE_VERSION = 1;
+/**
+ * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
+ * `outputCorrections`; a snapshot of another version is ignored and the log refolded, so a reader
+ * never builds a request from a state that lacks what the log holds.
+ */
+export const TASK_STATE_VERSION = 2;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -75,6 +79,13 @@ export interface TaskState {
   parentTaskId?: string;
   /** The metadata the task was created with (delegation records its depth there). */
   metadata?: { [key: string]: JsonValue };
+  /** The model settings the task was started with (`task_created` v 2); they win over the agent's. */
+  settings?: TaskSettings;
+  /**
+   * Corrections sent since the task last ended because the final answer failed the output schema
+   * (bounded by the agent's `outputAttempts`).
+   */
+  outputCorrections?: number;
   /** Status, what it waits for, open leg, usage, sessionSeq: the same summary the store indexes. */
   summary: TaskSummary;
   /** What the model sees, system instructions aside; every string is the exact bytes. */
@@ -177,6 +188,7 @@ export class Folder {
         if (event.model !== undefined) s.model = event.model;
         if (event.parentTaskId !== undefined) s.parentTaskId = event.parentTaskId;
         if (event.metadata !== undefined) s.metadata = event.metadata;
+        if (event.settings !== undefined) s.settings = event.settings;
         break;
       case "leg_started": {
         s.legs += 1;
@@ -211,6 +223,7 @@ export class Folder {
         break;
       case "hook_feedback":
         this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
+        if (event.hook === OUTPUT_CORRECTION) s.outputCorrections = (s.outputCorrections ?? 0) + 1;
         break;
       case "model_turn": {
         s.lastPromptTokens = event.usage.inputTokens;
@@ -280,9 +293,11 @@ export class Folder {
         break;
       case "task_completed":
         s.result = event.result;
+        delete s.outputCorrections;
         break;
       case "task_failed":
         s.error = { ...event.error };
+        delete s.outputCorrections;
         break;
       case "task_cancelled":
         this.#settleOpenCalls(seq, true);

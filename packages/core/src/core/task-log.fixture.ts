@@ -14,6 +14,11 @@ const actor = fc.option(fc.record({ id: fc.string(), verified: fc.boolean() }), 
 /** Any valid event. Call ids of model turns are renumbered afterwards so they are unique per log. */
 export const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
   fc.constant(make.created("p1", "objective")),
+  fc.constant<TaskEvent>({
+    ...make.created("p1", "objective"),
+    v: 2,
+    settings: { temperature: 0.1, toolChoice: { type: "tool", toolName: "t" }, output: { type: "object" } },
+  }),
   fc
     .record({
       legId: fc.constantFrom(...legIds),
@@ -84,6 +89,7 @@ export const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
     }),
   ),
   fc.string().map((content): TaskEvent => ({ type: "hook_feedback", v: 1, hook: "onStop", content })),
+  fc.string().map((content): TaskEvent => ({ type: "hook_feedback", v: 1, hook: "output", content })),
   fc.constant(make.note()),
   fc
     .record({ id: fc.constantFrom("k1", "k2"), result: fc.boolean() })

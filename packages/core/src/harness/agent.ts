@@ -3,27 +3,66 @@
  * to) and the host's settings (store, lease holder, sinks, caps). Plain data; nothing here lives
  * between calls. The defaults of the host's settings are in `defaults.ts`.
  */
+
+import type { TaskState } from "../core/fold.ts";
 import type { RandomBytes } from "../core/trust-framing.ts";
 import { newId } from "../internal/ids.ts";
 import type { Model } from "../ports/model.ts";
+import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { Emit } from "../protocol/stream-event.ts";
-import type { LeaseHolder } from "../protocol/task-event.ts";
+import type { LeaseHolder, ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
-import type { HookSettings, Hooks } from "./hooks/hooks.ts";
+import type { DeepReadonly, HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
 
 export interface Agent {
   /** Recorded with each task it starts. */
   name?: string;
   model: Model;
-  /** Appended to the standing instructions. */
-  instructions?: string;
+  /**
+   * Appended to the standing instructions. A function is called before every model call with the
+   * task's folded state (read-only) and must depend on nothing else, so that the request stays a
+   * pure function of the log.
+   */
+  instructions?: string | ((state: DeepReadonly<TaskState>) => string);
+  /**
+   * `false` leaves out the standing instructions that tell the model what Sema's frames and labels
+   * mean (`<system-reminder>`, untrusted fences, speaker labels). A security choice: without them
+   * the model is not told that fenced text is data, so it is easier to steer by a tool's output.
+   * Default true.
+   */
+  standingInstructions?: boolean;
   tools?: Tool[];
+  /**
+   * The model settings below are the agent's defaults; a task's settings (given to `startTask`,
+   * recorded on `task_created`) win over them, key by key (`providerOptions` per provider).
+   */
   maxOutputTokens?: number;
   temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  /** An integer, for providers that sample deterministically with one. */
+  seed?: number;
+  /**
+   * `auto` (default), `none`, `required` or `{ type: "tool", toolName }` (a tool the agent has).
+   * A forced choice (`required`, a named tool) holds until the model has called a tool after the
+   * latest user message; later calls use `auto`, so the agent can still finish.
+   */
+  toolChoice?: ToolChoice;
+  /** Passed through to the provider, keyed by provider name (`{ openai: { store: false } }`). */
+  providerOptions?: ProviderOptions;
+  /**
+   * The final answer must be JSON matching this schema: any Standard Schema (zod's, or one with
+   * Standard JSON Schema), or a plain JSON Schema object. The model is asked through the
+   * provider's structured output; an answer that fails is sent back as a correction, up to
+   * `outputAttempts`; then the task fails with `OutputInvalid`. The task's `result` is the JSON.
+   */
+  output?: OutputSchema;
+  /** How many answers the model may give before an invalid one fails the task (default 2). */
+  outputAttempts?: number;
   /**
    * An agent-level approval rule on top of each tool's own `needsApproval`: return true to have a
    * person decide this call (say, anything that writes outside a sandbox).
@@ -54,6 +93,9 @@ export interface Agent {
    */
   modelBackoff?: { baseMs?: number; maxMs?: number };
 }
+
+/** A schema for structured output: a Standard Schema, or a plain JSON Schema object. */
+export type OutputSchema = StandardSchemaV1 | { readonly [key: string]: JsonValue };
 
 /**
  * How an agent hands work to child tasks through the built-in `delegate` tool. Defined beside

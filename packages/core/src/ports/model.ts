@@ -5,6 +5,7 @@
  */
 
 import type { JsonValue } from "../protocol/json.ts";
+import type { ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
 import type { FinishReason, TranscriptEntry, Usage } from "../protocol/transcript.ts";
 
 /** A tool as the model is told about it. */
@@ -15,14 +16,35 @@ export interface ToolSpec {
   inputSchema: { [key: string]: JsonValue };
 }
 
-/** Everything a model call needs. A pure function of the folded log and the agent's definition. */
+/** The final answer must be JSON matching `schema` (LanguageModelV4's `responseFormat`). */
+export interface JsonResponseFormat {
+  type: "json";
+  /** JSON Schema of the answer. */
+  schema: { [key: string]: JsonValue };
+  name?: string;
+  description?: string;
+}
+
+/**
+ * Everything a model call needs. A pure function of the folded log and the agent's definition:
+ * the agent's settings with the task's recorded settings on top.
+ */
 export interface ModelRequest {
-  /** Standing instructions, then the agent's own. */
+  /** Standing instructions, then the agent's own (only the agent's with `standingInstructions: false`). */
   system: string;
   transcript: readonly TranscriptEntry[];
   tools: readonly ToolSpec[];
   maxOutputTokens?: number;
   temperature?: number;
+  topP?: number;
+  stopSequences?: readonly string[];
+  seed?: number;
+  /** Absent: the provider's default (`auto` when there are tools). */
+  toolChoice?: ToolChoice;
+  /** Passed through to the provider, keyed by provider name. */
+  providerOptions?: ProviderOptions;
+  /** Ask for the final answer as JSON of this schema (the provider's native structured output). */
+  responseFormat?: JsonResponseFormat;
 }
 
 /**

@@ -19,6 +19,7 @@ export type SemaErrorCode =
   | "ToolError"
   | "HookFailed"
   | "BudgetExceeded"
+  | "OutputInvalid"
   | "ApprovalNotFound"
   | "ApprovalConflict"
   | "DigestMismatch"
@@ -40,6 +41,7 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   ToolError: true,
   HookFailed: true,
   BudgetExceeded: true,
+  OutputInvalid: true,
   ApprovalNotFound: true,
   ApprovalConflict: true,
   DigestMismatch: true,
@@ -230,5 +232,18 @@ export class InputRejectedError extends SemaError {
 export class TaskFinishedError extends SemaError {
   constructor(taskId: string, status: string) {
     super("TaskFinished", `task ${taskId} is ${status}`, { details: { taskId, status } });
+  }
+}
+
+/**
+ * The model's final answer did not match the output schema, after every correction it was given.
+ * `paths` are the failing locations (`$.items[0].price`; `$` for the whole answer).
+ */
+export class OutputInvalidError extends SemaError {
+  readonly paths: readonly string[];
+
+  constructor(message: string, paths: readonly string[]) {
+    super("OutputInvalid", message, { details: { paths: [...paths] } });
+    this.paths = paths;
   }
 }

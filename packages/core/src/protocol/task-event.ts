@@ -99,17 +99,61 @@ export type LeaseHolder = z.infer<typeof holderSchema>;
 
 const v1 = z.literal(1);
 
-export const taskCreatedSchema = z.strictObject({
-  type: z.literal("task_created"),
-  v: v1,
-  objective: z.string(),
-  principal: nonEmpty,
-  agent: nonEmpty.exactOptional(),
-  model: nonEmpty.exactOptional(),
-  parentTaskId: nonEmpty.exactOptional(),
-  actor: actorSchema.exactOptional(),
-  metadata: z.record(z.string(), json).exactOptional(),
+/**
+ * How the model picks tools: `auto` (it decides), `none` (no tool), `required` (some tool), or one
+ * named tool. The AI SDK's own form, so a name can never be mistaken for a mode.
+ */
+export const toolChoiceSchema = z.union([
+  z.enum(["auto", "none", "required"]),
+  z.strictObject({ type: z.literal("tool"), toolName: nonEmpty }),
+]);
+export type ToolChoice = z.infer<typeof toolChoiceSchema>;
+
+/** A JSON object (a JSON Schema, one provider's options). */
+const jsonObject = z.record(z.string(), json);
+
+/** Options passed through to providers, keyed by provider name (`{ openai: { … } }`). */
+export const providerOptionsSchema = z.record(z.string(), jsonObject);
+export type ProviderOptions = z.infer<typeof providerOptionsSchema>;
+
+/**
+ * The model settings a task was started with, recorded on `task_created` (v 2): the model request
+ * is the agent's defaults with these on top, so every process builds the same request from the log.
+ * `output` is the JSON Schema the final answer must match, when the task overrides the agent's.
+ */
+export const taskSettingsSchema = z.strictObject({
+  temperature: z.number().exactOptional(),
+  topP: z.number().exactOptional(),
+  maxOutputTokens: z.number().int().positive().exactOptional(),
+  stopSequences: z.array(z.string()).exactOptional(),
+  seed: z.number().int().exactOptional(),
+  toolChoice: toolChoiceSchema.exactOptional(),
+  providerOptions: providerOptionsSchema.exactOptional(),
+  output: jsonObject.exactOptional(),
 });
+export type TaskSettings = z.infer<typeof taskSettingsSchema>;
+
+/**
+ * v 2 adds `settings`. A task with settings is written as v 2 so that a reader that predates them
+ * refuses the event instead of building a request without them; a task without is still v 1.
+ */
+export const taskCreatedSchema = z
+  .strictObject({
+    type: z.literal("task_created"),
+    v: z.union([v1, z.literal(2)]),
+    objective: z.string(),
+    principal: nonEmpty,
+    agent: nonEmpty.exactOptional(),
+    model: nonEmpty.exactOptional(),
+    parentTaskId: nonEmpty.exactOptional(),
+    actor: actorSchema.exactOptional(),
+    metadata: z.record(z.string(), json).exactOptional(),
+    settings: taskSettingsSchema.exactOptional(),
+  })
+  .refine((event) => (event.v === 2) === (event.settings !== undefined), {
+    message: "settings are recorded on task_created v 2, and only there",
+    path: ["settings"],
+  });
 
 export const legStartedSchema = z.strictObject({
   type: z.literal("leg_started"),
@@ -219,6 +263,12 @@ export const approvalDecidedSchema = z.strictObject({
   reason: z.string().exactOptional(),
   actor: actorSchema,
 });
+
+/**
+ * The `hook` of the `hook_feedback` that sends an answer that failed the output schema back to the
+ * model as a correction (no host hook has this name: hooks are named after their methods).
+ */
+export const OUTPUT_CORRECTION = "output";
 
 export const hookFeedbackSchema = z.strictObject({
   type: z.literal("hook_feedback"),

@@ -81,7 +81,7 @@ export class ScriptedModel implements Model {
   readonly id: string;
   readonly #steps: ScriptStep[];
   readonly #mode: "sequential" | "by-transcript";
-  /** Every request, in call order (transcripts copied at call time). */
+  /** Every request, in call order (transcripts copied at call time), settings and `responseFormat` included. */
   readonly requests: ModelRequest[] = [];
   readonly #record: boolean;
   #calls = 0;

@@ -8,18 +8,26 @@ import type { PendingInput, TaskState } from "../../core/fold.ts";
 import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
 import { modelWaitRetirements } from "../../core/model-wait.ts";
+import { formatHookFeedback } from "../../core/trust-framing.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
 import { LeaseLostError } from "../../protocol/errors.ts";
-import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
+import { OUTPUT_CORRECTION, type StoredEvent, type TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
 import { delegateSpec } from "../delegation/delegate-tool.ts";
 import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
 import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
-import { buildModelRequest, type RequestSettings, requestSettings, toolSpecs } from "../model/model-request.ts";
+import {
+  buildModelRequest,
+  type RequestSettings,
+  requestSettings,
+  toolChoiceProblem,
+  toolSpecs,
+} from "../model/model-request.ts";
 import { describeFailure, modelParkEvents } from "../model/model-unavailable.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
+import { checkOutput, correctionText, DEFAULT_OUTPUT_ATTEMPTS, listedProblems } from "../model/structured-output.ts";
 import { ToolPhase } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
 import type { LegContext, LegSignals } from "./leg-context.ts";
@@ -304,7 +312,21 @@ export class LegLoop {
    */
   async #finish(text: string): Promise<boolean> {
     const before = waitingInputs(this.#w.state);
+    let result = text;
     if (before.steer.length === 0 && before.nextTurn.length === 0) {
+      const output = this.#w.state.settings?.output ?? this.#o.agent.output;
+      if (output !== undefined) {
+        const checked = await checkOutput(output, text);
+        if ("unusable" in checked) {
+          await this.#w.append([
+            { type: "task_failed", v: 1, error: { code: "InvalidInput", message: checked.unusable } },
+            { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+          ]);
+          return true;
+        }
+        if (!checked.ok) return this.#rejectOutput(checked.paths, checked.problems);
+        result = checked.json;
+      }
       const stop = await this.#hooks.onStop(text);
       if (stop === "continue") return false;
       if (stop !== "stop") {
@@ -320,11 +342,43 @@ export class LegLoop {
       if (waiting.nextTurn.length > 0) return this.#deliveryEvents("nextTurn", waiting.nextTurn, state);
       done = true;
       return [
-        { type: "task_completed", v: 1, result: text },
+        { type: "task_completed", v: 1, result },
         { type: "leg_ended", v: 1, legId: this.#legId, reason: "completed" },
       ];
     });
     return done;
+  }
+
+  /**
+   * The final answer failed the output schema: send it back as a correction (recorded like hook
+   * feedback, so a resumed leg neither repeats nor forgets it), or fail the task once the model
+   * has had `outputAttempts` answers. Returns whether the leg is over.
+   */
+  async #rejectOutput(paths: string[], problems: string[]): Promise<boolean> {
+    const attempts = this.#o.agent.outputAttempts ?? DEFAULT_OUTPUT_ATTEMPTS;
+    if ((this.#w.state.outputCorrections ?? 0) + 1 < attempts) {
+      await this.#w.appendWhen((state) =>
+        waitingInputs(state).steer.length > 0
+          ? undefined
+          : [
+              {
+                type: "hook_feedback",
+                v: 1,
+                hook: OUTPUT_CORRECTION,
+                content: formatHookFeedback(correctionText(problems)),
+                legId: this.#legId,
+              },
+            ],
+      );
+      return false;
+    }
+    const message = `the final answer does not match the output schema after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${listedProblems(problems).join("; ")}`;
+    await this.#w.append([
+      { type: "engine_note", v: 1, kind: "output_invalid", text: message, data: { paths }, legId: this.#legId },
+      { type: "task_failed", v: 1, error: { code: "OutputInvalid", message } },
+      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+    ]);
+    return true;
   }
 
   async #failHook(failure: HookFailure): Promise<void> {
@@ -357,10 +411,19 @@ export class LegLoop {
       return "failed";
     }
     const state = this.#w.state;
+    const request = buildModelRequest(state, settings, this.#specs);
+    const problem = toolChoiceProblem(request);
+    if (problem !== undefined) {
+      await this.#w.append([
+        { type: "task_failed", v: 1, error: { code: "InvalidInput", message: problem } },
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+      ]);
+      return "failed";
+    }
     const result = await this.#watched(() =>
       streamModelTurn({
         model: agent.model,
-        request: buildModelRequest(state, settings, this.#specs),
+        request,
         signal,
         emit: this.#o.emit,
         taskId: this.#ctx.taskId,

@@ -7,8 +7,21 @@ import { sanitizeHumanText } from "../../core/human-text.ts";
 import type { Store } from "../../ports/store.ts";
 import { InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { TaskEvent } from "../../protocol/task-event.ts";
+import { type TaskEvent, type TaskSettings, taskSettingsSchema } from "../../protocol/task-event.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
+import type { OutputSchema } from "../agent.ts";
+import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
+
+/** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
+const SETTING_KEYS = [
+  "temperature",
+  "topP",
+  "maxOutputTokens",
+  "stopSequences",
+  "seed",
+  "toolChoice",
+  "providerOptions",
+] as const;
 
 export interface StartTaskInput {
   /** The task's objective; recorded as `sanitizeHumanText` leaves it on the user lane. */
@@ -23,12 +36,53 @@ export interface StartTaskInput {
   taskId?: string;
   parentTaskId?: string;
   metadata?: { [key: string]: JsonValue };
+  /**
+   * Model settings for this task, recorded on `task_created` (v 2) and winning over the agent's,
+   * so any process that runs a leg of it sends the same request.
+   */
+  temperature?: number;
+  topP?: number;
+  maxOutputTokens?: number;
+  stopSequences?: string[];
+  seed?: number;
+  /** `auto`, `none`, `required` or `{ type: "tool", toolName }`; a leg fails the task if the agent lacks the tool. */
+  toolChoice?: TaskSettings["toolChoice"];
+  providerOptions?: TaskSettings["providerOptions"];
+  /**
+   * This task's output schema instead of the agent's: its JSON Schema is recorded, the model is
+   * asked for it, and the final answer is checked against it (rebuilt from the JSON Schema).
+   */
+  output?: OutputSchema;
+}
+
+/** The settings to record, validated; undefined when the input has none. */
+function settingsOf(input: StartTaskInput): TaskSettings | undefined {
+  const given: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) if (input[key] !== undefined) given[key] = input[key];
+  if (input.output !== undefined) {
+    try {
+      given.output = outputJsonSchema(input.output);
+    } catch (error) {
+      throw new InvalidInputError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  if (Object.keys(given).length === 0) return undefined;
+  const parsed = taskSettingsSchema.safeParse(given);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "settings"}: ${issue.message}`);
+    throw new InvalidInputError(`invalid task settings: ${problems.join("; ")}`);
+  }
+  // Refused now rather than by the leg that would check the answer.
+  const unusable = parsed.data.output === undefined ? undefined : unusableJsonSchema(parsed.data.output);
+  if (unusable !== undefined) throw new InvalidInputError(unusable);
+  return parsed.data;
 }
 
 /** Create a task: `task_created`, then its objective as a received input. Returns the task id. */
 export async function startTask(store: Store, input: StartTaskInput): Promise<string> {
   if (typeof input.objective !== "string") throw new InvalidInputError("the objective must be a string");
   const principal = input.principal ?? "local";
+  const settings = settingsOf(input);
   const text = sanitizeHumanText(input.objective, "user");
   const created: Extract<TaskEvent, { type: "task_created" }> = {
     type: "task_created",
@@ -41,6 +95,11 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
   if (input.parentTaskId !== undefined) created.parentTaskId = input.parentTaskId;
   if (input.actor !== undefined) created.actor = input.actor;
   if (input.metadata !== undefined) created.metadata = input.metadata;
+  if (settings !== undefined) {
+    // v 2: a reader that predates settings refuses the event rather than run without them.
+    created.v = 2;
+    created.settings = settings;
+  }
   const objective = buildHumanInputEvent({
     carrier: "objective",
     source: "user",

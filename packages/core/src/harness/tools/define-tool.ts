@@ -18,14 +18,22 @@ export type ToolDefinition<S extends StandardSchemaV1> = Omit<Tool<InferOutput<S
 
 type JsonSchemaCapable = { "~standard": { jsonSchema?: { input?: (options: { target: string }) => unknown } } };
 
-function deriveJsonSchema(schema: StandardSchemaV1, name: string): { [key: string]: JsonValue } {
+/**
+ * The JSON Schema of what `schema` accepts: zod's own conversion, or Standard JSON Schema. The one
+ * path for tools' inputs and agents' structured output. `what` and `instead` word the error.
+ */
+export function deriveJsonSchema(
+  schema: StandardSchemaV1,
+  what: string,
+  instead = "pass jsonSchema as well",
+): { [key: string]: JsonValue } {
   let derived: unknown;
   if (schema instanceof z.ZodType) {
     derived = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
   } else {
     const input = (schema as unknown as JsonSchemaCapable)["~standard"].jsonSchema?.input;
     if (input === undefined) {
-      throw new TypeError(`tool ${name}: its input schema cannot produce JSON Schema; pass jsonSchema as well`);
+      throw new TypeError(`${what} cannot produce JSON Schema; ${instead}`);
     }
     derived = input({ target: "draft-2020-12" });
   }
@@ -38,7 +46,8 @@ export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinitio
   if (!TOOL_NAME.test(definition.name)) {
     throw new TypeError(`tool name ${JSON.stringify(definition.name)} must match ${TOOL_NAME}`);
   }
-  const jsonSchema = definition.jsonSchema ?? deriveJsonSchema(definition.inputSchema, definition.name);
+  const jsonSchema =
+    definition.jsonSchema ?? deriveJsonSchema(definition.inputSchema, `tool ${definition.name}: its input schema`);
   if (jsonSchema.type !== "object")
     throw new TypeError(`tool ${definition.name}: the input schema must describe an object`);
   return { ...definition, jsonSchema } as Tool<InferOutput<S>>;
