@@ -53,7 +53,8 @@ const search = defineTool({
     return input.limit === undefined;
   },
 });
-expectTypeOf(search).toEqualTypeOf<Tool<{ query: string; limit?: number | undefined }>>();
+// The name stays literal, so hooks can be typed by an agent's tools (createAgent).
+expectTypeOf(search).toEqualTypeOf<Tool<{ query: string; limit?: number | undefined }, "search">>();
 // A specific tool is still a Tool, so agents take a list of different tools.
 expectTypeOf(search).toExtend<Tool>();
 const agentTools: Agent["tools"] = [search];

@@ -1,0 +1,231 @@
+/**
+ * `createAgent`: one call to run an agent. The handle is built on the task functions — `startTask`,
+ * `runLeg` / `streamLeg`, `sendInput`, `decideApproval`, `loadTaskState` — and holds no task state:
+ * a conversation is a task that finishes and is continued, and everything about it is in the store.
+ */
+import { MemoryStore } from "../adapters/memory-store.ts";
+import { nextWakeAt } from "../core/task-summary.ts";
+import type { Agent, HarnessOptions } from "../harness/agent.ts";
+import type { LegOutcome } from "../harness/leg/leg-outcome.ts";
+import { runLeg } from "../harness/leg/run-leg.ts";
+import { streamLeg } from "../harness/leg/stream-leg.ts";
+import { type SendInputOptions, type SentInput, sendInput } from "../harness/tasks/send-input.ts";
+import { type StartTaskInput, startTask } from "../harness/tasks/start-task.ts";
+import { loadTaskState } from "../harness/tasks/task-overview.ts";
+import { type DecideApprovalOptions, type Decision, decideApproval } from "../harness/tools/approvals.ts";
+import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
+import type { Store, TaskRecord } from "../ports/store.ts";
+import type { Tool } from "../ports/tool.ts";
+import { isSemaError } from "../protocol/errors.ts";
+import type { StreamEvent } from "../protocol/stream-event.ts";
+import type {
+  AgentDefinition,
+  AgentHandle,
+  AgentStream,
+  ApproveOptions,
+  ContinueOptions,
+  OutputOf,
+  RunOptions,
+  RunResult,
+  SendOptions,
+} from "./agent-types.ts";
+import { Channel } from "./channel.ts";
+import { pendingApprovals, runResult } from "./run-result.ts";
+import { harnessHooks } from "./typed-hooks.ts";
+
+/** Runs one leg of a task and says how it ended. */
+type LegRunner = (taskId: string, signal: AbortSignal | undefined) => Promise<LegOutcome>;
+
+/**
+ * The one place where a definition becomes the harness's `Agent` and host options. Request
+ * settings and structured output join the `Agent` here as the harness learns them.
+ */
+function harnessOptions(
+  definition: AgentDefinition<readonly Tool[], StandardSchemaV1 | undefined>,
+  store: Store,
+): HarnessOptions {
+  const {
+    store: _store,
+    output: _output,
+    canApprove: _canApprove,
+    tools,
+    hooks,
+    holder,
+    holderDied,
+    leaseTtlMs,
+    emit,
+    toolTimeoutMs,
+    maxToolOutputChars,
+    snapshotEvery,
+    randomBytes,
+    ...rest
+  } = definition;
+  const agent: Agent = { ...rest };
+  if (tools !== undefined) agent.tools = [...tools];
+  if (hooks !== undefined) agent.hooks = harnessHooks(tools ?? [], hooks);
+  const options: HarnessOptions = { store, agent };
+  if (holder !== undefined) options.holder = holder;
+  if (holderDied !== undefined) options.holderDied = holderDied;
+  if (leaseTtlMs !== undefined) options.leaseTtlMs = leaseTtlMs;
+  if (emit !== undefined) options.emit = emit;
+  if (toolTimeoutMs !== undefined) options.toolTimeoutMs = toolTimeoutMs;
+  if (maxToolOutputChars !== undefined) options.maxToolOutputChars = maxToolOutputChars;
+  if (snapshotEvery !== undefined) options.snapshotEvery = snapshotEvery;
+  if (randomBytes !== undefined) options.randomBytes = randomBytes;
+  return options;
+}
+
+/** The one place where `run`'s input and options become `startTask`'s input. */
+function startInput(agent: Agent, input: string, options: RunOptions<StandardSchemaV1 | undefined>): StartTaskInput {
+  const start: StartTaskInput = { objective: input, model: agent.model.id };
+  if (agent.name !== undefined) start.agent = agent.name;
+  if (options.actor !== undefined) start.actor = options.actor;
+  if (options.principal !== undefined) start.principal = options.principal;
+  if (options.taskId !== undefined) start.taskId = options.taskId;
+  if (options.metadata !== undefined) start.metadata = options.metadata;
+  return start;
+}
+
+/**
+ * Whether the task has work for another leg now: what a worker would pick up (`runnable`), or a
+ * timer that is due. A task parked for a person (approval, input, interrupt) or a later timer stops.
+ */
+function wantsAnotherLeg(record: TaskRecord, nowMs: number): boolean {
+  if (record.summary.status === "cancelled") return false;
+  const due = nextWakeAt(record.summary);
+  return record.summary.runnable || (due !== undefined && due <= nowMs);
+}
+
+/** Create an agent bound to a store (default: a new `MemoryStore`). */
+export function createAgent<
+  const Tools extends readonly Tool[] = readonly [],
+  Output extends StandardSchemaV1 | undefined = undefined,
+>(definition: AgentDefinition<Tools, Output>): AgentHandle<Output> {
+  const store = definition.store ?? new MemoryStore();
+  const options = harnessOptions(definition, store);
+  const canApprove = definition.canApprove;
+
+  /** The task `run` means: a new one, or the existing one of an idempotent `taskId`. */
+  async function begin(input: string, runOptions: RunOptions<StandardSchemaV1 | undefined>): Promise<string> {
+    try {
+      return await startTask(store, startInput(options.agent, input, runOptions));
+    } catch (error) {
+      if (runOptions.taskId !== undefined && isSemaError(error, "TaskExists")) return runOptions.taskId;
+      throw error;
+    }
+  }
+
+  /** Legs until the task stops having work here (or the signal aborts), then its result. */
+  async function drive<O>(
+    taskId: string,
+    signal: AbortSignal | undefined,
+    schema: StandardSchemaV1 | undefined,
+    leg: LegRunner,
+  ): Promise<RunResult<O>> {
+    for (;;) {
+      const outcome = await leg(taskId, signal);
+      if (outcome.legId === undefined || signal?.aborted === true) break;
+      if (!wantsAnotherLeg(await store.getTask(taskId), Date.now())) break;
+    }
+    return runResult<O>(store, taskId, schema);
+  }
+
+  const plainLeg: LegRunner = (taskId, signal) => runLeg(options, taskId, signal === undefined ? {} : { signal });
+
+  async function decide(
+    taskId: string,
+    callId: string,
+    decision: "approve" | "deny",
+    given: ApproveOptions,
+  ): Promise<Decision> {
+    const pending = (await pendingApprovals(store, taskId)).find((approval) => approval.callId === callId);
+    const target = pending?.taskId ?? taskId;
+    // A call that no longer waits: `decideApproval` says why (decided, already run, not found, finished).
+    const digest =
+      given.digest ??
+      pending?.digest ??
+      (await loadTaskState(store, taskId)).approvals.find((a) => a.callId === callId)?.digest ??
+      "";
+    const principal = given.principal ?? (await store.getTask(target)).principal;
+    const recorded: Decision = { callId, digest, decision, actor: given.actor, principal };
+    if (given.reason !== undefined) recorded.reason = given.reason;
+    if (given.scope !== undefined && decision === "approve") recorded.scope = given.scope;
+    const request: DecideApprovalOptions = canApprove === undefined ? recorded : { ...recorded, canApprove };
+    await decideApproval(store, target, request);
+    return recorded;
+  }
+
+  const handle: AgentHandle<Output> = {
+    store,
+
+    async run<R extends StandardSchemaV1 | undefined = Output>(input: string, runOptions: RunOptions<R> = {}) {
+      const taskId = await begin(input, runOptions);
+      return drive<OutputOf<R>>(taskId, runOptions.signal, runOptions.output ?? definition.output, plainLeg);
+    },
+
+    stream<R extends StandardSchemaV1 | undefined = Output>(
+      input: string,
+      runOptions: RunOptions<R> = {},
+    ): AgentStream<OutputOf<R>> {
+      const left = new AbortController();
+      const signal = runOptions.signal === undefined ? left.signal : AbortSignal.any([runOptions.signal, left.signal]);
+      const stop = () => left.abort();
+      const events = new Channel<StreamEvent>(stop);
+      const texts = new Channel<string>(stop);
+      const streamedLeg: LegRunner = async (taskId, legSignal) => {
+        const leg = streamLeg(options, taskId, legSignal === undefined ? {} : { signal: legSignal });
+        for await (const event of leg) {
+          events.push(event);
+          if (event.type === "text_delta") texts.push(event.delta);
+        }
+        return leg.outcome;
+      };
+      const result = (async () => {
+        const taskId = await begin(input, runOptions);
+        return drive<OutputOf<R>>(taskId, signal, runOptions.output ?? definition.output, streamedLeg);
+      })();
+      result.then(
+        () => {
+          events.close();
+          texts.close();
+        },
+        (error: unknown) => {
+          events.close(error);
+          texts.close(error);
+        },
+      );
+      return {
+        result,
+        textStream: texts,
+        [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+      };
+    },
+
+    async send(taskId: string, input: string, sendOptions: SendOptions = {}): Promise<SentInput> {
+      const base: SendInputOptions = { text: input };
+      if (sendOptions.actor !== undefined) base.actor = sendOptions.actor;
+      if (sendOptions.inputId !== undefined) base.inputId = sendOptions.inputId;
+      try {
+        return await sendInput(store, taskId, base);
+      } catch (error) {
+        // Completed or failed: the conversation goes on, as a follow-up that wakes the task.
+        // Decided by `sendInput` in its own conditional append, so a task that ends meanwhile is seen.
+        if (isSemaError(error, "TaskFinished") && error.details.status !== "cancelled")
+          return sendInput(store, taskId, { ...base, carrier: "wake" });
+        throw error;
+      }
+    },
+
+    async continue<R extends StandardSchemaV1 | undefined = Output>(
+      taskId: string,
+      continueOptions: ContinueOptions<R> = {},
+    ) {
+      return drive<OutputOf<R>>(taskId, continueOptions.signal, continueOptions.output ?? definition.output, plainLeg);
+    },
+
+    approvals: (taskId) => pendingApprovals(store, taskId),
+    approve: (taskId, callId, given) => decide(taskId, callId, "approve", given),
+    deny: (taskId, callId, given) => decide(taskId, callId, "deny", given),
+  };
+  return handle;
+}
