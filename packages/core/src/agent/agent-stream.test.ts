@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../harness/tools/define-tool.ts";
+import type { ModelRequest } from "../ports/model.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
-import { ScriptedModel } from "../testing/scripted-model.ts";
+import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import { createAgent } from "./create-agent.ts";
 
 /** Runs until its signal aborts: only the run being stopped ends it. */
@@ -104,4 +105,48 @@ describe("createAgent: stream", () => {
     ).rejects.toThrow("disk gone");
     await expect(stream.result).rejects.toThrow("disk gone");
   });
+
+  it("a run spans several legs: a background child runs here, and its result wakes the task", async () => {
+    const model = byObjective({
+      Parent: [
+        { toolCalls: [{ name: "delegate", input: { objective: "Background job", wait: false } }] },
+        { text: "Started it." },
+        { text: "Got the background result." },
+      ],
+      "Background job": [{ text: "Job output 42." }],
+    });
+    const stream = createAgent({ model, delegation: {} }).stream("Parent");
+    const legs: string[] = [];
+    for await (const event of stream) if (event.type === "leg_ended") legs.push(event.reason);
+    expect(legs).toEqual(["completed", "completed"]);
+    const result = await stream.result;
+    expect(result).toMatchObject({ status: "completed", text: "Got the background result." });
+    // Three parent turns and the child's one, ten input and five output tokens each.
+    expect(result.usage).toEqual({ inputTokens: 40, outputTokens: 20 });
+  });
+
+  it("with runChildren: false a background child is left to the workers", async () => {
+    const model = byObjective({
+      Parent: [
+        { toolCalls: [{ name: "delegate", input: { objective: "Background job", wait: false } }] },
+        { text: "Started it." },
+      ],
+    });
+    const agent = createAgent({ model, delegation: { runChildren: false } });
+    const result = await agent.run("Parent");
+    expect(result).toMatchObject({ status: "completed", text: "Started it." });
+    expect((await agent.store.listRunnable()).map((r) => r.taskId)).toEqual([`${result.taskId}~call-1-1`]);
+  });
 });
+
+/** One model for parent and children: each task's script is chosen by its objective. */
+function byObjective(scripts: Record<string, ScriptedTurn[]>): ScriptedModel {
+  return new ScriptedModel(
+    Array.from({ length: 20 }, () => (request: ModelRequest) => {
+      const first = request.transcript[0];
+      const objective = first?.role === "user" ? first.content : "";
+      const turn = request.transcript.filter((e) => e.role === "assistant").length;
+      return scripts[objective]?.[turn] ?? { text: `(no turn ${turn} for "${objective}")` };
+    }),
+  );
+}

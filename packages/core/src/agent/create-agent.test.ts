@@ -137,6 +137,17 @@ describe("createAgent: run", () => {
   });
 });
 
+describe("createAgent: a signal aborted before the run", () => {
+  it("parks the new task before any model call; continue runs it", async () => {
+    const model = new ScriptedModel([{ text: "Hi there." }]);
+    const agent = createAgent({ model });
+    const parked = await agent.run("Hi", { signal: AbortSignal.abort() });
+    expect(parked).toMatchObject({ status: "parked", parked: { reason: "interrupt" } });
+    expect(model.calls).toBe(0);
+    expect(await agent.continue(parked.taskId)).toMatchObject({ status: "completed", text: "Hi there." });
+  });
+});
+
 describe("createAgent: send and continue (a conversation is a task that finishes and is continued)", () => {
   it("a completed task: the follow-up is recorded and woken; continue answers it", async () => {
     const model = new ScriptedModel([{ text: "Paris." }, { text: "About 2.1 million." }]);

@@ -6,6 +6,7 @@
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import type { Agent, HarnessOptions } from "../harness/agent.ts";
+import { childAgent } from "../harness/delegation/child-tasks.ts";
 import type { LegOutcome } from "../harness/leg/leg-outcome.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import { streamLeg } from "../harness/leg/stream-leg.ts";
@@ -96,6 +97,11 @@ function wantsAnotherLeg(record: TaskRecord, nowMs: number): boolean {
   return record.summary.runnable || (due !== undefined && due <= nowMs);
 }
 
+/** Whether the signal has aborted: read afresh, as an abort may land during any await. */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
 /** Create an agent bound to a store (default: a new `MemoryStore`). */
 export function createAgent<
   const Tools extends readonly Tool[] = readonly [],
@@ -115,18 +121,57 @@ export function createAgent<
     }
   }
 
-  /** Legs until the task stops having work here (or the signal aborts), then its result. */
+  /**
+   * Legs of `taskId` until it stops having work here (or the signal aborts). Children the leg left
+   * running in the background (a `delegate` call that does not wait) run here too, unless the
+   * delegation says `runChildren: false`: their results wake the task, which runs on.
+   */
+  async function legsOf(
+    harness: HarnessOptions,
+    taskId: string,
+    signal: AbortSignal | undefined,
+    leg: LegRunner,
+  ): Promise<void> {
+    for (;;) {
+      const outcome = await leg(taskId, signal);
+      if (outcome.legId === undefined || aborted(signal)) return;
+      if (harness.agent.delegation !== undefined && harness.agent.delegation.runChildren !== false)
+        await backgroundChildren(harness, taskId, signal);
+      if (aborted(signal) || !wantsAnotherLeg(await store.getTask(taskId), Date.now())) return;
+    }
+  }
+
+  /** Run the task's children that wait for a leg and that no host runs, each as its own agent. */
+  async function backgroundChildren(harness: HarnessOptions, taskId: string, signal: AbortSignal | undefined) {
+    const { children } = await loadTaskState(store, taskId);
+    for (const { childTaskId, status } of children) {
+      if (status !== "running" || aborted(signal)) continue;
+      const record = await store.getTask(childTaskId).catch(() => undefined);
+      if (record === undefined || !record.summary.runnable) continue;
+      // As a child run in its parent's leg: its parent's agent names its agent, and its events are its own.
+      const [created] = await store.read(childTaskId, { limit: 1 });
+      const name = created?.type === "task_created" ? created.agent : undefined;
+      const { emit: _parentsSink, ...rest } = harness;
+      const child: HarnessOptions = { ...rest, agent: childAgent(harness.agent, name) };
+      try {
+        await legsOf(child, childTaskId, signal, (id, legSignal) =>
+          runLeg(child, id, legSignal === undefined ? {} : { signal: legSignal }),
+        );
+      } catch (error) {
+        // Another host (a worker) runs the child already: its end reports to the parent.
+        if (!isSemaError(error, "LeaseHeld")) throw error;
+      }
+    }
+  }
+
+  /** `legsOf` the task, then its result. */
   async function drive<O>(
     taskId: string,
     signal: AbortSignal | undefined,
     schema: StandardSchemaV1 | undefined,
     leg: LegRunner,
   ): Promise<RunResult<O>> {
-    for (;;) {
-      const outcome = await leg(taskId, signal);
-      if (outcome.legId === undefined || signal?.aborted === true) break;
-      if (!wantsAnotherLeg(await store.getTask(taskId), Date.now())) break;
-    }
+    await legsOf(options, taskId, signal, leg);
     return runResult<O>(store, taskId, schema);
   }
 
