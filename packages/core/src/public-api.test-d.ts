@@ -37,6 +37,7 @@ import {
 import { type NodeHost, nodeHost } from "./node/index.ts";
 import { LeaseHeldError, type TaskCreatedEvent, taskEventSchema } from "./protocol/index.ts";
 import { encodeCursor, type TaskColumns } from "./store-kit.ts";
+import { ScriptedModel } from "./testing/scripted-model.ts";
 
 // A tool's input type is inferred from its schema, in execute and in needsApproval.
 const search = defineTool({
@@ -150,3 +151,9 @@ expectTypeOf<TaskCreatedEvent["type"]>().toEqualTypeOf<"task_created">();
 // A Node host spreads nodeHost() into runLeg's options.
 expectTypeOf(nodeHost()).toEqualTypeOf<NodeHost>();
 expectTypeOf<NodeHost>().toExtend<Required<Pick<HarnessOptions, "holder" | "holderDied">>>();
+
+// One call: createAgent from the root, its handle and result typed from the definition.
+const rootAgent = rootEntry.createAgent({ model: new ScriptedModel([]), tools: [search] });
+expectTypeOf(rootAgent).toEqualTypeOf<rootEntry.AgentHandle>();
+expectTypeOf(rootAgent.run("x")).resolves.toEqualTypeOf<rootEntry.RunResult<undefined>>();
+expectTypeOf<rootEntry.AgentDefinition["store"]>().toEqualTypeOf<Store | undefined>();
