@@ -137,6 +137,26 @@ describe("createAgent: stream", () => {
     expect(result).toMatchObject({ status: "completed", text: "Started it." });
     expect((await agent.store.listRunnable()).map((r) => r.taskId)).toEqual([`${result.taskId}~call-1-1`]);
   });
+
+  it("continue runs the children a finished task left waiting, and the task on", async () => {
+    const model = byObjective({
+      Parent: [
+        { toolCalls: [{ name: "delegate", input: { objective: "Background job", wait: false } }] },
+        { text: "Started it." },
+        { text: "Got the background result." },
+      ],
+      "Background job": [{ text: "Job output 42." }],
+    });
+    const leaving = createAgent({ model, delegation: { runChildren: false } });
+    const first = await leaving.run("Parent");
+    // Another handle over the same store, one that runs children, picks the conversation up.
+    const running = createAgent({ model, store: leaving.store, delegation: {} });
+    expect(await running.continue(first.taskId)).toMatchObject({
+      status: "completed",
+      text: "Got the background result.",
+    });
+    expect(await leaving.store.listRunnable()).toEqual([]);
+  });
 });
 
 /** One model for parent and children: each task's script is chosen by its objective. */

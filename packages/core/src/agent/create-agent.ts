@@ -132,17 +132,24 @@ export function createAgent<
     signal: AbortSignal | undefined,
     leg: LegRunner,
   ): Promise<void> {
+    const runsChildren = harness.agent.delegation !== undefined && harness.agent.delegation.runChildren !== false;
     for (;;) {
       const outcome = await leg(taskId, signal);
-      if (outcome.legId === undefined || aborted(signal)) return;
-      if (harness.agent.delegation !== undefined && harness.agent.delegation.runChildren !== false)
-        await backgroundChildren(harness, taskId, signal);
+      if (aborted(signal)) return;
+      // Even a task with nothing to do may have children left waiting (its host stopped after its leg).
+      const children = runsChildren ? await backgroundChildren(harness, taskId, signal) : 0;
+      if (outcome.legId === undefined && children === 0) return;
       if (aborted(signal) || !wantsAnotherLeg(await store.getTask(taskId), Date.now())) return;
     }
   }
 
-  /** Run the task's children that wait for a leg and that no host runs, each as its own agent. */
-  async function backgroundChildren(harness: HarnessOptions, taskId: string, signal: AbortSignal | undefined) {
+  /** Run the task's children that wait for a leg and that no host runs, each as its own agent; how many ran. */
+  async function backgroundChildren(
+    harness: HarnessOptions,
+    taskId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    let ran = 0;
     const { children } = await loadTaskState(store, taskId);
     for (const { childTaskId, status } of children) {
       if (status !== "running" || aborted(signal)) continue;
@@ -157,11 +164,13 @@ export function createAgent<
         await legsOf(child, childTaskId, signal, (id, legSignal) =>
           runLeg(child, id, legSignal === undefined ? {} : { signal: legSignal }),
         );
+        ran += 1;
       } catch (error) {
         // Another host (a worker) runs the child already: its end reports to the parent.
         if (!isSemaError(error, "LeaseHeld")) throw error;
       }
     }
+    return ran;
   }
 
   /** `legsOf` the task, then its result. */
