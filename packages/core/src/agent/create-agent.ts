@@ -102,7 +102,19 @@ function aborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/** Create an agent bound to a store (default: a new `MemoryStore`). */
+/**
+ * Create an agent bound to a store (default: a new `MemoryStore`): the one call to run an agent.
+ *
+ * ```ts
+ * const agent = createAgent({ model, tools: [add], store: new SqliteStore({ path: "sema.db" }) });
+ * const { taskId, text } = await agent.run("What is 2 + 3?");
+ * await agent.send(taskId, "And times 4?"); // a conversation is a task that finishes and is continued
+ * const next = await agent.continue(taskId);
+ * ```
+ *
+ * The handle keeps nothing of its tasks: any handle over the same store, in any process, drives
+ * them. `hooks.beforeTool` / `afterTool` get calls typed by `tools`; `output` types `RunResult.output`.
+ */
 export function createAgent<
   const Tools extends readonly Tool[] = readonly [],
   Output extends StandardSchemaV1 | undefined = undefined,

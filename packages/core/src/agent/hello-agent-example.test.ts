@@ -22,11 +22,11 @@ describe("examples/hello-agent", () => {
     await run(`${repo}node_modules/.bin/tsc`, ["-p", `${example}tsconfig.json`, "--noEmit"], { cwd: example });
   });
 
-  it("is at most ten lines of code, and depends on @sema-agent/core by name", () => {
-    const lines = readFileSync(`${example}index.ts`, "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "");
-    expect(lines.length).toBeLessThanOrEqual(10);
+  it("is at most ten lines, is the README's hello agent, and depends on @sema-agent/core by name", () => {
+    const code = readFileSync(`${example}index.ts`, "utf8");
+    // Every line counted, the blank one after the imports included.
+    expect(code.trimEnd().split("\n").length).toBeLessThanOrEqual(10);
+    expect(readFileSync(`${repo}README.md`, "utf8")).toContain(`\`\`\`ts\n${code}\`\`\``);
     const manifest = JSON.parse(readFileSync(`${example}package.json`, "utf8")) as { dependencies: object };
     expect(manifest.dependencies).toHaveProperty(["@sema-agent/core"]);
   });
