@@ -185,18 +185,31 @@ export function createAgent<
     return ran;
   }
 
+  /**
+   * The one place where a call's options (`run`, `stream`, `continue`) become the harness options
+   * of its legs. Today the definition's; a per-run setting the harness learns (the output schema,
+   * request settings) joins the agent here.
+   */
+  function harnessFor(_schema: StandardSchemaV1 | undefined): HarnessOptions {
+    return options;
+  }
+
   /** `legsOf` the task, then its result. */
   async function drive<O>(
     taskId: string,
     signal: AbortSignal | undefined,
     schema: StandardSchemaV1 | undefined,
-    leg: LegRunner,
+    leg: (harness: HarnessOptions) => LegRunner,
   ): Promise<RunResult<O>> {
-    await legsOf(options, taskId, signal, leg);
+    const harness = harnessFor(schema);
+    await legsOf(harness, taskId, signal, leg(harness));
     return runResult<O>(store, taskId, schema);
   }
 
-  const plainLeg: LegRunner = (taskId, signal) => runLeg(options, taskId, signal === undefined ? {} : { signal });
+  const plainLeg =
+    (harness: HarnessOptions): LegRunner =>
+    (taskId, signal) =>
+      runLeg(harness, taskId, signal === undefined ? {} : { signal });
 
   async function decide(
     taskId: string,
@@ -238,14 +251,16 @@ export function createAgent<
       const stop = () => left.abort();
       const events = new Channel<StreamEvent>(stop);
       const texts = new Channel<string>(stop);
-      const streamedLeg: LegRunner = async (taskId, legSignal) => {
-        const leg = streamLeg(options, taskId, legSignal === undefined ? {} : { signal: legSignal });
-        for await (const event of leg) {
-          events.push(event);
-          if (event.type === "text_delta") texts.push(event.delta);
-        }
-        return leg.outcome;
-      };
+      const streamedLeg =
+        (harness: HarnessOptions): LegRunner =>
+        async (taskId, legSignal) => {
+          const leg = streamLeg(harness, taskId, legSignal === undefined ? {} : { signal: legSignal });
+          for await (const event of leg) {
+            events.push(event);
+            if (event.type === "text_delta") texts.push(event.delta);
+          }
+          return leg.outcome;
+        };
       const result = (async () => {
         const taskId = await begin(input, runOptions);
         return drive<OutputOf<R>>(taskId, signal, runOptions.output ?? definition.output, streamedLeg);
