@@ -7,6 +7,24 @@
  */
 
 export { MemoryStore } from "./adapters/memory-store.ts";
+export type {
+  AgentDefinition,
+  AgentHandle,
+  AgentHooks,
+  AgentHostOptions,
+  AgentStream,
+  ApproveOptions,
+  ContinueOptions,
+  OutputOf,
+  PendingApproval,
+  RunOptions,
+  RunResult,
+  RunStep,
+  RunToolCall,
+  SendOptions,
+  ToolCallOf,
+} from "./agent/agent-types.ts";
+export { createAgent } from "./agent/create-agent.ts";
 export { type ApprovalState, fold, type TaskState } from "./core/fold.ts";
 export {
   buildAppliedHumanInputEvent,
@@ -68,7 +86,7 @@ export type {
 } from "./protocol/human-input.ts";
 export type { JsonValue } from "./protocol/json.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
-export type { LeaseHolder, StoredEvent, TaskEvent, ToolChoice } from "./protocol/task-event.ts";
+export type { LeaseHolder, ParkReason, StoredEvent, TaskEvent, ToolChoice } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
 export type {
   ActorAssertion,

@@ -37,6 +37,7 @@ import {
 import { type NodeHost, nodeHost } from "./node/index.ts";
 import { LeaseHeldError, type TaskCreatedEvent, taskEventSchema } from "./protocol/index.ts";
 import { encodeCursor, type TaskColumns } from "./store-kit.ts";
+import { ScriptedModel } from "./testing/scripted-model.ts";
 
 // A tool's input type is inferred from its schema, in execute and in needsApproval.
 const search = defineTool({
@@ -53,7 +54,8 @@ const search = defineTool({
     return input.limit === undefined;
   },
 });
-expectTypeOf(search).toEqualTypeOf<Tool<{ query: string; limit?: number | undefined }>>();
+// The name stays literal, so hooks can be typed by an agent's tools (createAgent).
+expectTypeOf(search).toEqualTypeOf<Tool<{ query: string; limit?: number | undefined }, "search">>();
 // A specific tool is still a Tool, so agents take a list of different tools.
 expectTypeOf(search).toExtend<Tool>();
 const agentTools: Agent["tools"] = [search];
@@ -169,3 +171,8 @@ void bareName;
 // @ts-expect-error the folded state given to instructions is read-only
 const mutating: Agent["instructions"] = (state) => String(state.legs++);
 void mutating;
+// One call: createAgent from the root, its handle and result typed from the definition.
+const rootAgent = rootEntry.createAgent({ model: new ScriptedModel([]), tools: [search] });
+expectTypeOf(rootAgent).toEqualTypeOf<rootEntry.AgentHandle>();
+expectTypeOf(rootAgent.run("x")).resolves.toEqualTypeOf<rootEntry.RunResult<undefined>>();
+expectTypeOf<rootEntry.AgentDefinition["store"]>().toEqualTypeOf<Store | undefined>();

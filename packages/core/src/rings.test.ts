@@ -54,6 +54,12 @@ describe("the rings, as linted", () => {
       "internal/probe.ts": 'import { fold } from "../core/fold.ts";\nexport const x = fold;\n',
       "harness/tools/probe.ts": 'import { createHash } from "node:crypto";\nexport const x = createHash;\n',
       "index-probe/probe.ts": 'import { hostname } from "node:os";\nexport const x = hostname;\n',
+      "agent/probe.ts":
+        'import { hostname } from "node:os";\nimport { nodeHost } from "../node/node-host.ts";\nimport { ScriptedModel } from "../testing/scripted-model.ts";\nexport const x = [hostname, nodeHost, ScriptedModel];\n',
+      "harness/tasks/probe.ts":
+        'import { createAgent } from "../../agent/create-agent.ts";\nexport const x = createAgent;\n',
+      "adapters/probe-agent.ts":
+        'import { createAgent } from "../agent/create-agent.ts";\nexport const x = createAgent;\n',
     });
     expect(found).toEqual({
       "protocol/probe.ts": ["style/noRestrictedImports"],
@@ -64,6 +70,9 @@ describe("the rings, as linted", () => {
       "internal/probe.ts": ["style/noRestrictedImports"],
       "harness/tools/probe.ts": ["style/noRestrictedImports"],
       "index-probe/probe.ts": ["style/noRestrictedImports"],
+      "agent/probe.ts": ["style/noRestrictedImports", "style/noRestrictedImports", "style/noRestrictedImports"],
+      "harness/tasks/probe.ts": ["style/noRestrictedImports"],
+      "adapters/probe-agent.ts": ["style/noRestrictedImports"],
     });
   });
 
@@ -74,6 +83,8 @@ describe("the rings, as linted", () => {
       "harness/leg/probe.ts":
         'import type { Store } from "../../ports/store.ts";\nimport { fold } from "../../core/fold.ts";\nexport const x = fold;\nexport type S = Store;\n',
       "node/probe.ts": 'import { hostname } from "node:os";\nexport const x = [hostname(), process.pid];\n',
+      "agent/probe.ts":
+        'import { MemoryStore } from "../adapters/memory-store.ts";\nimport { runLeg } from "../harness/leg/run-leg.ts";\nimport { fold } from "../core/fold.ts";\nimport type { Store } from "../ports/store.ts";\nimport { SemaError } from "../protocol/errors.ts";\nexport const x = [MemoryStore, runLeg, fold, SemaError];\nexport type S = Store;\n',
       "harness/leg/probe.test.ts":
         'import { hostname } from "node:os";\nimport { MemoryStore } from "../../adapters/memory-store.ts";\nexport const x = [hostname, MemoryStore, process.pid];\n',
     });

@@ -35,8 +35,12 @@ export type ApprovalCheck<Input> = {
 /** A tool's result: a string reaches the model as is; anything else as JSON. */
 export type ToolOutput = string | JsonValue;
 
-export interface Tool<Input = unknown> {
-  name: string;
+/**
+ * A tool. `Name` keeps the literal name `defineTool` was given, so an agent's hooks can be typed by
+ * its tools (`createAgent`); code that takes any tool uses the defaults.
+ */
+export interface Tool<Input = unknown, Name extends string = string> {
+  name: Name;
   description: string;
   /** Validates the model's arguments; input that fails never reaches `execute`. */
   inputSchema: StandardSchemaV1<unknown, Input>;

@@ -11,7 +11,10 @@ import type { JsonValue } from "../../protocol/json.ts";
 /** Provider APIs accept tool names of this shape. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export type ToolDefinition<S extends StandardSchemaV1> = Omit<Tool<InferOutput<S>>, "inputSchema" | "jsonSchema"> & {
+export type ToolDefinition<S extends StandardSchemaV1, Name extends string = string> = Omit<
+  Tool<InferOutput<S>, Name>,
+  "inputSchema" | "jsonSchema"
+> & {
   inputSchema: S;
   jsonSchema?: { [key: string]: JsonValue };
 };
@@ -41,8 +44,13 @@ export function deriveJsonSchema(
   return jsonSchema;
 }
 
-/** Define a tool. Throws a TypeError for a name providers would refuse or a schema with no JSON form. */
-export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinition<S>): Tool<InferOutput<S>> {
+/**
+ * Define a tool. Throws a TypeError for a name providers would refuse or a schema with no JSON form.
+ * The name's literal type is kept (`Tool<Input, "add">`), for hooks typed by the agent's tools.
+ */
+export function defineTool<S extends StandardSchemaV1, const Name extends string = string>(
+  definition: ToolDefinition<S, Name>,
+): Tool<InferOutput<S>, Name> {
   if (!TOOL_NAME.test(definition.name)) {
     throw new TypeError(`tool name ${JSON.stringify(definition.name)} must match ${TOOL_NAME}`);
   }
@@ -50,5 +58,5 @@ export function defineTool<S extends StandardSchemaV1>(definition: ToolDefinitio
     definition.jsonSchema ?? deriveJsonSchema(definition.inputSchema, `tool ${definition.name}: its input schema`);
   if (jsonSchema.type !== "object")
     throw new TypeError(`tool ${definition.name}: the input schema must describe an object`);
-  return { ...definition, jsonSchema } as Tool<InferOutput<S>>;
+  return { ...definition, jsonSchema } as Tool<InferOutput<S>, Name>;
 }

@@ -99,3 +99,27 @@ describe("tool results", () => {
     expect(outcome).toMatchObject({ status: "ok", content: "aborted" });
   });
 });
+
+describe("a step aborted while the tool starts", () => {
+  it("reaches the tool even when the abort lands in execute's synchronous part", async () => {
+    const step = new AbortController();
+    let sawAbort = false;
+    // Aborts the step before returning its promise, as a host's Ctrl-C from inside the call would;
+    // and never settles on its own, so only the abort can end the call.
+    const starter = defineTool({
+      name: "starter",
+      description: "aborts the step as it starts",
+      inputSchema: z.object({}),
+      execute: (_input, ctx) => {
+        ctx.signal.addEventListener("abort", () => {
+          sawAbort = true;
+        });
+        step.abort();
+        return new Promise<string>(() => undefined);
+      },
+    });
+    const outcome = await executeCall(call("starter"), 1, step.signal, settings(starter));
+    expect(outcome.status).toBe("interrupted");
+    expect(sawAbort).toBe(true);
+  });
+});

@@ -158,6 +158,8 @@ export async function executeCall(
   const aborted = new Promise<typeof ABORTED>((resolve) =>
     controller.signal.addEventListener("abort", () => resolve(ABORTED), { once: true }),
   );
+  // The step may have been aborted while `execute` ran its synchronous part: the listener came late.
+  if (stepSignal.aborted) onStepAbort();
   try {
     const output = await Promise.race([returned, aborted]);
     if (output === ABORTED || controller.signal.aborted) {
