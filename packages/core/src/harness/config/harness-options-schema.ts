@@ -31,7 +31,7 @@ const positive = z.number().positive();
 const harnessShape = {
   store: storeSchema,
   // Checked by `validateAgent` (once per agent object), which names the fix.
-  agent: z.unknown(),
+  agent: z.unknown().optional(),
   holder: holderSchema.optional(),
   holderDied: functionSchema<NonNullable<HarnessOptions["holderDied"]>>("holderDied(holder)").optional(),
   leaseTtlMs: positive.optional(),
