@@ -76,9 +76,10 @@ const checked = new WeakSet<object>();
 export function validateLegArguments(options: HarnessOptions, legOptions: LegOptions, where: string): void {
   if (!checked.has(options)) {
     checkConfig(harnessSchema, options, where);
-    validateAgent(options.agent, where, "agent");
-    if (typeof options === "object" && options !== null) checked.add(options);
+    checked.add(options);
   }
+  // Outside the options' cache (an options object may be given another agent); cached per agent.
+  validateAgent(options.agent, where, "agent");
   // Usually a fresh literal per call; the check is a handful of keys.
   checkConfig(legSchema, legOptions, where, "legOptions");
 }
