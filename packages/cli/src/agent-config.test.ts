@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
+import { isSemaError } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
 import { loadAgents, withDefaultPrices } from "./agent-config.ts";
@@ -82,6 +83,54 @@ describe("sema.config", () => {
     const script = join(none, "t.json");
     writeFileSync(script, JSON.stringify({ turns: [] }));
     expect(await loadAgents(none, {}, () => `script:${script}`)).toMatchObject({ defaultAgent: "default" });
+  });
+
+  it("refuses unknown keys by name and a missing model in sema.config.json, all at once, as a ConfigError", async () => {
+    const cwd = dir();
+    writeFileSync(
+      join(cwd, "sema.config.json"),
+      JSON.stringify({ agents: { a: { instrutions: "Be brief." } }, defaultAgnet: "a" }),
+    );
+    const error = await loadAgents(cwd, {}, noModel).catch((thrown) => thrown);
+    expect(isSemaError(error, "ConfigError")).toBe(true);
+    expect(error.message).toBe(
+      'sema.config.json: agents.a.model is missing: set it to a model spec, e.g. "anthropic:claude-sonnet-4-5" or "openai:gpt-5-mini"; ' +
+        'agents.a has unknown key "instrutions": remove it or fix the spelling; ' +
+        'unknown key "defaultAgnet": remove it or fix the spelling',
+    );
+  });
+
+  it("checks each agent of a code config: a missing model, a tool without execute, an unknown key", async () => {
+    const noModelConfig = dir();
+    writeFileSync(
+      join(noModelConfig, "sema.config.mjs"),
+      `export default { agents: { coder: { instructions: "Code." } } };`,
+    );
+    const error = await loadAgents(noModelConfig, {}, noModel).catch((thrown) => thrown);
+    expect(isSemaError(error, "ConfigError")).toBe(true);
+    expect(error.message).toBe(
+      "sema.config.mjs: agents.coder.model is missing: pass a Model, e.g. fromAiSdk(...) of @sema-agent/ai-sdk",
+    );
+    const badTool = dir();
+    writeFileSync(
+      join(badTool, "sema.config.mjs"),
+      `const model = { id: "inline:x", async *stream() {} };
+       const tool = { name: "t", description: "", inputSchema: { "~standard": { version: 1, vendor: "x", validate: (v) => ({ value: v }) } }, jsonSchema: { type: "object" } };
+       export default { agents: { coder: { model, tools: [tool], modle: 1 } }, defualtAgent: "coder" };`,
+    );
+    const second = await loadAgents(badTool, {}, noModel).catch((thrown) => thrown);
+    expect(second.message).toBe('sema.config.mjs: unknown key "defualtAgent": remove it or fix the spelling');
+    // A fresh directory: a module is imported once per path.
+    const badAgent = dir();
+    writeFileSync(
+      join(badAgent, "sema.config.mjs"),
+      `const model = { id: "inline:x", async *stream() {} };
+       const tool = { name: "t", description: "", inputSchema: { "~standard": { version: 1, vendor: "x", validate: (v) => ({ value: v }) } }, jsonSchema: { type: "object" } };
+       export default { agents: { coder: { model, tools: [tool], modle: 1 } } };`,
+    );
+    const third = await loadAgents(badAgent, {}, noModel).catch((thrown) => thrown);
+    expect(third.message).toContain("sema.config.mjs: agents.coder.tools.0.execute is missing");
+    expect(third.message).toContain('agents.coder has unknown key "modle"');
   });
 
   it("gives every loaded agent the vendors' list prices, so cost limits count as before core dropped them", async () => {

@@ -2,13 +2,16 @@
  * Agents from a config file in the working directory (design §7): `sema.config.ts` / `.js` / `.mjs`
  * (a default export `{ agents: { name: Agent }, defaultAgent? }`, full control in code) or
  * `sema.config.json` (declarative: model, instructions, which built-in tools, which need
- * approval, limits). Without one, the CLI's default agent.
+ * approval, limits). Without one, the CLI's default agent. Either is checked strictly when it is
+ * loaded: an unknown key (named), a missing model, a tool without a schema or `execute` is a
+ * `ConfigError`, which `sema serve` and `sema worker` report at start with exit code 2.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
-import type { Agent } from "@sema-agent/core";
+import { type Agent, validateAgent } from "@sema-agent/core";
+import { checkConfig } from "@sema-agent/core/protocol";
 import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
 import { UsageError } from "./context.ts";
@@ -35,7 +38,14 @@ const JSON_FILE = "sema.config.json";
 const approverRule = z.enum(["approver-role", "any-verified-actor"]);
 
 const jsonAgent = z.strictObject({
-  model: z.string().min(1),
+  model: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is missing: set it to a model spec, e.g. "anthropic:claude-sonnet-4-5" or "openai:gpt-5-mini"'
+          : 'must be a model spec string, e.g. "anthropic:claude-sonnet-4-5"',
+    })
+    .min(1),
   instructions: z.string().exactOptional(),
   /** Built-in tool names; default all five. */
   tools: z.array(z.enum(["read_file", "list_dir", "search_text", "write_file", "append_file"])).exactOptional(),
@@ -51,6 +61,13 @@ const jsonAgent = z.strictObject({
 const jsonConfig = z.strictObject({
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), jsonAgent),
   defaultAgent: z.string().exactOptional(),
+});
+
+// What a code config's default export may hold; each agent is then checked by `validateAgent`.
+const codeConfig = z.strictObject({
+  agents: z.record(z.string(), z.unknown()),
+  defaultAgent: z.string().optional(),
+  approvers: z.unknown().optional(),
 });
 
 function fromJson(
@@ -129,6 +146,9 @@ export async function loadAgents(
     const config = loaded.default;
     if (config?.agents === undefined || Object.keys(config.agents).length === 0)
       throw new UsageError(`${name}: the default export needs { agents: { name: agent } }`);
+    // Unknown keys and each agent (a missing model, a tool without execute) as a ConfigError, exit 2.
+    checkConfig(codeConfig, config, name);
+    for (const [agentName, agent] of Object.entries(config.agents)) validateAgent(agent, name, `agents.${agentName}`);
     const approvers = z.record(z.string(), approverRule).optional().safeParse(config.approvers);
     if (!approvers.success)
       throw new UsageError(`${name}: approvers: each agent's rule is "approver-role" or "any-verified-actor"`);
@@ -147,18 +167,15 @@ export async function loadAgents(
     } catch (error) {
       throw new UsageError(`${JSON_FILE}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const parsed = jsonConfig.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new UsageError(`${JSON_FILE}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
-    }
+    // Every problem at once, unknown keys by name: a ConfigError (exit 2).
+    const config = checkConfig(jsonConfig, raw, JSON_FILE);
     // Which agent is the default is checked before any model is resolved.
-    const defaultName = checkDefault(parsed.data.agents, parsed.data.defaultAgent, JSON_FILE);
+    const defaultName = checkDefault(config.agents, config.defaultAgent, JSON_FILE);
     const agents = Object.fromEntries(
-      Object.entries(parsed.data.agents).map(([name, raw]) => [name, fromJson(raw, tools, env)]),
+      Object.entries(config.agents).map(([name, raw]) => [name, fromJson(raw, tools, env)]),
     );
     const approvers = Object.fromEntries(
-      Object.entries(parsed.data.agents).flatMap(([name, raw]) =>
+      Object.entries(config.agents).flatMap(([name, raw]) =>
         raw.approvers === undefined ? [] : [[name, raw.approvers]],
       ),
     );

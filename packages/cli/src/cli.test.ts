@@ -1,6 +1,6 @@
 // The sema command line, in process (main() with captured streams) over a real SQLite file.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -312,6 +312,24 @@ describe("sema errors", () => {
       expect(await main([...args, "--db", ws.db], c.io), args.join(" ")).toBe(2);
       expect(c.err()).toMatch(message);
       expect(c.err().trim().split("\n")[0]).toMatch(message);
+    }
+  });
+
+  it("sema serve and sema worker check the config at start: the message, exit 2, no store opened", async () => {
+    const ws = workspace();
+    const script = ws.script([{ text: "hi" }]);
+    writeFileSync(
+      join(ws.dir, "sema.config.json"),
+      JSON.stringify({ agents: { a: { model: `script:${script}`, maxTurn: 3 } } }),
+    );
+    for (const args of [["serve", "--port", "0"], ["worker"]]) {
+      const c = capture(ws.dir);
+      expect(await main([...args, "--db", ws.db], c.io), args.join(" ")).toBe(2);
+      expect(c.err().trim().split("\n")[0]).toBe(
+        'sema: sema.config.json: agents.a has unknown key "maxTurn": remove it or fix the spelling',
+      );
+      expect(c.out()).toBe("");
+      expect(existsSync(ws.db)).toBe(false);
     }
   });
 

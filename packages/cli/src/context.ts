@@ -155,7 +155,8 @@ export function reportError(io: CliIo, error: unknown): number {
   }
   if (isSemaError(error)) {
     io.stderr.write(`sema: ${terminalSafe(error.message)}\n`);
-    return error.code === "InvalidInput" ? 2 : 1;
+    // A usage error of another kind: the input or the configuration given, not the run.
+    return error.code === "InvalidInput" || error.code === "ConfigError" ? 2 : 1;
   }
   io.stderr.write(`sema: ${terminalSafe(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
   return 1;

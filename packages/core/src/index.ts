@@ -42,6 +42,7 @@ export type { RandomBytes } from "./core/trust-framing.ts";
 export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
 export type { Agent, DelegationSettings, HarnessOptions, OutputSchema } from "./harness/agent.ts";
 export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
+export { validateAgent } from "./harness/config/agent-schema.ts";
 export { DEFAULTS } from "./harness/defaults.ts";
 export { childAgent } from "./harness/delegation/child-tasks.ts";
 export type {
@@ -70,7 +71,15 @@ export {
   decideApproval,
   defaultCanApprove,
 } from "./harness/tools/approvals.ts";
-export { defineTool, type ToolDefinition } from "./harness/tools/define-tool.ts";
+export {
+  defineTool,
+  type JsonSchemaObject,
+  type JsonSchemaValidator,
+  jsonSchema,
+  type ToolDefinition,
+  type ToolInputOf,
+  type ToolInputSchema,
+} from "./harness/tools/define-tool.ts";
 export type * from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
 export type { Lease, Store, StoreClock, TaskRecord } from "./ports/store.ts";

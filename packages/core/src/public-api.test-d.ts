@@ -15,6 +15,8 @@ import {
   type Hooks,
   interrupt,
   isSemaError,
+  type JsonSchemaObject,
+  jsonSchema,
   type LegOutcome,
   type ModelFailure,
   type ModelFailureCode,
@@ -31,6 +33,7 @@ import {
   type ToolContext,
   type ToolOutput,
   type ToolResultStatus,
+  validateAgent,
   wake,
   wakeAt,
 } from "./index.ts";
@@ -69,6 +72,31 @@ defineTool({
   execute: () => () => 1,
 });
 expectTypeOf<ToolOutput>().toExtend<string | object | number | boolean | null>();
+
+// A plain JSON Schema types the input as JSON; `jsonSchema<T>(...)` types it as T. Both are Tools.
+const rawJson = defineTool({
+  name: "raw",
+  description: "a raw JSON Schema",
+  inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  execute: (input) => {
+    expectTypeOf(input).toEqualTypeOf<JsonSchemaObject>();
+    return "ok";
+  },
+});
+expectTypeOf(rawJson).toExtend<Tool>();
+const wrapped = defineTool({
+  name: "wrapped",
+  description: "a typed JSON Schema",
+  inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } } }),
+  execute: (input) => {
+    expectTypeOf(input).toEqualTypeOf<{ city: string }>();
+    return input.city;
+  },
+});
+// The literal name is kept (hooks typed by the tools rely on it).
+expectTypeOf(wrapped).toEqualTypeOf<Tool<{ city: string }, "wrapped">>();
+// validateAgent takes anything (a config file's value) and narrows it to an Agent.
+expectTypeOf(validateAgent).parameter(0).toBeUnknown();
 
 // Hooks: every hook takes one context (the shared fields plus its subject), whose state is read-only.
 const hooks: Hooks = {

@@ -3,8 +3,10 @@
  * task lives in the app; any number of apps (and workers) may serve one store.
  */
 import type { CanApprove, Store } from "@sema-agent/core";
+import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
+import { z } from "zod";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
@@ -26,6 +28,16 @@ import type { RouteDeps } from "./routes/deps.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import {
+  approversSchema,
+  checkAgents,
+  type KeysMatch,
+  limitsSchema,
+  objectWith,
+  registrySchema,
+  type ShapeOf,
+  storeSchema,
+} from "./server-options.ts";
 
 export const API_VERSION = "0.1.0";
 
@@ -50,6 +62,22 @@ export interface AppOptions {
   canApprove?: (caller: Caller) => CanApprove;
 }
 
+const appShape = {
+  store: storeSchema,
+  agents: registrySchema,
+  ingress: objectWith<Ingress>(["authenticate"], "an Ingress, e.g. createTokenIngress(tokens)"),
+  clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
+  limits: limitsSchema.optional(),
+  hub: objectWith<EventHub>(["publish"], "an EventHub").optional(),
+  workers: objectWith<WorkSignal>(["notify", "resume"], "the worker pool (startWorkers)").optional(),
+  approvers: approversSchema.optional(),
+  canApprove: functionSchema<(caller: Caller) => CanApprove>("canApprove(caller)").optional(),
+} satisfies ShapeOf<AppOptions>;
+const appSchema = z.strictObject(appShape);
+
+const appKeysMatch: KeysMatch<keyof typeof appShape, keyof AppOptions> = true;
+void appKeysMatch;
+
 /** Every route of the API, for the app and for the OpenAPI document. */
 export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
   return [
@@ -61,7 +89,13 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
   ];
 }
 
+/**
+ * The API over `options`. Its options are checked strictly first (unknown keys by name, each
+ * registered agent): a wrong configuration is a `ConfigError` here, not a failure in a request.
+ */
 export function createApp(options: AppOptions): Hono<AppEnv> {
+  checkConfig(appSchema, options, "createApp");
+  checkAgents(options.agents, "createApp");
   const limits: Limits = resolveLimits(options.limits);
   const now = options.clock ?? Date.now;
   const deps: RouteDeps = {

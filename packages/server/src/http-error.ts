@@ -63,6 +63,8 @@ const SEMA_STATUS: Record<SemaErrorCode, number> = {
   InvalidInput: 400,
   InvalidEvent: 400,
   Forbidden: 403,
+  // The server's own configuration is wrong (an agent, a tool): never the request's fault.
+  ConfigError: 500,
   TaskExists: 409,
   TaskFinished: 409,
   InputRejected: 409,

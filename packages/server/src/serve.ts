@@ -4,7 +4,9 @@
  * This is what `sema serve` runs.
  */
 import type { LeaseHolder, Store } from "@sema-agent/core";
+import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
+import { z } from "zod";
 import { createApp } from "./app.ts";
 import type { ApproverSettings } from "./approval-policy.ts";
 import { EventHub } from "./events/event-hub.ts";
@@ -13,6 +15,16 @@ import { createTokenIngress } from "./ingress/token-ingress.ts";
 import type { CreatedToken, TokenStore } from "./ingress/token-store.ts";
 import type { Limits } from "./limits.ts";
 import { listen } from "./listen.ts";
+import {
+  approversSchema,
+  checkAgents,
+  type KeysMatch,
+  limitsSchema,
+  objectWith,
+  registrySchema,
+  type ShapeOf,
+  storeSchema,
+} from "./server-options.ts";
 
 export interface ServeOptions {
   store: Store;
@@ -32,6 +44,36 @@ export interface ServeOptions {
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 
+const workersShape = {
+  concurrency: z.number().int().nonnegative().optional(),
+  maxPerPrincipal: z.number().int().positive().optional(),
+  pollMs: z.number().positive().optional(),
+  holder: z.looseObject({ id: z.string().min(1) }).optional(),
+  leaseTtlMs: z.number().positive().optional(),
+} satisfies ShapeOf<Exclude<NonNullable<ServeOptions["workers"]>, false>>;
+
+const serveShape = {
+  store: storeSchema,
+  tokens: objectWith<TokenStore>(
+    ["create", "verify", "revoke", "list", "close"],
+    "a TokenStore, e.g. new MemoryTokenStore()",
+  ),
+  agents: registrySchema,
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  limits: limitsSchema.optional(),
+  approvers: approversSchema.optional(),
+  workers: z.union([z.literal(false), z.strictObject(workersShape)]).optional(),
+  onError: functionSchema<(error: unknown, taskId: string | undefined) => void>("onError(error, taskId)").optional(),
+} satisfies ShapeOf<ServeOptions>;
+const serveKeysMatch: [
+  KeysMatch<keyof typeof workersShape, keyof Exclude<NonNullable<ServeOptions["workers"]>, false>>,
+  KeysMatch<keyof typeof serveShape, keyof ServeOptions>,
+] = [true, true];
+void serveKeysMatch;
+
+const serveSchema = z.strictObject(serveShape);
+
 export interface Serving {
   url: string;
   /** Set on the first start (no token existed): show it once, it is not stored. */
@@ -46,7 +88,13 @@ export interface Serving {
   close(options?: { deadlineMs?: number }): Promise<StopResult>;
 }
 
+/**
+ * Start serving. The options (and every registered agent) are checked first: a wrong
+ * configuration is a `ConfigError` before a token is created, a worker started or a port bound.
+ */
 export async function serve(options: ServeOptions): Promise<Serving> {
+  checkConfig(serveSchema, options, "serve");
+  checkAgents(options.agents, "serve");
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
   const workers =

@@ -2,7 +2,7 @@
  * The agents a server runs, by name, with one default. A task records its agent's name when it
  * is created, and every later leg, in any worker, runs the agent registered under that name.
  */
-import type { Agent } from "@sema-agent/core";
+import { type Agent, validateAgent } from "@sema-agent/core";
 
 export interface AgentRegistry {
   /** The name used when a task names no agent. */
@@ -14,9 +14,11 @@ export interface AgentRegistry {
 
 /**
  * A registry over a fixed set of agents. `defaultName` defaults to the only agent's name when
- * there is one; with several it must be given.
+ * there is one; with several it must be given. Each agent is checked here (`validateAgent`): one
+ * without a model, or with an unknown key, is a `ConfigError` naming it before any worker runs.
  */
 export function createAgentRegistry(agents: Record<string, Agent>, defaultName?: string): AgentRegistry {
+  for (const [name, agent] of Object.entries(agents)) validateAgent(agent, "createAgentRegistry", `agents.${name}`);
   const map = new Map(Object.entries(agents));
   const fallback = defaultName ?? (map.size === 1 ? [...map.keys()][0] : undefined);
   if (fallback === undefined || !map.has(fallback))

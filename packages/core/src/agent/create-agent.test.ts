@@ -111,6 +111,21 @@ describe("createAgent: run", () => {
     expect(model.requests[0]).toMatchObject({ temperature: 0.2, seed: 7, toolChoice: "none", maxOutputTokens: 300 });
   });
 
+  it("checks the definition where it is given: no model, or an unknown key, is a ConfigError from createAgent", () => {
+    const store = new MemoryStore();
+    expect(() => createAgent({ store } as unknown as Parameters<typeof createAgent>[0])).toThrow(
+      /definition\.model is missing/,
+    );
+    let caught: unknown;
+    try {
+      createAgent({ model: new ScriptedModel([]), store, modle: 1 } as unknown as Parameters<typeof createAgent>[0]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isSemaError(caught, "ConfigError")).toBe(true);
+    expect(String((caught as Error).message)).toContain('"modle"');
+  });
+
   it("reports a failed task with its error typed from task_failed", async () => {
     const model = new ScriptedModel([{ error: { message: "bad request", code: "bad_request" } }]);
     const result = await createAgent({ model }).run("Hi");

@@ -6,6 +6,7 @@
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import type { Agent, HarnessOptions } from "../harness/agent.ts";
+import { validateAgent } from "../harness/config/agent-schema.ts";
 import { childAgent } from "../harness/delegation/child-tasks.ts";
 import type { LegOutcome } from "../harness/leg/leg-outcome.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
@@ -66,6 +67,9 @@ function harnessOptions(
   if (output !== undefined) agent.output = output;
   if (tools !== undefined) agent.tools = [...tools];
   if (hooks !== undefined) agent.hooks = harnessHooks(tools ?? [], hooks);
+  // Checked where it is given: a missing model or an unknown key is a ConfigError from
+  // createAgent itself, never a failure inside a leg (runLeg's own check then costs nothing).
+  validateAgent(agent, "createAgent", "definition");
   const options: HarnessOptions = { store, agent };
   if (holder !== undefined) options.holder = holder;
   if (holderDied !== undefined) options.holderDied = holderDied;

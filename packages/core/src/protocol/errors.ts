@@ -23,7 +23,8 @@ export type SemaErrorCode =
   | "ApprovalNotFound"
   | "ApprovalConflict"
   | "DigestMismatch"
-  | "Forbidden";
+  | "Forbidden"
+  | "ConfigError";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -46,6 +47,7 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   ApprovalConflict: true,
   DigestMismatch: true,
   Forbidden: true,
+  ConfigError: true,
 };
 
 /** Whether `code` is one of Sema's stable error codes (a code read from a log may be anything). */
@@ -246,4 +248,42 @@ export class OutputInvalidError extends SemaError {
     super("OutputInvalid", message, { details: { paths: [...paths] } });
     this.paths = paths;
   }
+}
+
+/** One thing wrong in a configuration: where (a dotted path from the value given) and what to do. */
+export interface ConfigProblem {
+  /** Dotted path from the value given, e.g. `agent.tools.0.execute`; `""` for the value itself. */
+  readonly path: string;
+  /** What is wrong and what to set, e.g. `is missing: pass a Model, e.g. fromAiSdk(...)`. */
+  readonly message: string;
+  /** The keys refused as unknown, by name, when that is the problem. */
+  readonly unknownKeys?: readonly string[];
+}
+
+/**
+ * A configuration given to Sema (an agent, a tool definition, a host's options, a token request,
+ * a `sema.config.*`) is wrong: raised where it is given, before anything is written, never as a
+ * TypeError from inside a leg. The message names each path and the fix, and every unknown key by
+ * name; `problems` carries the same, structured. Not retryable: the same configuration fails again.
+ */
+export class ConfigError extends SemaError {
+  /** Every problem found, in order (the message shows them all). */
+  readonly problems: readonly ConfigProblem[];
+  /** `where` names what was checked (`runLeg`, `defineTool`, `sema.config.json` …). */
+  constructor(where: string, problems: readonly ConfigProblem[]) {
+    super("ConfigError", sayProblems(where, problems), {
+      details: { where, problems: problems.map((problem) => ({ ...problem })) },
+    });
+    // The code is already a full name: no "ConfigErrorError".
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** `where: path message; path message …`, the message of a `ConfigError` (and of a call's checked input). */
+export function sayProblems(where: string, problems: readonly ConfigProblem[]): string {
+  const said = problems.map((problem) =>
+    problem.path === "" ? problem.message : `${problem.path} ${problem.message}`,
+  );
+  return `${where}: ${said.join("; ")}`;
 }

@@ -38,6 +38,11 @@ describe.skipIf(skip)("PostgresTokenStore", () => {
     const [listed] = await c.list();
     expect(listed?.revokedAt).toBeDefined();
     await expect(a.create({ principal: "a\nb" })).rejects.toThrow(/principal/);
+    // An unknown key is refused by name, in create and createFirst alike, before anything is stored.
+    const unknown = 'tokens.create: unknown key "actor": remove it or fix the spelling';
+    await expect(a.create({ principal: "acme", actor: "alice" } as never)).rejects.toThrow(unknown);
+    await expect(a.createFirst({ principal: "acme", actor: "alice" } as never)).rejects.toThrow(unknown);
+    expect(await a.list()).toHaveLength(1);
   });
 
   it("stores only the hash, and makes the first token once", async () => {

@@ -5,6 +5,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { LABEL_ID_MAX_CHARS } from "@sema-agent/core";
+import { checkConfig } from "@sema-agent/core/protocol";
+import { z } from "zod";
 
 /** What a token may do beyond speaking for its actor on its principal's tasks. */
 export type Role = "approver" | "supervisor";
@@ -78,13 +80,31 @@ export function tokenIdOf(token: string): string | undefined {
   return TOKEN_PATTERN.exec(token)?.[1];
 }
 
+// One line per `CreateTokenInput` field; the compile fails while the two disagree on keys.
+const createShape = {
+  principal: z.string(),
+  actorId: z.string().optional(),
+  // Each role is checked below, with the message it always had.
+  roles: z.array(z.string()).readonly().optional(),
+} satisfies { [K in keyof CreateTokenInput]-?: z.ZodType };
+const createKeysMatch: [keyof typeof createShape] extends [keyof CreateTokenInput]
+  ? [keyof CreateTokenInput] extends [keyof typeof createShape]
+    ? true
+    : false
+  : false = true;
+void createKeysMatch;
+
+const createSchema = z.strictObject(createShape);
+
 /**
- * Check and complete a creation request. Principal and actor ids are labels people read in logs
+ * Check and complete a creation request. An unknown key (`actor` for `actorId`) or a wrong type
+ * is a `ConfigError` naming it, in every token store, before anything is stored. Principal and actor ids are labels people read in logs
  * and the model reads in `[from "…"]`: letters, digits and `._@+:-` only, so neither can carry a
  * line break or markup; a principal has at most 128 code points, an actor id at most 64, the
  * most a speaker label shows, so every verified actor's label is its whole id and no two share one.
  */
 export function normalizeCreateInput(input: CreateTokenInput): { principal: string; actorId: string; roles: Role[] } {
+  checkConfig(createSchema, input, "tokens.create");
   const principal = input.principal.normalize("NFC");
   const actorId = (input.actorId ?? input.principal).normalize("NFC");
   if (!PRINCIPAL_PATTERN.test(principal))

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { speakerLabel } from "@sema-agent/core";
+import { isSemaError, speakerLabel } from "@sema-agent/core";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureFirstToken } from "./first-token.ts";
@@ -33,6 +33,21 @@ describe.each(kinds)("%s", (_name, make) => {
     expect(await tokens.verify(`${token}x`)).toBeUndefined();
     expect(await tokens.verify(token.replace(/.$/, (c) => (c === "A" ? "B" : "A")))).toBeUndefined();
     expect(await tokens.verify("")).toBeUndefined();
+    await tokens.close();
+  });
+
+  it("refuses an unknown key by name (actor for actorId) and stores nothing", async () => {
+    const tokens = make();
+    const error = await tokens.create({ principal: "acme", actor: "alice" } as never).catch((thrown) => thrown);
+    expect(isSemaError(error, "ConfigError")).toBe(true);
+    expect(error.message).toBe('tokens.create: unknown key "actor": remove it or fix the spelling');
+    await expect(tokens.create({ principal: 7 } as never)).rejects.toThrow(
+      "tokens.create: principal must be a string, got a number",
+    );
+    await expect(tokens.create({ actorId: "alice" } as never)).rejects.toThrow(
+      "tokens.create: principal is missing: set it to a string",
+    );
+    expect(await tokens.list()).toEqual([]);
     await tokens.close();
   });
 

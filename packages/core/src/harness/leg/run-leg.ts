@@ -7,16 +7,17 @@
 import type { TaskState } from "../../core/fold.ts";
 import { isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
-import type { Lease } from "../../ports/store.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
 import type { LegStartedEvent, TaskEvent } from "../../protocol/task-event.ts";
 import { defaultHolder, type HarnessOptions } from "../agent.ts";
+import { validateLegArguments } from "../config/harness-options-schema.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { childAgent, reportToParent } from "../delegation/child-tasks.ts";
 import { LegWriter, loadState, type WriterContext } from "./event-writer.ts";
 import { hasWork } from "./has-work.ts";
 import { keepLease } from "./keep-lease.ts";
+import type { LegOptions } from "./leg-options.ts";
 import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
 import { ForeignInterrupts } from "./stop-signals.ts";
@@ -24,19 +25,7 @@ import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 import { acquireLeg } from "./take-lease.ts";
 import { LegLoop } from "./turn-loop.ts";
 
-export interface LegOptions {
-  /**
-   * Aborting parks the task at its next step as `parked:shutdown` (its tools see their signal):
-   * a host stopping gracefully. Unlike `signal`, the task stays runnable for any other host.
-   */
-  shutdown?: AbortSignal;
-  /** Aborting parks the task at its next step (`parked:interrupt`), aborting the model call and tools: Ctrl-C. */
-  signal?: AbortSignal;
-  /** Recorded on `leg_started`; inferred from the task's state when absent. */
-  trigger?: LegStartedEvent["trigger"];
-  /** A lease already taken for this task (a worker's `claimRunnable`); otherwise the leg takes one. */
-  lease?: Lease;
-}
+export type { LegOptions } from "./leg-options.ts";
 
 function inferTrigger(state: TaskState): LegStartedEvent["trigger"] {
   if (state.summary.legId !== undefined) return "recover";
@@ -87,9 +76,12 @@ function withGuardedEmit(options: HarnessOptions): HarnessOptions {
 /**
  * Run one leg of `taskId`: take the lease, fold the log, and work until the task parks or ends.
  * Throws `LeaseHeld` when another live host runs it, `LeaseLost` when the lease could not be kept,
- * `StoreUnavailable` when the store fails; the log is consistent in every case.
+ * `StoreUnavailable` when the store fails; the log is consistent in every case. A wrong agent or
+ * options (a missing model, an unknown key) is a `ConfigError` before anything is touched.
  */
 export async function runLeg(given: HarnessOptions, taskId: string, legOptions: LegOptions = {}): Promise<LegOutcome> {
+  // Before anything is read or appended: a wrong configuration leaves no task "running".
+  validateLegArguments(given, legOptions, "runLeg");
   const options = withGuardedEmit(given);
   const { store } = options;
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;

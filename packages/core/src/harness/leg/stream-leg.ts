@@ -7,6 +7,7 @@
  */
 import type { StreamEvent } from "../../protocol/stream-event.ts";
 import type { HarnessOptions } from "../agent.ts";
+import { validateLegArguments } from "../config/harness-options-schema.ts";
 import type { LegOutcome } from "./leg-outcome.ts";
 import { type LegOptions, runLeg } from "./run-leg.ts";
 
@@ -15,8 +16,13 @@ export interface LegStream extends AsyncIterable<StreamEvent> {
   readonly outcome: Promise<LegOutcome>;
 }
 
-/** Run one leg of `taskId`, streaming its events; leaving the iteration early interrupts the leg. */
+/**
+ * Run one leg of `taskId`, streaming its events; leaving the iteration early interrupts the leg.
+ * A wrong agent or options throw a `ConfigError` at the call, before anything is touched.
+ */
 export function streamLeg(options: HarnessOptions, taskId: string, legOptions: LegOptions = {}): LegStream {
+  // Thrown here, at the call, rather than from the first iteration.
+  validateLegArguments(options, legOptions, "streamLeg");
   const queue: StreamEvent[] = [];
   let wakeReader: (() => void) | undefined;
   let finished = false;

@@ -2,14 +2,24 @@
  * `startTask`: create a task — `task_created`, then its objective as a received input — in one
  * conditional append. Nothing here stays alive between calls.
  */
+
+import { z } from "zod";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import { sanitizeHumanText } from "../../core/human-text.ts";
 import type { Store } from "../../ports/store.ts";
+import { checkInput } from "../../protocol/config-check.ts";
 import { InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import { type TaskEvent, type TaskSettings, taskSettingsSchema } from "../../protocol/task-event.ts";
+import {
+  actorSchema,
+  isJsonValue,
+  type TaskEvent,
+  type TaskSettings,
+  taskSettingsSchema,
+} from "../../protocol/task-event.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import type { OutputSchema } from "../agent.ts";
+import type { Equal, ShapeOf } from "../config/agent-schema.ts";
 import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
 
 /** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
@@ -78,9 +88,44 @@ function settingsOf(input: StartTaskInput): TaskSettings | undefined {
   return parsed.data;
 }
 
-/** Create a task: `task_created`, then its objective as a received input. Returns the task id. */
+/** One line per `StartTaskInput` field: the compile fails while the two disagree on keys. */
+const startShape = {
+  objective: z.string(),
+  principal: z.string().min(1).optional(),
+  actor: actorSchema.optional(),
+  agent: z.string().optional(),
+  model: z.string().optional(),
+  taskId: z.string().min(1).optional(),
+  parentTaskId: z.string().min(1).optional(),
+  metadata: z.record(z.string(), z.custom<JsonValue>(isJsonValue, { error: "must be JSON" })).optional(),
+  // The settings' own schema checks their values (settingsOf); here they are known keys.
+  temperature: taskSettingsSchema.shape.temperature,
+  topP: taskSettingsSchema.shape.topP,
+  maxOutputTokens: taskSettingsSchema.shape.maxOutputTokens,
+  stopSequences: taskSettingsSchema.shape.stopSequences,
+  seed: taskSettingsSchema.shape.seed,
+  toolChoice: taskSettingsSchema.shape.toolChoice,
+  providerOptions: taskSettingsSchema.shape.providerOptions,
+  output: z
+    .custom<OutputSchema>((value) => typeof value === "object" && value !== null, {
+      error: "must be a Standard Schema (zod …) or a JSON Schema object",
+    })
+    .optional(),
+} satisfies ShapeOf<StartTaskInput>;
+const startKeysMatch: Equal<keyof typeof startShape, keyof StartTaskInput> = true;
+void startKeysMatch;
+
+const startSchema = z.strictObject(startShape);
+
+/**
+ * Create a task: `task_created`, then its objective as a received input. Returns the task id.
+ * Malformed input (an unknown key, named; a wrong type) is an `InvalidInputError` before anything
+ * is written.
+ */
 export async function startTask(store: Store, input: StartTaskInput): Promise<string> {
-  if (typeof input.objective !== "string") throw new InvalidInputError("the objective must be a string");
+  if (typeof input !== "object" || input === null || typeof input.objective !== "string")
+    throw new InvalidInputError("the objective must be a string");
+  checkInput(startSchema, input, "startTask");
   const principal = input.principal ?? "local";
   const settings = settingsOf(input);
   const text = sanitizeHumanText(input.objective, "user");

@@ -1,0 +1,219 @@
+/**
+ * The strict schemas of an `Agent` (and of the tools, hooks, budget … it holds) and the check
+ * `runLeg`, `streamLeg` and the hosts run on it: unknown keys are refused by name, a missing model
+ * or a tool without a schema or `execute` is a `ConfigError` that says what to set. Adding a field
+ * to `Agent` means adding one line to `agentShape`; the compile fails until the two agree.
+ */
+import { z } from "zod";
+import type { Model } from "../../ports/model.ts";
+import type { StandardSchemaV1 } from "../../ports/standard-schema.ts";
+import type { Tool } from "../../ports/tool.ts";
+import { checkConfig, functionSchema, kindOf } from "../../protocol/config-check.ts";
+import { ConfigError } from "../../protocol/errors.ts";
+import { providerOptionsSchema, toolChoiceSchema } from "../../protocol/task-event.ts";
+import type { Agent, DelegationSettings, OutputSchema } from "../agent.ts";
+import type { Budget, ModelPrice } from "../budget/budget.ts";
+import type { HookSettings, Hooks } from "../hooks/hooks.ts";
+import type { CompactionSettings } from "../model/compaction.ts";
+
+/** `true` when A and B are the same type (the compile-time check that a schema covers its type's keys). */
+export type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+/** A shape with exactly the keys of `T`, each a schema (a missing or extra key fails the compile). */
+export type ShapeOf<T> = { [K in keyof T]-?: z.ZodType };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isModel(value: unknown): value is Model {
+  return isObject(value) && typeof value.id === "string" && typeof value.stream === "function";
+}
+
+/** A Model port: `{ id, stream }`. */
+export const modelSchema = z.custom<Model>(isModel, {
+  error: (issue) =>
+    issue.input === undefined
+      ? "is missing: pass a Model, e.g. fromAiSdk(...) of @sema-agent/ai-sdk"
+      : `must be a Model ({ id: string, stream(request, signal) }), e.g. fromAiSdk(...) of @sema-agent/ai-sdk; got ${kindOf(issue.input)}`,
+});
+
+/** A Standard Schema (zod, valibot, arktype …): an object with `~standard.validate`. */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  const standard = (value as { "~standard"?: unknown })["~standard"];
+  return isObject(standard) && typeof standard.validate === "function";
+}
+
+const count = z.number().int().nonnegative();
+const positive = z.number().positive();
+
+const toolShape = {
+  name: z.string().min(1),
+  description: z.string(),
+  inputSchema: z.custom<StandardSchemaV1>(isStandardSchema, {
+    error: (issue) =>
+      issue.input === undefined
+        ? "is missing: define the tool with defineTool({ inputSchema }) (a zod schema or a JSON Schema object)"
+        : `must be a Standard Schema (define the tool with defineTool to pass a JSON Schema), got ${kindOf(issue.input)}`,
+  }),
+  jsonSchema: z.custom<Tool["jsonSchema"]>(isObject, {
+    error: "must be the JSON Schema object the model sees: define the tool with defineTool, which derives it",
+  }),
+  execute: functionSchema<Tool["execute"]>("execute(input, context) runs the tool"),
+  readOnly: z.boolean().optional(),
+  idempotent: z.boolean().optional(),
+  timeoutMs: positive.optional(),
+  untrustedOutput: z.boolean().optional(),
+  maxOutputChars: z.number().int().positive().optional(),
+  needsApproval: z
+    .union([z.boolean(), functionSchema<(input: unknown) => boolean>("needsApproval(input, context)")])
+    .optional(),
+} satisfies ShapeOf<Tool>;
+const toolKeysMatch: Equal<keyof typeof toolShape, keyof Tool> = true;
+
+/** A tool as an agent holds it (what `defineTool` returns, or a hand-written `Tool`). */
+export const toolSchema = z.strictObject(toolShape);
+
+const hookShape = {
+  beforeModel: functionSchema<NonNullable<Hooks["beforeModel"]>>("beforeModel(context)").optional(),
+  afterModel: functionSchema<NonNullable<Hooks["afterModel"]>>("afterModel(context)").optional(),
+  beforeTool: functionSchema<NonNullable<Hooks["beforeTool"]>>("beforeTool(context)").optional(),
+  afterTool: functionSchema<NonNullable<Hooks["afterTool"]>>("afterTool(context)").optional(),
+  onStop: functionSchema<NonNullable<Hooks["onStop"]>>("onStop(context)").optional(),
+} satisfies ShapeOf<Hooks>;
+const hookKeysMatch: Equal<keyof typeof hookShape, keyof Hooks> = true;
+
+const failureMode = z.enum(["open", "closed"]).optional();
+const hookSettingsShape = {
+  timeoutMs: positive.optional(),
+  failure: z
+    .strictObject({
+      beforeModel: failureMode,
+      afterModel: failureMode,
+      beforeTool: failureMode,
+      afterTool: failureMode,
+      onStop: failureMode,
+    } satisfies ShapeOf<Hooks>)
+    .optional(),
+  maxStopContinuations: count.optional(),
+} satisfies ShapeOf<HookSettings>;
+const hookSettingsKeysMatch: Equal<keyof typeof hookSettingsShape, keyof HookSettings> = true;
+
+const priceShape = {
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cachedInput: z.number().nonnegative().optional(),
+} satisfies ShapeOf<ModelPrice>;
+const priceKeysMatch: Equal<keyof typeof priceShape, keyof ModelPrice> = true;
+
+const budgetShape = {
+  maxTurns: count.optional(),
+  maxTokens: count.optional(),
+  maxCostUsd: z.number().nonnegative().optional(),
+  maxActiveMs: z.number().nonnegative().optional(),
+  onExceeded: z.enum(["park", "fail"]).optional(),
+  prices: z.record(z.string(), z.strictObject(priceShape)).optional(),
+} satisfies ShapeOf<Budget>;
+const budgetKeysMatch: Equal<keyof typeof budgetShape, keyof Budget> = true;
+
+const compactionShape = {
+  contextWindowTokens: z.number().int().positive(),
+  threshold: positive.optional(),
+  keepRecentTurns: count.optional(),
+  model: modelSchema.optional(),
+} satisfies ShapeOf<CompactionSettings>;
+const compactionKeysMatch: Equal<keyof typeof compactionShape, keyof CompactionSettings> = true;
+
+// The agents a child may run as are checked by `validateAgent` itself (they may name each other).
+const subAgent = z.custom<Agent>(isObject, { error: (issue) => `must be an Agent object, got ${kindOf(issue.input)}` });
+const delegationShape = {
+  agents: z.record(z.string(), subAgent).optional(),
+  maxDepth: count.optional(),
+  maxChildren: count.optional(),
+  runChildren: z.boolean().optional(),
+  toolName: z.string().min(1).optional(),
+} satisfies ShapeOf<DelegationSettings>;
+const delegationKeysMatch: Equal<keyof typeof delegationShape, keyof DelegationSettings> = true;
+
+/** One line per `Agent` field: the compile fails while a field of `Agent` has no line here, or a line no field. */
+const agentShape = {
+  name: z.string().optional(),
+  model: modelSchema,
+  instructions: z
+    .union([z.string(), functionSchema<Exclude<Agent["instructions"], string | undefined>>("instructions(state)")])
+    .optional(),
+  standingInstructions: z.boolean().optional(),
+  tools: z.array(toolSchema).optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  temperature: z.number().optional(),
+  topP: z.number().optional(),
+  stopSequences: z.array(z.string()).optional(),
+  seed: z.number().int().optional(),
+  toolChoice: toolChoiceSchema.optional(),
+  providerOptions: providerOptionsSchema.optional(),
+  output: z
+    .custom<OutputSchema>(isObject, {
+      error: (issue) => `must be a Standard Schema (zod …) or a JSON Schema object, got ${kindOf(issue.input)}`,
+    })
+    .optional(),
+  outputAttempts: z.number().int().min(1).optional(),
+  approvalPolicy: functionSchema<NonNullable<Agent["approvalPolicy"]>>("approvalPolicy(call, context)").optional(),
+  hooks: z.strictObject(hookShape).optional(),
+  hookSettings: z.strictObject(hookSettingsShape).optional(),
+  delegation: z.strictObject(delegationShape).optional(),
+  compaction: z.strictObject(compactionShape).optional(),
+  budget: z.strictObject(budgetShape).optional(),
+  onModelUnavailable: z.enum(["park", "fail"]).optional(),
+  modelBackoff: z.strictObject({ baseMs: positive.optional(), maxMs: positive.optional() }).optional(),
+} satisfies ShapeOf<Agent>;
+const agentKeysMatch: Equal<keyof typeof agentShape, keyof Agent> = true;
+
+/** The strict schema of an `Agent` (its sub-agents are checked by `validateAgent`). */
+export const agentSchema = z.strictObject(agentShape);
+
+// Referenced so the compile-time checks are not unused.
+void [
+  toolKeysMatch,
+  hookKeysMatch,
+  hookSettingsKeysMatch,
+  priceKeysMatch,
+  budgetKeysMatch,
+  compactionKeysMatch,
+  delegationKeysMatch,
+  agentKeysMatch,
+];
+
+// Agents already checked: a leg pays for the check once per agent object, not per call or turn.
+const checked = new WeakSet<object>();
+
+/**
+ * Check an agent (and every agent it may delegate to) strictly, once per object: throws a
+ * `ConfigError` naming each path (`agent.model is missing: pass a Model, e.g. fromAiSdk(...)`)
+ * and every unknown key. `where` names the entry point in the message; `path` is where the agent
+ * sits in what was given (default `agent`).
+ */
+export function validateAgent(agent: unknown, where = "validateAgent", path = "agent"): asserts agent is Agent {
+  if (isObject(agent) && checked.has(agent)) return;
+  checkAgent(agent, where, path, new Set());
+}
+
+function checkAgent(agent: unknown, where: string, path: string, visiting: Set<object>): void {
+  if (!isObject(agent)) {
+    throw new ConfigError(where, [
+      {
+        path,
+        message:
+          agent === undefined
+            ? "is missing: pass an Agent, e.g. { model: fromAiSdk(...) }"
+            : `must be an Agent object, got ${kindOf(agent)}`,
+      },
+    ]);
+  }
+  if (checked.has(agent) || visiting.has(agent)) return;
+  visiting.add(agent);
+  const parsed = checkConfig(agentSchema, agent, where, path);
+  for (const [name, sub] of Object.entries(parsed.delegation?.agents ?? {}))
+    checkAgent(sub, where, `${path}.delegation.agents.${name}`, visiting);
+  checked.add(agent);
+}

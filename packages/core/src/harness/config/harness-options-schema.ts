@@ -1,0 +1,85 @@
+/**
+ * The strict schemas of `runLeg`'s arguments — the host's `HarnessOptions` (with its agent) and
+ * the `LegOptions` — checked when a leg is asked for, before anything is appended, so a wrong
+ * configuration never leaves a task "running". Each options object is checked once.
+ */
+import { z } from "zod";
+import type { Lease, Store } from "../../ports/store.ts";
+import { checkConfig, functionSchema, kindOf } from "../../protocol/config-check.ts";
+import { holderSchema, legStartedSchema } from "../../protocol/task-event.ts";
+import type { HarnessOptions } from "../agent.ts";
+import type { LegOptions } from "../leg/leg-options.ts";
+import { type Equal, type ShapeOf, validateAgent } from "./agent-schema.ts";
+
+const STORE_METHODS = ["createTask", "append", "read", "acquireLease", "renewLease", "releaseLease"] as const;
+
+function isStore(value: unknown): value is Store {
+  if (typeof value !== "object" || value === null) return false;
+  const store = value as Record<string, unknown>;
+  return STORE_METHODS.every((method) => typeof store[method] === "function");
+}
+
+const storeSchema = z.custom<Store>(isStore, {
+  error: (issue) =>
+    issue.input === undefined
+      ? "is missing: pass a Store, e.g. new MemoryStore() or a SQLite/PostgreSQL store"
+      : `must be a Store (with ${STORE_METHODS.join(", ")}), got ${kindOf(issue.input)}`,
+});
+
+const positive = z.number().positive();
+
+const harnessShape = {
+  store: storeSchema,
+  // Checked by `validateAgent` (once per agent object), which names the fix.
+  agent: z.unknown().optional(),
+  holder: holderSchema.optional(),
+  holderDied: functionSchema<NonNullable<HarnessOptions["holderDied"]>>("holderDied(holder)").optional(),
+  leaseTtlMs: positive.optional(),
+  emit: functionSchema<NonNullable<HarnessOptions["emit"]>>("emit(event)").optional(),
+  toolTimeoutMs: positive.optional(),
+  maxToolOutputChars: z.number().int().positive().optional(),
+  snapshotEvery: z.number().int().positive().optional(),
+  randomBytes: functionSchema<NonNullable<HarnessOptions["randomBytes"]>>("randomBytes(length)").optional(),
+} satisfies ShapeOf<HarnessOptions>;
+const harnessKeysMatch: Equal<keyof typeof harnessShape, keyof HarnessOptions> = true;
+
+const harnessSchema = z.strictObject(harnessShape);
+
+const signalSchema = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
+  error: (issue) => `must be an AbortSignal, got ${kindOf(issue.input)}`,
+});
+
+const legShape = {
+  shutdown: signalSchema.optional(),
+  signal: signalSchema.optional(),
+  trigger: legStartedSchema.shape.trigger.optional(),
+  lease: z
+    .custom<Lease>(
+      (value) => typeof value === "object" && value !== null && typeof (value as Lease).token === "string",
+      { error: "must be a Lease from the store (claimRunnable, acquireLease)" },
+    )
+    .optional(),
+} satisfies ShapeOf<LegOptions>;
+const legKeysMatch: Equal<keyof typeof legShape, keyof LegOptions> = true;
+
+const legSchema = z.strictObject(legShape);
+
+void [harnessKeysMatch, legKeysMatch];
+
+// Options already checked: a host that reuses its options object pays for the check once.
+const checked = new WeakSet<object>();
+
+/**
+ * Check `runLeg`'s (or `streamLeg`'s) arguments; throws a `ConfigError` naming every problem.
+ * The agent is checked once per agent object, the options once per options object.
+ */
+export function validateLegArguments(options: HarnessOptions, legOptions: LegOptions, where: string): void {
+  if (!checked.has(options)) {
+    checkConfig(harnessSchema, options, where);
+    checked.add(options);
+  }
+  // Outside the options' cache (an options object may be given another agent); cached per agent.
+  validateAgent(options.agent, where, "agent");
+  // Usually a fresh literal per call; the check is a handful of keys.
+  checkConfig(legSchema, legOptions, where, "legOptions");
+}

@@ -1,0 +1,82 @@
+/**
+ * Checking configuration where it is given: a strict zod schema, and its issues said as a
+ * `ConfigError` whose message names each path, the fix, and every unknown key by name. Every
+ * entry point that takes configuration (agents, tools, host options, token requests,
+ * `sema.config.*`) goes through `checkConfig`, so they all speak alike.
+ */
+import { z } from "zod";
+import { ConfigError, type ConfigProblem, InvalidInputError, sayProblems } from "./errors.ts";
+
+/** What a value is, for "got …" in a message (never the value itself: it may be a secret). */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+/** A function-valued setting (a model's stream, a tool's execute, a hook), checked as a function. */
+export function functionSchema<F>(what: string): z.ZodType<F> {
+  return z.custom<F>((value) => typeof value === "function", {
+    error: (issue) =>
+      issue.input === undefined ? `is missing: ${what}` : `must be a function (${what}), got ${kindOf(issue.input)}`,
+  });
+}
+
+// Said where a schema has no message of its own: zod's defaults say "Invalid input", not the fix.
+const saidPlainly: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code === "invalid_type") {
+    if (issue.input === undefined) return `is missing: set it to ${article(issue.expected)}`;
+    return `must be ${article(issue.expected)}, got ${kindOf(issue.input)}`;
+  }
+  return undefined;
+};
+
+function article(expected: string): string {
+  if (expected === "array") return "an array";
+  if (expected === "object") return "an object";
+  if (expected === "int") return "an integer";
+  return `a ${expected}`;
+}
+
+function dotted(prefix: string, path: readonly PropertyKey[]): string {
+  return [prefix, ...path.map(String)].filter((part) => part !== "").join(".");
+}
+
+/** Zod issues as problems, their paths under `prefix` (`agent`, `tools.0` …). */
+export function problemsOf(issues: readonly z.core.$ZodIssue[], prefix = ""): ConfigProblem[] {
+  return issues.map((issue) => {
+    const path = dotted(prefix, issue.path);
+    if (issue.code === "unrecognized_keys") {
+      const names = issue.keys.map((key) => JSON.stringify(key)).join(", ");
+      return {
+        path,
+        message: `${path === "" ? "" : "has "}unknown ${issue.keys.length === 1 ? "key" : "keys"} ${names}: remove ${issue.keys.length === 1 ? "it" : "them"} or fix the spelling`,
+        unknownKeys: [...issue.keys],
+      };
+    }
+    return { path, message: issue.message };
+  });
+}
+
+/**
+ * Parse `value` with `schema` or throw a `ConfigError` for `where` (what was being configured:
+ * `runLeg`, `defineTool`, `sema.config.json` …) naming every problem; paths start at `prefix`.
+ */
+export function checkConfig<S extends z.ZodType>(schema: S, value: unknown, where: string, prefix = ""): z.output<S> {
+  const parsed = schema.safeParse(value, { error: saidPlainly });
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(where, problemsOf(parsed.error.issues, prefix));
+}
+
+/**
+ * Like `checkConfig` for a call's input rather than configuration (`startTask`'s): the same
+ * message, as an `InvalidInputError` (HTTP 400, exit code 2) with the problems in its details.
+ */
+export function checkInput<S extends z.ZodType>(schema: S, value: unknown, where: string, prefix = ""): z.output<S> {
+  const parsed = schema.safeParse(value, { error: saidPlainly });
+  if (parsed.success) return parsed.data;
+  const problems = problemsOf(parsed.error.issues, prefix);
+  throw new InvalidInputError(sayProblems(where, problems), { problems: problems.map((problem) => ({ ...problem })) });
+}

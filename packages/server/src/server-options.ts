@@ -1,0 +1,77 @@
+/**
+ * What `createApp`'s and `serve`'s strict option schemas (beside each) are built from: an unknown
+ * key is refused by name; a missing store or registry, a registered agent without a model, is a
+ * `ConfigError` that says what to set — at start, never from inside a request or a leg.
+ */
+import { type Agent, type Store, validateAgent } from "@sema-agent/core";
+import { ConfigError } from "@sema-agent/core/protocol";
+import type { AgentRegistry } from "@sema-agent/worker";
+import { z } from "zod";
+import type { ApproverSettings } from "./approval-policy.ts";
+import type { Limits } from "./limits.ts";
+
+export type ShapeOf<T> = { [K in keyof T]-?: z.ZodType };
+export type KeysMatch<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const object = value as Record<string, unknown>;
+  return methods.every((method) => typeof object[method] === "function");
+}
+
+export function objectWith<T>(methods: readonly string[], what: string): z.ZodType<T> {
+  return z.custom<T>((value) => hasMethods(value, methods), {
+    error: (issue) =>
+      issue.input === undefined ? `is missing: pass ${what}` : `must be ${what} (with ${methods.join(", ")})`,
+  });
+}
+
+export const storeSchema = objectWith<Store>(
+  ["createTask", "append", "read", "acquireLease", "releaseLease"],
+  "a Store, e.g. new MemoryStore() or a SQLite/PostgreSQL store",
+);
+export const registrySchema = z.custom<AgentRegistry>(
+  (value) => hasMethods(value, ["get", "names"]) && typeof (value as AgentRegistry).defaultName === "string",
+  {
+    error: (issue) =>
+      issue.input === undefined
+        ? "is missing: pass an AgentRegistry, e.g. createAgentRegistry({ assistant: agent })"
+        : "must be an AgentRegistry (defaultName, get, names), e.g. createAgentRegistry({ assistant: agent })",
+  },
+);
+
+const limitsShape = {
+  maxBodyBytes: z.number().int().positive().optional(),
+  maxJsonDepth: z.number().int().positive().optional(),
+  maxTextChars: z.number().int().positive().optional(),
+  ratePerMinute: z.number().positive().optional(),
+  rateBurst: z.number().positive().optional(),
+  heartbeatMs: z.number().positive().optional(),
+  sseMaxBufferedBytes: z.number().int().positive().optional(),
+  sseMaxTotalBufferedBytes: z.number().int().positive().optional(),
+  sseRecheckMs: z.number().positive().optional(),
+} satisfies ShapeOf<Limits>;
+export const limitsSchema = z.strictObject(limitsShape);
+
+const approverRule = z.enum(["approver-role", "any-verified-actor"]);
+const approversShape = {
+  default: approverRule.optional(),
+  agents: z.record(z.string(), approverRule).optional(),
+} satisfies ShapeOf<ApproverSettings>;
+export const approversSchema = z.strictObject(approversShape);
+
+const keysMatch: [
+  KeysMatch<keyof typeof limitsShape, keyof Limits>,
+  KeysMatch<keyof typeof approversShape, keyof ApproverSettings>,
+] = [true, true];
+void keysMatch;
+
+/** Every agent a registry holds, checked by name (`agents.reviewer.model is missing: …`). */
+export function checkAgents(registry: AgentRegistry, where: string): void {
+  for (const name of registry.names()) {
+    const agent: Agent | undefined = registry.get(name);
+    if (agent === undefined)
+      throw new ConfigError(where, [{ path: `agents.${name}`, message: "is listed but not registered" }]);
+    validateAgent(agent, where, `agents.${name}`);
+  }
+}
