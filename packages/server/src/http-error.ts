@@ -76,6 +76,9 @@ const SEMA_STATUS: Record<SemaErrorCode, number> = {
   ToolError: 502,
   HookFailed: 502,
   BudgetExceeded: 409,
+  ContentTooLarge: 413,
+  ContentUnsupported: 415,
+  BlobNotFound: 500,
 };
 
 /**

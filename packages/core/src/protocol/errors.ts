@@ -22,7 +22,10 @@ export type SemaErrorCode =
   | "ApprovalNotFound"
   | "ApprovalConflict"
   | "DigestMismatch"
-  | "Forbidden";
+  | "Forbidden"
+  | "ContentTooLarge"
+  | "ContentUnsupported"
+  | "BlobNotFound";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -44,6 +47,9 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   ApprovalConflict: true,
   DigestMismatch: true,
   Forbidden: true,
+  ContentTooLarge: true,
+  ContentUnsupported: true,
+  BlobNotFound: true,
 };
 
 /** Whether `code` is one of Sema's stable error codes (a code read from a log may be anything). */
@@ -230,5 +236,40 @@ export class InputRejectedError extends SemaError {
 export class TaskFinishedError extends SemaError {
   constructor(taskId: string, status: string) {
     super("TaskFinished", `task ${taskId} is ${status}`, { details: { taskId, status } });
+  }
+}
+
+/**
+ * An image or file part, or all of one input's parts together, is larger than the limit
+ * (`ContentLimits`): nothing was recorded. Not retryable: the same content is refused again.
+ */
+export class ContentTooLargeError extends SemaError {
+  readonly size: number;
+  readonly limit: number;
+  constructor(what: "part" | "input", size: number, limit: number, index?: number) {
+    const which = what === "part" ? `content part ${index ?? 0}` : "the input's content";
+    super("ContentTooLarge", `${which} is ${size} bytes, over the limit of ${limit}`, {
+      details: { what, size, limit, ...(index === undefined ? {} : { index }) },
+    });
+    this.size = size;
+    this.limit = limit;
+  }
+}
+
+/**
+ * Content that cannot be taken here: a store without a blob table (`putBlob` / `getBlob`), or a
+ * URL the model's provider does not accept (pass the bytes, or let the ingress fetch it with
+ * `fetchUrls`). Not retryable.
+ */
+export class ContentUnsupportedError extends SemaError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("ContentUnsupported", message, { details });
+  }
+}
+
+/** The log references a blob the store does not hold (deleted, or a store copied without its blobs). */
+export class BlobNotFoundError extends SemaError {
+  constructor(digest: string) {
+    super("BlobNotFound", `the store holds no blob with digest ${digest}`, { details: { digest } });
   }
 }

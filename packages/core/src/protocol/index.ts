@@ -4,6 +4,7 @@
  * every typed error (stable `code`). Nothing here depends on the rest of core.
  */
 
+export * from "./content.ts";
 export * from "./errors.ts";
 export type * from "./human-input.ts";
 export type * from "./json.ts";

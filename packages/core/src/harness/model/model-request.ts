@@ -6,7 +6,10 @@
 import type { TaskState } from "../../core/fold.ts";
 import { STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
+import type { Store } from "../../ports/store.ts";
 import type { Tool } from "../../ports/tool.ts";
+import { BlobNotFoundError } from "../../protocol/errors.ts";
+import type { TranscriptEntry } from "../../protocol/transcript.ts";
 
 export interface RequestSettings {
   instructions?: string;
@@ -36,12 +39,14 @@ export function buildModelRequest(
   state: TaskState,
   settings: RequestSettings,
   specs: readonly ToolSpec[] = toolSpecs(settings.tools),
+  blobs?: ReadonlyMap<string, Uint8Array>,
 ): ModelRequest {
   const request: ModelRequest = {
     system: systemText(settings.instructions),
     transcript: state.transcript,
     tools: specs,
   };
+  if (blobs !== undefined && blobs.size > 0) request.blobs = blobs;
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   return request;
@@ -57,4 +62,53 @@ export function requestSettings(
   if (agent.maxOutputTokens !== undefined) settings.maxOutputTokens = agent.maxOutputTokens;
   if (agent.temperature !== undefined) settings.temperature = agent.temperature;
   return settings;
+}
+
+/**
+ * The blobs a request needs, read from the store once per leg (design §5 "Images and files"):
+ * only user entries with `parts` reference any, and only entries appended since the last call are
+ * scanned, so a task without attachments pays one length check per turn. After a compaction
+ * replaced the transcript the set is rebuilt, so a request carries exactly the blobs its
+ * transcript references — the same set whichever process builds it.
+ */
+const EMPTY: ReadonlyMap<string, Uint8Array> = new Map();
+
+export class RequestBlobs {
+  readonly #store: Store;
+  #blobs = new Map<string, Uint8Array>();
+  #scanned: readonly TranscriptEntry[] | undefined;
+  #count = 0;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** The blobs of `transcript` when nothing was added since the last `resolve`, else `undefined`. */
+  current(transcript: readonly TranscriptEntry[]): ReadonlyMap<string, Uint8Array> | undefined {
+    return transcript === this.#scanned && transcript.length === this.#count ? this.#blobs : undefined;
+  }
+
+  /** The bytes of every blob `transcript` references; `BlobNotFound` if the store lacks one. */
+  async resolve(transcript: readonly TranscriptEntry[]): Promise<ReadonlyMap<string, Uint8Array>> {
+    // Another array (a refolded state, a compaction): scan it whole, reusing the bytes already read.
+    let known: ReadonlyMap<string, Uint8Array> = this.#blobs;
+    if (transcript !== this.#scanned || transcript.length < this.#count) {
+      this.#scanned = transcript;
+      this.#count = 0;
+      if (this.#blobs.size > 0) this.#blobs = new Map();
+    } else known = EMPTY;
+    for (; this.#count < transcript.length; this.#count++) {
+      const entry = transcript[this.#count];
+      if (entry?.role !== "user" || entry.parts === undefined) continue;
+      for (const part of entry.parts) {
+        if (!("digest" in part) || this.#blobs.has(part.digest)) continue;
+        const bytes =
+          known.get(part.digest) ??
+          (this.#store.getBlob === undefined ? undefined : await this.#store.getBlob(part.digest));
+        if (bytes === undefined) throw new BlobNotFoundError(part.digest);
+        this.#blobs.set(part.digest, bytes);
+      }
+    }
+    return this.#blobs;
+  }
 }
