@@ -1,7 +1,7 @@
 /** `POST /v1/tasks`, `GET /v1/tasks`, `GET /v1/tasks/{taskId}`. */
 import { loadTaskOverview, startTask } from "@sema-agent/core";
 import { badRequest } from "../http-error.ts";
-import { sanitizeText } from "../ingress/sanitize.ts";
+import { checkTextOrParts } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { TaskParams } from "../schemas/common.ts";
 import { CreateTaskRequest, CreateTaskResponse, ListTasksQuery, TaskDetail, TaskPage } from "../schemas/tasks.ts";
@@ -21,9 +21,9 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       body: CreateTaskRequest,
       responses: { 201: { description: "Created.", schema: CreateTaskResponse } },
       errors: [400, 401, 413, 415, 429],
+      contentBody: true,
       async handler({ body, caller, context }) {
-        const objective = sanitizeText(body.objective, "user", limits.maxTextChars, "body.objective");
-        if (objective.trim() === "") throw badRequest("body.objective is empty", "body.objective");
+        const objective = checkTextOrParts(body.objective, "user", limits.maxTextChars, "body.objective");
         const name = body.agent ?? agents.defaultName;
         const agent = agents.get(name);
         if (agent === undefined)
@@ -34,6 +34,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
           actor: caller.actor,
           agent: name,
           model: agent.model.id,
+          content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
           ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
         });
         deps.workers?.notify(taskId);
