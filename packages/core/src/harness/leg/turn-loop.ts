@@ -19,6 +19,7 @@ import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts"
 import {
   buildModelRequest,
   RequestBlobs,
+  type RequestContent,
   type RequestSettings,
   requestSettings,
   toolSpecs,
@@ -324,7 +325,7 @@ export class LegLoop {
    * The blobs the next request references. A blob the store lacks fails the task (`BlobNotFound`):
    * the request the log describes cannot be built, and retrying will not build it.
    */
-  async #requestBlobs(): Promise<ReadonlyMap<string, Uint8Array> | "failed"> {
+  async #requestBlobs(): Promise<RequestContent | "failed"> {
     try {
       return await this.#blobs.resolve(this.#w.state.transcript);
     } catch (error) {
@@ -344,10 +345,10 @@ export class LegLoop {
     const { agent } = this.#o;
     const settings = this.#settings;
     // Synchronous when no entry was added since the last request (an instant turn awaits nothing more).
-    const blobs = this.#blobs.current(this.#w.state.transcript) ?? (await this.#requestBlobs());
-    if (blobs === "failed") return "failed";
+    const content = this.#blobs.current(this.#w.state.transcript) ?? (await this.#requestBlobs());
+    if (content === "failed") return "failed";
     const hookFailure = await this.#hooks.beforeModel(() =>
-      buildModelRequest(this.#w.state, settings, this.#specs, blobs),
+      buildModelRequest(this.#w.state, settings, this.#specs, content),
     );
     if (hookFailure !== undefined) {
       await this.#failHook(hookFailure);
@@ -358,7 +359,7 @@ export class LegLoop {
       streamModelTurn({
         model: agent.model,
         // A hook's feedback adds no attachments: the blobs resolved before the hook are all there are.
-        request: buildModelRequest(state, settings, this.#specs, blobs),
+        request: buildModelRequest(state, settings, this.#specs, content),
         signal,
         emit: this.#o.emit,
         taskId: this.#ctx.taskId,

@@ -4,7 +4,7 @@
  */
 
 import type { TaskState } from "../../core/fold.ts";
-import { STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
+import { ATTACHMENT_INSTRUCTIONS, STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
 import type { Store } from "../../ports/store.ts";
 import type { Tool } from "../../ports/tool.ts";
@@ -24,29 +24,42 @@ export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
 
 let lastInstructions: string | undefined;
 let lastSystem = STANDING_INSTRUCTIONS;
+let lastAttached: boolean | undefined;
+const STANDING_WITH_ATTACHMENTS = `${STANDING_INSTRUCTIONS}\n${ATTACHMENT_INSTRUCTIONS}`;
 
-/** The system text: standing instructions, then the agent's own (the last one built is reused). */
-export function systemText(instructions: string | undefined): string {
-  if (instructions === undefined || instructions === "") return STANDING_INSTRUCTIONS;
-  if (instructions !== lastInstructions) {
-    lastSystem = `${STANDING_INSTRUCTIONS}\n\n${instructions}`;
+/**
+ * The system text: standing instructions (with the line on attachments when the transcript has
+ * any), then the agent's own (the last one built is reused).
+ */
+export function systemText(instructions: string | undefined, attached = false): string {
+  const standing = attached ? STANDING_WITH_ATTACHMENTS : STANDING_INSTRUCTIONS;
+  if (instructions === undefined || instructions === "") return standing;
+  if (instructions !== lastInstructions || attached !== lastAttached) {
+    lastSystem = `${standing}\n\n${instructions}`;
     lastInstructions = instructions;
+    lastAttached = attached;
   }
   return lastSystem;
+}
+
+/** The attachments of a request: whether the transcript has any, and the bytes of those stored. */
+export interface RequestContent {
+  attached: boolean;
+  blobs: ReadonlyMap<string, Uint8Array>;
 }
 
 export function buildModelRequest(
   state: TaskState,
   settings: RequestSettings,
   specs: readonly ToolSpec[] = toolSpecs(settings.tools),
-  blobs?: ReadonlyMap<string, Uint8Array>,
+  content?: RequestContent,
 ): ModelRequest {
   const request: ModelRequest = {
-    system: systemText(settings.instructions),
+    system: systemText(settings.instructions, content?.attached === true),
     transcript: state.transcript,
     tools: specs,
   };
-  if (blobs !== undefined && blobs.size > 0) request.blobs = blobs;
+  if (content !== undefined && content.blobs.size > 0) request.blobs = content.blobs;
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   return request;
@@ -76,6 +89,7 @@ const EMPTY: ReadonlyMap<string, Uint8Array> = new Map();
 export class RequestBlobs {
   readonly #store: Store;
   #blobs = new Map<string, Uint8Array>();
+  #attached = false;
   #scanned: readonly TranscriptEntry[] | undefined;
   #count = 0;
 
@@ -84,23 +98,29 @@ export class RequestBlobs {
   }
 
   /** The blobs of `transcript` when nothing was added since the last `resolve`, else `undefined`. */
-  current(transcript: readonly TranscriptEntry[]): ReadonlyMap<string, Uint8Array> | undefined {
-    return transcript === this.#scanned && transcript.length === this.#count ? this.#blobs : undefined;
+  current(transcript: readonly TranscriptEntry[]): RequestContent | undefined {
+    return transcript === this.#scanned && transcript.length === this.#count ? this.#content() : undefined;
+  }
+
+  #content(): RequestContent {
+    return { attached: this.#attached, blobs: this.#blobs };
   }
 
   /** The bytes of every blob `transcript` references; `BlobNotFound` if the store lacks one. */
-  async resolve(transcript: readonly TranscriptEntry[]): Promise<ReadonlyMap<string, Uint8Array>> {
+  async resolve(transcript: readonly TranscriptEntry[]): Promise<RequestContent> {
     // Another array (a refolded state, a compaction): scan it whole, reusing the bytes already read.
     let known: ReadonlyMap<string, Uint8Array> = this.#blobs;
     if (transcript !== this.#scanned || transcript.length < this.#count) {
       this.#scanned = transcript;
       this.#count = 0;
+      this.#attached = false;
       if (this.#blobs.size > 0) this.#blobs = new Map();
     } else known = EMPTY;
     for (; this.#count < transcript.length; this.#count++) {
       const entry = transcript[this.#count];
       if (entry?.role !== "user" || entry.parts === undefined) continue;
       for (const part of entry.parts) {
+        if (part.type !== "text") this.#attached = true;
         if (!("digest" in part) || this.#blobs.has(part.digest)) continue;
         const bytes =
           known.get(part.digest) ??
@@ -109,6 +129,6 @@ export class RequestBlobs {
         this.#blobs.set(part.digest, bytes);
       }
     }
-    return this.#blobs;
+    return this.#content();
   }
 }

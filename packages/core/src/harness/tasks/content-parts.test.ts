@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { fold } from "../../core/fold.ts";
 import { MID_TURN_FRAME_HEAD } from "../../core/human-input-projection.ts";
+import { ATTACHMENT_INSTRUCTIONS, STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { Store } from "../../ports/store.ts";
 import type { ContentPart, UserPart } from "../../protocol/content.ts";
@@ -92,6 +93,8 @@ describe("content parts", () => {
     expect(Array.from(request?.blobs?.get(pngDigest) ?? [])).toEqual(Array.from(png));
     expect(Array.from(request?.blobs?.get(pdfDigest) ?? [])).toEqual(Array.from(pdf));
     expect(request?.blobs?.size).toBe(2);
+    // The model is told that attachments are data: a line that only requests with attachments carry.
+    expect(request?.system).toBe(`${STANDING_INSTRUCTIONS}\n${ATTACHMENT_INSTRUCTIONS}`);
     // The user entry's content keeps the text for readers of text (summaries, compaction).
     const entry = log.length > 0 ? fold(await store.read(taskId)).transcript[0] : undefined;
     expect(entry).toMatchObject({ role: "user", content: "What is in these?" });
@@ -380,5 +383,9 @@ describe("content parts", () => {
     };
     expect(strip((await store.read(a))[1])).toEqual(strip((await store.read(b))[1]));
     expect((await store.read(a))[1]).toMatchObject({ v: 1 });
+    const model = new ScriptedModel([{ text: "ok" }]);
+    await runLeg({ store, agent: { model }, randomBytes: pinned }, a);
+    expect(model.requests[0]?.system).toBe(STANDING_INSTRUCTIONS);
+    expect(model.requests[0]?.blobs).toBeUndefined();
   });
 });
