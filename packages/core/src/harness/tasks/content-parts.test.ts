@@ -3,8 +3,9 @@
 // byte-identical after a crash, capped, and refused where they cannot be kept.
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
-import { fold } from "../../core/fold.ts";
+import { fold, type PendingInput } from "../../core/fold.ts";
 import { MID_TURN_FRAME_HEAD } from "../../core/human-input-projection.ts";
+import { renderEntry, renderInputs } from "../../core/input-rendering.ts";
 import { ATTACHMENT_INSTRUCTIONS, STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { Store } from "../../ports/store.ts";
@@ -387,5 +388,50 @@ describe("content parts", () => {
     await runLeg({ store, agent: { model }, randomBytes: pinned }, a);
     expect(model.requests[0]?.system).toBe(STANDING_INSTRUCTIONS);
     expect(model.requests[0]?.blobs).toBeUndefined();
+  });
+
+  it("rendering: a resume lists each input's framed text with its own attachments; a fence wraps only text", () => {
+    const image = { type: "image" as const, digest: "a".repeat(64), mediaType: "image/png", size: 3 };
+    const file = { type: "file" as const, digest: "b".repeat(64), mediaType: "application/pdf", size: 9 };
+    const inputs: PendingInput[] = [
+      {
+        inputId: "i1",
+        carrier: "steer",
+        source: "user",
+        delivery: "parked",
+        text: "first",
+        attachments: [image],
+        seq: 1,
+      },
+      {
+        inputId: "i2",
+        carrier: "steer",
+        source: "external",
+        delivery: "parked",
+        text: "relayed",
+        actor: { id: "bot", verified: false },
+        attachments: [file],
+        seq: 2,
+      },
+      { inputId: "i3", carrier: "steer", source: "user", delivery: "parked", text: "plain", seq: 3 },
+    ];
+    const { content, parts } = renderEntry(inputs, "resume", pinned);
+    // The text is exactly what the same inputs without attachments render to.
+    expect(content).toBe(
+      renderInputs(
+        inputs.map(({ attachments: _a, ...input }) => input),
+        "resume",
+        pinned,
+      ),
+    );
+    const texts = parts?.filter((p) => p.type === "text").map((p) => (p.type === "text" ? p.text : ""));
+    expect(texts?.join("\n\n")).toBe(content);
+    expect(parts?.map((p) => p.type)).toEqual(["text", "text", "image", "text", "file", "text"]);
+    const fenced = parts?.[3];
+    expect(fenced?.type === "text" && fenced.text.startsWith("<untrusted-") && fenced.text.includes("relayed")).toBe(
+      true,
+    );
+    // Without attachments there are no parts: the entry is version 1 as it always was.
+    expect(renderEntry([inputs[2] as PendingInput], "steer").parts).toBeUndefined();
   });
 });
