@@ -95,4 +95,26 @@ describe("content parts over HTTP", () => {
     const cancel = await fx.call("POST", `/v1/tasks/${taskId}/cancel`, { body: { reason: "y".repeat(2000) } });
     expect(cancel.status).toBe(413);
   });
+
+  it("GET /v1/tasks/:taskId/blobs/:digest gives a task's own attachments only, never to run or sniff", async () => {
+    const fx = await apiFixture();
+    const created = await fx.call("POST", "/v1/tasks", { body: { objective: [{ type: "text", text: "see" }, image] } });
+    const { taskId } = await json<{ taskId: string }>(created);
+    const response = await fx.call("GET", `/v1/tasks/${taskId}/blobs/${digest}`);
+    expect(response.status).toBe(200);
+    expect(Buffer.from(await response.arrayBuffer()).equals(png)).toBe(true);
+    expect(response.headers.get("content-type")).toBe("image/png");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
+    // Another principal's task is not found, whoever knows the digest.
+    expect((await fx.call("GET", `/v1/tasks/${taskId}/blobs/${digest}`, { token: fx.tokens.mallory })).status).toBe(
+      404,
+    );
+    // A task that never carried these bytes does not serve them, though the store holds them.
+    const other = await createTask(fx);
+    const notHers = await fx.call("GET", `/v1/tasks/${other}/blobs/${digest}`);
+    expect(notHers.status).toBe(404);
+    expect(await json(notHers)).toMatchObject({ error: { code: "BlobNotFound" } });
+    expect((await fx.call("GET", `/v1/tasks/${taskId}/blobs/not-a-digest`)).status).toBe(400);
+  });
 });

@@ -48,6 +48,10 @@ export const ParkReason = named(
 
 export const TaskParams = z.strictObject({ taskId: idSchema });
 export const ApprovalParams = z.strictObject({ taskId: idSchema, callId: idSchema });
+export const BlobParams = z.strictObject({
+  taskId: idSchema,
+  digest: z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256"),
+});
 
 const base64 = z
   .string()
