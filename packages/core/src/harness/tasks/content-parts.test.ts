@@ -18,6 +18,7 @@ import { runLeg } from "../leg/run-leg.ts";
 import { sha256Hex } from "../tools/approvals.ts";
 import { sendInput } from "./send-input.ts";
 import { startTask } from "./start-task.ts";
+import { wake } from "./wake.ts";
 
 const pinned = (n: number) => new Uint8Array(n).fill(0xab);
 const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
@@ -433,5 +434,27 @@ describe("content parts", () => {
     );
     // Without attachments there are no parts: the entry is version 1 as it always was.
     expect(renderEntry([inputs[2] as PendingInput], "steer").parts).toBeUndefined();
+  });
+
+  it("wake takes parts too: a relayed message's attachment, fenced text first", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "Watch the inbox." });
+    await runLeg({ store, agent: { model: new ScriptedModel([{ text: "Watching." }]) }, randomBytes: pinned }, taskId);
+    await wake(store, taskId, {
+      source: "external",
+      from: "mail-relay",
+      text: [
+        { type: "text", text: "See attached." },
+        { type: "file", data: pdf, mediaType: "application/pdf", filename: "invoice.pdf" },
+      ],
+    });
+    const model = new ScriptedModel([{ text: "Watching." }, { text: "Got it." }], { mode: "by-transcript" });
+    await runLeg({ store, agent: { model }, randomBytes: pinned }, taskId);
+    const [parts] = userParts(model.requests[0]);
+    const text = parts?.[0]?.type === "text" ? parts[0].text : "";
+    expect(text).toMatch(
+      /^<untrusted-[0-9a-f]+ kind="external" from="mail-relay">\n\[from "mail-relay"\] \(unverified\)\nSee attached\.\n<\/untrusted-/,
+    );
+    expect(parts?.[1]).toMatchObject({ type: "file", filename: "invoice.pdf", size: pdf.length });
   });
 });
