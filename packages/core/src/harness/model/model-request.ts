@@ -80,16 +80,14 @@ export function requestSettings(
 /**
  * The blobs a request needs, read from the store once per leg (design §5 "Images and files"):
  * only user entries with `parts` reference any, and only entries appended since the last call are
- * scanned, so a task without attachments pays one length check per turn. After a compaction
- * replaced the transcript the set is rebuilt, so a request carries exactly the blobs its
- * transcript references — the same set whichever process builds it.
+ * scanned, so a task without attachments pays one identity and one length check per turn. After a
+ * compaction replaced the transcript the set is rebuilt, so a request carries exactly the blobs
+ * its transcript references — the same set whichever process builds it. A request keeps the map
+ * it was given: new blobs go into a new map, never into one a request (or a hook) holds.
  */
-const EMPTY: ReadonlyMap<string, Uint8Array> = new Map();
-
 export class RequestBlobs {
   readonly #store: Store;
-  #blobs = new Map<string, Uint8Array>();
-  #attached = false;
+  #content: RequestContent = { attached: false, blobs: new Map() };
   #scanned: readonly TranscriptEntry[] | undefined;
   #count = 0;
 
@@ -99,36 +97,37 @@ export class RequestBlobs {
 
   /** The blobs of `transcript` when nothing was added since the last `resolve`, else `undefined`. */
   current(transcript: readonly TranscriptEntry[]): RequestContent | undefined {
-    return transcript === this.#scanned && transcript.length === this.#count ? this.#content() : undefined;
-  }
-
-  #content(): RequestContent {
-    return { attached: this.#attached, blobs: this.#blobs };
+    return transcript === this.#scanned && transcript.length === this.#count ? this.#content : undefined;
   }
 
   /** The bytes of every blob `transcript` references; `BlobNotFound` if the store lacks one. */
   async resolve(transcript: readonly TranscriptEntry[]): Promise<RequestContent> {
+    let { attached, blobs } = this.#content;
     // Another array (a refolded state, a compaction): scan it whole, reusing the bytes already read.
-    let known: ReadonlyMap<string, Uint8Array> = this.#blobs;
+    const known = blobs;
     if (transcript !== this.#scanned || transcript.length < this.#count) {
       this.#scanned = transcript;
       this.#count = 0;
-      this.#attached = false;
-      if (this.#blobs.size > 0) this.#blobs = new Map();
-    } else known = EMPTY;
+      attached = false;
+      blobs = new Map();
+    }
+    let added: Map<string, Uint8Array> | undefined;
     for (; this.#count < transcript.length; this.#count++) {
       const entry = transcript[this.#count];
       if (entry?.role !== "user" || entry.parts === undefined) continue;
       for (const part of entry.parts) {
-        if (part.type !== "text") this.#attached = true;
-        if (!("digest" in part) || this.#blobs.has(part.digest)) continue;
+        if (part.type !== "text") attached = true;
+        if (!("digest" in part) || blobs.has(part.digest) || added?.has(part.digest) === true) continue;
         const bytes =
           known.get(part.digest) ??
           (this.#store.getBlob === undefined ? undefined : await this.#store.getBlob(part.digest));
         if (bytes === undefined) throw new BlobNotFoundError(part.digest);
-        this.#blobs.set(part.digest, bytes);
+        added ??= new Map(blobs);
+        added.set(part.digest, bytes);
       }
     }
-    return this.#content();
+    if (added !== undefined) blobs = added;
+    if (attached !== this.#content.attached || blobs !== this.#content.blobs) this.#content = { attached, blobs };
+    return this.#content;
   }
 }

@@ -190,6 +190,8 @@ describe("content parts", () => {
       { type: "file", digest: await digestOf(pdf), mediaType: "application/pdf", size: pdf.length },
     ]);
     expect(model.requests[1]?.blobs?.size).toBe(2);
+    // The first request keeps what it was sent: the later blob went into a new map.
+    expect(model.requests[0]?.blobs?.size).toBe(1);
   });
 
   it("a task resumed after a crash at any append sends byte-identical requests", async () => {
