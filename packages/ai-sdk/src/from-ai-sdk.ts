@@ -9,7 +9,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { FinishReason, Model, ModelFailure, ModelPart, ModelRequest, Usage } from "@sema-agent/core";
 import { abortedFailure, toFailure } from "./failure.ts";
-import { toCallOptions } from "./to-call-options.ts";
+import { toCallOptions, unsupportedUrl } from "./to-call-options.ts";
 
 /** Options of {@link fromAiSdk}. */
 export interface FromAiSdkOptions {
@@ -49,6 +49,11 @@ async function* streamModel(
 ): AsyncGenerator<ModelPart, void, undefined> {
   if (signal.aborted) {
     yield failed(abortedFailure());
+    return;
+  }
+  const refused = await refusedContent(model, request);
+  if (refused !== undefined) {
+    yield failed(refused);
     return;
   }
   let stream: ReadableStream<LanguageModelV4StreamPart>;
@@ -101,6 +106,27 @@ async function* streamModel(
     // Releases the HTTP response when we stop early (finish, error, or the consumer broke off).
     reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * Content the provider cannot take, as a failure that is not retried: a URL attachment it does
+ * not accept as a URL (by `supportedUrls`). Checked before the call, so nothing half-sent.
+ */
+async function refusedContent(model: LanguageModelV4, request: ModelRequest): Promise<ModelFailure | undefined> {
+  if (!request.transcript.some((entry) => entry.role === "user" && entry.parts !== undefined)) return undefined;
+  let supported: Record<string, RegExp[]>;
+  try {
+    supported = await model.supportedUrls;
+  } catch {
+    supported = {};
+  }
+  const url = unsupportedUrl(request, supported);
+  if (url === undefined) return undefined;
+  return {
+    code: "bad_request",
+    message: `${model.provider} does not take ${url.mediaType} by URL (${url.url}): send the bytes, or let the ingress fetch it (fetchUrls)`,
+    isRetryable: false,
+  };
 }
 
 function mapPart(part: LanguageModelV4StreamPart, signal: AbortSignal): Mapped {

@@ -14,7 +14,7 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import type { JsonValue, ModelRequest, TranscriptEntry } from "@sema-agent/core";
+import type { JsonValue, ModelRequest, TranscriptEntry, UserPart } from "@sema-agent/core";
 
 /** The V4 call options for one request. `signal` is passed as the call's abort signal. */
 export function toCallOptions(
@@ -76,7 +76,7 @@ export function toPrompt(request: ModelRequest): LanguageModelV4Prompt {
   // Vendors reject an empty system block (Anthropic: "text content blocks must be non-empty").
   if (request.system !== "") prompt.push({ role: "system", content: request.system });
   for (const entry of request.transcript) {
-    const message = toMessage(entry);
+    const message = toMessage(entry, request.blobs);
     if (message === undefined) continue;
     const last = prompt.at(-1);
     // Consecutive tool results answer one assistant turn: one tool message keeps them together
@@ -96,9 +96,68 @@ export function replayableInput(input: JsonValue): JsonValue {
   return typeof input === "object" && input !== null && !Array.isArray(input) ? input : { invalid_arguments: input };
 }
 
-function toMessage(entry: TranscriptEntry): LanguageModelV4Message | undefined {
+/**
+ * A user entry's parts as V4 user content: the text parts byte for byte, each attachment as a V4
+ * file part (images included: V4 has one file part with a media type) carrying the bytes the
+ * request resolved from the store, or its URL. A blob the request lacks is a bug in the caller,
+ * reported rather than sent as something else.
+ */
+function userContent(
+  parts: readonly UserPart[],
+  blobs: ReadonlyMap<string, Uint8Array> | undefined,
+): Extract<LanguageModelV4Message, { role: "user" }>["content"] {
+  return parts.map((part) => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    const filename = part.filename === undefined ? {} : { filename: part.filename };
+    if ("url" in part)
+      return { type: "file", mediaType: part.mediaType, data: { type: "url", url: new URL(part.url) }, ...filename };
+    const bytes = blobs?.get(part.digest);
+    if (bytes === undefined) throw new Error(`the request carries no bytes for blob ${part.digest}`);
+    return { type: "file", mediaType: part.mediaType, data: { type: "data", data: bytes }, ...filename };
+  });
+}
+
+/**
+ * The first URL attachment of the request that the provider does not take as a URL (by its
+ * `supportedUrls`: media type patterns such as `image/*` or `*`, each with URL patterns), if any.
+ * Sema never fetches such a URL itself at request time; the ingress can (`fetchUrls`).
+ */
+export function unsupportedUrl(
+  request: ModelRequest,
+  supportedUrls: Record<string, RegExp[]>,
+): { url: string; mediaType: string } | undefined {
+  for (const entry of request.transcript) {
+    if (entry.role !== "user" || entry.parts === undefined) continue;
+    for (const part of entry.parts) {
+      if (part.type === "text" || !("url" in part)) continue;
+      if (!isUrlSupported(part.url, part.mediaType, supportedUrls)) return { url: part.url, mediaType: part.mediaType };
+    }
+  }
+  return undefined;
+}
+
+function isUrlSupported(url: string, mediaType: string, supportedUrls: Record<string, RegExp[]>): boolean {
+  const type = mediaType.toLowerCase();
+  const top = type.split("/")[0] ?? type;
+  for (const [pattern, regexes] of Object.entries(supportedUrls)) {
+    const key = pattern.toLowerCase();
+    const matches =
+      key === "*" ||
+      key === "*/*" ||
+      key === type ||
+      ((key.endsWith("/*") || !key.includes("/")) && key.split("/")[0] === top);
+    if (matches && regexes.some((regex) => regex.test(url))) return true;
+  }
+  return false;
+}
+
+function toMessage(
+  entry: TranscriptEntry,
+  blobs: ReadonlyMap<string, Uint8Array> | undefined,
+): LanguageModelV4Message | undefined {
   switch (entry.role) {
     case "user":
+      if (entry.parts !== undefined) return { role: "user", content: userContent(entry.parts, blobs) };
       return { role: "user", content: [{ type: "text", text: entry.content }] };
     case "assistant": {
       const content: Extract<LanguageModelV4Message, { role: "assistant" }>["content"] = [];

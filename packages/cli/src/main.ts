@@ -3,8 +3,9 @@ import { type CliIo, reportError } from "./context.ts";
 const USAGE = `Usage: sema <command> [options]
 
 Commands:
-  run "objective" [--model provider:model-id] [--db path]
+  run "objective" [--model provider:model-id] [--db path] [--attach file …]
                       Start a task and stream it. Type a line to steer it; Ctrl-C parks it.
+                      --attach adds an image or a file (PNG, JPEG, GIF, WebP, PDF, text) to it.
   resume <taskId>     Run a parked or crashed task's next leg (the model it was started with)
   steer <taskId> "text" [--next] [--policy steer|queue|interrupt|reject]
                       Send input to a task, running or parked, from any terminal

@@ -12,6 +12,7 @@ export type {
   AgentHandle,
   AgentHooks,
   AgentHostOptions,
+  AgentInput,
   AgentStream,
   ApproveOptions,
   ContinueOptions,
@@ -59,6 +60,7 @@ export { type LegOptions, runLeg } from "./harness/leg/run-leg.ts";
 export { type LegStream, streamLeg } from "./harness/leg/stream-leg.ts";
 export type { CompactionSettings } from "./harness/model/compaction.ts";
 export { type RetryPolicy, withRetry } from "./harness/model/retry.ts";
+export type { ContentLimits, ContentOptions } from "./harness/tasks/content-ingress.ts";
 export { cancel, interrupt, requestResume } from "./harness/tasks/control.ts";
 export { type SendInputOptions, type SentInput, sendInput } from "./harness/tasks/send-input.ts";
 export { type StartTaskInput, startTask } from "./harness/tasks/start-task.ts";
@@ -84,6 +86,15 @@ export type * from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
 export type { Lease, Store, StoreClock, TaskRecord } from "./ports/store.ts";
 export type * from "./ports/tool.ts";
+export type {
+  Attachment,
+  ContentData,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  TextPart,
+  UserPart,
+} from "./protocol/content.ts";
 export { isSemaError, SemaError, type SemaErrorCode } from "./protocol/errors.ts";
 export type {
   CoreCarrier,

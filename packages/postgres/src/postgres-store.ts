@@ -13,6 +13,8 @@ import {
   type AcquireLeaseOptions,
   type AppendOptions,
   assertAfterSeq,
+  assertBlob,
+  assertBlobDigest,
   assertLeaseAvailable,
   assertLeaseHeld,
   assertLimit,
@@ -363,6 +365,18 @@ export class PostgresStore implements Store {
     if (options.status !== undefined) params.push(options.status);
     if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
     return taskPageOf(await this.#query<TaskRow>(statement as string, params), limit, recordOf);
+  }
+
+  async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
+    assertBlob(blob);
+    await this.#query(this.#sql.putBlob, [blob.digest, Buffer.from(blob.bytes)]);
+  }
+
+  async getBlob(digest: string): Promise<Uint8Array | undefined> {
+    assertBlobDigest(digest);
+    const [row] = await this.#query<{ bytes: Buffer }>(this.#sql.blob, [digest]);
+    // A plain Uint8Array copy: callers get the bytes, not pg's pooled Buffer.
+    return row === undefined ? undefined : new Uint8Array(row.bytes);
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

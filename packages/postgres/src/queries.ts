@@ -116,6 +116,9 @@ export function queries(s: string) {
       WHERE excluded.seq >= ${s}.snapshots.seq`,
     snapshot: `SELECT t.task_id, s.seq, s.v, s.state FROM ${s}.tasks t LEFT JOIN ${s}.snapshots s
       ON s.task_no = t.task_no WHERE t.task_id = $1`,
+    /** Content-addressed: the same digest is the same bytes, so a second put has nothing to change. */
+    putBlob: `INSERT INTO ${s}.blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING`,
+    blob: `SELECT bytes FROM ${s}.blobs WHERE digest = $1`,
   };
 }
 

@@ -93,6 +93,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tasks_leased ON {schema}.tasks (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    name: "blobs",
+    // The bytes of image and file parts, stored once by their SHA-256 whatever the number of
+    // tasks referencing them; the log holds only the digest.
+    sql: `
+      CREATE TABLE {schema}.blobs (
+        digest text PRIMARY KEY,
+        bytes bytea NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

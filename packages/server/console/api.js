@@ -27,3 +27,17 @@ export function apiClient(token, fetchImpl = fetch) {
     return json;
   };
 }
+
+/**
+ * `(taskId, digest) => Promise<Blob>`: the bytes of an image or file a task's input carried, with
+ * the token (an `<img src>` could not send it), for the console to show through an object URL.
+ */
+export function blobClient(token, fetchImpl = fetch) {
+  return async (taskId, digest) => {
+    const response = await fetchImpl(`/v1/tasks/${encodeURIComponent(taskId)}/blobs/${digest}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!response.ok) throw new ApiError(response.status, `Http${response.status}`, response.statusText);
+    return response.blob();
+  };
+}

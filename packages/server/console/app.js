@@ -1,14 +1,15 @@
 // The console's wiring: sign-in, the task list, one task watched live, and the actions on it.
 // State that must survive a reload lives in sessionStorage (the token) and the URL (the task).
-import { ApiError, apiClient } from "./api.js";
+import { ApiError, apiClient, blobClient } from "./api.js";
 import { followTask } from "./stream.js";
-import { el, LiveView, logEntry, speaker, usageText } from "./task-log.js";
+import { attachmentLabel, el, LiveView, logEntry, speaker, usageText } from "./task-log.js";
 import { renderTimeline } from "./timeline.js";
 
 const TOKEN_KEY = "sema.token";
 const $ = (id) => document.getElementById(id);
 
 let api;
+let blobs;
 let token;
 /** The task being watched: its id, stored events in order, and how to stop following it. */
 let watched;
@@ -26,6 +27,7 @@ function fail(error) {
 function signIn(value) {
   token = value;
   api = apiClient(token);
+  blobs = blobClient(token);
   sessionStorage.setItem(TOKEN_KEY, token);
   $("sign-in").hidden = true;
   $("workspace").hidden = false;
@@ -34,7 +36,7 @@ function signIn(value) {
 
 function signOut(message = "") {
   sessionStorage.removeItem(TOKEN_KEY);
-  token = api = undefined;
+  token = api = blobs = undefined;
   stopWatching();
   $("sign-in").hidden = false;
   $("workspace").hidden = true;
@@ -131,12 +133,28 @@ function renderApprovals() {
   );
 }
 
+/**
+ * A stored image shown as itself (fetched with the token, through an object URL: the page's policy
+ * allows `blob:` images and nothing else from outside it); files and URLs stay labels.
+ */
+function attachmentView(taskId, attachment) {
+  const label = attachmentLabel(attachment);
+  if (attachment.type !== "image" || attachment.digest === undefined) return label;
+  const image = el("img", { alt: label, title: label, className: "attachment" });
+  blobs(taskId, attachment.digest)
+    .then((blob) => {
+      image.src = URL.createObjectURL(blob);
+    })
+    .catch(() => image.replaceWith(document.createTextNode(`${label}: not available`)));
+  return image;
+}
+
 let detailTimer;
 function onStored(event) {
   const current = watched;
   current.events.push(event);
   if (event.type === "model_turn") live.clear();
-  $("log").append(logEntry(event));
+  $("log").append(logEntry(event, { attachment: (attachment) => attachmentView(current.taskId, attachment) }));
   if (event.type === "human_input" && event.actor) $("log").lastElementChild.title = `From ${speaker(event.actor)}`;
   renderTimeline($("timeline"), current.events, el);
   if (event.type.startsWith("approval_")) renderApprovals();

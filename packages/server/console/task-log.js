@@ -34,8 +34,36 @@ export function usageText(usage) {
   return text;
 }
 
+/** "image/png, 68 bytes, report.pdf": what an attachment is, as text. */
+export function attachmentLabel(attachment) {
+  const what = [attachment.mediaType];
+  if (attachment.size !== undefined) what.push(`${attachment.size} bytes`);
+  if (attachment.filename !== undefined) what.push(attachment.filename);
+  if (attachment.url !== undefined) what.push(`at ${attachment.url}`);
+  return `${attachment.type === "image" ? "Image" : "File"} (${what.join(", ")})`;
+}
+
+/**
+ * The attachments of an input or a model input. Without a loader each is its label; a loader
+ * (`(attachment) => Node`) may show the image itself. A URL is never loaded by the console.
+ */
+function attachmentList(attachments, show) {
+  if (attachments === undefined || attachments.length === 0) return undefined;
+  return el(
+    "ul",
+    { className: "attachments" },
+    ...attachments.map((attachment) =>
+      el(
+        "li",
+        { dataset: { attachment: attachment.digest ?? attachment.url } },
+        show?.(attachment) ?? attachmentLabel(attachment),
+      ),
+    ),
+  );
+}
+
 /** Title and body of one stored event. */
-function describe(event) {
+function describe(event, show) {
   switch (event.type) {
     case "task_created":
       return [`Task created by ${speaker(event.actor)}`, [el("p", {}, "Objective: ", event.objective)]];
@@ -53,11 +81,24 @@ function describe(event) {
           event.carrier +
           ": " +
           event.delivery,
-        [event.text === undefined ? undefined : pre(event.text), event.reason && el("p", {}, event.reason)],
+        [
+          event.text === undefined ? undefined : pre(event.text),
+          attachmentList(event.attachments, show),
+          event.reason && el("p", {}, event.reason),
+        ],
       ];
     case "user_message":
-      // The exact bytes the model receives, labels and framing included.
-      return ["Model input (as the model sees it)", [pre(event.content)]];
+      // The exact bytes the model receives, labels and framing included; then what came with them.
+      return [
+        "Model input (as the model sees it)",
+        [
+          pre(event.content),
+          attachmentList(
+            event.parts?.filter((part) => part.type !== "text"),
+            show,
+          ),
+        ],
+      ];
     case "model_turn":
       return [
         `Assistant, turn ${event.sessionSeq}${event.model ? ` (${event.model})` : ""}`,
@@ -119,8 +160,8 @@ function describe(event) {
 }
 
 /** One log entry; `data-seq` lets a person (or a test) tell every event apart. */
-export function logEntry(event) {
-  const [title, body] = describe(event);
+export function logEntry(event, options = {}) {
+  const [title, body] = describe(event, options.attachment);
   return el(
     "li",
     { dataset: { seq: String(event.seq), type: event.type } },

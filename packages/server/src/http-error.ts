@@ -79,6 +79,9 @@ const SEMA_STATUS: Record<SemaErrorCode, number> = {
   HookFailed: 502,
   OutputInvalid: 502,
   BudgetExceeded: 409,
+  ContentTooLarge: 413,
+  ContentUnsupported: 415,
+  BlobNotFound: 500,
 };
 
 /**

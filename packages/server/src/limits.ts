@@ -12,6 +12,16 @@ export interface Limits {
   maxJsonDepth: number;
   /** Longest objective or input text, in code points after sanitizing (413 above). */
   maxTextChars: number;
+  /**
+   * Largest body of a request that may carry content parts (`POST /v1/tasks`, `POST
+   * /v1/tasks/{taskId}/inputs`), in bytes (413 above): base64 makes 3 bytes of an image 4, so this
+   * is a third more than `maxContentBytes`. Every other route reads under `maxBodyBytes`.
+   */
+  maxContentBodyBytes: number;
+  /** Largest image or file part, in decoded bytes (413, `ContentTooLarge`, above). */
+  maxPartBytes: number;
+  /** Largest total of one request's image and file parts, in decoded bytes (413, `ContentTooLarge`, above). */
+  maxContentBytes: number;
   /** Requests per minute per principal, on average (429 above). */
   ratePerMinute: number;
   /** Requests a principal may make at once before the average applies. */
@@ -35,6 +45,9 @@ export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 256 * 1024,
   maxJsonDepth: 64,
   maxTextChars: 32_000,
+  maxContentBodyBytes: 8 * 1024 * 1024,
+  maxPartBytes: 4 * 1024 * 1024,
+  maxContentBytes: 6 * 1024 * 1024,
   ratePerMinute: 600,
   rateBurst: 120,
   heartbeatMs: 15_000,

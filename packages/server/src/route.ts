@@ -44,6 +44,8 @@ export interface RouteSpec<P extends z.ZodType = Empty, Q extends z.ZodType = Em
   body?: B;
   /** The body may be left out (read as `{}`). */
   bodyOptional?: boolean;
+  /** The body may carry content parts (base64 images and files): read under `maxContentBodyBytes`. */
+  contentBody?: boolean;
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route can answer with (documented with `ErrorBody`). */
   errors: number[];
@@ -79,14 +81,23 @@ function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where
 }
 
 /** Register every route on `app`; bodies are read under `limits` (size, nesting depth). */
-export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRouteSpec[], limits: BodyLimits): void {
+export function mountRoutes(
+  app: Hono<AppEnv>,
+  routes: readonly AnyRouteSpec[],
+  limits: BodyLimits & { maxContentBodyBytes: number },
+): void {
+  const contentLimits: BodyLimits = { maxBodyBytes: limits.maxContentBodyBytes, maxJsonDepth: limits.maxJsonDepth };
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (context) => {
       const params = parse(spec.params, context.req.param(), "params");
       const query = parse(spec.query, context.req.query(), "query");
       let body: unknown = {};
       if (spec.body !== undefined) {
-        const raw = await readJsonBody(context.req.raw, limits, spec.bodyOptional === true);
+        const raw = await readJsonBody(
+          context.req.raw,
+          spec.contentBody === true ? contentLimits : limits,
+          spec.bodyOptional === true,
+        );
         body = parse(spec.body, raw ?? {}, "body");
       }
       return spec.handler({ params, query, body, caller: context.get("caller"), context });

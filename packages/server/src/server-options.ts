@@ -50,6 +50,9 @@ const limitsShape = {
   sseMaxBufferedBytes: z.number().int().positive().optional(),
   sseMaxTotalBufferedBytes: z.number().int().positive().optional(),
   sseRecheckMs: z.number().positive().optional(),
+  maxContentBodyBytes: z.number().int().positive().optional(),
+  maxPartBytes: z.number().int().positive().optional(),
+  maxContentBytes: z.number().int().positive().optional(),
 } satisfies ShapeOf<Limits>;
 export const limitsSchema = z.strictObject(limitsShape);
 

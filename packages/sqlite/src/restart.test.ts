@@ -80,4 +80,24 @@ describe("across a restart (SQLite file)", () => {
     expect(runs).toBe(1);
     await worker.close();
   });
+
+  it("an image sent before the restart reaches the model from the file after it, byte for byte", async () => {
+    const path = tempDb();
+    const before = new SqliteStore({ path });
+    const png = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256);
+    const taskId = await startTask(before, {
+      objective: [
+        { type: "text", text: "Describe it" },
+        { type: "image", data: png, mediaType: "image/png" },
+      ],
+    });
+    await before.close();
+
+    const after = new SqliteStore({ path });
+    const model = new ScriptedModel([{ text: "Stripes." }]);
+    expect(await runLeg({ store: after, agent: { model } }, taskId)).toMatchObject({ status: "completed" });
+    const blobs = [...(model.requests[0]?.blobs?.values() ?? [])];
+    expect(blobs.map((bytes) => Array.from(bytes))).toEqual([Array.from(png)]);
+    await after.close();
+  });
 });

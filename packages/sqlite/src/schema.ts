@@ -110,6 +110,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tasks_leased ON tasks (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: "blobs",
+    // The bytes of image and file parts, stored once by their SHA-256 whatever the number of
+    // tasks referencing them; the log holds only the digest. A rowid table: blobs can be large.
+    sql: `
+      CREATE TABLE blobs (
+        digest TEXT PRIMARY KEY,
+        bytes BLOB NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -20,6 +20,8 @@ import {
   type AcquireLeaseOptions,
   type AppendOptions,
   assertAfterSeq,
+  assertBlob,
+  assertBlobDigest,
   assertLeaseAvailable,
   assertLeaseHeld,
   assertLimit,
@@ -342,6 +344,24 @@ export class SqliteStore implements Store {
       params.taskId = cursor.taskId;
     }
     return this.#guard(() => taskPageOf(statement.all(params) as TaskRow[], limit, recordOf));
+  }
+
+  async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
+    assertBlob(blob);
+    const sql = this.#statements();
+    this.#guard(() => {
+      sql.putBlob.run(blob.digest, blob.bytes);
+    });
+  }
+
+  async getBlob(digest: string): Promise<Uint8Array | undefined> {
+    assertBlobDigest(digest);
+    const sql = this.#statements();
+    return this.#guard(() => {
+      const row = sql.blob.get(digest) as { bytes: Uint8Array } | undefined;
+      // node:sqlite returns a fresh Uint8Array per read; a plain copy drops any Buffer subclass.
+      return row === undefined ? undefined : new Uint8Array(row.bytes);
+    });
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

@@ -51,6 +51,8 @@ export class Statements {
   readonly list: readonly [StatementSync, StatementSync, StatementSync, StatementSync];
   readonly putSnapshot: StatementSync;
   readonly snapshot: StatementSync;
+  readonly putBlob: StatementSync;
+  readonly blob: StatementSync;
   /** Changes when another connection (this process or another) commits; see `CommitPoller`. */
   readonly dataVersion: StatementSync;
 
@@ -120,6 +122,9 @@ export class Statements {
       `SELECT t.task_id, s.seq, s.v, s.state FROM tasks t LEFT JOIN snapshots s ON s.task_no = t.task_no
         WHERE t.task_id = ?`,
     );
+    // Content-addressed: the same digest is the same bytes, so a second put has nothing to change.
+    this.putBlob = db.prepare("INSERT INTO blobs (digest, bytes) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING");
+    this.blob = db.prepare("SELECT bytes FROM blobs WHERE digest = ?");
     this.dataVersion = db.prepare("PRAGMA data_version");
   }
 

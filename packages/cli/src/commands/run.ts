@@ -1,6 +1,10 @@
-/** `sema run "objective" [--model provider:model-id] [--db path]`: start a task and stream it. */
+/**
+ * `sema run "objective" [--model provider:model-id] [--db path] [--attach file …]`: start a task
+ * and stream it; each `--attach` adds an image or a file to the objective.
+ */
 import { parseArgs } from "node:util";
 import { startTask } from "@sema-agent/core";
+import { withAttachments } from "../attachments.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
@@ -12,6 +16,7 @@ export const RUN_OPTIONS = {
   ...STORE_OPTIONS,
   "stdin-steers": { type: "boolean" },
   yes: { type: "boolean" },
+  attach: { type: "string", multiple: true },
 } as const;
 
 export function requireModel(io: CliIo, flag: string | undefined): string {
@@ -33,7 +38,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const backend = await openBackend(io, values);
   const { store } = backend;
   try {
-    const taskId = await startTask(store, { objective, model: spec, agent: DEFAULT_AGENT_NAME });
+    const taskId = await startTask(store, {
+      objective: withAttachments(objective, values.attach ?? [], io.cwd),
+      model: spec,
+      agent: DEFAULT_AGENT_NAME,
+    });
     io.stdout.write(`Task ${taskId} started (model ${spec}, store ${backend.label})\n`);
     return await driveLeg(io, {
       store,

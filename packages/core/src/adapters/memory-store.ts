@@ -31,6 +31,8 @@ import { claimByListing } from "./claim-by-listing.ts";
 import { limitPerPrincipal } from "./fair-claims.ts";
 import {
   assertAfterSeq,
+  assertBlob,
+  assertBlobDigest,
   assertLeaseAvailable,
   assertLeaseHeld,
   assertLimit,
@@ -59,6 +61,8 @@ interface Entry {
 
 export class MemoryStore implements Store {
   readonly #tasks = new Map<string, Entry>();
+  /** Content-addressed bytes of image and file parts, shared by every task (digest → bytes). */
+  readonly #blobs = new Map<string, Uint8Array>();
   readonly #notifier = new ChangeNotifier();
   readonly #now: () => number;
   #closed = false;
@@ -221,6 +225,19 @@ export class MemoryStore implements Store {
     }
     matching.sort((a, b) => (isAfterCursor(a, b) ? 1 : isAfterCursor(b, a) ? -1 : 0));
     return taskPageOf(matching, limit, jsonCopy);
+  }
+
+  async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
+    this.#open();
+    assertBlob(blob);
+    // A copy: the caller keeps its array, and may change it.
+    if (!this.#blobs.has(blob.digest)) this.#blobs.set(blob.digest, blob.bytes.slice());
+  }
+
+  async getBlob(digest: string): Promise<Uint8Array | undefined> {
+    this.#open();
+    assertBlobDigest(digest);
+    return this.#blobs.get(digest)?.slice();
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

@@ -209,3 +209,18 @@ export function taskPageOf<Row>(rows: readonly Row[], limit: number, recordOf: (
   const last = tasks.at(-1);
   return rows.length > limit && last !== undefined ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
 }
+
+/** A blob's digest: lowercase-hex SHA-256. */
+const BLOB_DIGEST = /^[0-9a-f]{64}$/;
+
+/** What every store checks of a `putBlob`: a SHA-256 digest and bytes (`InvalidInput` otherwise). */
+export function assertBlob(blob: { digest: string; bytes: Uint8Array }): void {
+  assertBlobDigest(blob.digest);
+  if (!(blob.bytes instanceof Uint8Array)) throw new InvalidInputError("a blob's bytes must be a Uint8Array");
+}
+
+/** A `getBlob` / `putBlob` digest must be lowercase-hex SHA-256 (`InvalidInput` otherwise). */
+export function assertBlobDigest(digest: string): void {
+  if (typeof digest !== "string" || !BLOB_DIGEST.test(digest))
+    throw new InvalidInputError("a blob digest is the lowercase-hex SHA-256 of its bytes", { digest });
+}

@@ -10,6 +10,7 @@ import type { CanApprove, Decision } from "../harness/tools/approvals.ts";
 import type { InferOutput, StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { Tool } from "../ports/tool.ts";
+import type { ContentPart } from "../protocol/content.ts";
 import type { SemaError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
@@ -145,6 +146,9 @@ export interface RunOptions<Output extends StandardSchemaV1 | undefined = undefi
   providerOptions?: StartTaskInput["providerOptions"];
 }
 
+/** What `run`, `stream` and `send` take: text, or content parts (text, images, files). */
+export type AgentInput = string | readonly ContentPart[];
+
 /** Options of `continue`. */
 export interface ContinueOptions<Output extends StandardSchemaV1 | undefined = undefined> {
   /** Aborting parks the task (`parked:interrupt`). */
@@ -193,12 +197,12 @@ export interface AgentHandle<Output extends StandardSchemaV1 | undefined = undef
   readonly store: Store;
   /** Start a task and run legs until it completes, fails, is cancelled or parks. */
   run<R extends StandardSchemaV1 | undefined = Output>(
-    input: string,
+    input: AgentInput,
     options?: RunOptions<R>,
   ): Promise<RunResult<OutputOf<R>>>;
   /** `run`, streamed: leaving the loop early parks the task (`parked:interrupt`). */
   stream<R extends StandardSchemaV1 | undefined = Output>(
-    input: string,
+    input: AgentInput,
     options?: RunOptions<R>,
   ): AgentStream<OutputOf<R>>;
   /**
@@ -206,7 +210,7 @@ export interface AgentHandle<Output extends StandardSchemaV1 | undefined = undef
    * when it has completed or failed — recorded as a follow-up that wakes it. Records only:
    * `continue` runs it. A cancelled task refuses (`TaskFinished`).
    */
-  send(taskId: string, input: string, options?: SendOptions): Promise<SentInput>;
+  send(taskId: string, input: AgentInput, options?: SendOptions): Promise<SentInput>;
   /** Run the task's next leg(s), as `run` does, and return where it stands. */
   continue<R extends StandardSchemaV1 | undefined = Output>(
     taskId: string,

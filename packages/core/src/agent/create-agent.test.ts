@@ -126,6 +126,19 @@ describe("createAgent: run", () => {
     expect(String((caught as Error).message)).toContain('"modle"');
   });
 
+  it("takes content parts: the image's bytes reach the model with the text", async () => {
+    const model = new ScriptedModel([{ text: "A red dot." }]);
+    const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);
+    const result = await createAgent({ model }).run([
+      { type: "text", text: "What is in this picture?" },
+      { type: "image", data: bytes, mediaType: "image/png" },
+    ]);
+    expect(result).toMatchObject({ status: "completed", text: "A red dot." });
+    const request = model.requests[0];
+    expect(userTexts(request)).toEqual(["What is in this picture?"]);
+    expect([...(request?.blobs?.values() ?? [])]).toEqual([bytes]);
+  });
+
   it("reports a failed task with its error typed from task_failed", async () => {
     const model = new ScriptedModel([{ error: { message: "bad request", code: "bad_request" } }]);
     const result = await createAgent({ model }).run("Hi");

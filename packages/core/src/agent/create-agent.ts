@@ -23,6 +23,7 @@ import type { StreamEvent } from "../protocol/stream-event.ts";
 import type {
   AgentDefinition,
   AgentHandle,
+  AgentInput,
   AgentStream,
   ApproveOptions,
   ContinueOptions,
@@ -94,7 +95,11 @@ const RUN_SETTING_KEYS = [
 ] as const satisfies readonly (keyof RunOptions & keyof StartTaskInput)[];
 
 /** The one place where `run`'s input and options become `startTask`'s input. */
-function startInput(agent: Agent, input: string, options: RunOptions<StandardSchemaV1 | undefined>): StartTaskInput {
+function startInput(
+  agent: Agent,
+  input: AgentInput,
+  options: RunOptions<StandardSchemaV1 | undefined>,
+): StartTaskInput {
   const start: StartTaskInput = { objective: input, model: agent.model.id };
   if (agent.name !== undefined) start.agent = agent.name;
   if (options.actor !== undefined) start.actor = options.actor;
@@ -144,7 +149,7 @@ export function createAgent<
   const canApprove = definition.canApprove;
 
   /** The task `run` means: a new one, or the existing one of an idempotent `taskId`. */
-  async function begin(input: string, runOptions: RunOptions<StandardSchemaV1 | undefined>): Promise<string> {
+  async function begin(input: AgentInput, runOptions: RunOptions<StandardSchemaV1 | undefined>): Promise<string> {
     try {
       return await startTask(store, startInput(options.agent, input, runOptions));
     } catch (error) {
@@ -257,13 +262,13 @@ export function createAgent<
   const handle: AgentHandle<Output> = {
     store,
 
-    async run<R extends StandardSchemaV1 | undefined = Output>(input: string, runOptions: RunOptions<R> = {}) {
+    async run<R extends StandardSchemaV1 | undefined = Output>(input: AgentInput, runOptions: RunOptions<R> = {}) {
       const taskId = await begin(input, runOptions);
       return drive<OutputOf<R>>(taskId, runOptions.signal, runOptions.output ?? definition.output, plainLeg);
     },
 
     stream<R extends StandardSchemaV1 | undefined = Output>(
-      input: string,
+      input: AgentInput,
       runOptions: RunOptions<R> = {},
     ): AgentStream<OutputOf<R>> {
       const left = new AbortController();
@@ -302,7 +307,7 @@ export function createAgent<
       };
     },
 
-    async send(taskId: string, input: string, sendOptions: SendOptions = {}): Promise<SentInput> {
+    async send(taskId: string, input: AgentInput, sendOptions: SendOptions = {}): Promise<SentInput> {
       const base: SendInputOptions = { text: input };
       if (sendOptions.actor !== undefined) base.actor = sendOptions.actor;
       if (sendOptions.inputId !== undefined) base.inputId = sendOptions.inputId;

@@ -255,3 +255,43 @@ describe("v2 fixtures", () => {
     expect(state.outputCorrections).toBeUndefined();
   });
 });
+
+// Version 2 of human_input and user_message: written only when an input carries attachments.
+describe("v2 fixtures (attachments)", () => {
+  const V2 = new URL("../../fixtures/events/v2/", import.meta.url);
+  const loadV2 = (name: string): StoredEvent[] =>
+    readFileSync(new URL(`${name}.jsonl`, V2), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as StoredEvent);
+  const image = { type: "image", digest: "a".repeat(64), mediaType: "image/png", size: 68 };
+
+  it.each(["human_input", "user_message"])("%s validates", (name) => {
+    expect(() => validateEvents(unstamped(loadV2(name)))).not.toThrow();
+  });
+
+  it("human_input: pending inputs keep their attachments, in order", () => {
+    const state = fold(loadV2("human_input"));
+    expect(state.objective).toBe("What is in this picture?");
+    expect(state.inputs.map((i) => [i.inputId, i.text, i.attachments])).toEqual([
+      ["in-obj", "What is in this picture?", [image]],
+      [
+        "in-2",
+        "",
+        [
+          { type: "file", digest: "b".repeat(64), mediaType: "application/pdf", size: 1024, filename: "report.pdf" },
+          { type: "image", url: "https://example.com/cat.png", mediaType: "image/png" },
+        ],
+      ],
+    ]);
+  });
+
+  it("user_message: the transcript entry has the text as content and the parts as sent", () => {
+    const state = fold(loadV2("user_message"));
+    const text = '[from "alice"]\nWhat is in this picture?';
+    expect(state.transcript).toEqual([
+      { role: "user", entryId: "entry:in-obj", content: text, parts: [{ type: "text", text }, image] },
+    ]);
+    expect(state.inputs).toEqual([]);
+  });
+});

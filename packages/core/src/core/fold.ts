@@ -5,6 +5,7 @@
  * appends in O(1) instead of refolding the log every turn.
  */
 
+import type { Attachment } from "../protocol/content.ts";
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import { OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
@@ -27,6 +28,8 @@ export interface PendingInput {
   /** `parked`: it arrived while no leg ran, and waits for the next one. */
   delivery: "received" | "parked";
   text: string;
+  /** Its images and files (stored references), delivered after its text. */
+  attachments?: Attachment[];
   actor?: ActorAssertion;
   policy?: HumanInputPolicy;
   /** The leg the sender meant it for. */
@@ -219,7 +222,12 @@ export class Folder {
         break;
       }
       case "user_message":
-        this.#push({ role: "user", entryId: event.entryId, content: event.content }, seq);
+        this.#push(
+          event.parts === undefined
+            ? { role: "user", entryId: event.entryId, content: event.content }
+            : { role: "user", entryId: event.entryId, content: event.content, parts: event.parts },
+          seq,
+        );
         break;
       case "hook_feedback":
         this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
@@ -330,6 +338,7 @@ export class Folder {
       text: event.text ?? "",
       seq,
     };
+    if (event.attachments !== undefined) pending.attachments = event.attachments;
     if (event.actor !== undefined) pending.actor = event.actor;
     if (event.policy !== undefined) pending.policy = event.policy;
     if (event.legId !== undefined) pending.legId = event.legId;

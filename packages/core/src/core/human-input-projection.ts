@@ -80,7 +80,17 @@ function copyActor(actor: ActorAssertion): ActorAssertion {
 type HumanInputFields = Omit<HumanInputEvent, "type" | "inputId" | keyof TaskEventIdentity>;
 
 /** The optional keys, in the order they are written (a fixed order keeps stored bytes stable). */
-const OPTIONAL_KEYS = ["text", "actor", "issuer", "principal", "entryId", "legId", "policy", "reason"] as const;
+const OPTIONAL_KEYS = [
+  "text",
+  "actor",
+  "issuer",
+  "principal",
+  "entryId",
+  "legId",
+  "policy",
+  "reason",
+  "attachments",
+] as const;
 
 /**
  * The one constructor for the `human_input` TaskEvent arm: mints the `inputId` when the caller has
@@ -92,7 +102,8 @@ export function buildHumanInputEvent(
 ): HumanInputEvent {
   const event: HumanInputEvent = {
     type: "human_input",
-    v: 1,
+    // Version 2 marks an input with attachments, which a reader of version 1 would drop.
+    v: input.attachments === undefined || input.attachments.length === 0 ? 1 : 2,
     inputId: input.inputId ?? newId(),
     carrier: input.carrier,
     source: input.source,
@@ -102,7 +113,12 @@ export function buildHumanInputEvent(
   const target = event as unknown as Record<string, unknown>;
   for (const key of OPTIONAL_KEYS) {
     const value = input[key];
-    if (value !== undefined) target[key] = key === "actor" ? copyActor(value as ActorAssertion) : value;
+    if (value === undefined) continue;
+    if (key === "actor") target[key] = copyActor(value as ActorAssertion);
+    else if (key === "attachments") {
+      const refs = value as readonly object[];
+      if (refs.length > 0) target[key] = refs.map((ref) => ({ ...ref }));
+    } else target[key] = value;
   }
   return event;
 }

@@ -7,7 +7,7 @@
 import type { TaskEvent } from "../protocol/task-event.ts";
 import type { PendingInput, TaskState } from "./fold.ts";
 import { buildAppliedHumanInputEvent, buildHumanInputEvent } from "./human-input-projection.ts";
-import { type DeliveryCarrier, renderInputs } from "./input-rendering.ts";
+import { type DeliveryCarrier, renderEntry } from "./input-rendering.ts";
 import { isModelWait } from "./model-wait.ts";
 import type { RandomBytes } from "./trust-framing.ts";
 
@@ -28,10 +28,16 @@ export function deliveryEvents(
       principal: state.principal,
     }),
   );
-  const content = renderInputs(inputs, carrier, randomBytes);
+  const { content, parts } = renderEntry(inputs, carrier, randomBytes);
   // Derived from the inputs (each applied once), so a leg resumed from the same log writes the same entry.
   const entryId = `entry:${inputs[0]?.inputId ?? ""}`;
-  events.push({ type: "user_message", v: 1, entryId, content, inputIds: inputs.map((i) => i.inputId) });
+  const inputIds = inputs.map((i) => i.inputId);
+  // Version 2 only with attachments: an entry of text stays byte for byte what it always was.
+  events.push(
+    parts === undefined
+      ? { type: "user_message", v: 1, entryId, content, inputIds }
+      : { type: "user_message", v: 2, entryId, content, inputIds, parts },
+  );
   return events;
 }
 

@@ -3,6 +3,7 @@
  * speaker label), then the frame of the input's lane, then the carrier's framing. Run once, when
  * the input is applied; the result is recorded, so a replay never renders again.
  */
+import type { UserPart } from "../protocol/content.ts";
 import type { PendingInput } from "./fold.ts";
 import { frameMidTurnUserInput, projectHumanInput } from "./human-input-projection.ts";
 import { defuseReservedMarkup } from "./reserved-markup.ts";
@@ -48,8 +49,32 @@ export function renderInputs(
   carrier: DeliveryCarrier,
   randomBytes?: RandomBytes,
 ): string {
+  return renderEntry(inputs, carrier, randomBytes).content;
+}
+
+/**
+ * The user entry that applies `inputs` on `carrier`: `content` exactly as {@link renderInputs}
+ * gives it, and, when an input carries attachments, `parts`: each input's framed text (the very
+ * string `content` holds for it) followed by its attachments, so an image stays next to the words
+ * that came with it. Attachments are data: nothing is rendered from them, no label, no frame.
+ * Each input is rendered once (an external fence's nonce is drawn once), shared by both forms.
+ */
+export function renderEntry(
+  inputs: readonly PendingInput[],
+  carrier: DeliveryCarrier,
+  randomBytes?: RandomBytes,
+): { content: string; parts?: UserPart[] } {
   const live = carrier === "steer";
-  const parts = inputs.map((input) => renderInput(input, live, randomBytes));
-  if (carrier === "resume") return [RESUME_HEAD, ...parts].join("\n\n");
-  return parts.join("\n\n");
+  const texts = inputs.map((input) => renderInput(input, live, randomBytes));
+  const content = carrier === "resume" ? [RESUME_HEAD, ...texts].join("\n\n") : texts.join("\n\n");
+  if (!inputs.some((input) => input.attachments !== undefined)) return { content };
+  const parts: UserPart[] = [];
+  if (carrier === "resume") parts.push({ type: "text", text: RESUME_HEAD });
+  inputs.forEach((input, i) => {
+    const text = texts[i] ?? "";
+    // An input of images only, from nobody in particular, has no text to send.
+    if (text !== "") parts.push({ type: "text", text });
+    for (const attachment of input.attachments ?? []) parts.push({ ...attachment });
+  });
+  return { content, parts };
 }

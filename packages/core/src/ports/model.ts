@@ -33,6 +33,12 @@ export interface ModelRequest {
   /** Standing instructions, then the agent's own (only the agent's with `standingInstructions: false`). */
   system: string;
   transcript: readonly TranscriptEntry[];
+  /**
+   * The bytes of every blob the transcript's attachments reference (a user entry's `parts`), by
+   * digest, read from the store when the request was built; absent when none are referenced. An
+   * adapter sends `blobs.get(attachment.digest)` where the transcript has the reference.
+   */
+  blobs?: ReadonlyMap<string, Uint8Array>;
   tools: readonly ToolSpec[];
   maxOutputTokens?: number;
   temperature?: number;

@@ -197,6 +197,16 @@ export interface Store {
   /** One principal's tasks, newest first. */
   listTasks(options: ListTasksOptions): Promise<TaskPage>;
 
+  /**
+   * Store the bytes of an image or file part under `digest`, the lowercase-hex SHA-256 of
+   * `bytes`, which the caller computed. Content-addressed, so idempotent: storing the same bytes
+   * again is a no-op, and one copy serves every task that references it. Optional on the port: a
+   * store without a blob table refuses image and file parts (`ContentUnsupported` at the ingress).
+   */
+  putBlob?(blob: { digest: string; bytes: Uint8Array }): Promise<void>;
+  /** The bytes stored under `digest`, or `undefined`. Present exactly when `putBlob` is. */
+  getBlob?(digest: string): Promise<Uint8Array | undefined>;
+
   putSnapshot(snapshot: Snapshot): Promise<void>;
   /** The snapshot with the highest seq, if any. */
   latestSnapshot(taskId: string): Promise<Snapshot | undefined>;

@@ -24,7 +24,10 @@ export type SemaErrorCode =
   | "ApprovalConflict"
   | "DigestMismatch"
   | "Forbidden"
-  | "ConfigError";
+  | "ConfigError"
+  | "ContentTooLarge"
+  | "ContentUnsupported"
+  | "BlobNotFound";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -48,6 +51,9 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   DigestMismatch: true,
   Forbidden: true,
   ConfigError: true,
+  ContentTooLarge: true,
+  ContentUnsupported: true,
+  BlobNotFound: true,
 };
 
 /** Whether `code` is one of Sema's stable error codes (a code read from a log may be anything). */
@@ -286,4 +292,39 @@ export function sayProblems(where: string, problems: readonly ConfigProblem[]): 
     problem.path === "" ? problem.message : `${problem.path} ${problem.message}`,
   );
   return `${where}: ${said.join("; ")}`;
+}
+
+/**
+ * An image or file part, or all of one input's parts together, is larger than the limit
+ * (`ContentLimits`): nothing was recorded. Not retryable: the same content is refused again.
+ */
+export class ContentTooLargeError extends SemaError {
+  readonly size: number;
+  readonly limit: number;
+  constructor(what: "part" | "input", size: number, limit: number, index?: number) {
+    const which = what === "part" ? `content part ${index ?? 0}` : "the input's content";
+    super("ContentTooLarge", `${which} is ${size} bytes, over the limit of ${limit}`, {
+      details: { what, size, limit, ...(index === undefined ? {} : { index }) },
+    });
+    this.size = size;
+    this.limit = limit;
+  }
+}
+
+/**
+ * Content that cannot be taken here: a store without a blob table (`putBlob` / `getBlob`), or a
+ * URL the model's provider does not accept (pass the bytes, or let the ingress fetch it with
+ * `fetchUrls`). Not retryable.
+ */
+export class ContentUnsupportedError extends SemaError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("ContentUnsupported", message, { details });
+  }
+}
+
+/** The log references a blob the store does not hold (deleted, or a store copied without its blobs). */
+export class BlobNotFoundError extends SemaError {
+  constructor(digest: string) {
+    super("BlobNotFound", `the store holds no blob with digest ${digest}`, { details: { digest } });
+  }
 }

@@ -1,3 +1,4 @@
+import type { Attachment } from "./content.ts";
 import type { ActorAssertion } from "./transcript.ts";
 
 /**
@@ -54,7 +55,7 @@ export interface HumanInputEvent extends TaskEventIdentity {
    * Schema version of this arm. Optional in the type only because the seed's constructor
    * signatures predate it; every constructor writes it and the store rejects an event without it.
    */
-  v?: 1;
+  v?: 1 | 2;
   /** Shared by every delivery stage of one input. */
   inputId: string;
   /** The route into the model's context: a {@link CoreCarrier} or a host's own. */
@@ -77,4 +78,9 @@ export interface HumanInputEvent extends TaskEventIdentity {
   policy?: HumanInputPolicy;
   /** Why an input was `dropped`. */
   reason?: string;
+  /**
+   * The input's images and files as stored references (never empty; version 2 only): `text` is
+   * the concatenation of its text parts, so a reader of text sees what it always saw.
+   */
+  attachments?: Attachment[];
 }

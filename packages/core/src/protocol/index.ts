@@ -5,6 +5,7 @@
  */
 
 export { checkConfig, functionSchema } from "./config-check.ts";
+export * from "./content.ts";
 export * from "./errors.ts";
 export type * from "./human-input.ts";
 export type * from "./json.ts";

@@ -8,6 +8,7 @@
  * typecheck runs, so the two cannot drift.
  */
 import { z } from "zod";
+import { attachmentSchema, userPartSchema } from "./content.ts";
 import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
 import type { JsonValue } from "./json.ts";
 
@@ -172,32 +173,53 @@ export const legEndedSchema = z.strictObject({
   detail: z.string().exactOptional(),
 });
 
-export const humanInputSchema = z.strictObject({
-  type: z.literal("human_input"),
-  v: v1,
-  inputId: nonEmpty,
-  carrier: nonEmpty,
-  source: z.enum(["user", "operator", "supervisor", "external", "system"]),
-  delivery: z.enum(["received", "parked", "applied", "dropped"]),
-  sessionSeq: count,
-  text: z.string().exactOptional(),
-  actor: actorSchema.exactOptional(),
-  issuer: z.string().exactOptional(),
-  principal: z.string().exactOptional(),
-  entryId: z.string().exactOptional(),
-  legId: z.string().exactOptional(),
-  policy: z.enum(["steer", "queue", "interrupt", "reject"]).exactOptional(),
-  reason: z.string().exactOptional(),
-});
+/**
+ * Version 2 is written only when an input carries attachments (`attachments`, never empty): a
+ * reader of version 1 would deliver the text alone and drop the images silently, so it must
+ * refuse instead. An input of text only stays version 1, byte for byte what it always was.
+ */
+export const humanInputSchema = z
+  .strictObject({
+    type: z.literal("human_input"),
+    v: z.union([v1, z.literal(2)]),
+    inputId: nonEmpty,
+    carrier: nonEmpty,
+    source: z.enum(["user", "operator", "supervisor", "external", "system"]),
+    delivery: z.enum(["received", "parked", "applied", "dropped"]),
+    sessionSeq: count,
+    text: z.string().exactOptional(),
+    actor: actorSchema.exactOptional(),
+    issuer: z.string().exactOptional(),
+    principal: z.string().exactOptional(),
+    entryId: z.string().exactOptional(),
+    legId: z.string().exactOptional(),
+    policy: z.enum(["steer", "queue", "interrupt", "reject"]).exactOptional(),
+    reason: z.string().exactOptional(),
+    /** The input's images and files (their bytes in the blob table), in the order given; `text` holds its text parts. */
+    attachments: z.array(attachmentSchema).min(1).exactOptional(),
+  })
+  .refine((event) => (event.v === 2) === (event.attachments !== undefined), {
+    message: "attachments are written in version 2 and only there",
+    path: ["v"],
+  });
 
 /** The transcript entry that commits applied inputs to what the model sees, with the exact bytes. */
-export const userMessageSchema = z.strictObject({
-  type: z.literal("user_message"),
-  v: v1,
-  entryId: nonEmpty,
-  content: z.string(),
-  inputIds: z.array(nonEmpty),
-});
+export const userMessageSchema = z
+  .strictObject({
+    type: z.literal("user_message"),
+    /** 2 only with `parts` (an old reader would send the text without the attachments). */
+    v: z.union([v1, z.literal(2)]),
+    entryId: nonEmpty,
+    /** The entry's text: the whole entry in version 1; in version 2 its text parts, for readers of text. */
+    content: z.string(),
+    inputIds: z.array(nonEmpty),
+    /** What the model receives when the inputs carried attachments: each input's framed text, then its attachments. */
+    parts: z.array(userPartSchema).min(1).exactOptional(),
+  })
+  .refine((event) => (event.v === 2) === (event.parts !== undefined), {
+    message: "parts are written in version 2 and only there",
+    path: ["v"],
+  });
 
 export const modelTurnSchema = z.strictObject({
   type: z.literal("model_turn"),

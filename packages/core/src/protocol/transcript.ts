@@ -1,6 +1,7 @@
 /**
  * The model-facing vocabulary shared by every ring: who spoke, and the transcript a model sees.
  */
+import type { UserPart } from "./content.ts";
 import type { JsonValue } from "./json.ts";
 
 /**
@@ -50,6 +51,7 @@ export type ToolResultStatus = "ok" | "error" | "denied" | "interrupted";
  * exactly the bytes the model receives: framing happened when the entry was recorded.
  */
 export type TranscriptEntry =
-  | { role: "user"; entryId: string; content: string }
+  /** `parts`, when present, is what the model receives (text and attachments, in order); `content` is its text. */
+  | { role: "user"; entryId: string; content: string; parts?: UserPart[] }
   | { role: "assistant"; text: string; reasoning?: string; toolCalls: ToolCall[] }
   | { role: "tool"; callId: string; name: string; status: ToolResultStatus; content: string };

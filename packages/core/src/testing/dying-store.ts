@@ -101,5 +101,17 @@ export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { 
       dead = true;
     },
   };
+  // Blobs only when the inner store keeps them, as the port makes them optional.
+  const { putBlob, getBlob } = inner;
+  if (putBlob !== undefined && getBlob !== undefined) {
+    wrapper.putBlob = async (blob) => {
+      guard();
+      return putBlob.call(inner, blob);
+    };
+    wrapper.getBlob = async (digest) => {
+      guard();
+      return getBlob.call(inner, digest);
+    };
+  }
   return wrapper;
 }

@@ -13,6 +13,7 @@ import type { Store } from "../ports/store.ts";
 import { isSemaError, type SemaErrorCode } from "../protocol/errors.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
+import { blobConformance } from "./store-conformance-blobs.ts";
 import { claimsConformance } from "./store-conformance-claims.ts";
 import { fairnessConformance } from "./store-conformance-fairness.ts";
 import { liveConformance } from "./store-conformance-live.ts";
@@ -252,6 +253,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     claimsConformance({ describe, it, expect, fresh, newTask, expectCode });
     overviewConformance({ describe, it, expect, fresh, newTask, expectCode });
     fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
+    blobConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {

@@ -185,4 +185,42 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     expect(await page.evaluate(() => sessionStorage.getItem("sema.token"))).toBeNull();
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it("shows the images a task's inputs carried, fetched with the token; files stay labels", async () => {
+    if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
+    // A 1×1 PNG, and a PDF that is only ever named.
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    const created = await fetch(`${serving?.url}/v1/tasks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        objective: [
+          { type: "text", text: "Look at this" },
+          { type: "image", data: png, mediaType: "image/png" },
+          { type: "file", data: "JVBERi0=", mediaType: "application/pdf", filename: "a.pdf" },
+        ],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { taskId } = (await created.json()) as { taskId: string };
+    const page = await (browser as Browser).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}`);
+    await page.fill("#token", token);
+    await page.click("#sign-in-form button");
+    const image = page.locator('#log > li[data-type="human_input"] img.attachment').first();
+    await image.waitFor();
+    // Decoded by the browser from the object URL: a real image of the real bytes.
+    await page.waitForFunction(
+      `(() => { const img = document.querySelector('#log > li[data-type="human_input"] img.attachment'); return img !== null && img.complete && img.naturalWidth === 1; })()`,
+    );
+    expect(await image.getAttribute("src")).toMatch(/^blob:/);
+    await page
+      .locator('#log > li[data-type="human_input"] .attachments li', {
+        hasText: "File (application/pdf, 5 bytes, a.pdf)",
+      })
+      .waitFor();
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -16,7 +16,8 @@ export const CONSOLE_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "connect-src 'self'",
-  "img-src 'self'",
+  // blob: for the images a task's inputs carried, fetched with the token and shown by object URL.
+  "img-src 'self' blob:",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",

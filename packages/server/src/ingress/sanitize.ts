@@ -4,8 +4,8 @@
  * lane), plus the server's length limit. What is stored is exactly what the model will see after
  * projection.
  */
-import { type HumanInputSource, sanitizeHumanText } from "@sema-agent/core";
-import { HttpError } from "../http-error.ts";
+import { type ContentPart, type HumanInputSource, sanitizeHumanText } from "@sema-agent/core";
+import { badRequest, HttpError } from "../http-error.ts";
 
 /**
  * `sanitizeHumanText(text, source)`, then a 413 when the result is longer than `maxChars` code
@@ -21,4 +21,30 @@ export function sanitizeText(text: string, source: HumanInputSource, maxChars: n
       });
   }
   return clean;
+}
+
+/** A body's text or content parts, as the schema `textOrParts` accepts them. */
+export type TextOrParts = string | readonly ContentPart[];
+
+/**
+ * The server's checks of an objective or input given as a string or as content parts: the text
+ * (a string, or the text parts joined by a blank line as core records them) is sanitized and
+ * capped like any text, and must not be empty unless image or file parts come with it (400). A
+ * string comes back sanitized; parts come back as given, for core's ingress to sanitize and store.
+ */
+export function checkTextOrParts(
+  value: TextOrParts,
+  source: HumanInputSource,
+  maxChars: number,
+  path: string,
+): TextOrParts {
+  const parts = typeof value === "string" ? undefined : value;
+  const joined =
+    parts === undefined
+      ? (value as string)
+      : parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n\n");
+  const clean = sanitizeText(joined, source, maxChars, path);
+  const attachments = parts?.some((part) => part.type !== "text") === true;
+  if (clean.trim() === "" && !attachments) throw badRequest(`${path} is empty`, path);
+  return parts ?? clean;
 }

@@ -8,7 +8,7 @@ import { ForbiddenError } from "@sema-agent/core/protocol";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { parseDisplayName } from "../ingress/display-name.ts";
-import { sanitizeText } from "../ingress/sanitize.ts";
+import { checkTextOrParts } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { SendInputRequest, SendInputResponse } from "../schemas/actions.ts";
 import { TaskParams } from "../schemas/common.ts";
@@ -49,16 +49,17 @@ export function inputRoutes(deps: RouteDeps): AnyRouteSpec[] {
       body: SendInputRequest,
       responses: { 202: { description: "Recorded; `delivery` says how.", schema: SendInputResponse } },
       errors: [400, 401, 403, 404, 409, 413, 415, 429],
+      contentBody: true,
       async handler({ params, body, caller, context }) {
         const { source, actor } = laneOf(caller, body.lane ?? "user", body.from);
-        const text = sanitizeText(body.text, source, limits.maxTextChars, "body.text");
-        if (text.trim() === "") throw badRequest("body.text is empty", "body.text");
+        const text = checkTextOrParts(body.text, source, limits.maxTextChars, "body.text");
         await ownTask(store, params.taskId, caller);
         const sent = await queue.run(params.taskId, () =>
           sendInput(store, params.taskId, {
             text,
             source,
             actor,
+            content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
             ...(body.carrier === undefined ? {} : { carrier: body.carrier }),
             ...(body.policy === undefined ? {} : { policy: body.policy }),
             ...(body.legId === undefined ? {} : { legId: body.legId }),

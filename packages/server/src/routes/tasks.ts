@@ -1,9 +1,10 @@
 /** `POST /v1/tasks`, `GET /v1/tasks`, `GET /v1/tasks/{taskId}`. */
-import { loadTaskOverview, startTask } from "@sema-agent/core";
-import { badRequest } from "../http-error.ts";
-import { sanitizeText } from "../ingress/sanitize.ts";
+import { loadTaskOverview, type Store, startTask } from "@sema-agent/core";
+import type { BlobAttachment } from "@sema-agent/core/protocol";
+import { badRequest, HttpError } from "../http-error.ts";
+import { checkTextOrParts } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
-import { TaskParams } from "../schemas/common.ts";
+import { BlobParams, TaskParams } from "../schemas/common.ts";
 import { CreateTaskRequest, CreateTaskResponse, ListTasksQuery, TaskDetail, TaskPage } from "../schemas/tasks.ts";
 import { ownTask } from "../tasks/own-task.ts";
 import { taskDetail, taskListItem } from "../tasks/task-view.ts";
@@ -21,9 +22,9 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       body: CreateTaskRequest,
       responses: { 201: { description: "Created.", schema: CreateTaskResponse } },
       errors: [400, 401, 413, 415, 429],
+      contentBody: true,
       async handler({ body, caller, context }) {
-        const objective = sanitizeText(body.objective, "user", limits.maxTextChars, "body.objective");
-        if (objective.trim() === "") throw badRequest("body.objective is empty", "body.objective");
+        const objective = checkTextOrParts(body.objective, "user", limits.maxTextChars, "body.objective");
         const name = body.agent ?? agents.defaultName;
         const agent = agents.get(name);
         if (agent === undefined)
@@ -34,6 +35,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
           actor: caller.actor,
           agent: name,
           model: agent.model.id,
+          content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
           ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
         });
         deps.workers?.notify(taskId);
@@ -63,6 +65,38 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
     }),
     route({
       method: "get",
+      path: "/v1/tasks/:taskId/blobs/:digest",
+      operationId: "getBlob",
+      summary: "The bytes of an image or file one of the task's inputs carried",
+      tag: "tasks",
+      params: BlobParams,
+      responses: {
+        200: {
+          description: "The bytes, with the media type the input gave them. Never rendered by the API's origin.",
+          contentType: "application/octet-stream",
+        },
+      },
+      errors: [400, 401, 404, 429],
+      async handler({ params, caller, context }) {
+        await ownTask(store, params.taskId, caller);
+        // Only a blob this task's log references: knowing a digest is not leave to read the bytes.
+        const attachment = await referencedBlob(store, params.taskId, params.digest);
+        const bytes = attachment === undefined ? undefined : await store.getBlob?.(params.digest);
+        if (attachment === undefined || bytes === undefined)
+          throw new HttpError(404, "BlobNotFound", `task ${params.taskId} has no attachment ${params.digest}`);
+        return context.body(new Uint8Array(bytes), 200, {
+          "content-type": attachment.mediaType,
+          "content-length": String(bytes.length),
+          // Bytes from a caller: never sniffed, never run, never framed, whatever they claim to be.
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; sandbox",
+          "content-disposition": "attachment",
+          "cache-control": "private, max-age=31536000, immutable",
+        });
+      },
+    }),
+    route({
+      method: "get",
       path: "/v1/tasks/:taskId",
       operationId: "getTask",
       summary: "A task: status, usage, result or error, pending approvals, children",
@@ -77,4 +111,14 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       },
     }),
   ];
+}
+
+/** The attachment of the task's inputs with this digest, if its log has one. */
+async function referencedBlob(store: Store, taskId: string, digest: string): Promise<BlobAttachment | undefined> {
+  for (const event of await store.read(taskId)) {
+    if (event.type !== "human_input" || event.attachments === undefined) continue;
+    for (const attachment of event.attachments)
+      if ("digest" in attachment && attachment.digest === digest) return attachment;
+  }
+  return undefined;
 }

@@ -1,12 +1,12 @@
 /** Request and response bodies of the task actions: inputs, approvals, interrupt, cancel, resume. */
 import { z } from "zod";
-import { idSchema, TaskStatus } from "./common.ts";
+import { idSchema, TaskStatus, textOrParts } from "./common.ts";
 import { named } from "./registry.ts";
 
 export const SendInputRequest = named(
   "SendInputRequest",
   z.strictObject({
-    text: z.string().describe("Sanitized at the ingress; over the cap is a 413."),
+    text: textOrParts("The input."),
     carrier: z.enum(["steer", "nextTurn", "wake"]).optional().describe("Default `steer`."),
     policy: z.enum(["steer", "queue", "interrupt", "reject"]).optional().describe("What to do while a leg runs."),
     legId: idSchema

@@ -48,3 +48,46 @@ export const ParkReason = named(
 
 export const TaskParams = z.strictObject({ taskId: idSchema });
 export const ApprovalParams = z.strictObject({ taskId: idSchema, callId: idSchema });
+export const BlobParams = z.strictObject({
+  taskId: idSchema,
+  digest: z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256"),
+});
+
+const base64 = z
+  .string()
+  .regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, "must be base64 (standard alphabet)")
+  .describe("The bytes, base64-encoded (standard alphabet, padding optional).");
+const mediaType = z.string().regex(/^[\w.+-]+\/[\w.+*-]+$/, "must be a media type such as image/png");
+
+export const ContentPart = named(
+  "ContentPart",
+  z.discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("text"), text: z.string() }),
+    z.strictObject({
+      type: z.literal("image"),
+      data: base64,
+      mediaType: mediaType.describe("An image media type (image/png, image/jpeg, image/webp, image/gif)."),
+    }),
+    z.strictObject({
+      type: z.literal("file"),
+      data: base64,
+      mediaType: mediaType.describe("The file's media type, e.g. application/pdf."),
+      filename: z.string().max(255).exactOptional(),
+    }),
+  ]),
+  "One part of an objective or input: text (sanitized and attributed like a string), or an image or a file (stored once by its SHA-256, sent to the model as data, never as instructions).",
+);
+
+/** A string, or content parts (text, images, files). */
+export function textOrParts(what: string, text: z.ZodString = z.string()) {
+  return z.union([
+    text.describe(`${what} Sanitized at the ingress; over the cap is a 413.`),
+    z
+      .array(ContentPart)
+      .min(1)
+      .max(100)
+      .describe(
+        `${what} As content parts: the text parts are joined by a blank line and capped like a string; image and file parts are capped by \`maxPartBytes\` each and \`maxContentBytes\` together (413 above).`,
+      ),
+  ]);
+}

@@ -1,6 +1,6 @@
 /** Request and response bodies of `/v1/tasks` and `/v1/tasks/{taskId}`. */
 import { z } from "zod";
-import { idSchema, JsonValue, ParkReason, TaskStatus, Usage } from "./common.ts";
+import { idSchema, JsonValue, ParkReason, TaskStatus, textOrParts, Usage } from "./common.ts";
 import { named } from "./registry.ts";
 
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -8,7 +8,7 @@ export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const CreateTaskRequest = named(
   "CreateTaskRequest",
   z.strictObject({
-    objective: z.string().min(1).describe("What the task should do. Sanitized at the ingress; over the cap is a 413."),
+    objective: textOrParts("What the task should do.", z.string().min(1)),
     agent: z
       .string()
       .regex(AGENT_NAME_PATTERN)

@@ -11,7 +11,7 @@ import { modelWaitRetirements } from "../../core/model-wait.ts";
 import { formatHookFeedback } from "../../core/trust-framing.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
-import { LeaseLostError } from "../../protocol/errors.ts";
+import { isSemaError, LeaseLostError } from "../../protocol/errors.ts";
 import { OUTPUT_CORRECTION, type StoredEvent, type TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
@@ -20,6 +20,8 @@ import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
 import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
 import {
   buildModelRequest,
+  RequestBlobs,
+  type RequestContent,
   type RequestSettings,
   requestSettings,
   toolChoiceProblem,
@@ -47,6 +49,8 @@ export class LegLoop {
   readonly #settings: RequestSettings;
   readonly #hooks: LegHooks;
   readonly #toolPhase: ToolPhase;
+  /** The bytes of the attachments the transcript references, read once per leg. */
+  readonly #blobs: RequestBlobs;
   #step = new AbortController();
   readonly #watch: StepWatch;
 
@@ -61,6 +65,7 @@ export class LegLoop {
     this.#specs = delegation === undefined ? toolSpecs(tools) : [...toolSpecs(tools), delegateSpec(delegation)];
     this.#settings = requestSettings(ctx.agent, tools);
     this.#hooks = new LegHooks(ctx);
+    this.#blobs = new RequestBlobs(ctx.store);
     this.#toolPhase = new ToolPhase(ctx, this.#hooks, {
       signal: () => this.#stepSignal(),
       watched: (work) => this.#watched(work),
@@ -399,19 +404,42 @@ export class LegLoop {
     ]);
   }
 
+  /**
+   * The blobs the next request references. A blob the store lacks fails the task (`BlobNotFound`):
+   * the request the log describes cannot be built, and retrying will not build it.
+   */
+  async #requestBlobs(): Promise<RequestContent | "failed"> {
+    try {
+      return await this.#blobs.resolve(this.#w.state.transcript);
+    } catch (error) {
+      if (!isSemaError(error, "BlobNotFound")) throw error;
+      await this.#w.append([
+        { type: "task_failed", v: 1, error: { code: error.code, message: error.message } },
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
+      ]);
+      return "failed";
+    }
+  }
+
   /** Call the model; the recorded turn is returned to be appended with what follows it. */
   async #modelStep(): Promise<{ turn: CollectedTurn; event: TaskEvent } | "stopped" | "failed"> {
     const signal = this.#stepSignal();
     if (signal.aborted) return "stopped";
     const { agent } = this.#o;
     const settings = this.#settings;
-    const hookFailure = await this.#hooks.beforeModel(() => buildModelRequest(this.#w.state, settings, this.#specs));
+    // Synchronous when no entry was added since the last request (an instant turn awaits nothing more).
+    const content = this.#blobs.current(this.#w.state.transcript) ?? (await this.#requestBlobs());
+    if (content === "failed") return "failed";
+    const hookFailure = await this.#hooks.beforeModel(() =>
+      buildModelRequest(this.#w.state, settings, this.#specs, content),
+    );
     if (hookFailure !== undefined) {
       await this.#failHook(hookFailure);
       return "failed";
     }
     const state = this.#w.state;
-    const request = buildModelRequest(state, settings, this.#specs);
+    // A hook's feedback adds no attachments: the blobs resolved before the hook are all there are.
+    const request = buildModelRequest(state, settings, this.#specs, content);
     const problem = toolChoiceProblem(request);
     if (problem !== undefined) {
       await this.#w.append([

@@ -56,7 +56,13 @@ export function compactionCut(state: TaskState, keep: number): number | undefine
 function prefix(state: TaskState, throughSeq: number): TranscriptEntry[] {
   const out: TranscriptEntry[] = [];
   for (let i = 0; i < state.transcript.length && (state.transcriptSeqs[i] ?? 0) <= throughSeq; i++) {
-    out.push(state.transcript[i] as TranscriptEntry);
+    const entry = state.transcript[i] as TranscriptEntry;
+    // The summarizer reads text: an entry's attachments are left out (its text still says what came).
+    out.push(
+      entry.role === "user" && entry.parts !== undefined
+        ? { role: "user", entryId: entry.entryId, content: entry.content }
+        : entry,
+    );
   }
   return out;
 }

@@ -6,9 +6,11 @@
  */
 
 import type { TaskState } from "../../core/fold.ts";
-import { STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
+import { ATTACHMENT_INSTRUCTIONS, STANDING_INSTRUCTIONS } from "../../core/standing-instructions.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
+import type { Store } from "../../ports/store.ts";
 import type { Tool } from "../../ports/tool.ts";
+import { BlobNotFoundError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { ProviderOptions, TaskSettings, ToolChoice } from "../../protocol/task-event.ts";
 import type { TranscriptEntry } from "../../protocol/transcript.ts";
@@ -38,17 +40,22 @@ export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
 
 let lastInstructions: string | undefined;
 let lastSystem = STANDING_INSTRUCTIONS;
+let lastAttached: boolean | undefined;
+const STANDING_WITH_ATTACHMENTS = `${STANDING_INSTRUCTIONS}\n${ATTACHMENT_INSTRUCTIONS}`;
 
 /**
- * The system text: standing instructions, then the agent's own (the last one built is reused).
- * Without the standing instructions (`standing` false) it is the agent's text alone.
+ * The system text: standing instructions (with the line on attachments when the transcript has
+ * any), then the agent's own (the last one built is reused). Without the standing instructions
+ * (`standing` false) it is the agent's text alone: no line on attachments either.
  */
-export function systemText(instructions: string | undefined, standing = true): string {
+export function systemText(instructions: string | undefined, standing = true, attached = false): string {
   if (!standing) return instructions ?? "";
-  if (instructions === undefined || instructions === "") return STANDING_INSTRUCTIONS;
-  if (instructions !== lastInstructions) {
-    lastSystem = `${STANDING_INSTRUCTIONS}\n\n${instructions}`;
+  const head = attached ? STANDING_WITH_ATTACHMENTS : STANDING_INSTRUCTIONS;
+  if (instructions === undefined || instructions === "") return head;
+  if (instructions !== lastInstructions || attached !== lastAttached) {
+    lastSystem = `${head}\n\n${instructions}`;
     lastInstructions = instructions;
+    lastAttached = attached;
   }
   return lastSystem;
 }
@@ -76,18 +83,26 @@ function mergeProviderOptions(agent: ProviderOptions | undefined, task: Provider
   return merged;
 }
 
+/** The attachments of a request: whether the transcript has any, and the bytes of those stored. */
+export interface RequestContent {
+  attached: boolean;
+  blobs: ReadonlyMap<string, Uint8Array>;
+}
+
 export function buildModelRequest(
   state: TaskState,
   settings: RequestSettings,
   specs: readonly ToolSpec[] = toolSpecs(settings.tools),
+  content?: RequestContent,
 ): ModelRequest {
   const instructions =
     typeof settings.instructions === "function" ? settings.instructions(state) : settings.instructions;
   const request: ModelRequest = {
-    system: systemText(instructions, settings.standingInstructions !== false),
+    system: systemText(instructions, settings.standingInstructions !== false, content?.attached === true),
     transcript: state.transcript,
     tools: specs,
   };
+  if (content !== undefined && content.blobs.size > 0) request.blobs = content.blobs;
   const task: TaskSettings | undefined = state.settings;
   const maxOutputTokens = task?.maxOutputTokens ?? settings.maxOutputTokens;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
@@ -149,4 +164,59 @@ export function requestSettings(agent: Agent, tools: readonly Tool[]): RequestSe
   if (agent.providerOptions !== undefined) settings.providerOptions = agent.providerOptions;
   if (agent.output !== undefined) settings.output = outputJsonSchema(agent.output);
   return settings;
+}
+
+/**
+ * The blobs a request needs, read from the store once per leg (design §5 "Images and files"):
+ * only user entries with `parts` reference any, and only entries appended since the last call are
+ * scanned, so a task without attachments pays one identity and one length check per turn. After a
+ * compaction replaced the transcript the set is rebuilt, so a request carries exactly the blobs
+ * its transcript references — the same set whichever process builds it. A request keeps the map
+ * it was given: new blobs go into a new map, never into one a request (or a hook) holds.
+ */
+export class RequestBlobs {
+  readonly #store: Store;
+  #content: RequestContent = { attached: false, blobs: new Map() };
+  #scanned: readonly TranscriptEntry[] | undefined;
+  #count = 0;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** The blobs of `transcript` when nothing was added since the last `resolve`, else `undefined`. */
+  current(transcript: readonly TranscriptEntry[]): RequestContent | undefined {
+    return transcript === this.#scanned && transcript.length === this.#count ? this.#content : undefined;
+  }
+
+  /** The bytes of every blob `transcript` references; `BlobNotFound` if the store lacks one. */
+  async resolve(transcript: readonly TranscriptEntry[]): Promise<RequestContent> {
+    let { attached, blobs } = this.#content;
+    // Another array (a refolded state, a compaction): scan it whole, reusing the bytes already read.
+    const known = blobs;
+    if (transcript !== this.#scanned || transcript.length < this.#count) {
+      this.#scanned = transcript;
+      this.#count = 0;
+      attached = false;
+      blobs = new Map();
+    }
+    let added: Map<string, Uint8Array> | undefined;
+    for (; this.#count < transcript.length; this.#count++) {
+      const entry = transcript[this.#count];
+      if (entry?.role !== "user" || entry.parts === undefined) continue;
+      for (const part of entry.parts) {
+        if (part.type !== "text") attached = true;
+        if (!("digest" in part) || blobs.has(part.digest) || added?.has(part.digest) === true) continue;
+        const bytes =
+          known.get(part.digest) ??
+          (this.#store.getBlob === undefined ? undefined : await this.#store.getBlob(part.digest));
+        if (bytes === undefined) throw new BlobNotFoundError(part.digest);
+        added ??= new Map(blobs);
+        added.set(part.digest, bytes);
+      }
+    }
+    if (added !== undefined) blobs = added;
+    if (attached !== this.#content.attached || blobs !== this.#content.blobs) this.#content = { attached, blobs };
+    return this.#content;
+  }
 }

@@ -4,17 +4,24 @@
  * in first; an input id makes a retried send idempotent.
  */
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
-import { sanitizeHumanText } from "../../core/human-text.ts";
 import { isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Store, TaskRecord } from "../../ports/store.ts";
+import type { ContentPart } from "../../protocol/content.ts";
 import { InputRejectedError, InvalidInputError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../../protocol/human-input.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
+import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 
 export interface SendInputOptions {
-  /** The text; recorded as `sanitizeHumanText` leaves it for its lane. */
-  text: string;
+  /**
+   * The input: text, recorded as `sanitizeHumanText` leaves it for its lane, or content parts
+   * (text, images, files) — their bytes go to the store's blob table, their text parts are joined
+   * and sanitized the same way (design §5 "Images and files").
+   */
+  text: string | readonly ContentPart[];
+  /** Limits on the input's image and file parts, and whether URL parts are fetched. */
+  content?: ContentOptions;
   /** `steer` (default), `nextTurn` or `wake`; a host may name its own. */
   carrier?: string;
   /** The lane; default `user`. */
@@ -49,9 +56,12 @@ export function isRunning(record: TaskRecord): boolean {
  * boundary, or as its policy says); otherwise it is `parked` for the next leg.
  */
 export async function sendInput(store: Store, taskId: string, options: SendInputOptions): Promise<SentInput> {
-  if (typeof options.text !== "string") throw new InvalidInputError("input text must be a string");
+  if (typeof options.text !== "string" && !Array.isArray(options.text))
+    throw new InvalidInputError("input text must be a string or an array of content parts");
   const source = options.source ?? "user";
-  const text = sanitizeHumanText(options.text, source);
+  // Content is taken (and its bytes stored) once, before the append loop: a retried append
+  // records the same references.
+  const { text, attachments } = await ingestContent(store, options.text, source, options.content);
   const carrier = options.carrier ?? "steer";
   const inputId = options.inputId ?? newId();
   for (;;) {
@@ -82,7 +92,7 @@ export async function sendInput(store: Store, taskId: string, options: SendInput
     const event = buildHumanInputEvent(
       rejected
         ? { ...base, delivery, reason: "rejected: a leg is running and the policy is reject" }
-        : { ...base, delivery, text },
+        : { ...base, delivery, text, ...(attachments === undefined ? {} : { attachments }) },
     );
     try {
       await store.append(taskId, [event], { expectedSeq: record.lastSeq });

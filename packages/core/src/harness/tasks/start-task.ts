@@ -5,9 +5,9 @@
 
 import { z } from "zod";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
-import { sanitizeHumanText } from "../../core/human-text.ts";
 import type { Store } from "../../ports/store.ts";
 import { checkInput } from "../../protocol/config-check.ts";
+import type { ContentPart } from "../../protocol/content.ts";
 import { InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import {
@@ -21,6 +21,7 @@ import type { ActorAssertion } from "../../protocol/transcript.ts";
 import type { OutputSchema } from "../agent.ts";
 import type { Equal, ShapeOf } from "../config/agent-schema.ts";
 import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
+import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 
 /** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
 const SETTING_KEYS = [
@@ -34,8 +35,14 @@ const SETTING_KEYS = [
 ] as const;
 
 export interface StartTaskInput {
-  /** The task's objective; recorded as `sanitizeHumanText` leaves it on the user lane. */
-  objective: string;
+  /**
+   * The task's objective: text, recorded as `sanitizeHumanText` leaves it on the user lane, or
+   * content parts (text, images, files), whose bytes go to the store's blob table and whose text
+   * parts are joined into the recorded objective (design §5 "Images and files").
+   */
+  objective: string | readonly ContentPart[];
+  /** Limits on the objective's image and file parts, and whether URL parts are fetched. */
+  content?: ContentOptions;
   /** Whose authority the task runs on. Default `"local"` (a single-user host). */
   principal?: string;
   /** Who typed the objective; absent for a single-user host (the bytes stay unlabelled). */
@@ -90,7 +97,13 @@ function settingsOf(input: StartTaskInput): TaskSettings | undefined {
 
 /** One line per `StartTaskInput` field: the compile fails while the two disagree on keys. */
 const startShape = {
-  objective: z.string(),
+  // Content parts are checked (and their bytes stored) by ingestContent.
+  objective: z.union([z.string(), z.array(z.unknown()).readonly()]),
+  content: z
+    .custom<ContentOptions>((value) => typeof value === "object" && value !== null, {
+      error: "must be content options ({ maxPartBytes, maxInputBytes, maxParts, fetchUrls, fetch })",
+    })
+    .optional(),
   principal: z.string().min(1).optional(),
   actor: actorSchema.optional(),
   agent: z.string().optional(),
@@ -123,12 +136,15 @@ const startSchema = z.strictObject(startShape);
  * is written.
  */
 export async function startTask(store: Store, input: StartTaskInput): Promise<string> {
-  if (typeof input !== "object" || input === null || typeof input.objective !== "string")
-    throw new InvalidInputError("the objective must be a string");
+  if (typeof input !== "object" || input === null)
+    throw new InvalidInputError("startTask needs an input object with an objective");
+  if (typeof input.objective !== "string" && !Array.isArray(input.objective))
+    throw new InvalidInputError("the objective must be a string or an array of content parts");
   checkInput(startSchema, input, "startTask");
   const principal = input.principal ?? "local";
   const settings = settingsOf(input);
-  const text = sanitizeHumanText(input.objective, "user");
+  // Last, once everything else is known good: it writes the parts' bytes to the blob table.
+  const { text, attachments } = await ingestContent(store, input.objective, "user", input.content);
   const created: Extract<TaskEvent, { type: "task_created" }> = {
     type: "task_created",
     v: 1,
@@ -152,6 +168,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
     sessionSeq: 0,
     text,
     principal,
+    ...(attachments === undefined ? {} : { attachments }),
     ...(input.actor === undefined
       ? {}
       : { actor: input.actor, ...(input.actor.issuer === undefined ? {} : { issuer: input.actor.issuer }) }),

@@ -5,19 +5,29 @@
 import { sanitizeHumanText } from "../../core/human-text.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Store } from "../../ports/store.ts";
+import type { ContentPart } from "../../protocol/content.ts";
 import { InvalidInputError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import { appendToTask } from "./append-to-task.ts";
+import type { ContentOptions } from "./content-ingress.ts";
 import { type SentInput, sendInput } from "./send-input.ts";
 
 /**
  * Wake a task with a message from a machine (`system`) or a relayed third party (`external`,
- * named by `from`). A running task gets it as a steer; a parked or finished one starts a new leg.
+ * named by `from`): text, or content parts (a relayed email's attachments, say) taken as
+ * `sendInput` takes them. A running task gets it as a steer; a parked or finished one starts a
+ * new leg.
  */
 export async function wake(
   store: Store,
   taskId: string,
-  options: { text: string; source: "system" | "external"; from?: string },
+  options: {
+    text: string | readonly ContentPart[];
+    source: "system" | "external";
+    from?: string;
+    /** Limits on image and file parts, and whether URL parts are fetched (see `sendInput`). */
+    content?: ContentOptions;
+  },
 ): Promise<SentInput> {
   const actor = options.from === undefined ? undefined : { id: options.from, verified: false };
   return sendInput(store, taskId, {
@@ -25,6 +35,7 @@ export async function wake(
     carrier: "wake",
     source: options.source,
     ...(actor === undefined ? {} : { actor }),
+    ...(options.content === undefined ? {} : { content: options.content }),
   });
 }
 
