@@ -105,6 +105,14 @@ export function queries(s: string) {
     claim: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
       WHERE task_id = ANY($1::text[]) AND wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
       ORDER BY updated_at, task_no LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    /**
+     * A fair claim: candidates in the order given ($1, the fair order), locking only the first $3
+     * it can get. Locking every candidate instead would hold rows a concurrent claimer then skips,
+     * and it would come back empty while runnable tasks wait.
+     */
+    claimInOrder: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+      WHERE task_id = ANY($1::text[]) AND wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+      ORDER BY array_position($1::text[], task_id) LIMIT $3 FOR UPDATE SKIP LOCKED`,
     /** Live leases at the database time (by the partial index) held on host $1, oldest activity first. */
     leasedOn: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
       WHERE lease_expires_at > clock_timestamp() AND lease_holder::json ->> 'host' = $1

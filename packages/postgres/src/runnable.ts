@@ -75,17 +75,20 @@ export async function claimRunnableTasks(db: Database, sql: Queries, options: Cl
       ? await listRunnableTasks(db, sql, Math.min(10_000, limit * 4 + 8 + exclude.size))
       : await listRunnableTasks(db, sql, 10_000, fairListing(limit, fairness, exclude.size));
   const unexcluded = listed.filter((record) => !exclude.has(record.taskId));
-  // A fair claim locks its candidates in the fair order's first few and leases them in that order.
+  // A fair claim locks the first of its candidates it can get, in the fair order.
   const ordered = fairness === undefined ? unexcluded : fairOrder(unexcluded, fairness).slice(0, limit * 4 + 8);
   const ids = ordered.map((record) => record.taskId);
   if (ids.length === 0) return [];
   return db.tx(async (tx) => {
     const now = (await tx.client.query<{ now_ms: number }>(tx.sql.nowMs)).rows[0]?.now_ms ?? Date.now();
-    const locked = (
-      await tx.client.query<TaskRow>(tx.sql.claim, [ids, new Date(now), fairness === undefined ? limit : ids.length])
+    // Either way only `limit` rows are locked; a fair claim takes them in the fair order.
+    const rows = (
+      await tx.client.query<TaskRow>(fairness === undefined ? tx.sql.claim : tx.sql.claimInOrder, [
+        ids,
+        new Date(now),
+        limit,
+      ])
     ).rows;
-    const byId = new Map(locked.map((row) => [row.task_id, row]));
-    const rows = fairness === undefined ? locked : ids.flatMap((id) => byId.get(id) ?? []);
     const claims: Claim[] = [];
     for (const row of rows) {
       if (claims.length === limit) break;
