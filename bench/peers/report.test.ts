@@ -56,4 +56,15 @@ describe("peer report", () => {
     expect(verdicts.map((v) => v.met)).toEqual([false, true, undefined, true, false, true, true]);
     expect(verdicts[0]?.detail).toContain("fastest peer pi");
   });
+
+  it("never counts Sema's own entry points (createAgent) as a peer", () => {
+    const rows = [
+      row("turns-200", "Sema", "wall per turn", [0.1]),
+      row("turns-200", "Sema createAgent", "wall per turn", [0.101]),
+      row("turns-200", "pi", "wall per turn", [0.5]),
+    ];
+    const [verdict] = goalVerdicts(rows);
+    expect(verdict?.detail).toContain("fastest peer pi");
+    expect(verdict?.met).toBe(true);
+  });
 });

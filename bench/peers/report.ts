@@ -13,6 +13,11 @@ export interface PeerRow extends ResultRow {
 /** The framework every ratio is relative to. */
 export const BASELINE = "Sema";
 
+/** Sema itself, by any of its entry points (`runLeg`, `createAgent`): never a peer. */
+function isSema(subject: string): boolean {
+  return subject === BASELINE || subject.startsWith(`${BASELINE} `);
+}
+
 function rowKey(row: PeerRow): string {
   return `${row.workload}\u0000${row.subject}\u0000${row.metric}`;
 }
@@ -94,7 +99,7 @@ export function goalVerdicts(rows: readonly PeerRow[]): GoalVerdict[] {
   const verdicts: GoalVerdict[] = [];
   for (const workload of ["turns-200", "turns-200x3", "concurrent"]) {
     const sema = medianOf(rows, workload, BASELINE, PER_TURN);
-    const peers = rows.filter((r) => r.workload === workload && r.metric === PER_TURN && r.subject !== BASELINE);
+    const peers = rows.filter((r) => r.workload === workload && r.metric === PER_TURN && !isSema(r.subject));
     const fastest = peers
       .map((r) => ({ name: r.subject, median: summarize(r.samples).median }))
       .sort((a, b) => a.median - b.median)[0];
