@@ -1,6 +1,7 @@
 import { type CliIo, reportError } from "./context.ts";
 
-const USAGE = `Usage: sema <command> [options]
+/** The usage text `sema help` prints; docs/reference/cli.md is generated from it (scripts/cli-reference.ts). */
+export const USAGE = `Usage: sema <command> [options]
 
 Commands:
   run "objective" [--model provider:model-id] [--db path] [--attach file …]
@@ -37,7 +38,7 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 
 // Each command's modules are loaded only when it runs: `sema worker` never loads the HTTP server
 // (Hono), and a command on PostgreSQL never loads node:sqlite (checked by module-graph.test.ts).
-const COMMANDS: Record<string, () => Promise<Command>> = {
+export const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./commands/run.ts")).run,
   resume: async () => (await import("./commands/resume.ts")).resume,
   steer: async () => (await import("./commands/steer.ts")).steer,

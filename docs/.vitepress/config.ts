@@ -1,0 +1,44 @@
+import { defineConfig } from "vitepress";
+
+// Dead internal links fail the build: VitePress checks them by default and ignoreDeadLinks stays
+// unset. Nothing here loads from the network (no search service, no fonts from a CDN), so the
+// site builds offline.
+export default defineConfig({
+  title: "Sema",
+  description: "A stateless, task-oriented AI agent core for TypeScript",
+  srcExclude: ["**/*.test.ts", "snippets/**"],
+  themeConfig: {
+    nav: [
+      { text: "Guide", link: "/guide/getting-started" },
+      { text: "CLI", link: "/reference/cli" },
+      { text: "Design", link: "/design" },
+    ],
+    sidebar: [
+      {
+        text: "Guide",
+        items: [
+          { text: "Getting started", link: "/guide/getting-started" },
+          { text: "Concepts", link: "/guide/concepts" },
+          { text: "Steering", link: "/guide/steering" },
+          { text: "Approvals and hooks", link: "/guide/approvals-and-hooks" },
+          { text: "Tools and MCP", link: "/guide/tools-and-mcp" },
+          { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },
+          { text: "Stores and crash recovery", link: "/guide/stores" },
+          { text: "Serving", link: "/guide/serving" },
+          { text: "Running on many machines", link: "/guide/many-machines" },
+          { text: "Testing your agents", link: "/guide/testing" },
+          { text: "Benchmarks", link: "/guide/benchmarks" },
+        ],
+      },
+      {
+        text: "Reference",
+        items: [
+          { text: "CLI reference", link: "/reference/cli" },
+          { text: "The agent API", link: "/agent-api" },
+          { text: "Configuration checks", link: "/configuration" },
+          { text: "Design", link: "/design" },
+        ],
+      },
+    ],
+  },
+});

@@ -1,0 +1,41 @@
+/** What the docs tests share: where the site's sources and its build are, and every page. */
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const DOCS_DIR = fileURLToPath(new URL(".", import.meta.url));
+export const REPO_DIR = join(DOCS_DIR, "..");
+export const DIST_DIR = join(DOCS_DIR, ".vitepress", "dist");
+
+/** Every Markdown page of the site, relative to docs/ (the build folder and its cache aside). */
+export function markdownPages(dir: string = DOCS_DIR): string[] {
+  const pages: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) pages.push(...markdownPages(path));
+    else if (entry.name.endsWith(".md")) pages.push(relative(DOCS_DIR, path));
+  }
+  return pages.sort();
+}
+
+/** The HTML file VitePress writes for a page: `guide/stores.md` becomes `guide/stores.html`. */
+export function htmlFor(page: string): string {
+  return page.replace(/\.md$/, ".html");
+}
+
+/** The ```ts blocks of a Markdown text, each without the indentation of its fence. */
+export function tsBlocks(markdown: string): string[] {
+  const blocks: string[] = [];
+  for (const match of markdown.matchAll(/^([ \t]*)```ts\n([\s\S]*?)^\1```$/gm)) {
+    const indent = match[1] ?? "";
+    const body = match[2] ?? "";
+    blocks.push(
+      body
+        .split("\n")
+        .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+        .join("\n"),
+    );
+  }
+  return blocks;
+}
