@@ -86,7 +86,7 @@ describe.runIf(present || required)("the docs site in Chromium", () => {
       const path = source === "index.md" ? "/" : `/${htmlFor(source)}`;
       const response = await page.goto(`http://127.0.0.1:${port}${path}`, { waitUntil: "networkidle" });
       expect(response?.status(), path).toBe(200);
-      const text = (await page.locator(".vp-doc").first().innerText()).trim();
+      const text = ((await page.locator(".vp-doc").first().textContent()) ?? "").trim();
       expect(text.length, `${path} is empty`).toBeGreaterThan(100);
     }
     expect(problems).toEqual([]);
