@@ -1,18 +1,19 @@
 /**
- * Opens every page of the built site in headless Chromium (Debian's `chromium`), served from
- * docs/.vitepress/dist on a local port, and fails on a console error, a failed or 404 request, or
- * a page whose content is empty. It builds the site first when there is no build. Without the
- * browser it says it was skipped and why, unless SEMA_REQUIRE_BROWSER=1 (CI), where a missing
- * browser fails.
+ * Opens every page of the site in headless Chromium (Debian's `chromium`): the site is built into
+ * docs/.vitepress/cache/browser-site and served on a local port, and the test fails on a console
+ * error, a failed or 404 request, or a page whose content is empty. Without the browser it says it
+ * was skipped and why, unless SEMA_REQUIRE_BROWSER=1 (CI), where a missing browser fails.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIST_DIR, htmlFor, markdownPages, REPO_DIR } from "./docs-support.ts";
+import { DOCS_DIR, htmlFor, markdownPages, REPO_DIR } from "./docs-support.ts";
+
+const SITE_DIR = join(DOCS_DIR, ".vitepress", "cache", "browser-site");
 
 /** Debian's browser; SEMA_CHROMIUM names another binary (or a missing one, to see the skip). */
 const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
@@ -39,8 +40,8 @@ function serveDist(): Promise<Server> {
       response.writeHead(204).end();
       return;
     }
-    const file = normalize(join(DIST_DIR, path.endsWith("/") ? `${path}index.html` : path));
-    if (!file.startsWith(DIST_DIR) || !existsSync(file) || !statSync(file).isFile()) {
+    const file = normalize(join(SITE_DIR, path.endsWith("/") ? `${path}index.html` : path));
+    if (!file.startsWith(SITE_DIR) || !existsSync(file) || !statSync(file).isFile()) {
       response.writeHead(404).end("not found");
       return;
     }
@@ -55,8 +56,13 @@ let server: Server | undefined;
 
 describe.runIf(present || required)("the docs site in Chromium", () => {
   beforeAll(async () => {
-    if (!existsSync(join(DIST_DIR, "index.html")))
-      execFileSync("npm", ["run", "docs:build"], { cwd: REPO_DIR, stdio: "pipe" });
+    // A build of its own, in its own folder: site.test.ts rebuilds docs/.vitepress/dist at the same
+    // time in another worker, and a build empties its folder first.
+    rmSync(SITE_DIR, { recursive: true, force: true });
+    execFileSync(join(REPO_DIR, "node_modules", ".bin", "vitepress"), ["build", DOCS_DIR, "--outDir", SITE_DIR], {
+      cwd: REPO_DIR,
+      stdio: "pipe",
+    });
     server = await serveDist();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -67,6 +73,7 @@ describe.runIf(present || required)("the docs site in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
+    rmSync(SITE_DIR, { recursive: true, force: true });
   });
 
   it("shows every page with content, no console error and no failed request", { timeout: 120_000 }, async () => {

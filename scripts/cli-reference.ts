@@ -3,7 +3,7 @@
  * so the CLI reference cannot drift from what `sema help` prints. `npm run docs:build` runs it
  * first; cli-reference.test.ts checks the committed page is what this renders.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { USAGE } from "../packages/cli/src/main.ts";
 
@@ -49,4 +49,9 @@ export function renderCliReference(usage: string = USAGE): string {
   return out.join("\n");
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) writeFileSync(CLI_REFERENCE_PATH, renderCliReference());
+// Written only when it changed, so a build running beside another never reads a half-written page.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const page = renderCliReference();
+  if (!existsSync(CLI_REFERENCE_PATH) || readFileSync(CLI_REFERENCE_PATH, "utf8") !== page)
+    writeFileSync(CLI_REFERENCE_PATH, page);
+}
