@@ -25,9 +25,12 @@ const deploy = defineTool({
   },
 });
 // by-transcript: the turn played follows from the task's log, whichever process runs the leg.
-const model = new ScriptedModel([{ toolCalls: [{ name: "deploy", input: { service: "api" } }] }, { text: "Deployed." }], {
-  mode: "by-transcript",
-});
+const model = new ScriptedModel(
+  [{ toolCalls: [{ name: "deploy", input: { service: "api" } }] }, { text: "Deployed." }],
+  {
+    mode: "by-transcript",
+  },
+);
 
 if (role === "approve") {
   if (path === undefined || taskId === undefined) throw new Error("usage: approve <db> <taskId>");

@@ -26,7 +26,8 @@ const [child] = fold(await store.read(result.taskId)).children;
 if (child?.status !== "completed" || child.result !== "Mount Everest.") throw new Error("child did not complete");
 const budget = fold(await store.read(child.childTaskId)).metadata?.budget;
 // 2,000 less the parent's first turn (400 tokens): the child may spend 1,600.
-if (JSON.stringify(budget) !== JSON.stringify({ maxTokens: 1600 })) throw new Error(`budget: ${JSON.stringify(budget)}`);
+if (JSON.stringify(budget) !== JSON.stringify({ maxTokens: 1600 }))
+  throw new Error(`budget: ${JSON.stringify(budget)}`);
 // The parent's usage includes its child's turn: three turns of 400 tokens.
 const spent = result.usage.inputTokens + result.usage.outputTokens;
 if (spent !== 1200) throw new Error(`expected 1200 tokens in all, got ${spent}`);

@@ -6,7 +6,12 @@ import { ScriptedModel } from "@sema-agent/core/testing";
 import { z } from "zod";
 
 const files = ["a.txt", "b.txt", "c.txt"];
-const list = defineTool({ name: "list_files", description: "List files", inputSchema: z.object({}), execute: () => files.join(", ") });
+const list = defineTool({
+  name: "list_files",
+  description: "List files",
+  inputSchema: z.object({}),
+  execute: () => files.join(", "),
+});
 const remove = defineTool({
   name: "delete_files",
   description: "Delete files",
@@ -28,7 +33,9 @@ const agent = createAgent({
   hooks: {
     // call is typed by the agent's tools: narrowing on call.name narrows call.input.
     beforeTool: ({ call }) =>
-      call.name === "delete_files" ? { action: "deny", reason: `deleting ${call.input.pattern} is not allowed here` } : undefined,
+      call.name === "delete_files"
+        ? { action: "deny", reason: `deleting ${call.input.pattern} is not allowed here` }
+        : undefined,
     onStop: ({ text }) =>
       text.includes("Summary:") ? undefined : { continue: true, feedback: "End with a line starting 'Summary:'." },
   },

@@ -29,12 +29,22 @@ const server = createServer((req, res) => {
     const chunks = answered
       ? [chunk({ role: "assistant", content: "2 + 3 " }, null), chunk({ content: "= 5" }, "stop")]
       : [
-          chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "add", arguments: '{"a":2,' } }] }, null),
+          chunk(
+            {
+              role: "assistant",
+              tool_calls: [
+                { index: 0, id: "call_1", type: "function", function: { name: "add", arguments: '{"a":2,' } },
+              ],
+            },
+            null,
+          ),
           chunk({ tool_calls: [{ index: 0, function: { arguments: '"b":3}' } }] }, "tool_calls"),
         ];
     res.writeHead(200, { "content-type": "text/event-stream" });
     for (const part of chunks) res.write(`data: ${JSON.stringify(part)}\n\n`);
-    res.write(`data: ${JSON.stringify({ ...chunk({}, null), choices: [], usage: { prompt_tokens: 12, completion_tokens: 4 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...chunk({}, null), choices: [], usage: { prompt_tokens: 12, completion_tokens: 4 } })}\n\n`,
+    );
     res.end("data: [DONE]\n\n");
   });
 });
@@ -57,10 +67,14 @@ try {
   const agent = createAgent({ model: resolveModel("openai-compatible:fake-model", env), tools: [add] });
   const result = await agent.run("What is 2 + 3?");
   const call = result.steps[0]?.toolCalls[0];
-  if (result.status !== "completed" || result.text !== "2 + 3 = 5") throw new Error(`unexpected: ${result.status} ${result.text}`);
+  if (result.status !== "completed" || result.text !== "2 + 3 = 5")
+    throw new Error(`unexpected: ${result.status} ${result.text}`);
   if (call?.name !== "add" || call.result?.content !== "5") throw new Error("the tool call did not run");
-  if (requests.length !== 2 || requests.some((request) => request.stream !== true)) throw new Error("expected two streamed calls");
-  console.log(`openai-compatible (${requests.length} streamed requests, ${result.usage.inputTokens} input tokens): ${result.text}`);
+  if (requests.length !== 2 || requests.some((request) => request.stream !== true))
+    throw new Error("expected two streamed calls");
+  console.log(
+    `openai-compatible (${requests.length} streamed requests, ${result.usage.inputTokens} input tokens): ${result.text}`,
+  );
 } finally {
   server.close();
 }

@@ -42,7 +42,9 @@ if (role === "worker") {
     await Promise.all(workers.map((worker) => worker.ready));
     // Tasks are only recorded here; the workers are told through the database (LISTEN/NOTIFY).
     const ids = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => startTask(store, { objective: `Job ${n}` })));
-    await until(async () => (await Promise.all(ids.map((id) => store.getTask(id)))).every((t) => isTerminal(t.summary.status)));
+    await until(async () =>
+      (await Promise.all(ids.map((id) => store.getTask(id)))).every((t) => isTerminal(t.summary.status)),
+    );
     for (const worker of workers) worker.stop();
     await Promise.all(workers.map((worker) => worker.exited));
 

@@ -49,7 +49,8 @@ if (role === "steer") {
   ]);
   const result = await createAgent({ model, store, tools: [weather] }).run("How warm is Lisbon?");
   await store.close();
-  if (result.status !== "completed" || !result.text.includes("°C")) throw new Error(`steer not applied: ${result.text}`);
+  if (result.status !== "completed" || !result.text.includes("°C"))
+    throw new Error(`steer not applied: ${result.text}`);
   console.log(`steered mid-leg from another process: ${result.text}`);
 }
 
