@@ -2,8 +2,8 @@
 // same prepack step, on a copy so the workspace's own manifests are never touched while other
 // tests resolve them), linted by publint and "Are the Types Wrong?", installed as tarballs into a
 // consumer that is not a workspace, type-checked there with `skipLibCheck: false`, and run with
-// plain `node` (no `--conditions`). Third-party dependencies come from the repository's own
-// node_modules (symlinked), so nothing is downloaded.
+// plain `node` (no `--conditions`), a few of examples/ included. Third-party dependencies come from
+// the repository's own node_modules (symlinked), so nothing is downloaded.
 import { execFile } from "node:child_process";
 import {
   cpSync,
@@ -202,4 +202,22 @@ for (const store of [new MemoryStore(), new SqliteStore({ path: join(process.arg
     const { stdout } = await run(process.execPath, [join(consumer, "smoke.mjs"), work], { cwd: consumer });
     expect(stdout.trim().split("\n")).toEqual(["completed Hello from a tarball.", "completed Hello from a tarball."]);
   }, 60_000);
+
+  // examples/ as a user copies them next to the installed tarballs: plain `node index.ts` (Node
+  // strips the types outside node_modules), no conditions, so every import is a published build.
+  it.each([
+    ["hello-agent", /^2 \+ 3 = 5$/m],
+    ["approval-cross-process", /^approved in another process, deployed here: Deployed\.$/m],
+    ["serve-config", /^served by sema serve, followed over SSE \(\d+ events\): HELLO!$/m],
+    ["openai-compatible", /^openai-compatible \(2 streamed requests, .*\): 2 \+ 3 = 5$/m],
+  ])(
+    "run examples/%s from the tarballs",
+    async (name, line) => {
+      const folder = join(consumer, "examples", name);
+      cpSync(join(repo, "examples", name), folder, { recursive: true });
+      const { stdout } = await run(process.execPath, ["--no-warnings", "index.ts"], { cwd: folder, timeout: 30_000 });
+      expect(stdout).toMatch(line);
+    },
+    60_000,
+  );
 });
