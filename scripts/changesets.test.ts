@@ -57,6 +57,8 @@ describe("changesets", () => {
       join(copy, ".changeset", "quiet-sqlite.md"),
       `---\n"@sema-agent/sqlite": patch\n---\n\nNode 22 prints no SQLite ExperimentalWarning.\n`,
     );
+    // Biome's Markdown formatter would read the front matter as a heading: it must skip changesets.
+    await run(bin("biome"), ["check", "."], { cwd: copy });
     const { stdout, stderr } = await changeset("status");
     expect(`${stdout}${stderr}`).not.toMatch(/issues in your config|error/i);
     for (const name of PUBLISHED) expect(stdout).toContain(`@sema-agent/${name}`);
