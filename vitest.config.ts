@@ -6,7 +6,13 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts", "scripts/**/*.test.ts", "docs/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "bench/**/*.test.ts",
+      "scripts/**/*.test.ts",
+      "examples/**/*.test.ts",
+      "docs/**/*.test.ts",
+    ],
     testTimeout: 30_000,
     // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
     // pointing at its TypeScript, which Node will not load from node_modules. Inlining it and its

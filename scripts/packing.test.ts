@@ -2,8 +2,8 @@
 // same prepack step, on a copy so the workspace's own manifests are never touched while other
 // tests resolve them), linted by publint and "Are the Types Wrong?", installed as tarballs into a
 // consumer that is not a workspace, type-checked there with `skipLibCheck: false`, and run with
-// plain `node` (no `--conditions`). Third-party dependencies come from the repository's own
-// node_modules (symlinked), so nothing is downloaded.
+// plain `node` (no `--conditions`), a few of examples/ included. Third-party dependencies come from
+// the repository's own node_modules (symlinked), so nothing is downloaded.
 import { execFile } from "node:child_process";
 import {
   cpSync,
@@ -26,6 +26,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name: string) => join(repo, "node_modules", ".bin", name);
+/** Node 22, the oldest line the packages' `engines` admit, pinned by the tools/node22 workspace. */
+const node22 = join(repo, "tools", "node22", "node_modules", "node", "bin", "node");
 /** Every published package, by folder. */
 const PACKAGES = ["core", "sqlite", "postgres", "ai-sdk", "mcp", "worker", "server", "cli"] as const;
 /** Packages with an importable entry (the CLI is a command only). */
@@ -184,10 +186,18 @@ describe("the published packages", () => {
     expect(result).toEqual({ ok: true, errors: "" });
   }, 120_000);
 
-  it("run with plain node: a task on MemoryStore and on a SQLite file, to completion", async () => {
-    writeFileSync(
-      join(consumer, "smoke.mjs"),
-      `import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
+  // The smoke runs on the Node that runs the tests (24) and on Node 22, so `engines: >=22.13` is
+  // tested, not just claimed; on both, nothing reaches stderr (no SQLite ExperimentalWarning).
+  it.each([
+    ["this Node", process.execPath],
+    ["Node 22", node22],
+  ])(
+    "run with plain node (%s): a task on MemoryStore and on a SQLite file, to completion",
+    async (_, node) => {
+      if (!existsSync(node)) throw new Error(`${node} is missing: npm ci installs it (tools/node22)`);
+      writeFileSync(
+        join(consumer, "smoke.mjs"),
+        `import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { join } from "node:path";
@@ -198,8 +208,29 @@ for (const store of [new MemoryStore(), new SqliteStore({ path: join(process.arg
   await store.close?.();
 }
 `,
-    );
-    const { stdout } = await run(process.execPath, [join(consumer, "smoke.mjs"), work], { cwd: consumer });
-    expect(stdout.trim().split("\n")).toEqual(["completed Hello from a tarball.", "completed Hello from a tarball."]);
-  }, 60_000);
+      );
+      const { stdout, stderr } = await run(node, [join(consumer, "smoke.mjs"), work], { cwd: consumer });
+      expect(stdout.trim().split("\n")).toEqual(["completed Hello from a tarball.", "completed Hello from a tarball."]);
+      expect(stderr).toBe("");
+    },
+    60_000,
+  );
+
+  // examples/ as a user copies them next to the installed tarballs: plain `node index.ts` (Node
+  // strips the types outside node_modules), no conditions, so every import is a published build.
+  it.each([
+    ["hello-agent", /^2 \+ 3 = 5$/m],
+    ["approval-cross-process", /^approved in another process, deployed here: Deployed\.$/m],
+    ["serve-config", /^served by sema serve, followed over SSE \(\d+ events\): HELLO!$/m],
+    ["openai-compatible", /^openai-compatible \(2 streamed requests, .*\): 2 \+ 3 = 5$/m],
+  ])(
+    "run examples/%s from the tarballs",
+    async (name, line) => {
+      const folder = join(consumer, "examples", name);
+      cpSync(join(repo, "examples", name), folder, { recursive: true });
+      const { stdout } = await run(process.execPath, ["--no-warnings", "index.ts"], { cwd: folder, timeout: 30_000 });
+      expect(stdout).toMatch(line);
+    },
+    60_000,
+  );
 });

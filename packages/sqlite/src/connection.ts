@@ -1,5 +1,5 @@
 /** Opening the database file: connection settings, migration, statements, and what counts as a SQLite failure. */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync } from "./node-sqlite.ts";
 import { migrate } from "./schema.ts";
 import { Statements } from "./statements.ts";
 

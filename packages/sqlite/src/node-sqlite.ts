@@ -1,0 +1,43 @@
+/**
+ * `node:sqlite`, loaded without its ExperimentalWarning. Node 22 prints "SQLite is an
+ * experimental feature" to stderr the first time the module loads, so every app embedding Sema
+ * would print it on every start; Node 24 no longer does. A static `import ... from "node:sqlite"`
+ * cannot be guarded: ESM links built-in modules (and so emits the warning) before any code of
+ * ours runs. Loading it through `process.getBuiltinModule` is synchronous, so `process.emitWarning`
+ * is wrapped for exactly that call and restored right after; only the one SQLite warning is
+ * dropped, anything else emitted meanwhile passes through.
+ */
+import type * as NodeSqlite from "node:sqlite";
+
+/** True for Node's own "SQLite is an experimental feature" ExperimentalWarning, in either call form. */
+function isSqliteExperimentalWarning(warning: string | Error, rest: readonly unknown[]): boolean {
+  const [second] = rest;
+  const type =
+    warning instanceof Error
+      ? warning.name
+      : typeof second === "string"
+        ? second
+        : typeof second === "object" && second !== null && "type" in second
+          ? (second as { type?: unknown }).type
+          : undefined;
+  const message = warning instanceof Error ? warning.message : warning;
+  return type === "ExperimentalWarning" && message.startsWith("SQLite is an experimental feature");
+}
+
+function load(): typeof NodeSqlite {
+  const original = process.emitWarning;
+  const filtered = (warning: string | Error, ...rest: unknown[]): void => {
+    if (isSqliteExperimentalWarning(warning, rest)) return;
+    Reflect.apply(original, process, [warning, ...rest]);
+  };
+  process.emitWarning = filtered as typeof process.emitWarning;
+  try {
+    return process.getBuiltinModule("node:sqlite");
+  } finally {
+    // Put back only our own wrapper: if something replaced emitWarning meanwhile, keep theirs.
+    if (process.emitWarning === filtered) process.emitWarning = original;
+  }
+}
+
+export const { DatabaseSync } = load();
+export type DatabaseSync = NodeSqlite.DatabaseSync;
