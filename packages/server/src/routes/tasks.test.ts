@@ -28,6 +28,30 @@ describe("POST /v1/tasks", () => {
     });
   });
 
+  it("records the task's model settings and output schema on task_created; a bad one is a 400 naming it", async () => {
+    const fx = await apiFixture();
+    const settings = {
+      temperature: 0.2,
+      seed: 7,
+      toolChoice: "none",
+      output: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+    };
+    const response = await fx.call("POST", "/v1/tasks", { body: { objective: "Answer", settings } });
+    expect(response.status).toBe(201);
+    const { taskId } = await json<{ taskId: string }>(response);
+    const [created] = await fx.store.read(taskId);
+    expect(created).toMatchObject({
+      type: "task_created",
+      v: 2,
+      settings: { temperature: 0.2, seed: 7, toolChoice: "none", output: { type: "object", required: ["answer"] } },
+    });
+    const bad = await fx.call("POST", "/v1/tasks", { body: { objective: "Answer", settings: { temperature: "hot" } } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await json(bad))).toContain("temperature");
+    const unknown = await fx.call("POST", "/v1/tasks", { body: { objective: "Answer", settings: { temprature: 1 } } });
+    expect(unknown.status).toBe(400);
+  });
+
   it("refuses an unknown agent with the failing path", async () => {
     const fx = await apiFixture();
     const response = await fx.call("POST", "/v1/tasks", { body: { objective: "x", agent: "nope" } });

@@ -37,6 +37,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
           model: agent.model.id,
           content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
           ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+          ...body.settings,
         });
         deps.workers?.notify(taskId);
         context.header("Location", `/v1/tasks/${taskId}`);

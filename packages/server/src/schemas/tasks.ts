@@ -1,4 +1,5 @@
 /** Request and response bodies of `/v1/tasks` and `/v1/tasks/{taskId}`. */
+import { taskSettingsSchema } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { idSchema, JsonValue, ParkReason, TaskStatus, textOrParts, Usage } from "./common.ts";
 import { named } from "./registry.ts";
@@ -15,6 +16,11 @@ export const CreateTaskRequest = named(
       .optional()
       .describe("A configured agent's name; default: the default agent."),
     metadata: z.record(z.string(), JsonValue).optional().describe("Stored with the task, never shown to the model."),
+    settings: taskSettingsSchema
+      .optional()
+      .describe(
+        "This task's model settings (temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions) and `output`, the JSON Schema its final answer must match: recorded on task_created, they win over the agent's.",
+      ),
   }),
 );
 
