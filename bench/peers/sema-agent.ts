@@ -4,20 +4,10 @@
  * directly. The two side by side show what the layer costs per task and per turn.
  */
 import { createAgent, MemoryStore, type Model, type Store } from "@sema-agent/core";
-import { lookupTool, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { lookupTool, ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
-import { type Adapter, callsAt, FINAL_TEXT, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
-
-function script(shape: TaskShape): ScriptedTurn[] {
-  return Array.from({ length: shape.turns }, (_, turn) => {
-    const calls = callsAt(shape, turn);
-    if (calls.length === 0) return { text: FINAL_TEXT };
-    return {
-      text: TURN_TEXT,
-      toolCalls: calls.map((call) => ({ name: "lookup", input: { key: call.key }, callId: call.id })),
-    };
-  });
-}
+import { script } from "./sema.ts";
+import { type Adapter, FINAL_TEXT, OBJECTIVE, type TaskShape } from "./workloads.ts";
 
 async function run(store: Store, shape: TaskShape): Promise<string> {
   const model = new ScriptedModel(script(shape), { recordRequests: false });

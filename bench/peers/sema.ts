@@ -8,7 +8,8 @@ import { lookupTool, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/t
 import { SqliteStore } from "@sema-agent/sqlite";
 import { type Adapter, callsAt, FINAL_TEXT, OBJECTIVE, type TaskShape, TURN_TEXT } from "./workloads.ts";
 
-function script(shape: TaskShape): ScriptedTurn[] {
+/** The scripted turns of a task of `shape` (shared with the createAgent adapter). */
+export function script(shape: TaskShape): ScriptedTurn[] {
   return Array.from({ length: shape.turns }, (_, turn) => {
     const calls = callsAt(shape, turn);
     if (calls.length === 0) return { text: FINAL_TEXT };

@@ -12,7 +12,7 @@ import type { LegOutcome } from "../harness/leg/leg-outcome.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import { streamLeg } from "../harness/leg/stream-leg.ts";
 import { type SendInputOptions, type SentInput, sendInput } from "../harness/tasks/send-input.ts";
-import { type StartTaskInput, startTask } from "../harness/tasks/start-task.ts";
+import { SETTING_KEYS, type StartTaskInput, startTask } from "../harness/tasks/start-task.ts";
 import { loadTaskState } from "../harness/tasks/task-overview.ts";
 import { type DecideApprovalOptions, type Decision, decideApproval } from "../harness/tools/approvals.ts";
 import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
@@ -83,17 +83,6 @@ function harnessOptions(
   return options;
 }
 
-/** The request settings a run may set for its task (recorded on `task_created`, winning over the agent's). */
-const RUN_SETTING_KEYS = [
-  "temperature",
-  "topP",
-  "maxOutputTokens",
-  "stopSequences",
-  "seed",
-  "toolChoice",
-  "providerOptions",
-] as const satisfies readonly (keyof RunOptions & keyof StartTaskInput)[];
-
 /** The one place where `run`'s input and options become `startTask`'s input. */
 function startInput(
   agent: Agent,
@@ -108,7 +97,7 @@ function startInput(
   if (options.metadata !== undefined) start.metadata = options.metadata;
   // A per-run schema is recorded on task_created, so a leg in any process asks for it.
   if (options.output !== undefined) start.output = options.output;
-  for (const key of RUN_SETTING_KEYS) if (options[key] !== undefined) Object.assign(start, { [key]: options[key] });
+  for (const key of SETTING_KEYS) if (options[key] !== undefined) Object.assign(start, { [key]: options[key] });
   return start;
 }
 

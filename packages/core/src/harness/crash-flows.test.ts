@@ -13,6 +13,7 @@ import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.ts";
 import type { Agent } from "./agent.ts";
 import { runLeg } from "./leg/run-leg.ts";
 import { startTask } from "./tasks/start-task.ts";
+import { jumpingClock } from "./test-support/jumping-clock.ts";
 
 /** Stateless scripts chosen by objective, so every resumed leg continues where its task was. */
 function model(): ScriptedModel {
@@ -52,9 +53,9 @@ function agentWith(tools: Agent["tools"]): Agent {
  * test says so, not after a real wait.
  */
 function storeWithClock(): { store: MemoryStore; passLeases: () => void } {
-  let skew = 0;
-  const store = new MemoryStore({ now: () => Date.now() + skew });
-  return { store, passLeases: () => (skew += LEASE_TTL_MS + 1) };
+  const clock = jumpingClock();
+  const store = new MemoryStore({ now: clock.now });
+  return { store, passLeases: () => clock.jump(LEASE_TTL_MS + 1) };
 }
 
 const LEASE_TTL_MS = 100;

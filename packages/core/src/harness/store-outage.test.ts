@@ -10,6 +10,7 @@ import { noteTool, noteTurns } from "../testing/note-tool.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
 import { runLeg } from "./leg/run-leg.ts";
 import { startTask } from "./tasks/start-task.ts";
+import { jumpingClock } from "./test-support/jumping-clock.ts";
 
 const turns = (n: number) => noteTurns(Array.from({ length: n }, (_, i) => `n${i}`));
 
@@ -94,8 +95,8 @@ describe("a leg and a store outage", () => {
 
   it("stops before its next side effect when the outage outlasts the lease, and another host recovers", async () => {
     // The store's clock can be moved past host a's lease, so host b need not wait for it.
-    let skew = 0;
-    const inner = new MemoryStore({ now: () => Date.now() + skew });
+    const clock = jumpingClock();
+    const inner = new MemoryStore({ now: clock.now });
     const store = flakyStore(inner);
     const { runs, note } = noteTool((text) => {
       if (text === "n0") store.down = true;
@@ -111,7 +112,7 @@ describe("a leg and a store outage", () => {
     expect((failed as { code?: string }).code).toMatch(/^(StoreUnavailable|LeaseLost)$/);
     expect(runs).toEqual({ n0: 1 });
     store.down = false;
-    skew += 301; // host a's lease (300 ms) has lapsed, whatever the machine's load
+    clock.jump(301); // host a's lease (300 ms) has lapsed, whatever the machine's load
     const outcome = await runLeg(
       {
         store: inner,

@@ -11,7 +11,7 @@ import { modelWaitRetirements } from "../../core/model-wait.ts";
 import { formatHookFeedback } from "../../core/trust-framing.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
-import { isSemaError, LeaseLostError } from "../../protocol/errors.ts";
+import { isSemaError, LeaseLostError, type SemaErrorCode } from "../../protocol/errors.ts";
 import { OUTPUT_CORRECTION, type StoredEvent, type TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
@@ -323,10 +323,7 @@ export class LegLoop {
       if (output !== undefined) {
         const checked = await checkOutput(output, text);
         if ("unusable" in checked) {
-          await this.#w.append([
-            { type: "task_failed", v: 1, error: { code: "InvalidInput", message: checked.unusable } },
-            { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
-          ]);
+          await this.#failTask("InvalidInput", checked.unusable);
           return true;
         }
         if (!checked.ok) return this.#rejectOutput(checked.paths, checked.problems);
@@ -386,22 +383,20 @@ export class LegLoop {
     return true;
   }
 
-  async #failHook(failure: HookFailure): Promise<void> {
+  /** The task fails and the leg ends, in one append. */
+  async #failTask(code: SemaErrorCode, message: string): Promise<void> {
     await this.#w.append([
-      {
-        type: "task_failed",
-        v: 1,
-        error: { code: "HookFailed", message: `the ${failure.hook} hook failed: ${failure.message}` },
-      },
+      { type: "task_failed", v: 1, error: { code, message } },
       { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
     ]);
   }
 
+  async #failHook(failure: HookFailure): Promise<void> {
+    await this.#failTask("HookFailed", `the ${failure.hook} hook failed: ${failure.message}`);
+  }
+
   async #fail(failure: ModelFailure): Promise<void> {
-    await this.#w.append([
-      { type: "task_failed", v: 1, error: { code: "ModelError", message: describeFailure(failure) } },
-      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
-    ]);
+    await this.#failTask("ModelError", describeFailure(failure));
   }
 
   /**
@@ -413,10 +408,7 @@ export class LegLoop {
       return await this.#blobs.resolve(this.#w.state.transcript);
     } catch (error) {
       if (!isSemaError(error, "BlobNotFound")) throw error;
-      await this.#w.append([
-        { type: "task_failed", v: 1, error: { code: error.code, message: error.message } },
-        { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
-      ]);
+      await this.#failTask(error.code, error.message);
       return "failed";
     }
   }
@@ -442,10 +434,7 @@ export class LegLoop {
     const request = buildModelRequest(state, settings, this.#specs, content);
     const problem = toolChoiceProblem(request);
     if (problem !== undefined) {
-      await this.#w.append([
-        { type: "task_failed", v: 1, error: { code: "InvalidInput", message: problem } },
-        { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
-      ]);
+      await this.#failTask("InvalidInput", problem);
       return "failed";
     }
     const result = await this.#watched(() =>

@@ -14,6 +14,7 @@ import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.t
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { startTask } from "../tasks/start-task.ts";
+import { jumpingClock } from "../test-support/jumping-clock.ts";
 import { checkOutput } from "./structured-output.ts";
 
 const Person = z.strictObject({ name: z.string(), age: z.number() });
@@ -151,8 +152,8 @@ describe("structured output across a crash", () => {
 
   /** A leg on a host that dies at the given append, then fresh hosts until the task ends. */
   async function runThroughDeath(dieAt: number, when: "before" | "after") {
-    let skew = 0;
-    const store: Store = new MemoryStore({ now: () => Date.now() + skew });
+    const clock = jumpingClock();
+    const store: Store = new MemoryStore({ now: clock.now });
     const taskId = await startTask(store, { objective: "Who?" });
     const agent = (): Agent => ({
       // By transcript: a resumed leg plays the turn the log is at, as a stateless model would.
@@ -174,7 +175,7 @@ describe("structured output across a crash", () => {
         const events = await store.read(taskId);
         const last = fold(events).transcript.at(-1);
         if (last?.role === "user" && last.entryId.startsWith("hook:")) sawCorrectionWithoutAnswer = true;
-        skew += LEASE_TTL_MS + 1; // the dead host's lease expires
+        clock.jump(LEASE_TTL_MS + 1); // the dead host's lease expires
       }
     }
     throw new Error("the task never ended");

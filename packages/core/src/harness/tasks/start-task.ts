@@ -24,7 +24,7 @@ import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 
 /** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
-const SETTING_KEYS = [
+export const SETTING_KEYS = [
   "temperature",
   "topP",
   "maxOutputTokens",

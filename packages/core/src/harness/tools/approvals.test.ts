@@ -12,6 +12,7 @@ import { runLeg } from "../leg/run-leg.ts";
 import { cancel } from "../tasks/control.ts";
 import { sendInput } from "../tasks/send-input.ts";
 import { startTask } from "../tasks/start-task.ts";
+import { jumpingClock } from "../test-support/jumping-clock.ts";
 import { decideApproval, sha256Hex } from "./approvals.ts";
 import { defineTool } from "./define-tool.ts";
 
@@ -52,10 +53,10 @@ const deletes = (...paths: string[]): ScriptedTurn => ({
  */
 async function parkedOn(turns: ScriptedTurn[]) {
   // The store's clock can be moved past a dead host's lease, so no test waits for one to lapse.
-  let skew = 0;
-  const store = new MemoryStore({ now: () => Date.now() + skew });
+  const clock = jumpingClock();
+  const store = new MemoryStore({ now: clock.now });
   const passLease = (ttlMs: number) => {
-    skew += ttlMs + 1;
+    clock.jump(ttlMs + 1);
   };
   const w = world();
   const model = new ScriptedModel(turns, { mode: "by-transcript" });
