@@ -34,11 +34,11 @@ function workdir(turns: unknown[]): string {
 }
 
 /** `sema mcp` in `dir`, connected; its stderr is collected in `log`. */
-async function connect(dir: string, args: string[] = [], env: Record<string, string> = {}) {
+async function connect(dir: string, args: string[] = [], env: Record<string, string> = {}, cwd = dir) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [NODE_ENTRY, "mcp", "--model", "script:turns.json", ...args],
-    cwd: dir,
+    args: [NODE_ENTRY, "mcp", "--model", `script:${join(dir, "turns.json")}`, ...args],
+    cwd,
     env: { ...(process.env as Record<string, string>), SEMA_STORE_URL: "", SEMA_DB: "", SEMA_TOKEN: "", ...env },
     stderr: "pipe",
   });
@@ -57,9 +57,10 @@ const text = (result: unknown) => {
 };
 
 describe("sema mcp (stdio)", () => {
-  it("lists the tools and runs the agent to completion with progress", { timeout: 60_000 }, async () => {
+  it("lists the tools and runs the agent to completion with progress, in --dir", { timeout: 60_000 }, async () => {
     const dir = workdir([{ text: "Done over stdio." }]);
-    const { client, log } = await connect(dir);
+    // Started elsewhere, as Claude Desktop starts servers: --dir is where the store lives.
+    const { client, log } = await connect(dir, ["--dir", dir], {}, tmpdir());
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       ["cancel_task", "decide_approval", "get_task", "list_tasks", "run_default", "send_to_task"].sort(),
@@ -71,6 +72,7 @@ describe("sema mcp (stdio)", () => {
     expect(text(result)).toBe("Done over stdio.");
     expect(progress).toContain("completed");
     expect(log.text).toContain("as principal local");
+    expect(log.text).toContain(join(dir, ".sema", "sema.db"));
   });
 
   it("steers a running task: the next model turn sees it", { timeout: 60_000 }, async () => {

@@ -1,5 +1,5 @@
 /**
- * `sema mcp [--token T] [--workers N] [--db path | --store url] [--model …] [--workspaces dir]
+ * `sema mcp [--dir path] [--token T] [--workers N] [--db path | --store url] [--model …] [--workspaces dir]
  * [--workspace-per principal|task]`: an MCP server on stdio, for Claude Desktop, Claude Code and
  * IDEs, over the same store and agents as `sema serve`, with workers in the process (`--workers 0`:
  * workers elsewhere run the tasks). The session speaks as one caller: the token given by `--token`
@@ -7,6 +7,7 @@
  * principal with every role, as `sema run` and `sema approve` act. Stdout carries only the
  * protocol; messages go to stderr.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { TokenStore } from "@sema-agent/server";
 import { type Caller, createTokenIngress, HttpError, LOCAL_PRINCIPAL, ROLES, serveMcpStdio } from "@sema-agent/server";
@@ -30,8 +31,14 @@ async function callerOf(token: string | undefined, tokens: () => Promise<TokenSt
   }
 }
 
-export async function mcp(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { token: { type: "string" }, ...SERVED_OPTIONS } });
+export async function mcp(argv: string[], given: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { token: { type: "string" }, dir: { type: "string" }, ...SERVED_OPTIONS },
+  });
+  // --dir: the project directory (config, store, workspaces), for clients that start servers
+  // elsewhere (Claude Desktop has no working-directory setting).
+  const io = values.dir === undefined ? given : { ...given, cwd: resolve(given.cwd, values.dir) };
   const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
   try {
     const caller = await callerOf(values.token ?? io.env.SEMA_TOKEN, backend.tokens);
