@@ -265,4 +265,13 @@ describe("MCP over Streamable HTTP", () => {
     });
     expect(hijack.status).toBe(404);
   });
+
+  it("a session ends with its token: once revoked, its requests are 401s", async () => {
+    fx = await mcpFixture([{ text: "done" }]);
+    const client = await fx.client(fx.tokens.alice);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const [alice] = (await fx.tokenStore.list()).filter((token) => token.actorId === "alice");
+    await fx.tokenStore.revoke(alice?.tokenId ?? "");
+    await expect(client.listTools()).rejects.toThrow(/401|Unauthorized|not valid/);
+  });
 });

@@ -18,6 +18,7 @@ export interface McpFixture {
   serving: Serving;
   url: string;
   tokens: { alice: string; bob: string; mallory: string };
+  tokenStore: MemoryTokenStore;
   model: ScriptedModel;
   /** A connected SDK client speaking with `token`; closed by `close`. */
   client(token: string, options?: ClientOptions, setup?: (client: Client) => void): Promise<Client>;
@@ -47,6 +48,7 @@ export async function mcpFixture(steps: ScriptStep[]): Promise<McpFixture> {
     serving,
     url: serving.url,
     tokens,
+    tokenStore,
     model,
     async client(token, options = {}, setup) {
       const client = new Client({ name: "sema-test", version: "1.0.0" }, options);
