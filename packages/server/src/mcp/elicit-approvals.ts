@@ -6,13 +6,16 @@
  * leaves the call waiting (decide it later with `decide_approval`); declining denies it.
  */
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { loadTaskOverview, type TaskRecord } from "@sema-agent/core";
+import { isSemaError, loadTaskOverview, type TaskRecord } from "@sema-agent/core";
 import type { Caller } from "../ingress/caller.ts";
 import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import type { TaskDeps } from "../tasks/task-deps.ts";
 import type { ToolExtra } from "./progress.ts";
 
 const INPUT_SHOWN_CHARS = 2000;
+
+/** Refusals that mean the call was settled elsewhere meanwhile, not that this answer was wrong. */
+const SETTLED_ELSEWHERE: ReadonlySet<string> = new Set(["ApprovalConflict", "ApprovalNotFound", "TaskFinished"]);
 
 const REQUESTED_SCHEMA: {
   type: "object";
@@ -73,14 +76,20 @@ export async function elicitApprovals(
     const content = answer.content ?? {};
     const decision = answer.action === "accept" && content.decision === "approve" ? "approve" : "deny";
     const reason = typeof content.reason === "string" && content.reason.trim() !== "" ? content.reason : undefined;
-    await decideTaskApproval(
-      deps,
-      caller,
-      record.taskId,
-      approval.callId,
-      { decision, digest: approval.digest, ...(reason === undefined ? {} : { reason }) },
-      "elicitation",
-    );
+    try {
+      await decideTaskApproval(
+        deps,
+        caller,
+        record.taskId,
+        approval.callId,
+        { decision, digest: approval.digest, ...(reason === undefined ? {} : { reason }) },
+        "elicitation",
+      );
+    } catch (error) {
+      // Decided by someone else while the person thought, or the task ended: the log has the
+      // answer, and the wait reads it from there.
+      if (!isSemaError(error) || !SETTLED_ELSEWHERE.has(error.code)) throw error;
+    }
   }
   return all;
 }

@@ -179,6 +179,36 @@ describe("MCP over Streamable HTTP", () => {
     expect(asked[0]).toContain(requested?.type === "approval_requested" ? requested.digest : "?");
   });
 
+  it("with elicitation: a call decided elsewhere while the person is asked keeps that decision, and the run goes on", async () => {
+    fx = await mcpFixture(APPROVAL_STEPS);
+    const other = await fx.client(fx.tokens.bob);
+    const client = await fx.client(fx.tokens.bob, { capabilities: { elicitation: {} } }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, async () => {
+        const [task] = data<{ tasks: { taskId: string }[] }>(
+          await other.callTool({ name: "list_tasks", arguments: {} }),
+        ).tasks;
+        const detail = data<Detail>(await other.callTool({ name: "get_task", arguments: { taskId: task?.taskId } }));
+        await other.callTool({
+          name: "decide_approval",
+          arguments: {
+            taskId: detail.taskId,
+            callId: "call-1",
+            digest: detail.pendingApprovals[0]?.digest,
+            decision: "deny",
+          },
+        });
+        return { action: "accept", content: { decision: "approve" } };
+      }),
+    );
+    const result = await client.callTool({ name: "run_default", arguments: { objective: "Write it" } });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe("finished");
+    const events = await fx.store.read(data<Detail>(result).taskId);
+    const decisions = events.filter((event) => event.type === "approval_decided");
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ decision: "deny" });
+  });
+
   it("with elicitation declined: the call is denied and the task goes on", async () => {
     fx = await mcpFixture(APPROVAL_STEPS);
     const client = await fx.client(fx.tokens.bob, { capabilities: { elicitation: {} } }, (c) =>

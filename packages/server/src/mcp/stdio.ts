@@ -27,6 +27,7 @@ import {
 } from "../server-options.ts";
 import { createMcpServer } from "./mcp-server.ts";
 
+/** What `serveMcpStdio` serves, as whom, and with which workers. */
 export interface McpStdioOptions {
   store: Store;
   agents: AgentRegistry;
@@ -67,6 +68,7 @@ const stdioKeysMatch: KeysMatch<keyof typeof stdioShape, keyof McpStdioOptions> 
 void stdioKeysMatch;
 const stdioSchema = z.strictObject(stdioShape);
 
+/** A running stdio MCP server: wait for the client to go, or stop it. */
 export interface McpStdio {
   /** Resolves when the client goes (its end of stdin closed) or `close` was called. */
   readonly closed: Promise<void>;
