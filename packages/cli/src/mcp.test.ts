@@ -76,8 +76,8 @@ describe("sema mcp (stdio)", () => {
   });
 
   it("steers a running task: the next model turn sees it", { timeout: 60_000 }, async () => {
-    // The first turn takes 3 s, long enough to steer it while it runs; the second echoes the steer.
-    const dir = workdir([{ text: "draft", delayMs: 3000 }, { text: "shortened" }]);
+    // The first turn takes 5 s, long enough (on a loaded machine too) to steer it while it runs; the second echoes the steer.
+    const dir = workdir([{ text: "draft", delayMs: 5000 }, { text: "shortened" }]);
     const { client } = await connect(dir);
     const started = await client.callTool({ name: "run_default", arguments: { objective: "Write", wait: false } });
     const { taskId } = data<Detail>(started);
