@@ -4,6 +4,7 @@
  * ways (elicitation, and get_task + decide_approval with the digest), a task's resources, and a
  * second principal who sees none of it.
  */
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ModelRequest } from "@sema-agent/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -303,5 +304,26 @@ describe("MCP over Streamable HTTP", () => {
     const [alice] = (await fx.tokenStore.list()).filter((token) => token.actorId === "alice");
     await fx.tokenStore.revoke(alice?.tokenId ?? "");
     await expect(client.listTools()).rejects.toThrow(/401|Unauthorized|not valid/);
+  });
+
+  it("a session the client ends (DELETE) is gone: its id is a 404 afterwards", async () => {
+    fx = await mcpFixture([{ text: "done" }]);
+    const client = await fx.client(fx.tokens.alice);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const sessionId = transport.sessionId ?? "";
+    expect(sessionId).not.toBe("");
+    await transport.terminateSession();
+    const after = await fetch(`${fx.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${fx.tokens.alice}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(after.status).toBe(404);
   });
 });
