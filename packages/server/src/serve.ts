@@ -26,6 +26,11 @@ import {
   storeSchema,
 } from "./server-options.ts";
 
+/**
+ * What {@link serve} runs: the task store, the token store, the agents, where to listen, limits, who
+ * may decide approvals, and the worker pool's settings (or `false` for an API-only node). Checked
+ * strictly (`ConfigError`).
+ */
 export interface ServeOptions {
   store: Store;
   tokens: TokenStore;
@@ -41,6 +46,7 @@ export interface ServeOptions {
   workers?:
     | { concurrency?: number; maxPerPrincipal?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number }
     | false;
+  /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 
@@ -74,6 +80,7 @@ void serveKeysMatch;
 
 const serveSchema = z.strictObject(serveShape);
 
+/** A running {@link serve}: its URL, the first token when one was created, the worker pool, and a graceful stop. */
 export interface Serving {
   url: string;
   /** Set on the first start (no token existed): show it once, it is not stored. */

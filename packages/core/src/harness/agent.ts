@@ -18,6 +18,12 @@ import type { Budget } from "./budget/budget.ts";
 import type { DeepReadonly, HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
 
+/**
+ * An agent's definition: its model, instructions, tools and the limits and policies its tasks run
+ * under (output schema, approvals, hooks, delegation, compaction, budget). Plain data, shared by
+ * every task it runs. The low-level form that `runLeg` and workers take (`createAgent` builds one
+from an `AgentDefinition`); `validateAgent` checks it.
+ */
 export interface Agent {
   /** Recorded with each task it starts. */
   name?: string;
@@ -114,6 +120,10 @@ export interface DelegationSettings {
   toolName?: string;
 }
 
+/**
+ * The host's side of running tasks: the store, the agent, who this process is on leases, the event
+ * sink and the caps applied to every tool call. What `runLeg` and `streamLeg` take, checked there.
+ */
 export interface HarnessOptions {
   store: Store;
   agent: Agent;

@@ -29,6 +29,7 @@ export interface ApprovalContext {
  * still a `Tool` (method parameters are bivariant; a plain function property would not be).
  */
 export type ApprovalCheck<Input> = {
+  /** True when this call, with its validated input, needs a person's approval before it runs. */
   check(input: Input, context: ApprovalContext): boolean | Promise<boolean>;
 }["check"];
 
@@ -46,6 +47,11 @@ export interface Tool<Input = unknown, Name extends string = string> {
   inputSchema: StandardSchemaV1<unknown, Input>;
   /** The JSON Schema shown to the model (derived by `defineTool` for zod schemas). */
   jsonSchema: { [key: string]: JsonValue };
+  /**
+   * Run the call with its validated input. A string result reaches the model as is, anything else
+   * as JSON; a throw becomes an `error` result the model sees. Stop promptly when `context.signal`
+   * aborts (interrupt, cancel, timeout).
+   */
   execute(input: Input, context: ToolContext): Promise<ToolOutput> | ToolOutput;
   /** No side effects: may run concurrently with the turn's other read-only calls. */
   readOnly?: boolean;

@@ -17,6 +17,10 @@ export interface ModelPrice {
   cachedInput?: number;
 }
 
+/**
+ * Per-task limits on model turns, tokens, cost (in US dollars, from `prices`) and active time. Reaching
+ * one parks the task (or fails it, with `onExceeded: "fail"`); unset limits do not apply.
+ */
 export interface Budget {
   maxTurns?: number;
   /** Input plus output tokens over the whole task. */
@@ -33,6 +37,7 @@ export interface Budget {
   prices?: Record<string, ModelPrice>;
 }
 
+/** Which budget limit a task reached (recorded in the park's detail). */
 export type BudgetLimit = "turns" | "tokens" | "cost" | "time";
 
 /** The price of `modelId` (`provider:id` or a bare id) in `prices`: the longest key it starts with. */

@@ -41,6 +41,10 @@ export interface HookFeedback {
   feedback?: string;
 }
 
+/**
+ * What a `beforeTool` hook decides for a call: run it, deny it with a reason the model sees, ask a
+ * person, or run it with another input.
+ */
 export type BeforeToolDecision =
   | { action: "allow" }
   | { action: "deny"; reason: string }
@@ -79,6 +83,10 @@ export interface Hooks {
 /** A hook's name, as recorded in `hook_failed` notes and `hook_feedback` events. */
 export type HookName = keyof Hooks;
 
+/**
+ * How hooks are run: their timeout, whether a failing hook fails open or closed, and how often
+ * `onStop` may send the agent back to work.
+ */
 export interface HookSettings {
   /** Default 10 s per call. */
   timeoutMs?: number;
