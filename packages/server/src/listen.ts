@@ -19,6 +19,7 @@ export interface Listening {
   url: string;
   host: string;
   port: number;
+  /** The Node http server, for hosts that need it (timeouts, upgrade handlers). */
   server: Server;
   /** Stop accepting, end open connections (SSE streams included), and resolve once closed. */
   close(): Promise<void>;

@@ -33,6 +33,7 @@ import {
  */
 export interface ServeOptions {
   store: Store;
+  /** Where bearer tokens live; on an empty one the first token is created (and returned once). */
   tokens: TokenStore;
   agents: AgentRegistry;
   /** Default `127.0.0.1`. */

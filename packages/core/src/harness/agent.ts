@@ -27,6 +27,7 @@ from an `AgentDefinition`); `validateAgent` checks it.
 export interface Agent {
   /** Recorded with each task it starts. */
   name?: string;
+  /** The model every turn of the agent's tasks calls. */
   model: Model;
   /**
    * Appended to the standing instructions. A function is called before every model call with the
@@ -41,6 +42,7 @@ export interface Agent {
    * Default true.
    */
   standingInstructions?: boolean;
+  /** The tools the model may call, by their names. */
   tools?: Tool[];
   /**
    * The model settings below are the agent's defaults; a task's settings (given to `startTask`,
@@ -125,7 +127,9 @@ export interface DelegationSettings {
  * sink and the caps applied to every tool call. What `runLeg` and `streamLeg` take, checked there.
  */
 export interface HarnessOptions {
+  /** Where the tasks' logs, leases and snapshots live. */
   store: Store;
+  /** The agent the legs run. */
   agent: Agent;
   /**
    * Who this process is, recorded on the lease. Default: a random id, stable for the process's

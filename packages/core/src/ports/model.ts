@@ -74,6 +74,7 @@ export interface ModelFailure {
   /** Stable code; retries and hosts decide on it and `isRetryable`, never on vendor error shapes. */
   code: ModelFailureCode;
   message: string;
+  /** Whether the same request may succeed later (retry wrappers and hosts decide on this and `code`). */
   isRetryable: boolean;
   /** HTTP status when the failure came from one. */
   status?: number;

@@ -69,6 +69,7 @@ export interface WatchOptions {
 /** Who takes a lease and for how long (`ttlMs`, by the store's clock). */
 export interface AcquireLeaseOptions {
   holder: LeaseHolder;
+  /** How long the lease lasts, by the store's clock (a positive number of ms; `InvalidInput` otherwise). */
   ttlMs: number;
   /**
    * Take the lease even while it is live, but only from this holder (compare-and-swap): for a
@@ -82,6 +83,7 @@ export interface AcquireLeaseOptions {
  * (default 50, at most 1000).
  */
 export interface ListTasksOptions {
+  /** Whose tasks: a listing never crosses principals. */
   principal: string;
   /** Only tasks whose summary has this status. */
   status?: TaskSummary["status"];
@@ -125,6 +127,7 @@ export interface ClaimFairness {
 export interface ClaimOptions {
   /** Who takes the leases. */
   holder: LeaseHolder;
+  /** How long each lease lasts, by the store's clock (a positive number of ms). */
   ttlMs: number;
   /** At most this many tasks. Default 1. */
   limit?: number;
@@ -146,6 +149,7 @@ export interface Snapshot {
   seq: number;
   /** Schema version of `state`; a reader that does not know it folds from scratch instead. */
   v: number;
+  /** The folded state as JSON (`stateToJson`); restored with `stateFromJson` when `v` is known. */
   state: JsonValue;
   /**
    * Given on a put only: exactly `JSON.stringify(state)`, when the writer has it already (the

@@ -9,11 +9,13 @@ import type { StandardSchemaV1 } from "./standard-schema.ts";
 export interface ToolContext {
   /** Aborted on interrupt, cancel, lease loss or the tool's timeout: stop promptly. */
   signal: AbortSignal;
+  /** The task the call belongs to. */
   taskId: string;
   legId: string;
   callId: string;
   /** 1 for the first run; higher when an idempotent tool is re-run after a crash. */
   attempt: number;
+  /** The task's principal: whose authority the call runs on. */
   principal: string;
 }
 
@@ -21,6 +23,7 @@ export interface ToolContext {
 export interface ApprovalContext {
   taskId: string;
   callId: string;
+  /** The task's principal: whose authority the call would run on. */
   principal: string;
 }
 

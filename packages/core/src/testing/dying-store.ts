@@ -18,6 +18,7 @@ export class SimulatedDeath extends Error {
  * commits first.
  */
 export interface DyingStoreOptions {
+  /** Appends that succeed before the fatal one. */
   appendsBeforeDeath: number;
   /** `before`: the fatal append writes nothing; `after`: it commits, then the host dies. */
   when: "before" | "after";

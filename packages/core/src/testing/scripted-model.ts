@@ -55,9 +55,11 @@ export type ScriptStep = ScriptedTurn | ((request: ModelRequest, turn: number) =
  * picks the turn to play (`sequential` or `by-transcript`).
  */
 export interface ScriptedModelOptions {
+  /** The model id (default `script:inline`). */
   id?: string;
   /** Keep a copy of every request (default true). Benchmarks turn it off: copies grow with the task. */
   recordRequests?: boolean;
+  /** How the turn to play is picked: `sequential` (default) or `by-transcript` (see the class). */
   mode?: "sequential" | "by-transcript";
 }
 

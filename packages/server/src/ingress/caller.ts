@@ -11,8 +11,11 @@ import type { Role } from "./token-store.ts";
  * and token, and a check that the token is still valid. Minted by an {@link Ingress} from credentials only.
  */
 export interface Caller {
+  /** Whose tasks the request may reach. */
   principal: string;
+  /** Who the request speaks as: the token's actor (verified), or a relayed speaker (unverified). */
   actor: ActorAssertion;
+  /** What the token may do beyond speaking for its actor (`approver`, `supervisor`). */
   roles: ReadonlySet<Role>;
   /** The token that authenticated the request. */
   tokenId: string;

@@ -32,11 +32,13 @@ export interface CreateTokenInput {
   principal: string;
   /** Default: the principal's name. */
   actorId?: string;
+  /** What the token may do beyond speaking for its actor. Default none. */
   roles?: readonly Role[];
 }
 
 /** A freshly minted token: the secret is returned here and never stored. */
 export interface CreatedToken {
+  /** The secret (`sema_<tokenId>_…`): shown once, never stored (only its hash is). */
   token: string;
   record: TokenRecord;
 }

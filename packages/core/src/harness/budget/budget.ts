@@ -11,7 +11,9 @@ import type { Usage } from "../../protocol/transcript.ts";
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
+  /** US dollars per million input tokens. */
   input: number;
+  /** US dollars per million output tokens. */
   output: number;
   /** Cached input, when the provider bills it apart. Default: `input`. */
   cachedInput?: number;
@@ -22,9 +24,11 @@ export interface ModelPrice {
  * one parks the task (or fails it, with `onExceeded: "fail"`); unset limits do not apply.
  */
 export interface Budget {
+  /** Model turns over the whole task. */
   maxTurns?: number;
   /** Input plus output tokens over the whole task. */
   maxTokens?: number;
+  /** US dollars over the whole task, priced by `prices` (a model without a price costs nothing). */
   maxCostUsd?: number;
   /** Time spent in legs (parked time does not count). */
   maxActiveMs?: number;

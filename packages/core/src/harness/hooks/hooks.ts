@@ -31,6 +31,7 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown
 export interface HookContext {
   readonly taskId: string;
   readonly legId: string;
+  /** The task's principal. */
   readonly principal: string;
   /** The folded state when the hook runs; read-only (the harness owns it). */
   readonly state: DeepReadonly<TaskState>;
@@ -38,6 +39,7 @@ export interface HookContext {
 
 /** Words for the model, delivered in a `<system-reminder>` before its next call. */
 export interface HookFeedback {
+  /** Text for the model, framed as a `<system-reminder>` and recorded as `hook_feedback`. */
   feedback?: string;
 }
 
