@@ -41,8 +41,14 @@ import {
   storeSchema,
 } from "./server-options.ts";
 
+/** The HTTP API's version, as the OpenAPI document (`GET /v1/openapi.json`) states it. */
 export const API_VERSION = "0.1.0";
 
+/**
+ * What `createApp` serves: the store, the agents, the ingress that authenticates each request, and
+ * optionally a clock, limits, the live-event hub and worker pool of this process, and who may
+ * decide approvals. Checked strictly (`ConfigError`).
+ */
 export interface AppOptions {
   store: Store;
   agents: AgentRegistry;

@@ -26,8 +26,14 @@ import {
   storeSchema,
 } from "./server-options.ts";
 
+/**
+ * What {@link serve} runs: the task store, the token store, the agents, where to listen, limits, who
+ * may decide approvals, and the worker pool's settings (or `false` for an API-only node). Checked
+ * strictly (`ConfigError`).
+ */
 export interface ServeOptions {
   store: Store;
+  /** Where bearer tokens live; on an empty one the first token is created (and returned once). */
   tokens: TokenStore;
   agents: AgentRegistry;
   /** Default `127.0.0.1`. */
@@ -41,6 +47,7 @@ export interface ServeOptions {
   workers?:
     | { concurrency?: number; maxPerPrincipal?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number }
     | false;
+  /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 
@@ -75,6 +82,7 @@ void serveKeysMatch;
 
 const serveSchema = z.strictObject(serveShape);
 
+/** A running {@link serve}: its URL, the first token when one was created, the worker pool, and a graceful stop. */
 export interface Serving {
   url: string;
   /** Set on the first start (no token existed): show it once, it is not stored. */

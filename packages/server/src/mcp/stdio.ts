@@ -46,6 +46,10 @@ export interface McpStdioOptions {
         leaseTtlMs?: number;
       }
     | false;
+  /**
+   * A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`,
+   * which goes to stderr: stdout carries only the protocol.
+   */
   onError?: (error: unknown, taskId: string | undefined) => void;
   /** Default `process.stdin`. */
   input?: Readable;
