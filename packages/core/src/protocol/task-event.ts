@@ -262,6 +262,21 @@ export const toolResultSchema = z.strictObject({
   legId: z.string().exactOptional(),
 });
 
+/**
+ * What a running tool call recorded about its progress (`ToolContext.checkpoint`): the remote job
+ * it started, how far it got. A re-run of the call after its host died gets the last one
+ * (`ToolContext.lastCheckpoint`), so a long tool can pick its work up instead of doing it again.
+ * `data` is the tool's own JSON; `name` is the tool's, for consoles.
+ */
+export const toolCheckpointSchema = z.strictObject({
+  type: z.literal("tool_checkpoint"),
+  v: v1,
+  legId: nonEmpty,
+  callId: nonEmpty,
+  name: nonEmpty,
+  data: json,
+});
+
 export const approvalRequestedSchema = z.strictObject({
   type: z.literal("approval_requested"),
   v: v1,
@@ -390,6 +405,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   modelTurnSchema,
   toolCallStartedSchema,
   toolResultSchema,
+  toolCheckpointSchema,
   approvalRequestedSchema,
   approvalDecidedSchema,
   hookFeedbackSchema,
@@ -411,6 +427,7 @@ export type UserMessageEvent = z.infer<typeof userMessageSchema>;
 export type ModelTurnEvent = z.infer<typeof modelTurnSchema>;
 export type ToolCallStartedEvent = z.infer<typeof toolCallStartedSchema>;
 export type ToolResultEvent = z.infer<typeof toolResultSchema>;
+export type ToolCheckpointEvent = z.infer<typeof toolCheckpointSchema>;
 export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
 export type ApprovalDecidedEvent = z.infer<typeof approvalDecidedSchema>;
 export type HookFeedbackEvent = z.infer<typeof hookFeedbackSchema>;
@@ -434,6 +451,7 @@ export type TaskEvent =
   | ModelTurnEvent
   | ToolCallStartedEvent
   | ToolResultEvent
+  | ToolCheckpointEvent
   | ApprovalRequestedEvent
   | ApprovalDecidedEvent
   | HookFeedbackEvent
