@@ -11,7 +11,8 @@ const sending = z.strictObject({
   phase: z.literal("sending"),
   /** The id of the message being sent: the remote task's history names it once it arrived. */
   messageId: z.string().min(1),
-  contextId: z.string().min(1),
+  /** Empty only for an answer to a remote task sent without a context (the task's own is used). */
+  contextId: z.string(),
   /** The remote task this message continues (an answer to its `input-required`). */
   continues: z.string().min(1).optional(),
 });
@@ -20,7 +21,7 @@ const accepted = z.strictObject({
   v: z.literal(1),
   phase: z.literal("accepted"),
   messageId: z.string().min(1),
-  contextId: z.string().min(1),
+  contextId: z.string(),
   remoteTaskId: z.string().min(1),
   /** The remote task's last state seen, lower-case (`working`). */
   state: z.string(),

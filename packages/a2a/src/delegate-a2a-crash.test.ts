@@ -179,4 +179,46 @@ describe("delegateA2A across a crash", () => {
     expect(reattached).toBeGreaterThanOrEqual(2);
     expect(foundInContext).toBeGreaterThanOrEqual(1);
   });
+
+  it("an agent that cannot list its tasks leaves a send cut short in doubt: the model is told, nothing is sent again", async () => {
+    const strict = await startRemoteAgent({ refuse: ["ListTasks"] });
+    try {
+      const reference = await freshTask();
+      const recorded = recording(reference.base);
+      await runLeg(
+        { store: recorded.store, agent: { model: model(steps("ref-3")), tools: [delegateA2A({ url: strict.url })] } },
+        reference.taskId,
+      );
+      // The append that records the remote task's id: dying before it commits, the log says only "sending".
+      const fatal = recorded.appends.findIndex((events) =>
+        events.some((e) => e.type === "tool_checkpoint" && (e.data as { phase?: string }).phase === "accepted"),
+      );
+      const { base, taskId, clock } = await freshTask();
+      const dying = dyingStore(base, { appendsBeforeDeath: fatal, when: "before" });
+      await expect(
+        runLeg(
+          {
+            store: dying,
+            agent: { model: model(steps("maybe")), tools: [delegateA2A({ url: strict.url })] },
+            leaseTtlMs: 60_000,
+          },
+          taskId,
+        ),
+      ).rejects.toBeInstanceOf(SimulatedDeath);
+      clock.now += 61_000;
+      const outcome = await runLeg(
+        { store: base, agent: { model: model(steps("maybe")), tools: [delegateA2A({ url: strict.url })] } },
+        taskId,
+      );
+      expect(outcome).toMatchObject({ status: "completed" });
+      const results = (await base.read(taskId)).flatMap((e) => (e.type === "tool_result" ? [e] : []));
+      expect(results).toHaveLength(1);
+      expect(results[0]?.status).toBe("error");
+      expect(results[0]?.content).toContain("cannot say whether it arrived");
+      expect(strict.executions.filter((text) => text === "maybe")).toHaveLength(1);
+      expect(strict.calls.filter((c) => c === "ListTasks").length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await strict.close();
+    }
+  });
 });

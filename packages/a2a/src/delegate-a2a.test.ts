@@ -133,9 +133,9 @@ describe("delegateA2A", () => {
       (request) => {
         const last = request.transcript.at(-1);
         question = last?.role === "tool" ? last.content : "";
+        // The task's id alone is enough: the remote agent keeps the answer in that task's context.
         const taskId = /taskId "([^"]+)"/.exec(question)?.[1] ?? "";
-        const contextId = /contextId "([^"]+)"/.exec(question)?.[1] ?? "";
-        return ask("EUR", { taskId, contextId });
+        return ask("EUR", { taskId });
       },
       { text: "42 EUR." },
     ];
@@ -145,6 +145,9 @@ describe("delegateA2A", () => {
     expect(results.map((r) => r.status)).toEqual(["ok", "ok"]);
     expect(results[1]?.content).toContain("total in EUR: 42");
     expect(remote.executions).toEqual(["Total for November?", "EUR"]);
+    expect(results[1]?.content).toContain(
+      /\[remote A2A task ([^,]+),/.exec(results[0]?.content ?? "")?.[0] ?? "missing",
+    );
   });
 
   it("sends the token as a bearer with every request, the card's included; without it the call fails to connect", async () => {

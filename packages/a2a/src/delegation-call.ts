@@ -96,9 +96,19 @@ export class DelegationCall {
       throw this.#error("in-doubt", "The call's record from before the restart cannot be read; it was not sent again.");
     const task =
       last === undefined
-        ? await this.#send(randomUUID(), this.#input.contextId ?? randomUUID(), this.#input.taskId)
+        ? await this.#send(randomUUID(), this.#contextId(), this.#input.taskId)
         : await this.#resume(last);
     return this.#answer(task);
+  }
+
+  /**
+   * The context to send in: the model's; for an answer to a remote task without one, empty (the
+   * remote agent puts the message in that task's context); else a new one, chosen here so that a
+   * crash mid-send can look the message up in it.
+   */
+  #contextId(): string {
+    if (this.#input.contextId !== undefined) return this.#input.contextId;
+    return this.#input.taskId === undefined ? randomUUID() : "";
   }
 
   /** After a crash: reattach to the task the record names, or learn whether the send arrived. */

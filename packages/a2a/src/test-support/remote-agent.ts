@@ -57,6 +57,8 @@ export interface RemoteAgentOptions {
   only?: "JSONRPC" | "HTTP+JSON";
   /** Advertise streaming (default true). */
   streaming?: boolean;
+  /** JSON-RPC methods answered with A2A's UnsupportedOperationError, as by an agent without them. */
+  refuse?: string[];
 }
 
 export interface RemoteAgent {
@@ -199,9 +201,14 @@ export async function startRemoteAgent(options: RemoteAgentOptions = {}): Promis
     }
     next();
   });
-  app.use("/rpc", express.json(), (req, _res, next) => {
+  app.use("/rpc", express.json(), (req, res, next) => {
     const method = (req.body as { method?: unknown } | undefined)?.method;
     if (typeof method === "string") agent.calls.push(method);
+    if (typeof method === "string" && options.refuse?.includes(method)) {
+      const id = (req.body as { id?: unknown }).id ?? null;
+      res.json({ jsonrpc: "2.0", id, error: { code: -32004, message: `${method} is not supported` } });
+      return;
+    }
     next();
   });
   app.use("/rest", (req, _res, next) => {
