@@ -33,7 +33,7 @@ export interface CallSettings {
   onProgress: ((progress: A2AProgress) => void) | undefined;
 }
 
-/** How many times in a row a stream may end with the remote task still running before it is read again more slowly. */
+/** The pause before each new look at a remote task whose stream ended while it still ran, growing to 2 s. */
 const BACKOFF_MS = [0, 100, 250, 500, 1_000, 2_000];
 
 /** A checkpoint that could not be written: the log's failure (a lost lease, a dead store), never the remote agent's. */
