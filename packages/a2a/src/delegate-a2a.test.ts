@@ -65,6 +65,13 @@ describe("delegateA2A", () => {
     expect(remote.calls).toEqual(["POST /message:stream"]);
   });
 
+  it("an agent that does not stream is sent the message once and answers it", async () => {
+    remote = await startRemoteAgent({ streaming: false });
+    const { results } = await run(delegateA2A({ url: remote.url }), [ask("no streams here"), { text: "Done." }]);
+    expect(results[0]?.content).toContain("echo: no streams here");
+    expect(remote.calls).toEqual(["SendMessage"]);
+  });
+
   it("streams progress: each new state is reported and recorded, artifact chunks are joined", async () => {
     remote = await startRemoteAgent();
     const step = gate();
