@@ -8,7 +8,7 @@ import { ConfigError } from "@sema-agent/core/protocol";
 import { ScriptedModel, type ScriptedTurn, type ScriptStep } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type A2AProgress, delegateA2A } from "./index.ts";
-import { gate, type RemoteAgent, startRemoteAgent } from "./test-support/remote-agent.ts";
+import { gate, type RemoteAgent, startRemoteAgent, until } from "./test-support/remote-agent.ts";
 
 let remote: RemoteAgent | undefined;
 afterEach(async () => {
@@ -103,6 +103,28 @@ describe("delegateA2A", () => {
       expect.objectContaining({ phase: "accepted", state: "working", text: "step 1 of 2" }),
     ]);
     expect(results[0]?.content).toContain("part one; \npart two");
+  });
+
+  it("a stream cut after the remote task was named is followed again (SubscribeToTask), not sent again", async () => {
+    remote = await startRemoteAgent();
+    const agent = remote;
+    const hold = gate();
+    agent.script = async (turn) => {
+      turn.status(TaskState.TASK_STATE_WORKING, "on it");
+      await hold.wait;
+      turn.artifact("made it");
+      turn.status(TaskState.TASK_STATE_COMPLETED);
+    };
+    // The network fails once the client has seen the remote task at work.
+    const tool = delegateA2A({ url: agent.url, onProgress: (p) => p.state === "working" && agent.dropConnections() });
+    const done = run(tool, [ask("fragile"), { text: "Done." }]);
+    await until(() => agent.calls.includes("SubscribeToTask"));
+    hold.open();
+    const { results } = await done;
+    expect(results[0]).toMatchObject({ status: "ok" });
+    expect(results[0]?.content).toContain("made it");
+    expect(agent.executions).toEqual(["fragile"]);
+    expect(agent.calls.filter((c) => c === "SendStreamingMessage")).toHaveLength(1);
   });
 
   it("a remote task that fails or is rejected is a tool error the model reads", async () => {

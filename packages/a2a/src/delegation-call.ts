@@ -187,15 +187,17 @@ export class DelegationCall {
       referenceTaskIds: [],
     };
     const task = new RemoteTask(contextId, continues);
-    await this.#guard(task, () =>
-      this.#consume(
-        task,
-        this.#need().sendMessageStream(
-          { tenant: "", message, configuration: undefined, metadata: undefined },
-          { signal: this.#signal },
-        ),
-      ),
+    const stream = this.#need().sendMessageStream(
+      { tenant: "", message, configuration: undefined, metadata: undefined },
+      { signal: this.#signal },
     );
+    try {
+      await this.#consume(task, stream);
+    } catch (error) {
+      this.#passThrough(error);
+      // Once the remote agent has named its task, a broken stream is only a lost view: follow it.
+      if (task.remoteTaskId === undefined) throw this.#failure(error, task);
+    }
     return task.final ? task : this.#follow(task);
   }
 
@@ -285,14 +287,19 @@ export class DelegationCall {
       await work();
     } catch (error) {
       this.#passThrough(error);
-      const reason = error instanceof TypeError ? "unreachable" : "protocol";
-      throw this.#error(
-        reason,
-        `The A2A agent at ${this.#settings.agentUrl} failed the request: ${describe(error)}`,
-        error,
-        task.remoteTaskId,
-      );
+      throw this.#failure(error, task);
     }
+  }
+
+  /** A request that failed on the way (`unreachable`) or was answered with an A2A error (`protocol`). */
+  #failure(error: unknown, task: RemoteTask): A2AToolError {
+    const reason = error instanceof TypeError ? "unreachable" : "protocol";
+    return this.#error(
+      reason,
+      `The A2A agent at ${this.#settings.agentUrl} failed the request: ${describe(error)}`,
+      error,
+      task.remoteTaskId,
+    );
   }
 
   /** What the model is told: the answer, the question the remote agent asks, or why it failed. */

@@ -6,7 +6,7 @@
  */
 import { once } from "node:events";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { type AgentCard, type Message, type Part, Role, TaskState } from "@a2a-js/sdk";
 import {
   AgentEvent,
@@ -71,6 +71,8 @@ export interface RemoteAgent {
   authorizations: Array<string | undefined>;
   /** Replace the agent's behaviour. */
   script: Script;
+  /** Cut every open JSON-RPC connection (a network failure mid-stream); the tasks go on. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -86,12 +88,16 @@ export async function startRemoteAgent(options: RemoteAgentOptions = {}): Promis
   const server: Server = app.listen(0, "127.0.0.1");
   await once(server, "listening");
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const open = new Set<Socket>();
   const agent: RemoteAgent = {
     url,
     executions: [],
     calls: [],
     authorizations: [],
     script: echo,
+    dropConnections() {
+      for (const socket of open) socket.destroy();
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -199,6 +205,12 @@ export async function startRemoteAgent(options: RemoteAgentOptions = {}): Promis
       res.status(401).json({ error: "unauthorized" });
       return;
     }
+    next();
+  });
+  app.use("/rpc", (req, _res, next) => {
+    const socket = req.socket;
+    open.add(socket);
+    socket.once("close", () => open.delete(socket));
     next();
   });
   app.use("/rpc", express.json(), (req, res, next) => {
