@@ -1,11 +1,15 @@
 // A crash while the remote agent works: the host is killed with the dying store of core's crash
-// tests, a fresh host resumes the task, and the call reattaches to the remote task it had
+// tests, a fresh host resumes the task (on a real SQLite file too, reopened as a new process would), and the call reattaches to the remote task it had
 // recorded (SubscribeToTask while it still runs, GetTask once it is over) instead of sending it
 // again: the remote agent receives exactly one SendStreamingMessage per delegation.
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TaskState } from "@a2a-js/sdk";
 import { MemoryStore, runLeg, type Store, type StoredEvent, startTask } from "@sema-agent/core";
 import { dyingStore, ScriptedModel, type ScriptedTurn, SimulatedDeath } from "@sema-agent/core/testing";
+import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { delegateA2A } from "./index.ts";
 import { gate, type RemoteAgent, startRemoteAgent, until } from "./test-support/remote-agent.ts";
@@ -42,12 +46,27 @@ function recording(inner: Store): { store: Store; appends: StoredEvent[][] } {
   return { store, appends };
 }
 
-/** A task on a store whose clock the test moves (to let a dead host's lease expire). */
-async function freshTask() {
+const stores: Store[] = [];
+afterAll(async () => {
+  for (const store of stores) await store.close();
+});
+
+/**
+ * A task on a store whose clock the test moves (to let a dead host's lease expire): in memory, or
+ * in a real SQLite file that `reopen` opens again as a restarted process would.
+ */
+async function freshTask(kind: "memory" | "sqlite" = "memory") {
   const clock = { now: Date.parse("2026-12-01T00:00:00Z") };
-  const base = new MemoryStore({ now: () => clock.now });
+  const now = () => clock.now;
+  const path = kind === "sqlite" ? join(mkdtempSync(join(tmpdir(), "sema-a2a-")), "sema.db") : "";
+  const open = (): Store => {
+    const store = kind === "sqlite" ? new SqliteStore({ path, now }) : new MemoryStore({ now });
+    stores.push(store);
+    return store;
+  };
+  const base = open();
   const taskId = await startTask(base, { objective: "Delegate" });
-  return { base, taskId, clock };
+  return { base, taskId, clock, reopen: kind === "sqlite" ? open : () => base };
 }
 
 function sent(message: string): number {
@@ -55,69 +74,75 @@ function sent(message: string): number {
 }
 
 describe("delegateA2A across a crash", () => {
-  it("reattaches with SubscribeToTask to a remote task still working: sent once, answered once", async () => {
-    let hold = gate();
-    hold.open();
-    remote.script = async (turn) => {
-      turn.status(TaskState.TASK_STATE_WORKING, "crunching");
-      await hold.wait;
-      turn.artifact(`answer to ${turn.text}`);
-      turn.status(TaskState.TASK_STATE_COMPLETED);
-    };
-    // Where the working state is recorded, in an undisturbed run.
-    const reference = await freshTask();
-    const recorded = recording(reference.base);
-    await runLeg(
-      {
-        store: recorded.store,
-        agent: { model: model(steps("ref")), tools: [delegateA2A({ url: remote.url })] },
-      },
-      reference.taskId,
-    );
-    const fatal = recorded.appends.findIndex((events) =>
-      events.some((e) => e.type === "tool_checkpoint" && (e.data as { state?: string }).state === "working"),
-    );
-    expect(fatal).toBeGreaterThan(0);
-
-    hold = gate();
-    const { base, taskId, clock } = await freshTask();
-    const calls = remote.calls.length;
-    // The host dies just after the remote task's working state is stored, while the remote agent holds.
-    const dying = dyingStore(base, { appendsBeforeDeath: fatal, when: "after" });
-    await expect(
-      runLeg(
+  it.each(["memory", "sqlite"] as const)(
+    "reattaches with SubscribeToTask to a remote task still working (%s store): sent once, answered once",
+    async (kind) => {
+      const message = `crash me (${kind})`;
+      let hold = gate();
+      hold.open();
+      remote.script = async (turn) => {
+        turn.status(TaskState.TASK_STATE_WORKING, "crunching");
+        await hold.wait;
+        turn.artifact(`answer to ${turn.text}`);
+        turn.status(TaskState.TASK_STATE_COMPLETED);
+      };
+      // Where the working state is recorded, in an undisturbed run.
+      const reference = await freshTask();
+      const recorded = recording(reference.base);
+      await runLeg(
         {
-          store: dying,
-          agent: { model: model(steps("crash me")), tools: [delegateA2A({ url: remote.url })] },
-          leaseTtlMs: 60_000,
+          store: recorded.store,
+          agent: { model: model(steps("ref")), tools: [delegateA2A({ url: remote.url })] },
+        },
+        reference.taskId,
+      );
+      const fatal = recorded.appends.findIndex((events) =>
+        events.some((e) => e.type === "tool_checkpoint" && (e.data as { state?: string }).state === "working"),
+      );
+      expect(fatal).toBeGreaterThan(0);
+
+      hold = gate();
+      const { base, taskId, clock, reopen } = await freshTask(kind);
+      const calls = remote.calls.length;
+      // The host dies just after the remote task's working state is stored, while the remote agent holds.
+      const dying = dyingStore(base, { appendsBeforeDeath: fatal, when: "after" });
+      await expect(
+        runLeg(
+          {
+            store: dying,
+            agent: { model: model(steps(message)), tools: [delegateA2A({ url: remote.url })] },
+            leaseTtlMs: 60_000,
+          },
+          taskId,
+        ),
+      ).rejects.toBeInstanceOf(SimulatedDeath);
+      const before = await base.read(taskId);
+      expect(before.some((e) => e.type === "tool_result")).toBe(false);
+
+      clock.now += 61_000; // the dead host's lease expires
+      // A new process: for SQLite, a new store on the same file.
+      const restarted = reopen();
+      const resumed = runLeg(
+        {
+          store: restarted,
+          agent: { model: model(steps(message)), tools: [delegateA2A({ url: remote.url })] },
         },
         taskId,
-      ),
-    ).rejects.toBeInstanceOf(SimulatedDeath);
-    const before = await base.read(taskId);
-    expect(before.some((e) => e.type === "tool_result")).toBe(false);
+      );
+      await until(() => remote.calls.slice(calls).includes("SubscribeToTask"));
+      hold.open();
+      expect(await resumed).toMatchObject({ status: "completed", result: "Done." });
 
-    clock.now += 61_000; // the dead host's lease expires
-    const resumed = runLeg(
-      {
-        store: base,
-        agent: { model: model(steps("crash me")), tools: [delegateA2A({ url: remote.url })] },
-      },
-      taskId,
-    );
-    await until(() => remote.calls.slice(calls).includes("SubscribeToTask"));
-    hold.open();
-    expect(await resumed).toMatchObject({ status: "completed", result: "Done." });
-
-    expect(sent("crash me")).toBe(1);
-    expect(remote.calls.slice(calls).filter((c) => c === "SendStreamingMessage")).toHaveLength(1);
-    const events = await base.read(taskId);
-    const results = events.flatMap((e) => (e.type === "tool_result" ? [e] : []));
-    expect(results).toHaveLength(1);
-    expect(results[0]).toMatchObject({ status: "ok" });
-    expect(results[0]?.content).toContain("answer to crash me");
-    expect(events.flatMap((e) => (e.type === "tool_call_started" ? [e.attempt] : []))).toEqual([1, 2]);
-  });
+      expect(sent(message)).toBe(1);
+      expect(remote.calls.slice(calls).filter((c) => c === "SendStreamingMessage")).toHaveLength(1);
+      const events = await base.read(taskId);
+      const results = events.flatMap((e) => (e.type === "tool_result" ? [e] : []));
+      expect(results).toHaveLength(1);
+      expect(results[0]).toMatchObject({ status: "ok" });
+      expect(results[0]?.content).toContain(`answer to ${message}`);
+      expect(events.flatMap((e) => (e.type === "tool_call_started" ? [e.attempt] : []))).toEqual([1, 2]);
+    },
+  );
 
   it("a host killed at any append, before or after it commits: every delegation reaches the remote agent once", async () => {
     remote.script = async (turn) => {

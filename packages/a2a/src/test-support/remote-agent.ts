@@ -209,8 +209,10 @@ export async function startRemoteAgent(options: RemoteAgentOptions = {}): Promis
   });
   app.use("/rpc", (req, _res, next) => {
     const socket = req.socket;
-    open.add(socket);
-    socket.once("close", () => open.delete(socket));
+    if (!open.has(socket)) {
+      open.add(socket);
+      socket.once("close", () => open.delete(socket));
+    }
     next();
   });
   app.use("/rpc", express.json(), (req, res, next) => {
