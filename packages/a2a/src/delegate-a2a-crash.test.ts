@@ -1,8 +1,8 @@
 // A crash while the remote agent works: the host is killed with the dying store of core's crash
-// tests, a fresh host resumes the task (on a real SQLite file too, reopened as a new process would), and the call reattaches to the remote task it had
-// recorded (SubscribeToTask while it still runs, GetTask once it is over) instead of sending it
-// again: the remote agent receives exactly one SendStreamingMessage per delegation.
-
+// tests, a fresh host resumes the task (on a real SQLite file too, reopened as a new process
+// would), and the call reattaches to the remote task it had recorded (SubscribeToTask while it
+// still runs, GetTask once it is over) instead of sending it again: the remote agent receives
+// exactly one SendStreamingMessage per delegation.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
