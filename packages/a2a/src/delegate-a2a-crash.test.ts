@@ -3,7 +3,7 @@
 // would), and the call reattaches to the remote task it had recorded (SubscribeToTask while it
 // still runs, GetTask once it is over) instead of sending it again: the remote agent receives
 // exactly one SendStreamingMessage per delegation.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TaskState } from "@a2a-js/sdk";
@@ -47,8 +47,10 @@ function recording(inner: Store): { store: Store; appends: StoredEvent[][] } {
 }
 
 const stores: Store[] = [];
+const dirs: string[] = [];
 afterAll(async () => {
   for (const store of stores) await store.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 /**
@@ -58,7 +60,9 @@ afterAll(async () => {
 async function freshTask(kind: "memory" | "sqlite" = "memory") {
   const clock = { now: Date.parse("2026-12-01T00:00:00Z") };
   const now = () => clock.now;
-  const path = kind === "sqlite" ? join(mkdtempSync(join(tmpdir(), "sema-a2a-")), "sema.db") : "";
+  const dir = kind === "sqlite" ? mkdtempSync(join(tmpdir(), "sema-a2a-")) : "";
+  if (dir !== "") dirs.push(dir);
+  const path = join(dir, "sema.db");
   const open = (): Store => {
     const store = kind === "sqlite" ? new SqliteStore({ path, now }) : new MemoryStore({ now });
     stores.push(store);
