@@ -107,6 +107,21 @@ describe("v1 fixtures", () => {
     ]);
   });
 
+  it("tool_checkpoint: a crashed call keeps its last checkpoint for the re-run", () => {
+    const state = fold(load("tool_checkpoint"));
+    expect(state.openToolCalls).toEqual([
+      {
+        callId: "call-1",
+        name: "billing",
+        input: { message: "Total for November?" },
+        started: true,
+        attempt: 1,
+        legId: "leg-1",
+        checkpoint: { phase: "accepted", remoteTaskId: "r-1" },
+      },
+    ]);
+  });
+
   it("tool_result: each call answered once with the stored content", () => {
     const state = fold(load("tool_result"));
     expect(state.openToolCalls).toEqual([]);

@@ -43,6 +43,8 @@ export interface OpenToolCall extends ToolCall {
   started: boolean;
   attempt: number;
   legId?: string;
+  /** The last `tool_checkpoint` the call recorded: what a re-run after a crash resumes from. */
+  checkpoint?: JsonValue;
 }
 
 /**
@@ -268,6 +270,13 @@ export class Folder {
             ...(event.input === undefined ? {} : { input: event.input }),
           };
         }
+        break;
+      }
+      case "tool_checkpoint": {
+        // Only a started call that is still open keeps a checkpoint: a late one is history only.
+        const index = s.openToolCalls.findIndex((open) => open.callId === event.callId);
+        const open = s.openToolCalls[index];
+        if (open?.started === true) s.openToolCalls[index] = { ...open, checkpoint: event.data };
         break;
       }
       case "tool_result": {

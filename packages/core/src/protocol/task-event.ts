@@ -288,6 +288,21 @@ export const toolResultSchema = z.strictObject({
   legId: z.string().exactOptional(),
 });
 
+/**
+ * What a running tool call recorded about its progress (`ToolContext.checkpoint`): the remote job
+ * it started, how far it got. A re-run of the call after its host died gets the last one
+ * (`ToolContext.lastCheckpoint`), so a long tool can pick its work up instead of doing it again.
+ * `data` is the tool's own JSON; `name` is the tool's, for consoles.
+ */
+export const toolCheckpointSchema = z.strictObject({
+  type: z.literal("tool_checkpoint"),
+  v: v1,
+  legId: nonEmpty,
+  callId: nonEmpty,
+  name: nonEmpty,
+  data: json,
+});
+
 /** A tool call needs a decision before it runs; the task parks with `parked:approval` until one is recorded. */
 export const approvalRequestedSchema = z.strictObject({
   type: z.literal("approval_requested"),
@@ -428,6 +443,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   modelTurnSchema,
   toolCallStartedSchema,
   toolResultSchema,
+  toolCheckpointSchema,
   approvalRequestedSchema,
   approvalDecidedSchema,
   hookFeedbackSchema,
@@ -456,6 +472,8 @@ export type ModelTurnEvent = z.infer<typeof modelTurnSchema>;
 export type ToolCallStartedEvent = z.infer<typeof toolCallStartedSchema>;
 /** A tool call's outcome (see {@link toolResultSchema}). */
 export type ToolResultEvent = z.infer<typeof toolResultSchema>;
+/** A running tool call's recorded progress (see {@link toolCheckpointSchema}). */
+export type ToolCheckpointEvent = z.infer<typeof toolCheckpointSchema>;
 /** A tool call awaiting a decision (see {@link approvalRequestedSchema}). */
 export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
 /** The decision on an approval (see {@link approvalDecidedSchema}). */
@@ -491,6 +509,7 @@ export type TaskEvent =
   | ModelTurnEvent
   | ToolCallStartedEvent
   | ToolResultEvent
+  | ToolCheckpointEvent
   | ApprovalRequestedEvent
   | ApprovalDecidedEvent
   | HookFeedbackEvent
