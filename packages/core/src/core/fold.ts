@@ -313,6 +313,7 @@ export class Folder {
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
+      case "parent_notified":
         break;
     }
     return this;

@@ -46,6 +46,8 @@ function hasInputs(summary: TaskSummary, carrier?: string): boolean {
 
 /** Whether a worker should start a leg: pending work while no leg runs. */
 function isRunnable(summary: TaskSummary): boolean {
+  // A child's end not yet reported to its parent: a worker makes the report (no leg).
+  if (summary.parentReport === "due" && summary.status !== "running") return true;
   switch (summary.status) {
     case "created":
       return true;
@@ -164,6 +166,10 @@ function applySeqs(seqs: EventSeqs, event: TaskEvent, seq: number | undefined): 
 
 function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   switch (event.type) {
+    case "task_created":
+      return event.parentTaskId === undefined ? s : { ...s, parentReport: "pending" };
+    case "parent_notified":
+      return s.parentReport === undefined ? s : omit(s, "parentReport");
     case "leg_started": {
       const rest = omit(s, "parkedReason", "parkedDetail", "resumeRequested");
       return { ...rest, status: "running", legId: event.legId, childResults: 0 };
@@ -213,14 +219,19 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
     case "engine_note":
       return isResumeRequest(event) && s.status === "parked" ? { ...s, resumeRequested: true } : s;
     case "task_completed":
-      return { ...s, status: "completed" };
+      return { ...s, status: "completed", ...reportDue(s) };
     case "task_failed":
-      return { ...s, status: "failed" };
+      return { ...s, status: "failed", ...reportDue(s) };
     case "task_cancelled":
-      return { ...s, status: "cancelled" };
+      return { ...s, status: "cancelled", ...reportDue(s) };
     default:
       return s;
   }
+}
+
+/** A child's first end makes its report to the parent due; a later one (after a wake) does not. */
+function reportDue(s: TaskSummary): { parentReport?: "due" } {
+  return s.parentReport === "pending" ? { parentReport: "due" } : {};
 }
 
 /** The summary of a whole sequence of events (stamped ones keep `seqs`; see {@link reduceSummary}). */

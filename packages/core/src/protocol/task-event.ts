@@ -343,6 +343,16 @@ export const childTaskSchema = z.strictObject({
   usage: usageSchema.exactOptional(),
 });
 
+/**
+ * A child task's end has been reported to its parent (the `child_task` result is in the parent's
+ * log, or the parent no longer needs it). Until then a child that has ended stays runnable, so a
+ * report lost with a dying process is made by the next worker.
+ */
+export const parentNotifiedSchema = z.strictObject({
+  type: z.literal("parent_notified"),
+  v: v1,
+});
+
 export const compactionSchema = z.strictObject({
   type: z.literal("compaction"),
   v: v1,
@@ -397,6 +407,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   interruptRequestedSchema,
   resumeRequestedSchema,
   childTaskSchema,
+  parentNotifiedSchema,
   compactionSchema,
   wakeScheduledSchema,
   taskCompletedSchema,
@@ -418,6 +429,7 @@ export type EngineNoteEvent = z.infer<typeof engineNoteSchema>;
 export type InterruptRequestedEvent = z.infer<typeof interruptRequestedSchema>;
 export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
+export type ParentNotifiedEvent = z.infer<typeof parentNotifiedSchema>;
 export type CompactionEvent = z.infer<typeof compactionSchema>;
 export type WakeScheduledEvent = z.infer<typeof wakeScheduledSchema>;
 export type TaskCompletedEvent = z.infer<typeof taskCompletedSchema>;
@@ -441,6 +453,7 @@ export type TaskEvent =
   | InterruptRequestedEvent
   | ResumeRequestedEvent
   | ChildTaskEvent
+  | ParentNotifiedEvent
   | CompactionEvent
   | WakeScheduledEvent
   | TaskCompletedEvent

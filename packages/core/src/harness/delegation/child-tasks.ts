@@ -137,14 +137,30 @@ export async function notifyParent(
 }
 
 /**
- * A child task that ended tells its parent (idempotently); one that waits for an approval says so
- * in the parent's log, so whoever watches the parent sees it.
+ * A child task that ended tells its parent, then records in its own log that it did
+ * (`parent_notified`). Two appends to two logs: a process that dies between them leaves the
+ * child runnable (`parentReport: "due"`), and whoever runs it next makes the report again, which
+ * the parent takes once. The one way every end (completed, failed, cancelled) reaches the parent.
+ */
+export async function reportEnd(store: Store, taskId: string, parentTaskId: string): Promise<void> {
+  await notifyParent(store, parentTaskId, { childTaskId: taskId }).catch((error: unknown) => {
+    // A parent that is gone has nobody to tell: the report is done.
+    if (!isSemaError(error, "TaskNotFound")) throw error;
+  });
+  await appendToTask(store, taskId, (record) =>
+    record.summary.parentReport === "due" ? [{ type: "parent_notified", v: 1 }] : undefined,
+  );
+}
+
+/**
+ * A child task that ended tells its parent (idempotently, see {@link reportEnd}); one that waits
+ * for an approval says so in the parent's log, so whoever watches the parent sees it.
  */
 export async function reportToParent(store: Store, taskId: string, state: TaskState): Promise<void> {
   const parentTaskId = state.parentTaskId;
   if (parentTaskId === undefined) return;
-  if (isTerminal(state.summary.status)) {
-    await notifyParent(store, parentTaskId, { childTaskId: taskId });
+  if (isTerminal(state.summary.status) || state.summary.parentReport === "due") {
+    await reportEnd(store, taskId, parentTaskId);
     return;
   }
   const pending = state.approvals.filter((a) => a.decision === undefined);

@@ -144,7 +144,11 @@ async function runLeased(
       foreign: new ForeignInterrupts(),
     };
     writer = new LegWriter(base, folder);
-    if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
+    if (!hasWork(writer.state)) {
+      // A child whose end its parent was not told of (its host died in between): tell it now.
+      if (writer.state.summary.parentReport === "due") await reportToParent(store, taskId, writer.state);
+      return outcomeOf(taskId, writer.state);
+    }
 
     const legId = newId();
     const trigger = legOptions.trigger ?? inferTrigger(writer.state);
