@@ -30,6 +30,15 @@ export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" || status === "cancelled";
 }
 
+/**
+ * Whether a child task has ended and its parent has not been told yet (see
+ * `TaskSummary.parentReport`). Only while it stays ended: a child woken and running again reports
+ * when it next ends.
+ */
+export function isEndReportDue(summary: TaskSummary): boolean {
+  return summary.parentReport === "due" && isTerminal(summary.status);
+}
+
 /** When the earliest unfired timer is due (ms), if any. */
 export function nextWakeAt(summary: TaskSummary): number | undefined {
   let next: number | undefined;
@@ -47,7 +56,7 @@ function hasInputs(summary: TaskSummary, carrier?: string): boolean {
 /** Whether a worker should start a leg: pending work while no leg runs. */
 function isRunnable(summary: TaskSummary): boolean {
   // A child's end not yet reported to its parent: a worker makes the report (no leg).
-  if (summary.parentReport === "due" && summary.status !== "running") return true;
+  if (isEndReportDue(summary)) return true;
   switch (summary.status) {
     case "created":
       return true;

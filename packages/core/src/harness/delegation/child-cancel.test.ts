@@ -9,13 +9,14 @@ import type { ModelRequest } from "../../ports/model.ts";
 import type { Store } from "../../ports/store.ts";
 import { isSemaError } from "../../protocol/errors.ts";
 import { dyingStore, SimulatedDeath } from "../../testing/dying-store.ts";
+import { make } from "../../testing/event-factories.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { cancel } from "../tasks/control.ts";
 import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "../tools/define-tool.ts";
-import { childTaskId } from "./child-tasks.ts";
+import { childTaskId, reportEnd, startChildTask } from "./child-tasks.ts";
 
 /** A tool whose every call waits for a person: a child calling it parks, so it can be cancelled. */
 const deploy = defineTool({
@@ -178,5 +179,27 @@ describe("a death between the child's end and its report to the parent", () => {
       expect(await runnable(store)).toEqual([]);
     }
     expect(deaths).toBeGreaterThanOrEqual(4);
+  });
+
+  it("a report made while the child runs again (woken after its end) waits for its next end", async () => {
+    const store = new MemoryStore();
+    const parent = await startTask(store, { objective: "Parent" });
+    await runLeg({ store, agent: { model: new ScriptedModel([{ text: "waiting" }]) } }, parent);
+    const child = await startChildTask(store, parent, { objective: "Side job" });
+    const append = async (events: Parameters<Store["append"]>[1]) =>
+      store.append(child, events, { expectedSeq: (await store.getTask(child)).lastSeq });
+    // The child ended, its host died before the report, and a wake ran it again.
+    await append([make.legStarted("l1"), { type: "task_completed", v: 1, result: "first" }, make.legEnded("l1")]);
+    expect((await store.getTask(child)).summary).toMatchObject({ parentReport: "due", runnable: true });
+    await append([make.legStarted("l2")]);
+    await reportEnd(store, child, parent);
+    expect(await results(store, parent)).toEqual([]);
+    expect(await notified(store, child)).toBe(0);
+    await append([{ type: "task_completed", v: 1, result: "second" }, make.legEnded("l2")]);
+    expect(await runnable(store)).toEqual([child]);
+    await runLeg({ store, agent: { model: new ScriptedModel([]) } }, child);
+    expect(await results(store, parent)).toMatchObject([{ status: "completed", result: "second" }]);
+    expect(await notified(store, child)).toBe(1);
+    expect(await runnable(store)).toEqual([parent]);
   });
 });

@@ -101,20 +101,24 @@ export async function childResultEvent(
 /**
  * Tell the parent a child has ended: a `child_task` result, and for a child the parent did not
  * wait for, a system wake that brings the result to the model. Idempotent; a cancelled parent is
- * left alone.
+ * left alone. True when the parent has nothing more to hear of this end (told now or before, or
+ * it needs no telling); false when the child has not ended after all (it was woken meanwhile).
  */
 export async function notifyParent(
   store: Store,
   parentTaskId: string,
   options: { childTaskId: string },
-): Promise<void> {
+): Promise<boolean> {
   const childId = options.childTaskId;
+  let settled = true;
   await appendToState(store, parentTaskId, async (parent) => {
+    settled = true;
     if (parent.summary.status === "cancelled") return undefined;
     const known = parent.children.find((c) => c.childTaskId === childId);
     // Only a child the parent recorded is reported; a finished one only once.
     if (known === undefined || known.status !== "running") return undefined;
     const result = await childResultEvent(store, childId, known.callId);
+    settled = result !== undefined;
     if (result === undefined) return undefined;
     // A child the parent waits for answers its open call; any other is delivered as a wake.
     const waiting = known.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
@@ -134,6 +138,7 @@ export async function notifyParent(
     });
     return [result, wake];
   });
+  return settled;
 }
 
 /**
@@ -143,10 +148,12 @@ export async function notifyParent(
  * the parent takes once. The one way every end (completed, failed, cancelled) reaches the parent.
  */
 export async function reportEnd(store: Store, taskId: string, parentTaskId: string): Promise<void> {
-  await notifyParent(store, parentTaskId, { childTaskId: taskId }).catch((error: unknown) => {
+  const settled = await notifyParent(store, parentTaskId, { childTaskId: taskId }).catch((error: unknown) => {
     // A parent that is gone has nobody to tell: the report is done.
     if (!isSemaError(error, "TaskNotFound")) throw error;
+    return true;
   });
+  if (!settled) return;
   await appendToTask(store, taskId, (record) =>
     record.summary.parentReport === "due" ? [{ type: "parent_notified", v: 1 }] : undefined,
   );
@@ -159,7 +166,7 @@ export async function reportEnd(store: Store, taskId: string, parentTaskId: stri
 export async function reportToParent(store: Store, taskId: string, state: TaskState): Promise<void> {
   const parentTaskId = state.parentTaskId;
   if (parentTaskId === undefined) return;
-  if (isTerminal(state.summary.status) || state.summary.parentReport === "due") {
+  if (isTerminal(state.summary.status)) {
     await reportEnd(store, taskId, parentTaskId);
     return;
   }

@@ -5,7 +5,7 @@
  * the log and carries on.
  */
 import type { TaskState } from "../../core/fold.ts";
-import { isTerminal } from "../../core/task-summary.ts";
+import { isEndReportDue, isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
@@ -146,7 +146,7 @@ async function runLeased(
     writer = new LegWriter(base, folder);
     if (!hasWork(writer.state)) {
       // A child whose end its parent was not told of (its host died in between): tell it now.
-      if (writer.state.summary.parentReport === "due") await reportToParent(store, taskId, writer.state);
+      if (isEndReportDue(writer.state.summary)) await reportToParent(store, taskId, writer.state);
       return outcomeOf(taskId, writer.state);
     }
 
