@@ -238,7 +238,7 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   }
 }
 
-/** A child's first end makes its report to the parent due; a later one (after a wake) does not. */
+/** A child's end makes its report to the parent due, unless one was made (the parent takes one result). */
 function reportDue(s: TaskSummary): { parentReport?: "due" } {
   return s.parentReport === "pending" ? { parentReport: "due" } : {};
 }
