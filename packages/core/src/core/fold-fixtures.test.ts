@@ -203,6 +203,20 @@ describe("v1 fixtures", () => {
     expect(state.summary).toMatchObject({ status: "parked", parkedReason: "child", runnable: true });
   });
 
+  it("parent_notified: a child's end is due to its parent until it is reported, then nothing is", () => {
+    const events = load("parent_notified");
+    expect(fold(events.slice(0, 1)).summary).toMatchObject({ parentReport: "pending", runnable: true });
+    expect(fold(events.slice(0, -1)).summary).toMatchObject({
+      status: "completed",
+      parentReport: "due",
+      runnable: true,
+    });
+    const state = fold(events);
+    expect(state.summary).toMatchObject({ status: "completed", runnable: false });
+    expect(state.summary.parentReport).toBeUndefined();
+    expect(state.result).toBe("Sources: A, B, C.");
+  });
+
   it("compaction: the summary replaces what it covers", () => {
     expect(fold(load("compaction")).transcript).toEqual([
       { role: "user", entryId: "entry-c1", content: "Summary of earlier work: step one is done." },

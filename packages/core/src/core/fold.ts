@@ -15,10 +15,10 @@ import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; a snapshot of another version is ignored and the log refolded, so a reader
+ * `outputCorrections`; 3: `summary.parentReport`; a snapshot of another version is ignored and the log refolded, so a reader
  * never builds a request from a state that lacks what the log holds.
  */
-export const TASK_STATE_VERSION = 2;
+export const TASK_STATE_VERSION = 3;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -332,6 +332,7 @@ export class Folder {
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
+      case "parent_notified":
         break;
     }
     return this;

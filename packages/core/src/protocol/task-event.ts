@@ -392,6 +392,16 @@ export const childTaskSchema = z.strictObject({
   usage: usageSchema.exactOptional(),
 });
 
+/**
+ * A child task's end has been reported to its parent (the `child_task` result is in the parent's
+ * log, or the parent no longer needs it). Until then a child that has ended stays runnable, so a
+ * report lost with a dying process is made by the next worker.
+ */
+export const parentNotifiedSchema = z.strictObject({
+  type: z.literal("parent_notified"),
+  v: v1,
+});
+
 /** The transcript up to `throughSeq` was compacted: the model sees `summary` in place of those entries. */
 export const compactionSchema = z.strictObject({
   type: z.literal("compaction"),
@@ -451,6 +461,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   interruptRequestedSchema,
   resumeRequestedSchema,
   childTaskSchema,
+  parentNotifiedSchema,
   compactionSchema,
   wakeScheduledSchema,
   taskCompletedSchema,
@@ -488,6 +499,8 @@ export type InterruptRequestedEvent = z.infer<typeof interruptRequestedSchema>;
 export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
 /** A delegated child task's spawn or result (see {@link childTaskSchema}). */
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
+/** A child's end reported to its parent (see {@link parentNotifiedSchema}). */
+export type ParentNotifiedEvent = z.infer<typeof parentNotifiedSchema>;
 /** A compaction of the transcript (see {@link compactionSchema}). */
 export type CompactionEvent = z.infer<typeof compactionSchema>;
 /** A durable timer (see {@link wakeScheduledSchema}). */
@@ -517,6 +530,7 @@ export type TaskEvent =
   | InterruptRequestedEvent
   | ResumeRequestedEvent
   | ChildTaskEvent
+  | ParentNotifiedEvent
   | CompactionEvent
   | WakeScheduledEvent
   | TaskCompletedEvent
