@@ -61,7 +61,8 @@ export const usageSchema = z.strictObject({
  * Why a leg parked: the thing it waits for. `shutdown`: its host stopped gracefully; any host
  * should pick the task up again (unlike `interrupt`, which waits for a person). `model`: the model
  * stayed unavailable past its retries; a durable timer recorded with the park (a `wake_scheduled`
- * whose `wakeId` starts with `model-wait:`) makes it runnable again after a backoff.
+ * whose `wakeId` starts with `model-wait:`) makes it runnable again after a backoff. `tool`: the
+ * model called an external tool (see `external_tools`), whose result comes from outside.
  */
 export const parkReasonSchema = z.enum([
   "approval",
@@ -73,6 +74,7 @@ export const parkReasonSchema = z.enum([
   "crash",
   "shutdown",
   "model",
+  "tool",
 ]);
 export type ParkReason = z.infer<typeof parkReasonSchema>;
 
@@ -352,6 +354,30 @@ export const compactionSchema = z.strictObject({
   entryId: nonEmpty,
 });
 
+/**
+ * A tool the task's model may call that no process of the host runs: whoever offered it (a web
+ * client, a relay) runs a call to it and records the result (`submitToolResult`).
+ */
+export const externalToolSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a tool name: 1 to 128 letters, digits, _ or -"),
+  description: z.string().exactOptional(),
+  /** JSON Schema of the tool's input object. */
+  inputSchema: jsonObject,
+});
+export type ExternalTool = z.infer<typeof externalToolSchema>;
+
+/**
+ * The external tools the task's model is offered from the next model call on, replacing any
+ * offered before (an empty list withdraws them). A call to one is not run by the leg: the leg
+ * parks (`parked:tool`) until a `tool_result` for it is recorded from outside.
+ */
+export const externalToolsSchema = z.strictObject({
+  type: z.literal("external_tools"),
+  v: v1,
+  tools: z.array(externalToolSchema),
+  actor: actorSchema.exactOptional(),
+});
+
 /** A durable timer: at `due` the task is woken with `text` (a wake input whose inputId is `wakeId`). */
 export const wakeScheduledSchema = z.strictObject({
   type: z.literal("wake_scheduled"),
@@ -399,6 +425,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   childTaskSchema,
   compactionSchema,
   wakeScheduledSchema,
+  externalToolsSchema,
   taskCompletedSchema,
   taskFailedSchema,
   taskCancelledSchema,
@@ -420,6 +447,7 @@ export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
 export type CompactionEvent = z.infer<typeof compactionSchema>;
 export type WakeScheduledEvent = z.infer<typeof wakeScheduledSchema>;
+export type ExternalToolsEvent = z.infer<typeof externalToolsSchema>;
 export type TaskCompletedEvent = z.infer<typeof taskCompletedSchema>;
 export type TaskFailedEvent = z.infer<typeof taskFailedSchema>;
 export type TaskCancelledEvent = z.infer<typeof taskCancelledSchema>;
@@ -443,6 +471,7 @@ export type TaskEvent =
   | ChildTaskEvent
   | CompactionEvent
   | WakeScheduledEvent
+  | ExternalToolsEvent
   | TaskCompletedEvent
   | TaskFailedEvent
   | TaskCancelledEvent;
