@@ -1,0 +1,45 @@
+/**
+ * Creating a task for a caller, as every route that starts one does (`POST /v1/tasks`, the
+ * front-end protocols): the objective checked on the user lane, the agent looked up, the task
+ * owned by the caller's principal, and this process's workers told.
+ */
+import { type StartTaskInput, startTask } from "@sema-agent/core";
+import { badRequest } from "../http-error.ts";
+import type { Caller } from "../ingress/caller.ts";
+import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
+import type { RouteDeps } from "../routes/deps.ts";
+
+/** What a route decides of a new task; the rest comes from the caller and the server's limits. */
+export type CreateTaskFields = Omit<
+  StartTaskInput,
+  "objective" | "principal" | "actor" | "agent" | "model" | "content"
+>;
+
+/**
+ * Start a task of `agentName` (the default agent when undefined) for `caller`. `where` names the
+ * objective and the agent in errors (`body.objective`, `body.agent`). Returns the task id.
+ */
+export async function createTaskFor(
+  deps: RouteDeps,
+  caller: Caller,
+  request: { objective: TextOrParts; agent?: string | undefined; where: { objective: string; agent: string } },
+  fields: CreateTaskFields = {},
+): Promise<string> {
+  const { agents, limits } = deps;
+  const objective = checkTextOrParts(request.objective, "user", limits.maxTextChars, request.where.objective);
+  const name = request.agent ?? agents.defaultName;
+  const agent = agents.get(name);
+  if (agent === undefined)
+    throw badRequest(`${request.where.agent}: no agent named ${name}`, request.where.agent, { agents: agents.names() });
+  const taskId = await startTask(deps.store, {
+    ...fields,
+    objective,
+    principal: caller.principal,
+    actor: caller.actor,
+    agent: name,
+    model: agent.model.id,
+    content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
+  });
+  deps.workers?.notify(taskId);
+  return taskId;
+}
