@@ -111,6 +111,7 @@ describe("AG-UI's HttpAgent against sema serve", () => {
     expect(interrupt).toMatchObject({ id: "call-write", reason: "tool_approval", toolCallId: "call-write" });
     const digest = interrupt?.metadata?.digest ?? "";
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(http.pendingInterrupts.map((pending) => pending.id)).toEqual(["call-write"]);
     // The client's conversation holds the turn's text and both calls.
     const assistant = http.messages.filter((m) => m.role === "assistant");
     expect(assistant.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : []))).toEqual([
@@ -150,6 +151,21 @@ describe("AG-UI's HttpAgent against sema serve", () => {
     ).toBe("All done.");
     expect(finished(events)).toMatchObject({ outcome: { type: "success" }, result: "All done." });
     expect((await store.getTask("thread-notes")).summary.status).toBe("completed");
+
+    // A reloaded page (a client with no messages) is given the whole conversation from the log.
+    const reloaded = client("notes", "thread-notes");
+    await reloaded.http.runAgent();
+    expect(types(reloaded.events)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    const shown = reloaded.http.messages.map((m) => ({ id: m.id, role: m.role }));
+    const streamed = http.messages.filter((m) => m.role === "assistant").map((m) => ({ id: m.id, role: m.role }));
+    expect(shown.filter((m) => m.role === "assistant")).toEqual(streamed);
+    expect(reloaded.http.messages[0]).toMatchObject({
+      role: "user",
+      content: expect.stringContaining("Tidy the notes"),
+    });
+    expect(
+      reloaded.http.messages.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.toolCallId : "")),
+    ).toEqual(["call-look", "call-write"]);
   });
 
   it("offers a frontend tool; a call to it ends the run for the client, whose result the next run records", async () => {

@@ -4,7 +4,8 @@
  * frontend tools are offered, the `resume` entries decide the approvals the last run ended with,
  * the tool messages answer the calls the client was to execute, and the new user messages go in
  * as inputs — a steer while a leg runs (the run then ends at once: the running run shows it
- * applied), a follow-up once the task has finished. Then the run streams.
+ * applied), a follow-up once the task has finished. A run with no messages at all (a reloaded
+ * client) starts with the conversation so far. Then the run streams.
  */
 import { EventType } from "@ag-ui/core";
 import {
@@ -30,6 +31,7 @@ import { clientToolResults, type NewUserMessage, newUserMessages } from "./clien
 import type { AgUiEvent } from "./event-map.ts";
 import { externalToolsOf } from "./frontend-tools.ts";
 import { decisionsOf } from "./interrupts.ts";
+import { messagesSnapshot } from "./messages-snapshot.ts";
 import type { AgUiRunInputBody } from "./run-input.ts";
 import { runResponse } from "./run-stream.ts";
 
@@ -135,6 +137,8 @@ export async function startRun(
 
   const results = clientToolResults(input.messages);
   const state = await loadTaskState(store, taskId);
+  // A client with nothing (a reloaded page) is given the conversation so far.
+  if (input.messages.length === 0) first.push(messagesSnapshot(state));
   const external = new Set((state.externalTools ?? []).map((tool) => tool.name));
   const waiting = state.openToolCalls.filter((call) => external.has(call.name));
   const fromClient = new Set<string>();
