@@ -35,7 +35,11 @@ const painter = scriptedAgent(
   "painter",
 );
 const talker = scriptedAgent(
-  [{ text: "Writing the notes with spaces, as usual.", chunkSize: 2, deltaDelayMs: 20 }, { text: "Switched to tabs." }],
+  [
+    { text: "Writing the notes with spaces, as usual.", chunkSize: 2, deltaDelayMs: 20 },
+    { text: "Switched to tabs." },
+    { text: "Summary added." },
+  ],
   "talker",
 );
 
@@ -232,5 +236,21 @@ describe("AG-UI's HttpAgent against sema serve", () => {
     expect(finished(first.events)).toMatchObject({ outcome: { type: "success" }, result: "Switched to tabs." });
     const steer = talker.model.requests[1]?.transcript.find((e) => e.role === "user" && e.content.includes("Use tabs"));
     expect(steer?.role === "user" ? steer.content : "").toContain('[from "alice"]');
+
+    // The second tab sends its message again (no answer followed it there): it is not recorded twice.
+    second.events.length = 0;
+    await second.http.runAgent();
+    expect(types(second.events)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    const steers = (await store.read("thread-talk")).filter(
+      (e) => e.type === "human_input" && e.inputId === "ag-ui:t2" && e.delivery === "received",
+    );
+    expect(steers).toHaveLength(1);
+
+    // A message after the task finished continues it.
+    first.events.length = 0;
+    first.http.addMessage(user("t3", "Add a summary"));
+    await first.http.runAgent();
+    expect(finished(first.events)).toMatchObject({ outcome: { type: "success" }, result: "Summary added." });
+    expect(talker.model.requests).toHaveLength(3);
   });
 });

@@ -149,7 +149,13 @@ export async function startRun(
       ? seen.messageIds
       : [],
   );
-  const fresh = messages.filter((message) => !objectiveIds.has(message.id));
+  // A client resends its trailing messages until an answer follows them: each goes in once.
+  const fresh: Array<{ message: NewUserMessage; inputId: string }> = [];
+  for (const [offset, message] of messages.entries()) {
+    if (objectiveIds.has(message.id)) continue;
+    const inputId = inputIdOf(message, input.messages.length - messages.length + offset);
+    if ((await store.findInput(taskId, inputId)) === undefined) fresh.push({ message, inputId });
+  }
   for (const call of waiting) {
     const result = results.get(call.callId);
     if (result === undefined && fresh.length === 0) continue;
@@ -163,14 +169,8 @@ export async function startRun(
   }
 
   let steered = false;
-  for (const [index, message] of fresh.entries()) {
-    const sent = await sendFor(
-      deps,
-      caller,
-      taskId,
-      message,
-      inputIdOf(message, input.messages.length - fresh.length + index),
-    );
+  for (const { message, inputId } of fresh) {
+    const sent = await sendFor(deps, caller, taskId, message, inputId);
     if (sent.delivery === "received") {
       steered = true;
       first.push({ type: EventType.CUSTOM, name: "sema.steer_received", value: { inputId: sent.inputId } });
