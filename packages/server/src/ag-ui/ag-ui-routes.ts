@@ -22,8 +22,8 @@ export function agUiRoutes(deps: RouteDeps): AnyRouteSpec[] {
         },
       },
       errors: [400, 401, 403, 404, 409, 413, 415, 429],
-      async handler({ params, body, caller }) {
-        return startRun(deps, caller, params.name, body);
+      async handler({ params, body, caller, context }) {
+        return startRun(deps, caller, params.name, body, context.req.raw.signal);
       },
     }),
   ];

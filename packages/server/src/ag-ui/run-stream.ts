@@ -26,6 +26,8 @@ export interface RunStreamOptions {
   follow: boolean;
   /** Results the client sent in this run (not echoed back). */
   fromClient: ReadonlySet<string>;
+  /** The request's signal: aborted when the client goes away. */
+  signal: AbortSignal;
 }
 
 /** Park reasons after which another leg comes by itself: the run goes on following the log. */
@@ -54,6 +56,10 @@ async function* runEvents(options: RunStreamOptions, signal: AbortSignal): Async
       wake?.();
     };
     const unsubscribe = deps.hub?.subscribe(taskId, (delta) => push({ delta })) ?? (() => {});
+    // A model call already streaming when this run subscribed lost its first deltas: its text
+    // comes whole with its stored turn. Deltas count from the first event stored after now.
+    const joinedAt = (await deps.store.getTask(taskId)).lastSeq;
+    let live = false;
     let watchDone = false;
     let watchError: unknown;
     void (async () => {
@@ -70,6 +76,7 @@ async function* runEvents(options: RunStreamOptions, signal: AbortSignal): Async
     const onStored = async function* (event: StoredEvent): AsyncGenerator<AgUiEvent, boolean> {
       if (event.seq <= lastSeq) return false;
       lastSeq = event.seq;
+      if (event.seq > joinedAt) live = true;
       yield* map.stored(event);
       if (event.type === "leg_ended") return !COMES_BACK.has(event.reason);
       if (event.type === "task_cancelled") return (await deps.store.getTask(taskId)).summary.legId === undefined;
@@ -105,7 +112,7 @@ async function* runEvents(options: RunStreamOptions, signal: AbortSignal): Async
           }
           if (ended) break;
         }
-        yield* map.delta(item.delta);
+        if (live) yield* map.delta(item.delta);
       }
       yield* map.close();
     } finally {
@@ -175,6 +182,8 @@ const SSE_HEADERS = {
 /** The run as an SSE response, with a comment line every `heartbeatMs` to keep proxies open. */
 export function runResponse(options: RunStreamOptions): Response {
   const stop = new AbortController();
+  // The client went away: stop following the log (the task goes on).
+  options.signal.addEventListener("abort", () => stop.abort(), { once: true });
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {

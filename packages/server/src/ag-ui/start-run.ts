@@ -88,6 +88,7 @@ export async function startRun(
   caller: Caller,
   agentName: string,
   input: AgUiRunInputBody,
+  signal: AbortSignal,
 ): Promise<Response> {
   const agent = deps.agents.get(agentName);
   if (agent === undefined)
@@ -97,7 +98,7 @@ export async function startRun(
     throw badRequest("body.threadId: must be an id: letters, digits and ._~:-", "body.threadId");
   const tools = externalToolsOf(input.tools, new Set((agent.tools ?? []).map((tool) => tool.name)));
   const messages = newUserMessages(input.messages);
-  const base = { deps, taskId, runId: input.runId };
+  const base = { deps, taskId, runId: input.runId, signal };
 
   const existing = await findTask(deps, taskId);
   if (existing === undefined) {
