@@ -211,6 +211,37 @@ describe("AG-UI's HttpAgent against sema serve", () => {
     expect(last?.role === "tool" ? last.content : "").toContain('{"color":"red"}');
   });
 
+  it("denies a call whose interrupt is cancelled, and answers a frontend call the person talked past", async () => {
+    const { http, events } = client("notes", "thread-deny");
+    http.addMessage(user("d1", "Tidy the notes"));
+    await http.runAgent();
+    expect(finished(events).outcome?.type).toBe("interrupt");
+    await http.runAgent({ resume: [{ interruptId: "call-write", status: "cancelled" }] });
+    const denied = (await store.read("thread-deny")).find(
+      (e): e is StoredEvent & { type: "tool_result" } => e.type === "tool_result" && e.callId === "call-write",
+    );
+    // The denial reaches the model with who decided.
+    expect(denied).toMatchObject({ status: "denied", content: expect.stringContaining('denied by [from "alice"]') });
+    expect((await store.getTask("thread-deny")).summary.status).toBe("completed");
+
+    const paint = client("painter", "thread-talked-past");
+    const tools = [{ name: "pick_color", description: "Ask the person for a color" }];
+    paint.http.addMessage(user("q1", "Paint the banner"));
+    await paint.http.runAgent({ tools });
+    expect(finished(paint.events).outcome).toEqual({ type: "success", pendingToolCallIds: ["call-pick"] });
+    paint.http.addMessage(user("q2", "Never mind the color"));
+    await paint.http.runAgent({ tools });
+    const answered = (await store.read("thread-talked-past")).find(
+      (e): e is StoredEvent & { type: "tool_result" } => e.type === "tool_result",
+    );
+    expect(answered).toMatchObject({
+      callId: "call-pick",
+      status: "error",
+      content: expect.stringContaining("sent a new message"),
+    });
+    expect((await store.getTask("thread-talked-past")).summary.status).toBe("completed");
+  });
+
   it("takes a message sent during a run as a steer, which reaches the model with its label", async () => {
     const first = client("talker", "thread-talk");
     first.http.addMessage(user("t1", "Write the notes"));

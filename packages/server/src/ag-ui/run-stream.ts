@@ -5,7 +5,7 @@
  * `RUN_ERROR`) with the outcome the task is left in. A client that goes away stops the stream,
  * never the task.
  */
-import { EventType } from "@ag-ui/core";
+import { EventType, PROTOCOL_VERSION } from "@ag-ui/core";
 import { loadTaskOverview, loadTaskState, type StoredEvent, type TaskRecord } from "@sema-agent/core";
 import type { EphemeralEvent } from "@sema-agent/core/protocol";
 import type { RouteDeps } from "../routes/deps.ts";
@@ -44,7 +44,7 @@ type Item = { stored: StoredEvent } | { delta: EphemeralEvent };
 /** The run's events, in order, ending with its outcome. */
 async function* runEvents(options: RunStreamOptions, signal: AbortSignal): AsyncGenerator<AgUiEvent> {
   const { deps, taskId } = options;
-  yield { type: EventType.RUN_STARTED, threadId: taskId, runId: options.runId };
+  yield { type: EventType.RUN_STARTED, threadId: taskId, runId: options.runId, protocolVersion: PROTOCOL_VERSION };
   yield* options.first;
   if (options.follow) {
     const map = new AgUiEventMap(options.sessionSeq, options.fromClient);
