@@ -364,6 +364,7 @@ export const externalToolSchema = z.strictObject({
   /** JSON Schema of the tool's input object. */
   inputSchema: jsonObject,
 });
+/** One external tool, as recorded on `external_tools`. */
 export type ExternalTool = z.infer<typeof externalToolSchema>;
 
 /**

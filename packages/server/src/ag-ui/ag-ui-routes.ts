@@ -4,6 +4,7 @@ import type { RouteDeps } from "../routes/deps.ts";
 import { AgentParams, AgUiRunInput } from "./run-input.ts";
 import { startRun } from "./start-run.ts";
 
+/** The AG-UI route, for the app and the OpenAPI document. */
 export function agUiRoutes(deps: RouteDeps): AnyRouteSpec[] {
   return [
     route({

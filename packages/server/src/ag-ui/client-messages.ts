@@ -8,6 +8,7 @@
 import { badRequest } from "../http-error.ts";
 import type { AgUiMessage as Message } from "./run-input.ts";
 
+/** A user message the client just sent. */
 export interface NewUserMessage {
   id: string;
   text: string;
@@ -15,6 +16,7 @@ export interface NewUserMessage {
   path: string;
 }
 
+/** A frontend tool call's result, from a tool message. */
 export interface ClientToolResult {
   toolCallId: string;
   output: string;

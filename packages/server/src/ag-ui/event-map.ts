@@ -21,6 +21,7 @@ function custom(name: string, value: unknown): AgUiEvent {
   return { type: EventType.CUSTOM, name: `sema.${name}`, value };
 }
 
+/** Maps one run's stored events and live deltas to AG-UI events, in order. */
 export class AgUiEventMap {
   /** The turn's message the deltas have opened, and the text they streamed into it. */
   #open: { messageId: string; shown: string } | undefined;

@@ -19,6 +19,7 @@ type SnapshotMessage =
     }
   | { id: string; role: "tool"; toolCallId: string; content: string; error?: string };
 
+/** `MESSAGES_SNAPSHOT` of the task's transcript. */
 export function messagesSnapshot(state: TaskState): AgUiEvent {
   const turns = state.transcript.filter((entry) => entry.role === "assistant").length;
   // Turns summarized away by a compaction are not in the transcript: count back from the last.

@@ -8,14 +8,17 @@ import { z } from "zod";
 import { idSchema } from "../schemas/common.ts";
 import { named } from "../schemas/registry.ts";
 
+/** The run's body: the protocol's own schema, registered for the OpenAPI document. */
 export const AgUiRunInput = named(
   "AgUiRunAgentInput",
   RunAgentInputSchema,
   "AG-UI's RunAgentInput: `threadId` is the task, `messages` the client's conversation (its trailing user messages are the new input, its tool messages the results of frontend tool calls), `tools` the frontend tools, `resume` the answers to the interrupts (approvals) the last run ended with.",
 );
 
+/** The run's body as validated. */
 export type AgUiRunInputBody = z.output<typeof AgUiRunInput>;
 
+/** The path: the agent's name. */
 export const AgentParams = z.strictObject({ name: idSchema });
 
 /** One message of the client's conversation, as validated. */

@@ -12,6 +12,7 @@ import type { RouteDeps } from "../routes/deps.ts";
 import { type AgUiEvent, AgUiEventMap } from "./event-map.ts";
 import { approvalInterrupt } from "./interrupts.ts";
 
+/** What one run streams. */
 export interface RunStreamOptions {
   deps: RouteDeps;
   taskId: string;
@@ -184,44 +185,47 @@ export function runResponse(options: RunStreamOptions): Response {
   const stop = new AbortController();
   // The client went away: stop following the log (the task goes on).
   options.signal.addEventListener("abort", () => stop.abort(), { once: true });
+  const events = runEvents(options, stop.signal);
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
+  const finish = (controller?: ReadableStreamDefaultController<Uint8Array>) => {
+    clearInterval(heartbeat);
+    stop.abort();
+    if (closed) return;
+    closed = true;
+    controller?.close();
+  };
+  // Pulled: the next event is made only when the client has taken the last, so a slow client
+  // holds the run back instead of a queue growing in the server.
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      heartbeat = setInterval(
-        () => controller.enqueue(encoder.encode(": keep-alive\n\n")),
-        options.deps.limits.heartbeatMs,
-      );
-      void (async () => {
-        try {
-          for await (const event of runEvents(options, stop.signal)) {
-            if (stop.signal.aborted) return;
-            controller.enqueue(frame(event));
-          }
-        } catch (error) {
-          if (stop.signal.aborted) return;
-          // The store failed mid-run: the task goes on; the client is told this run's stream broke.
-          console.error("sema server: AG-UI run stream failed", error);
-          controller.enqueue(
-            frame({
-              type: EventType.RUN_ERROR,
-              message: "the run's stream failed; the task goes on",
-              code: "Unavailable",
-            }),
-          );
-        } finally {
-          clearInterval(heartbeat);
-          stop.abort();
-          try {
-            controller.close();
-          } catch {
-            // Already closed by a client that went away.
-          }
-        }
-      })();
+      heartbeat = setInterval(() => {
+        if (!closed) controller.enqueue(encoder.encode(": keep-alive\n\n"));
+      }, options.deps.limits.heartbeatMs);
+    },
+    async pull(controller) {
+      try {
+        const next = await events.next();
+        if (closed) return;
+        if (next.done === true) finish(controller);
+        else controller.enqueue(frame(next.value));
+      } catch (error) {
+        if (closed || stop.signal.aborted) return finish();
+        // The store failed mid-run: the task goes on; the client is told this run's stream broke.
+        console.error("sema server: AG-UI run stream failed", error);
+        controller.enqueue(
+          frame({
+            type: EventType.RUN_ERROR,
+            message: "the run's stream failed; the task goes on",
+            code: "Unavailable",
+          }),
+        );
+        finish(controller);
+      }
     },
     cancel() {
-      clearInterval(heartbeat);
-      stop.abort();
+      closed = true;
+      finish();
     },
   });
   return new Response(body, { headers: SSE_HEADERS });

@@ -83,6 +83,7 @@ async function sendFor(
   }
 }
 
+/** Take the run's input into the task `input.threadId` (created on first use) and stream the run. */
 export async function startRun(
   deps: RouteDeps,
   caller: Caller,

@@ -11,6 +11,7 @@ import type { RouteDeps } from "../routes/deps.ts";
 
 const REASON_MAX_CHARS = 2000;
 
+/** A decision as a route received it. */
 export interface DecisionRequest {
   callId: string;
   digest: string;
