@@ -387,6 +387,20 @@ const CASES: Case[] = [
     code: "DigestMismatch",
   },
   {
+    name: "ag-ui message over the cap with a decision and a tool: nothing of it recorded",
+    path: AG_UI,
+    body: {
+      threadId: "{id}",
+      runId: "r",
+      messages: [{ id: "m2", role: "user", content: "y".repeat(32_001) }],
+      tools: [{ name: "pick_color", description: "x" }],
+      resume: [{ interruptId: "call-1", status: "cancelled" }],
+    },
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.messages.0.content",
+  },
+  {
     name: "ag-ui unknown agent",
     path: "/v1/agents/nobody/ag-ui",
     body: { threadId: "t-new", runId: "r", messages: [{ id: "m1", role: "user", content: "hi" }] },

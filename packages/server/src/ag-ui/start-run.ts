@@ -1,11 +1,11 @@
 /**
  * One AG-UI run against a task: `threadId` is the task (created on first use, owned by the
- * caller's principal), a run is what the task does until its next leg ends. In order: the
- * frontend tools are offered, the `resume` entries decide the approvals the last run ended with,
- * the tool messages answer the calls the client was to execute, and the new user messages go in
- * as inputs — a steer while a leg runs (the run then ends at once: the running run shows it
- * applied), a follow-up once the task has finished. A run with no messages at all (a reloaded
- * client) starts with the conversation so far. Then the run streams.
+ * caller's principal), a run is what the task does until its next leg ends. Once all of it is
+ * checked, in order: the `resume` entries decide the approvals the last run ended with, the tool
+ * messages answer the calls the client was to execute, the frontend tools are offered, and the
+ * new user messages go in as inputs — a steer while a leg runs (the run then ends at once: the
+ * running run shows it applied), a follow-up once the task has finished. A run with no messages
+ * at all (a reloaded client) starts with the conversation so far. Then the run streams.
  */
 import { EventType } from "@ag-ui/core";
 import {
@@ -21,7 +21,7 @@ import {
 import { TaskFinishedError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import { badRequest, HttpError } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
-import { checkTextOrParts } from "../ingress/sanitize.ts";
+import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { ID_PATTERN } from "../schemas/common.ts";
 import { createTaskFor } from "../tasks/create-task.ts";
@@ -62,12 +62,12 @@ async function sendFor(
   deps: RouteDeps,
   caller: Caller,
   taskId: string,
-  message: NewUserMessage,
+  text: TextOrParts,
   inputId: string,
 ): Promise<SentInput> {
   const { limits } = deps;
   const options = {
-    text: checkTextOrParts(message.text, "user", limits.maxTextChars, message.path),
+    text,
     source: "user" as const,
     actor: caller.actor,
     inputId,
@@ -128,23 +128,11 @@ export async function startRun(
   if (record.summary.status === "cancelled") throw new TaskFinishedError(taskId, "cancelled");
   const { store } = deps;
   const first: AgUiEvent[] = [];
-  await offerExternalTools(store, taskId, tools, { actor: caller.actor });
-
-  const resume = input.resume ?? [];
-  if (resume.length > 0) {
-    const overview = await loadTaskOverview(store, record);
-    for (const decision of decisionsOf(resume, overview.pendingApprovals))
-      await decideFor(deps, caller, taskId, decision);
-  }
-
-  const results = clientToolResults(input.messages);
   const state = await loadTaskState(store, taskId);
-  // A client with nothing (a reloaded page) is given the conversation so far.
-  if (input.messages.length === 0) first.push(messagesSnapshot(state));
-  const external = new Set((state.externalTools ?? []).map((tool) => tool.name));
-  const waiting = state.openToolCalls.filter((call) => external.has(call.name));
-  const fromClient = new Set<string>();
   const overview = await loadTaskOverview(store, record);
+
+  // Everything is checked before anything is written: bad input leaves the task as it was.
+  const decisions = decisionsOf(input.resume ?? [], overview.pendingApprovals);
   const seen = overview.metadata?.[METADATA_KEY];
   const objectiveIds = new Set(
     typeof seen === "object" && seen !== null && !Array.isArray(seen) && Array.isArray(seen.messageIds)
@@ -152,13 +140,20 @@ export async function startRun(
       : [],
   );
   // A client resends its trailing messages until an answer follows them: each goes in once.
-  const fresh: Array<{ message: NewUserMessage; inputId: string }> = [];
+  const fresh: Array<{ text: TextOrParts; inputId: string }> = [];
   for (const [offset, message] of messages.entries()) {
     if (objectiveIds.has(message.id)) continue;
     const inputId = inputIdOf(message, input.messages.length - messages.length + offset);
-    if ((await store.findInput(taskId, inputId)) === undefined) fresh.push({ message, inputId });
+    const text = checkTextOrParts(message.text, "user", deps.limits.maxTextChars, message.path);
+    if ((await store.findInput(taskId, inputId)) === undefined) fresh.push({ text, inputId });
   }
-  for (const call of waiting) {
+
+  for (const decision of decisions) await decideFor(deps, caller, taskId, decision);
+  // Results before the tools are replaced: a call of a tool the client no longer offers is still answered.
+  const results = clientToolResults(input.messages);
+  const external = new Set((state.externalTools ?? []).map((tool) => tool.name));
+  const fromClient = new Set<string>();
+  for (const call of state.openToolCalls.filter((open) => external.has(open.name))) {
     const result = results.get(call.callId);
     if (result === undefined && fresh.length === 0) continue;
     await submitToolResult(store, taskId, {
@@ -169,10 +164,13 @@ export async function startRun(
     });
     if (result !== undefined) fromClient.add(call.callId);
   }
+  await offerExternalTools(store, taskId, tools, { actor: caller.actor });
+  // A client with nothing (a reloaded page) is given the conversation so far.
+  if (input.messages.length === 0) first.push(messagesSnapshot(state));
 
   let steered = false;
-  for (const { message, inputId } of fresh) {
-    const sent = await sendFor(deps, caller, taskId, message, inputId);
+  for (const { text, inputId } of fresh) {
+    const sent = await sendFor(deps, caller, taskId, text, inputId);
     if (sent.delivery === "received") {
       steered = true;
       first.push({ type: EventType.CUSTOM, name: "sema.steer_received", value: { inputId: sent.inputId } });
