@@ -149,14 +149,7 @@ export class LegLoop {
   }
 
   async #end(
-    reason:
-      | "cancelled"
-      | "parked:interrupt"
-      | "parked:budget"
-      | "parked:approval"
-      | "parked:child"
-      | "parked:shutdown"
-      | "parked:tool",
+    reason: "cancelled" | "parked:interrupt" | "parked:budget" | "parked:approval" | "parked:child" | "parked:shutdown",
     note?: TaskEvent,
     detail?: string,
   ): Promise<void> {
@@ -245,11 +238,22 @@ export class LegLoop {
     return true;
   }
 
-  /** Calls to external tools wait for results from outside: park until the last one is recorded. */
+  /**
+   * Calls to external tools wait for results from outside: park until the last one is recorded.
+   * Decided again on a conflict: a result that arrived meanwhile lets the leg go on instead (it
+   * would otherwise park with nothing left to wake it).
+   */
   async #parkForExternal(): Promise<boolean> {
-    if (!this.#w.state.openToolCalls.some((call) => waitsOutside(this.#ctx, call))) return false;
-    await this.#end("parked:tool");
-    return true;
+    const waiting = () => this.#w.state.openToolCalls.some((call) => waitsOutside(this.#ctx, call));
+    if (!waiting()) return false;
+    let over = false;
+    await this.#w.appendWhen((state) => {
+      over = state.summary.legId !== this.#legId;
+      if (over || !waiting()) return undefined;
+      over = true;
+      return [{ type: "leg_ended", v: 1, legId: this.#legId, reason: "parked:tool" }];
+    });
+    return over;
   }
 
   /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { fold } from "../../core/fold.ts";
-import type { ExternalTool } from "../../protocol/task-event.ts";
+import type { AppendOptions } from "../../ports/store.ts";
+import type { ExternalTool, TaskEvent } from "../../protocol/task-event.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { defineTool } from "../tools/define-tool.ts";
@@ -123,5 +124,28 @@ describe("external tools", () => {
     const state = await other.state();
     expect(state.openToolCalls).toEqual([]);
     expect(state.transcript.at(-1)).toMatchObject({ role: "tool", callId: "call-pick", status: "interrupted" });
+  });
+
+  it("a result recorded while the leg is about to park lets the leg go on instead of parking for nothing", async () => {
+    /** Records the client's result just before the leg's park is appended, as a fast client would. */
+    class RacingStore extends MemoryStore {
+      raced = false;
+      override async append(taskId: string, events: TaskEvent[], options: AppendOptions) {
+        const parks = events.some((e) => e.type === "leg_ended" && e.reason === "parked:tool");
+        if (parks && !this.raced) {
+          this.raced = true;
+          await submitToolResult(this, taskId, { callId: "call-pick", output: "teal" });
+        }
+        return super.append(taskId, events, options);
+      }
+    }
+    const store = new RacingStore();
+    const model = new ScriptedModel([callPick, { text: "Teal it is." }], { mode: "by-transcript" });
+    const taskId = await startTask(store, { objective: "Paint it", principal: "acme", externalTools: [pickColor] });
+    expect(await runLeg({ store, agent: { model, tools: [lookup] } }, taskId)).toMatchObject({
+      status: "completed",
+      result: "Teal it is.",
+    });
+    expect(store.raced).toBe(true);
   });
 });
