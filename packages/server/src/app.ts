@@ -7,6 +7,7 @@ import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";
+import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
@@ -94,6 +95,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...approvalRoutes(deps),
     ...controlRoutes(deps),
     ...eventRoutes(deps),
+    ...agUiRoutes(deps),
   ];
 }
 
