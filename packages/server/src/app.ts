@@ -38,6 +38,7 @@ import {
   type ShapeOf,
   storeSchema,
 } from "./server-options.ts";
+import { chatRoutes } from "./ui-stream/chat-routes.ts";
 
 export const API_VERSION = "0.1.0";
 
@@ -86,6 +87,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...approvalRoutes(deps),
     ...controlRoutes(deps),
     ...eventRoutes(deps),
+    ...chatRoutes(deps),
   ];
 }
 
