@@ -19,6 +19,11 @@ const postgres =
   process.env.SEMA_REQUIRE_POSTGRES === "1"
     ? /^6 tasks on one PostgreSQL database/m
     : /^(6 tasks on one PostgreSQL|skipped: no PostgreSQL)/m;
+// The useChat page runs in Chromium where there is one (CI requires it, as the console's browser test does).
+const browser =
+  process.env.SEMA_REQUIRE_BROWSER === "1"
+    ? /^useChat in Chromium: reloaded mid-answer, resumed from the log, approved write_note: All done\.$/m
+    : /^(useChat in Chromium: reloaded mid-answer, resumed from the log, approved write_note: All done\.|skipped: no Chromium)/m;
 const expected: Record<string, { flags: string[]; line: RegExp }> = {
   "hello-agent": { flags: source, line: /^2 \+ 3 = 5$/m },
   streaming: { flags: source, line: /^streamed \d+ events; textStream: Streams arrive piece by piece\.$/m },
@@ -35,6 +40,7 @@ const expected: Record<string, { flags: string[]; line: RegExp }> = {
     line: /^openai-compatible \(2 streamed requests, .*\): 2 \+ 3 = 5$/m,
   },
   "postgres-nodes": { flags: source, line: postgres },
+  "react-chat": { flags: source, line: browser },
 };
 
 const folders = readdirSync(examples).filter((name) => statSync(`${examples}${name}`).isDirectory());
