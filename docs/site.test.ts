@@ -19,6 +19,7 @@ const REQUIRED = [
   "guide/delegation-and-budgets.md",
   "guide/stores.md",
   "guide/serving.md",
+  "guide/front-ends.md",
   "guide/many-machines.md",
   "guide/testing.md",
   "guide/benchmarks.md",

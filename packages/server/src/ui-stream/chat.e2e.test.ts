@@ -56,6 +56,7 @@ function agent(): Agent {
         ],
       }),
       { text: "All done." },
+      { text: "Anything else?" },
     ],
     { mode: "by-transcript" },
   );
@@ -207,6 +208,73 @@ describe("the AI SDK chat client against sema serve", () => {
       await running.serving.close({ deadlineMs: 2000 });
       await running.store.close();
       await running.tokens.close();
+    }
+  }, 30_000);
+
+  it("a disconnect leaves the task running, a denial reaches the model with its decider, a follow-up opens a new turn, an interrupt ends the stream with abort", async () => {
+    const { serving, store, tokens } = await start(join(dir, "control.db"));
+    try {
+      const token = (await tokens.create({ principal: "local", actorId: "dana", roles: ["approver"] })).token;
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const chat = new TestChat({ id: "chat-three", base: () => serving.url, token });
+      const sent = chat.sendMessage({ text: "Write our style note." });
+      await until(() => textOf(assistant(chat)[0]).length > 4, "the first words streamed");
+      await chat.stop();
+      await sent;
+      // The client went away; the task did not: it runs on to the approval.
+      await until(async () => (await store.getTask("chat-three")).summary.parkedReason === "approval", "the park");
+      expect((await store.read("chat-three")).some((event) => event.type === "interrupt_requested")).toBe(false);
+
+      // A reload: the transcript has the call waiting; deny it from there.
+      const messages = (await (
+        await fetch(`${serving.url}/v1/chat/chat-three/messages`, { headers })
+      ).json()) as UIMessage[];
+      const reloaded = new TestChat({ id: "chat-three", base: () => serving.url, token, messages });
+      const asked = assistant(reloaded)[0]?.parts.find((part) => part.type === "tool-write_note") as
+        | { approval: { id: string } }
+        | undefined;
+      await reloaded.addToolApprovalResponse({ id: asked?.approval.id ?? "", approved: false, reason: "not now" });
+      await until(() => textOf(assistant(reloaded)[0]).endsWith("All done."), "the turn after the denial");
+      expect(assistant(reloaded)[0]?.parts.find((part) => part.type === "tool-write_note")).toMatchObject({
+        state: "output-denied",
+      });
+      const denied = (await store.read("chat-three")).find(
+        (event) => event.type === "tool_result" && event.name === "write_note",
+      );
+      expect(denied).toMatchObject({ status: "denied", content: expect.stringMatching(/dana[\s\S]*not now/) });
+
+      // After the task finished, a message continues it as a new turn.
+      await until(() => reloaded.status === "ready", "the stream to end");
+      await reloaded.sendMessage({ text: "One more thing." });
+      await until(() => textOf(assistant(reloaded).at(-1)) === "Anything else?", "the follow-up's answer");
+      expect(reloaded.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
+      expect(new Set(assistant(reloaded).map((message) => message.id)).size).toBe(2);
+
+      // An explicit stop: the interrupt is in the log with who asked, and the stream says abort.
+      const response = await fetch(`${serving.url}/v1/chat`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          id: "chat-four",
+          messages: [{ id: "m-1", role: "user", parts: [{ type: "text", text: "Write our style note." }] }],
+          trigger: "submit-message",
+        }),
+      });
+      expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+      const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+      let wire = "";
+      while (!wire.includes('"text-delta"')) wire += (await reader.read()).value ?? "";
+      const stopped = await fetch(`${serving.url}/v1/tasks/chat-four/interrupt`, { method: "POST", headers });
+      expect(stopped.status).toBe(202);
+      for (let read = await reader.read(); !read.done; read = await reader.read()) wire += read.value;
+      expect(wire).toMatch(/data: \{"type":"abort","reason":"interrupted"\}\n\ndata: \[DONE\]\n\n$/);
+      expect((await store.read("chat-four")).find((event) => event.type === "interrupt_requested")).toMatchObject({
+        actor: { id: "dana" },
+      });
+    } finally {
+      await serving.close({ deadlineMs: 2000 });
+      await store.close();
+      await tokens.close();
     }
   }, 30_000);
 });
