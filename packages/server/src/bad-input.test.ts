@@ -397,6 +397,14 @@ const CASES: Case[] = [
     at: "body.messages.0.id",
   },
   {
+    name: "chat: editing a sent message",
+    path: CHAT,
+    body: { ...chatBody("{id}", [said("{objective}")]), messageId: "{objective}" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messageId",
+  },
+  {
     name: "chat: approval without its digest",
     path: CHAT,
     body: chatBody("{id}", [approvalAnswer()]),
@@ -451,6 +459,8 @@ describe("the bad-input corpus", () => {
     const revoked = await fx.tokenStore.create({ principal: "acme", actorId: "old" });
     await fx.tokenStore.revoke(revoked.record.tokenId);
     const before = await fx.store.read(taskId);
+    const objective = before.find((event) => event.type === "human_input");
+    const objectiveId = objective?.type === "human_input" ? objective.inputId : "";
     const tasksBefore = (await fx.store.listTasks({ principal: "acme" })).tasks.length;
 
     for (const c of CASES) {
@@ -462,7 +472,10 @@ describe("the bad-input corpus", () => {
             : c.token === "revoked"
               ? revoked.token
               : undefined;
-      const body = c.body === undefined ? undefined : JSON.parse(JSON.stringify(c.body).replaceAll("{id}", taskId));
+      const body =
+        c.body === undefined
+          ? undefined
+          : JSON.parse(JSON.stringify(c.body).replaceAll("{id}", taskId).replaceAll("{objective}", objectiveId));
       const response = await fx.call(c.method ?? "POST", (c.path ?? INPUTS).replace("{id}", taskId), {
         ...(token === undefined ? {} : { token }),
         ...(c.raw === undefined ? {} : { raw: c.raw }),

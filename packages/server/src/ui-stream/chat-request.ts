@@ -42,7 +42,10 @@ export const ChatRequest = named(
     messages: z.array(UiMessageInput).min(1).max(10_000),
     trigger: z.enum(["submit-message", "regenerate-message"]),
     messageId: z.string().optional(),
-    metadata: z.record(z.string(), JsonValue).optional().describe("Recorded on the task a first message creates."),
+    metadata: z
+      .record(z.string(), JsonValue)
+      .optional()
+      .describe("Recorded on the task a first message creates (ignored on later requests)."),
   }),
   "What the AI SDK's `DefaultChatTransport` sends (`useChat`'s default).",
 );

@@ -127,8 +127,7 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
       const record = await store.getTask(body.id);
       return stream(env, caller, record, { afterSeq: opener, messageId: turnMessageId(opener), endsAfter: opener });
     }
-    if (body.metadata !== undefined)
-      throw badRequest("body.metadata is recorded when a chat starts; this chat has started", "body.metadata");
+    // (A transport's `body` extras come with every request: `metadata` counts only on the first.)
     // Approval responses ride on the assistant message they answer, wherever it is in the list
     // (a steer typed during the turn comes after it); only calls still open are decided.
     const before = existing.lastSeq;
@@ -140,6 +139,11 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     }
     const path = `body.messages.${index}`;
     const fresh = last.role === "user" && (await store.findInput(body.id, last.id)) === undefined;
+    if (last.role === "user" && !fresh && body.messageId === last.id)
+      throw badRequest(
+        "body.messageId: editing a message already sent is not supported: a chat's log is append-only",
+        "body.messageId",
+      );
     if (fresh) {
       if (!ID_PATTERN.test(last.id))
         throw badRequest(`${path}.id: must be an id: letters, digits and ._~:-`, `${path}.id`);
