@@ -29,7 +29,7 @@ const CHAT = "/v1/chat";
 const said = (id: string) => ({ id, role: "user", parts: [{ type: "text", text: "hello" }] });
 const chatBody = (id: string, messages: unknown[]) => ({ id, messages, trigger: "submit-message" });
 /** The assistant message with the client's approval response to APPROVAL_SCRIPT's call. */
-const approvalAnswer = (signature?: string) => ({
+const approvalAnswer = (signature?: string, reason?: string) => ({
   id: "turn-2",
   role: "assistant",
   parts: [
@@ -38,7 +38,12 @@ const approvalAnswer = (signature?: string) => ({
       toolCallId: "call-1",
       state: "approval-responded",
       input: { text: "x" },
-      approval: { id: "call-1", approved: true, ...(signature === undefined ? {} : { signature }) },
+      approval: {
+        id: "call-1",
+        approved: true,
+        ...(signature === undefined ? {} : { signature }),
+        ...(reason === undefined ? {} : { reason }),
+      },
     },
   ],
 });
@@ -411,6 +416,14 @@ const CASES: Case[] = [
     status: 400,
     code: "InvalidInput",
     at: "body.messages.0.parts.0.approval",
+  },
+  {
+    name: "chat: approval reason too long",
+    path: CHAT,
+    body: chatBody("{id}", [approvalAnswer("0".repeat(64), "x".repeat(2001))]),
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.messages.0.parts.0.approval.reason",
   },
   {
     name: "chat: approval with a wrong digest",

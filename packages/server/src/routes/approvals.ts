@@ -18,6 +18,8 @@ export interface CallerDecision {
   decision: "approve" | "deny";
   reason?: string | undefined;
   scope?: "call" | "tool-for-task" | undefined;
+  /** Where the reason was given, for the error that names it (default `body.reason`). */
+  reasonPath?: string;
 }
 
 /**
@@ -32,7 +34,9 @@ export async function decideAsCaller(
   given: CallerDecision,
 ): Promise<ApprovalDecidedEvent> {
   const reason =
-    given.reason === undefined ? undefined : sanitizeText(given.reason, "user", REASON_MAX_CHARS, "body.reason");
+    given.reason === undefined
+      ? undefined
+      : sanitizeText(given.reason, "user", REASON_MAX_CHARS, given.reasonPath ?? "body.reason");
   await ownTask(deps.store, taskId, caller);
   const decided = await decideApproval(deps.store, taskId, {
     callId: given.callId,

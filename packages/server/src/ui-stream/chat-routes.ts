@@ -12,7 +12,7 @@ import { badRequest, HttpError } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
-import { decideAsCaller } from "../routes/approvals.ts";
+import { type CallerDecision, decideAsCaller } from "../routes/approvals.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { taskStreamOptions } from "../routes/stream-options.ts";
 import { ID_PATTERN, idSchema } from "../schemas/common.ts";
@@ -307,7 +307,7 @@ function personText(message: ChatMessageInput, path: string, maxChars: number): 
 
 /** The approval responses of the client's assistant messages, with the digest each carries. */
 function approvalResponses(messages: readonly ChatMessageInput[]) {
-  const out: { callId: string; digest: string; decision: "approve" | "deny"; reason?: string }[] = [];
+  const out: CallerDecision[] = [];
   for (const [index, message] of messages.entries()) {
     if (message.role !== "assistant") continue;
     for (const [at, part] of message.parts.entries()) {
@@ -321,7 +321,7 @@ function approvalResponses(messages: readonly ChatMessageInput[]) {
         callId: approval.id,
         digest: approval.signature,
         decision: approval.approved ? "approve" : "deny",
-        ...(approval.reason === undefined ? {} : { reason: approval.reason }),
+        ...(approval.reason === undefined ? {} : { reason: approval.reason, reasonPath: `${path}.reason` }),
       });
     }
   }
