@@ -23,7 +23,7 @@ function typesUntil(legs: number): StreamFramer & { seen: string[] } {
       return encoder.encode(`${event.type}\n`);
     },
     ephemeral: () => undefined,
-    live: () => {},
+    live: () => undefined,
     get done() {
       return ended >= legs;
     },

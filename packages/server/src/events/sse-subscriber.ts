@@ -6,7 +6,7 @@ import type { Store, StoredEvent, TaskRecord } from "@sema-agent/core";
 import { isTerminal } from "@sema-agent/core";
 import type { EphemeralEvent } from "@sema-agent/core/protocol";
 import { type CatchUpPacer, nextTurn } from "./catch-up-pacer.ts";
-import type { EventHub } from "./event-hub.ts";
+import type { EventHub, StepDeltas } from "./event-hub.ts";
 import type { FrameCache } from "./frame-cache.ts";
 import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
 import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
@@ -56,10 +56,13 @@ export interface StreamFramer {
   opening(): Uint8Array | undefined;
   /** A stored event, in order: its frame, or nothing to send for it. */
   stored(event: StoredEvent): Uint8Array | undefined;
-  /** A live delta (only once level with the log). */
-  ephemeral(event: EphemeralEvent): Uint8Array | undefined;
-  /** The stream is level with the log: deltas follow from here. */
-  live(): void;
+  /** A live delta (only once level with the log), with the seq its model step began after (if known). */
+  ephemeral(event: EphemeralEvent, stepAfterSeq: number | undefined): Uint8Array | undefined;
+  /**
+   * The stream is level with the log: deltas follow from here. `step`: the deltas of the model
+   * step under way so far, when this process's hub saw it begin. Its frames, if any.
+   */
+  live(step: StepDeltas | undefined): Uint8Array | undefined;
   /** The framer has seen its end: the stream ends after what is queued. */
   readonly done: boolean;
   /** The last frame of a stream that ends (its own end, or the store went away). */
@@ -291,17 +294,21 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
     // A framer's stream outlives a finished task (a follow-up wakes it): it never asks the tail to end.
     if (!this.#options.tails.join(this.#taskId, this, framer === undefined && this.#ending)) return;
     this.#mode = "live";
-    framer?.live();
     // Deltas are for a subscriber that is live: while it replays older events they would be
     // interleaved with a past they do not belong to.
-    const onDelta =
-      framer === undefined
-        ? (event: EphemeralEvent) => this.#push(ephemeralFrame(event), -1)
-        : (event: EphemeralEvent) => {
-            const frame = framer.ephemeral(event);
-            if (frame !== undefined) this.#push(frame, -1);
-          };
-    this.#unsubscribe = this.#options.hub?.subscribe(this.#taskId, onDelta) ?? (() => {});
+    const { hub } = this.#options;
+    if (framer === undefined) {
+      this.#unsubscribe = hub?.subscribe(this.#taskId, (event) => this.#push(ephemeralFrame(event), -1)) ?? (() => {});
+    } else {
+      // The step under way so far, and its deltas from here, in one turn: none missed, none twice.
+      const opening = framer.live(hub?.step(this.#taskId));
+      if (opening !== undefined) this.#push(opening, -1);
+      this.#unsubscribe =
+        hub?.subscribe(this.#taskId, (event, stepAfterSeq) => {
+          const frame = framer.ephemeral(event, stepAfterSeq);
+          if (frame !== undefined) this.#push(frame, -1);
+        }) ?? (() => {});
+    }
     // The task may have finished between the last check and the join, with nothing left to come.
     if (framer === undefined && this.#ending)
       void this.#finishedNow().then((finished) => {

@@ -28,9 +28,10 @@ const legEnded = (seq: number, reason: string) => ev(seq, { type: "leg_ended", l
 describe("TurnEncoder", () => {
   it("sends a step it joined midway whole from the record, and a step it saw begin as deltas plus the rest", () => {
     const encoder = new TurnEncoder({ messageId: "turn-2", endsAfter: 2 });
-    encoder.live();
-    // Joined mid-step: these deltas are not this stream's.
-    expect(encoder.ephemeral(delta("Hel"))).toEqual([]);
+    // Joined mid-step, with no record of the step's start: its deltas are not this stream's.
+    expect(encoder.live(undefined)).toEqual([]);
+    expect(encoder.ephemeral(delta("Hel"), 0)).toEqual([]);
+    expect(encoder.ephemeral(delta("lo"), undefined)).toEqual([]);
     expect(encoder.stored(turn(4, "Hello"))).toEqual([
       { type: "start-step" },
       { type: "text-start", id: "0-text" },
@@ -38,8 +39,8 @@ describe("TurnEncoder", () => {
       { type: "text-end", id: "0-text" },
       { type: "finish-step" },
     ]);
-    // Seen from its start (after the boundary): the deltas, then only what they missed.
-    expect(encoder.ephemeral(delta("Wor"))).toEqual([
+    // Seen from its start (after the boundary, live): the deltas, then only what they missed.
+    expect(encoder.ephemeral(delta("Wor"), 4)).toEqual([
       { type: "start-step" },
       { type: "text-start", id: "4-text" },
       { type: "text-delta", id: "4-text", delta: "Wor" },
@@ -49,6 +50,28 @@ describe("TurnEncoder", () => {
       { type: "text-end", id: "4-text" },
       { type: "finish-step" },
     ]);
+  });
+
+  it("takes a step's start from the hub when it joins mid-step, and holds a delta that comes before its step's event", () => {
+    const encoder = new TurnEncoder({ messageId: "turn-2", endsAfter: 2 });
+    encoder.stored(ev(3, { type: "leg_started", legId: "L", trigger: "start" }));
+    expect(encoder.live({ afterSeq: 3, deltas: [delta("Hel")] })).toEqual([
+      { type: "start-step" },
+      { type: "text-start", id: "3-text" },
+      { type: "text-delta", id: "3-text", delta: "Hel" },
+    ]);
+    expect(encoder.ephemeral(delta("lo"), 3)).toEqual([{ type: "text-delta", id: "3-text", delta: "lo" }]);
+    // The next step's first delta, before the tail delivered the model_turn it follows: held.
+    expect(encoder.ephemeral(delta("Wor"), 4)).toEqual([]);
+    expect(encoder.stored(turn(4, "Hello"))).toEqual([
+      { type: "text-end", id: "3-text" },
+      { type: "finish-step" },
+      { type: "start-step" },
+      { type: "text-start", id: "4-text" },
+      { type: "text-delta", id: "4-text", delta: "Wor" },
+    ]);
+    // A delta of a step already over is dropped.
+    expect(encoder.ephemeral(delta("late"), 3)).toEqual([]);
   });
 
   it("goes on past a park it replays, ends at a later one, and hands over at a steer another request took", () => {

@@ -4,24 +4,19 @@
  * Used for the live stream and, over the whole log, for the transcript, so a reloaded page shows
  * what was streamed.
  *
- * Text comes from deltas only for a step this encoder saw begin; otherwise (a replay, a stream
- * that joined mid-step, deltas from a worker in another process) from the step's `model_turn`,
- * whole. Nothing is sent twice and nothing streamed is contradicted.
+ * Text comes from deltas only for a step whose deltas it has from the start (the hub's record of
+ * the step under way when the stream went live, then each delta tagged with its step); otherwise
+ * (a replay, deltas from a worker in another process, a step too large to keep) from the step's
+ * `model_turn`: whole, or what the deltas did not send yet. A delta that comes before the tail
+ * delivered its step's first event waits for it. Nothing is sent twice, nothing streamed is
+ * contradicted.
  */
 import type { StoredEvent } from "@sema-agent/core";
 import type { EphemeralEvent } from "@sema-agent/core/protocol";
+import type { StepDeltas } from "../events/event-hub.ts";
+import { isStepBoundary } from "../events/step-boundary.ts";
 import { opensTurn } from "./chat-turns.ts";
 import type { UiChunk } from "./ui-chunk.ts";
-
-/** Events that start a model step (what the next model call sees changes there). */
-const STEP_BOUNDARIES: ReadonlySet<string> = new Set([
-  "leg_started",
-  "model_turn",
-  "tool_result",
-  "user_message",
-  "hook_feedback",
-  "compaction",
-]);
 
 /** Parks a host resolves on its own (a restart, a model outage): the turn goes on. */
 const TRANSIENT_PARKS: ReadonlySet<string> = new Set(["parked:shutdown", "parked:crash", "parked:model"]);
@@ -44,8 +39,12 @@ export class TurnEncoder {
   #stepOpen = false;
   /** Seq of the last step boundary: names the step's text and reasoning parts. */
   #stepBase = 0;
-  /** Deltas are taken only for a step whose start this encoder saw live. */
+  /** Level with the log, taking deltas. */
+  #live = false;
+  /** This step's deltas are had from its start: they stream (else the step comes from its record). */
   #trustDeltas = false;
+  /** Deltas of a later step, come before the tail delivered the event it began after. */
+  #pending: { afterSeq: number; deltas: EphemeralEvent[] } | undefined;
   #text: { id: string; sent: string } | undefined;
   #reasoning: { id: string; sent: string } | undefined;
   readonly #toolInputs = new Set<string>();
@@ -67,9 +66,21 @@ export class TurnEncoder {
     return [{ type: "start", messageId: this.#options.messageId }];
   }
 
-  /** Level with the log: deltas of the step under way are not this stream's (it missed its start). */
-  live(): void {
+  /**
+   * Level with the log. `step`: the deltas of the step under way so far, if the hub saw it begin:
+   * this step's stream from its start, or a later one's to hold until its first event is read.
+   */
+  live(step: StepDeltas | undefined): UiChunk[] {
+    this.#live = true;
     this.#trustDeltas = false;
+    this.#pending = undefined;
+    if (step === undefined || step.afterSeq < this.#stepBase) return [];
+    if (step.afterSeq > this.#stepBase) {
+      this.#pending = { afterSeq: step.afterSeq, deltas: [...step.deltas] };
+      return [];
+    }
+    this.#trustDeltas = true;
+    return step.deltas.flatMap((delta) => this.#delta(delta));
   }
 
   stored(event: StoredEvent): UiChunk[] {
@@ -135,14 +146,29 @@ export class TurnEncoder {
       default:
         break;
     }
-    if (STEP_BOUNDARIES.has(event.type)) {
+    if (isStepBoundary(event)) {
       this.#stepBase = event.seq;
-      this.#trustDeltas = true;
+      // Live since before this step began: its deltas are all here (or waiting, below).
+      this.#trustDeltas = this.#live;
+      const pending = this.#pending;
+      this.#pending = undefined;
+      if (pending?.afterSeq === event.seq) out.push(...pending.deltas.flatMap((delta) => this.#delta(delta)));
     }
     return out;
   }
 
-  ephemeral(event: EphemeralEvent): UiChunk[] {
+  /** A live delta, with the seq its step began after (undefined: the hub did not keep the step). */
+  ephemeral(event: EphemeralEvent, stepAfterSeq: number | undefined): UiChunk[] {
+    if (this.#done || stepAfterSeq === undefined || stepAfterSeq < this.#stepBase) return [];
+    if (stepAfterSeq > this.#stepBase) {
+      if (this.#pending?.afterSeq !== stepAfterSeq) this.#pending = { afterSeq: stepAfterSeq, deltas: [] };
+      this.#pending.deltas.push(event);
+      return [];
+    }
+    return this.#delta(event);
+  }
+
+  #delta(event: EphemeralEvent): UiChunk[] {
     if (this.#done || !this.#trustDeltas) return [];
     switch (event.type) {
       case "text_delta": {

@@ -4,6 +4,7 @@
  */
 import type { StoredEvent } from "@sema-agent/core";
 import type { EphemeralEvent } from "@sema-agent/core/protocol";
+import type { StepDeltas } from "../events/event-hub.ts";
 import type { StreamFramer } from "../events/sse-subscriber.ts";
 import type { TurnEncoder } from "./turn-encoder.ts";
 import type { UiChunk } from "./ui-chunk.ts";
@@ -28,8 +29,8 @@ export function uiStreamFramer(turn: TurnEncoder): StreamFramer {
   return {
     opening: () => frames(turn.opening()),
     stored: (event: StoredEvent) => frames(turn.stored(event)),
-    ephemeral: (event: EphemeralEvent) => frames(turn.ephemeral(event)),
-    live: () => turn.live(),
+    ephemeral: (event: EphemeralEvent, stepAfterSeq: number | undefined) => frames(turn.ephemeral(event, stepAfterSeq)),
+    live: (step: StepDeltas | undefined) => frames(turn.live(step)),
     get done() {
       return turn.done;
     },
