@@ -22,8 +22,8 @@ const postgres =
 // The useChat page runs in Chromium where there is one (CI requires it, as the console's browser test does).
 const browser =
   process.env.SEMA_REQUIRE_BROWSER === "1"
-    ? /^useChat in Chromium: reloaded mid-answer, resumed from the log, approved write_note: All done\.$/m
-    : /^(useChat in Chromium: reloaded mid-answer, resumed from the log, approved write_note: All done\.|skipped: no Chromium)/m;
+    ? /^useChat in Chromium: steered mid-answer, reloaded, resumed from the log, approved write_note: All done\.$/m
+    : /^(useChat in Chromium: steered mid-answer, reloaded, resumed from the log, approved write_note: All done\.|skipped: no Chromium)/m;
 const expected: Record<string, { flags: string[]; line: RegExp }> = {
   "hello-agent": { flags: source, line: /^2 \+ 3 = 5$/m },
   streaming: { flags: source, line: /^streamed \d+ events; textStream: Streams arrive piece by piece\.$/m },

@@ -1,8 +1,9 @@
 // A React page with the AI SDK's `useChat` (./page.tsx), built here with Vite, against Sema's chat
 // endpoint: `serve()` hosts a scripted agent; a small server of the page's own serves the build and
 // forwards /v1 to Sema with the token added, so the browser never holds it. Then headless Chromium
-// types a message, watches it stream, reloads mid-answer (the page resumes the turn from the log),
-// and approves the call the agent asks for. `npm start -- --serve` leaves the page running instead.
+// types a message, watches it stream, steers the run with a second message, reloads mid-answer (the
+// page resumes the turn from the log) and approves the call the agent asks for. `npm start --
+// --serve` leaves the page running instead.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -42,8 +43,14 @@ const writeNote = defineTool({
 // Scripted so the example runs offline; slow enough to reload the page while it streams.
 const model = new ScriptedModel(
   [
-    { text: LONG, chunkSize: 2, deltaDelayMs: 30, toolCalls: [{ name: "lookup", input: { q: "style" } }] },
-    { toolCalls: [{ name: "write_note", input: { text: "indent with tabs" } }] },
+    { text: LONG, chunkSize: 2, deltaDelayMs: 60, toolCalls: [{ name: "lookup", input: { q: "style" } }] },
+    // What the note says depends on whether the person's steer reached the model.
+    (request) => {
+      const steered = JSON.stringify(request.transcript).includes("Use tabs, please.");
+      return {
+        toolCalls: [{ name: "write_note", input: { text: steered ? "indent with tabs" : "indent with spaces" } }],
+      };
+    },
     { text: "All done." },
   ],
   { mode: "by-transcript" },
@@ -121,12 +128,19 @@ if (process.argv.includes("--serve")) {
     await tab.goto(`${pageUrl}/?chat=demo`);
     await tab.fill("#prompt", "Write our style note.");
     await tab.click("form button");
-    // Mid-answer: part of the text is on the page; reload it.
+    // Mid-answer: part of the text is on the page. Steer it (a message typed during the run),
+    // then reload the page while it still streams.
     // (A string: it runs in the page, where there is a document.)
     const midAnswer = `(() => { const text = document.querySelector("li.assistant p")?.textContent ?? "";
       return text.length > 4 && text.length < ${LONG.length}; })()`;
     await tab.waitForFunction(midAnswer, undefined, { timeout: 10_000 });
+    await tab.fill("#prompt", "Use tabs, please.");
+    await tab.click("form button");
+    await tab.getByText('"status":"received"').waitFor({ timeout: 10_000 });
+    await tab.waitForFunction(midAnswer, undefined, { timeout: 10_000 });
     await tab.reload();
+    // After the reload, the steer is taken at the step's end, and the page shows it applied.
+    await tab.getByText('"status":"applied"').waitFor({ timeout: 10_000 });
     // The reloaded page resumed the turn (GET …/stream answered 200) and reached the approval.
     await tab.getByRole("button", { name: "Approve" }).click({ timeout: 10_000 });
     await tab.getByText("All done.").waitFor({ timeout: 10_000 });
@@ -137,9 +151,13 @@ if (process.argv.includes("--serve")) {
     const expected = [LONG, "All done."];
     if (JSON.stringify(texts) !== JSON.stringify(expected)) throw new Error(`texts: ${JSON.stringify(texts)}`);
     if (tools.join() !== "lookup:output-available,write_note:output-available") throw new Error(`tools: ${tools}`);
+    const note = await tab.locator('[data-tool="write_note"]').textContent();
+    if (!note?.includes("indent with tabs")) throw new Error(`the steer did not reach the model: ${note}`);
     if (!resumes.includes(200)) throw new Error(`the reload did not resume the stream: ${resumes}`);
     if (problems.length > 0) throw new Error(`page errors: ${problems.join("; ")}`);
-    console.log(`useChat in Chromium: reloaded mid-answer, resumed from the log, approved write_note: ${texts.at(-1)}`);
+    console.log(
+      `useChat in Chromium: steered mid-answer, reloaded, resumed from the log, approved write_note: ${texts.at(-1)}`,
+    );
   } finally {
     await browser.close();
     await close();
