@@ -13,7 +13,7 @@ const path = process.argv[2] ?? "sema.db";
 const answer = process.argv[3] ?? "";
 const store = new SqliteStore({ path });
 const tokens = new SqliteTokenStore({ path });
-const model = new ScriptedModel([{ text: answer, chunkSize: 3, deltaDelayMs: 30 }], { mode: "by-transcript" });
+const model = new ScriptedModel([{ text: answer, chunkSize: 3, deltaDelayMs: 50 }], { mode: "by-transcript" });
 const serving = await serve({
   store,
   tokens,

@@ -43,7 +43,7 @@ function agent(): Agent {
       {
         text: LONG,
         chunkSize: 2,
-        deltaDelayMs: 25,
+        deltaDelayMs: 40,
         toolCalls: [{ name: "lookup", input: { q: "style" }, callId: "c-look" }],
       },
       (request) => ({
