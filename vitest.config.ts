@@ -16,8 +16,19 @@ export default defineConfig({
     testTimeout: 30_000,
     // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
     // pointing at its TypeScript, which Node will not load from node_modules. Inlining it and its
-    // importers (the providers, and the `ai` package the chat tests run as the client) makes Vite
-    // resolve and transform them instead of handing them to Node.
-    server: { deps: { inline: [/eventsource-parser/, /@ai-sdk\//, /\/node_modules\/ai\//] } },
+    // importers makes Vite resolve and transform them instead of handing them to Node. The MCP
+    // SDK's client imports eventsource (and so the parser) too, and so does the `ai` package the
+    // chat tests run as the client.
+    server: {
+      deps: {
+        inline: [
+          /eventsource-parser/,
+          /@ai-sdk\//,
+          /@modelcontextprotocol\/sdk/,
+          /node_modules\/eventsource\//,
+          /\/node_modules\/ai\//,
+        ],
+      },
+    },
   },
 });

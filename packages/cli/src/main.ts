@@ -22,6 +22,11 @@ Commands:
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
                       principal (or task) under --workspaces (default .sema/workspaces)
+  mcp [--dir path] [--token T] [--workers N] [--workspaces dir] [--workspace-per principal|task]
+                      An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
+                      store and agents as serve, in --dir (default: the working directory); it
+                      acts as the token's principal (--token or SEMA_TOKEN), else as the local
+                      principal with every role
   worker [--concurrency N] [--max-per-principal N] [--workspaces dir] [--workspace-per principal|task]
                       A worker-only node: runs the legs of tasks in the shared store; workers
                       share slots fairly between principals, at most N legs of one per process
@@ -47,6 +52,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   tasks: async () => (await import("./commands/tasks.ts")).tasks,
   events: async () => (await import("./commands/events.ts")).events,
   serve: async () => (await import("./commands/serve.ts")).serve,
+  mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,
   token: async () => (await import("./commands/token.ts")).token,
   demo: async () => (await import("./commands/demo.ts")).demo,

@@ -20,6 +20,7 @@ import type { Caller, Ingress } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
+import { mountMcp } from "./mcp/http-mount.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -27,6 +28,7 @@ import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
+import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import {
   approversSchema,
@@ -116,6 +118,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     workers: options.workers,
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
+    inputs: new TaskQueue(),
   };
   const routes = apiRoutes(deps);
   const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));
@@ -149,6 +152,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   mountRoutes(app, routes, limits);
+  // MCP's Streamable HTTP at /mcp: the same tokens, rate limits and task actions as /v1.
+  mountMcp(app, { deps, ingress: options.ingress, rateLimiter, now });
   app.route("/", consoleRoutes());
   return app;
 }

@@ -48,6 +48,7 @@ const approvalAnswer = (signature?: string, reason?: string) => ({
   ],
 });
 const utf8 = (text: string) => new TextEncoder().encode(text);
+const MCP_LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
 const CASES: Case[] = [
   // Malformed JSON and wrong shapes.
@@ -461,6 +462,49 @@ const CASES: Case[] = [
     status: 400,
     code: "InvalidInput",
   },
+  // The MCP endpoint: the same ingress and body rules before the SDK's transport sees anything.
+  {
+    name: "mcp: truncated JSON",
+    path: "/mcp",
+    raw: '{"jsonrpc":',
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+  },
+  { name: "mcp: no token", path: "/mcp", body: MCP_LIST, token: "none", status: 401, code: "Unauthorized" },
+  { name: "mcp: revoked token", path: "/mcp", body: MCP_LIST, token: "revoked", status: 401, code: "Unauthorized" },
+  {
+    name: "mcp: not JSON",
+    path: "/mcp",
+    raw: "tools/list",
+    headers: { "content-type": "text/plain" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  {
+    name: "mcp: huge body",
+    path: "/mcp",
+    body: { ...MCP_LIST, params: { pad: "x".repeat(300_000) } },
+    status: 413,
+    code: "PayloadTooLarge",
+  },
+  {
+    name: "mcp: nested too deep",
+    path: "/mcp",
+    raw: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${"[".repeat(100)}${"]".repeat(100)}}`,
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "mcp: unknown session",
+    path: "/mcp",
+    body: MCP_LIST,
+    headers: { "mcp-session-id": "no-such-session" },
+    status: 404,
+    code: "NotFound",
+  },
+  { name: "mcp: wrong HTTP method", method: "PUT", path: "/mcp", status: 404, code: "NotFound" },
 ];
 
 describe("the bad-input corpus", () => {

@@ -2,6 +2,8 @@
  * `@sema-agent/server`: Sema's serving layer — the HTTP/SSE API (`createApp`), the token ingress
  * that authenticates callers and mints attribution, and `serve`, which runs the API beside a worker
  * pool from `@sema-agent/worker`.
+ *
+ * @module @sema-agent/server
  */
 
 // What `createApp` and `serve` take and return, from the worker package they build on; the pool
@@ -37,4 +39,7 @@ export {
 } from "./ingress/token-store.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 export { type Listening, type ListenOptions, listen } from "./listen.ts";
+export { MCP_PATH } from "./mcp/http-mount.ts";
+export { MCP_SERVER_INFO } from "./mcp/mcp-server.ts";
+export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./mcp/stdio.ts";
 export { type ServeOptions, type Serving, serve } from "./serve.ts";

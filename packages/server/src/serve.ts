@@ -44,7 +44,8 @@ export interface ServeOptions {
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
 
-const workersShape = {
+/** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
+export const workersShape = {
   concurrency: z.number().int().nonnegative().optional(),
   maxPerPrincipal: z.number().int().positive().optional(),
   pollMs: z.number().positive().optional(),

@@ -4,7 +4,7 @@
  * as `UIMessage[]`), under `/v1/agents/{agent}` or `/v1` for the default agent. The chat id is
  * the task id; every answer is read from the task's log, so a stream resumes across restarts.
  */
-import { type Store, sendInput, startTask, type TaskRecord } from "@sema-agent/core";
+import type { Store, TaskRecord } from "@sema-agent/core";
 import { TaskNotFoundError } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { sseResponse } from "../events/sse-response.ts";
@@ -12,12 +12,14 @@ import { badRequest, HttpError } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
-import { type CallerDecision, decideAsCaller } from "../routes/approvals.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { taskStreamOptions } from "../routes/stream-options.ts";
 import { ID_PATTERN, idSchema } from "../schemas/common.ts";
 import { named } from "../schemas/registry.ts";
+import { createTaskFor } from "../tasks/create-task.ts";
+import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import { ownTask } from "../tasks/own-task.ts";
+import { sendTaskInput } from "../tasks/send-task-input.ts";
 import { ChatHandoffs } from "./chat-handoffs.ts";
 import {
   ApprovalResponsePart,
@@ -95,7 +97,7 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
   };
 
   const chat = async (agentParam: string | undefined, body: ChatRequestBody, caller: Caller, env: unknown) => {
-    const { agentName, agent } = agentNamed(agentParam);
+    const { agentName } = agentNamed(agentParam);
     if (body.trigger === "regenerate-message")
       throw badRequest(
         "body.trigger: regenerate-message is not supported: a chat's log is append-only; send a new message",
@@ -108,20 +110,15 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
       if (error instanceof TaskNotFoundError && !(await exists(store, body.id))) return undefined;
       throw error;
     });
-    const content = { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes };
     if (existing === undefined) {
-      const text = personText(last, `body.messages.${index}`, limits.maxTextChars);
-      await startTask(store, {
-        taskId: body.id,
+      const path = `body.messages.${index}`;
+      const text = personText(last, path, limits.maxTextChars);
+      const objective = {
         objective: text,
-        principal: caller.principal,
-        actor: caller.actor,
         agent: agentName,
-        model: agent.model.id,
-        content,
         ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
-      });
-      deps.workers?.notify(body.id);
+      };
+      await createTaskFor(deps, caller, objective, path, body.id);
       const events = await store.read(body.id, { limit: 2 });
       const opener = events.find(opensTurn)?.seq ?? 0;
       const record = await store.getTask(body.id);
@@ -134,7 +131,8 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     let decided = 0;
     for (const response of approvalResponses(body.messages)) {
       if (!existing.summary.openApprovals.includes(response.callId)) continue;
-      await decideAsCaller(deps, caller, body.id, response);
+      const { callId, path, ...decision } = response;
+      await decideTaskApproval(deps, caller, body.id, callId, decision, path);
       decided++;
     }
     const path = `body.messages.${index}`;
@@ -149,15 +147,7 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
         throw badRequest(`${path}.id: must be an id: letters, digits and ._~:-`, `${path}.id`);
       const text = personText(last, path, limits.maxTextChars);
       handoffs.mark(body.id, last.id);
-      const sent = await sendInput(store, body.id, {
-        text,
-        source: "user",
-        actor: caller.actor,
-        carrier: CHAT_CARRIER,
-        inputId: last.id,
-        content,
-      });
-      if (sent.delivery === "parked") deps.workers?.notify(body.id);
+      const sent = await sendTaskInput(deps, caller, body.id, { text, carrier: CHAT_CARRIER, inputId: last.id }, path);
       const recorded = await store.findInput(body.id, sent.inputId);
       const record = await store.getTask(body.id);
       if (recorded !== undefined && opensTurn(recorded))
@@ -307,7 +297,8 @@ function personText(message: ChatMessageInput, path: string, maxChars: number): 
 
 /** The approval responses of the client's assistant messages, with the digest each carries. */
 function approvalResponses(messages: readonly ChatMessageInput[]) {
-  const out: CallerDecision[] = [];
+  /** Each decision, with the path of the approval it was read from (for errors naming its reason). */
+  const out: { callId: string; path: string; digest: string; decision: "approve" | "deny"; reason?: string }[] = [];
   for (const [index, message] of messages.entries()) {
     if (message.role !== "assistant") continue;
     for (const [at, part] of message.parts.entries()) {
@@ -319,9 +310,10 @@ function approvalResponses(messages: readonly ChatMessageInput[]) {
         throw badRequest(`${path}.signature: the approval response carries the digest it was asked with`, path);
       out.push({
         callId: approval.id,
+        path,
         digest: approval.signature,
         decision: approval.approved ? "approve" : "deny",
-        ...(approval.reason === undefined ? {} : { reason: approval.reason, reasonPath: `${path}.reason` }),
+        ...(approval.reason === undefined ? {} : { reason: approval.reason }),
       });
     }
   }
