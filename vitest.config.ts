@@ -17,10 +17,17 @@ export default defineConfig({
     // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
     // pointing at its TypeScript, which Node will not load from node_modules. Inlining it and its
     // importers makes Vite resolve and transform them instead of handing them to Node. The MCP
-    // SDK's client imports eventsource (and so the parser) too.
+    // SDK's client imports eventsource (and so the parser) too, and so does the `ai` package the
+    // chat tests run as the client.
     server: {
       deps: {
-        inline: [/eventsource-parser/, /@ai-sdk\//, /@modelcontextprotocol\/sdk/, /node_modules\/eventsource\//],
+        inline: [
+          /eventsource-parser/,
+          /@ai-sdk\//,
+          /@modelcontextprotocol\/sdk/,
+          /node_modules\/eventsource\//,
+          /\/node_modules\/ai\//,
+        ],
       },
     },
   },

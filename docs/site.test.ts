@@ -20,6 +20,7 @@ const REQUIRED = [
   "guide/delegation-and-budgets.md",
   "guide/stores.md",
   "guide/serving.md",
+  "guide/front-ends.md",
   "guide/mcp-server.md",
   "guide/front-ends.md",
   "guide/many-machines.md",

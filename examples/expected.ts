@@ -8,6 +8,12 @@ const postgres =
     ? /^6 tasks on one PostgreSQL database/m
     : /^(6 tasks on one PostgreSQL|skipped: no PostgreSQL)/m;
 
+// The useChat page runs in Chromium where there is one (CI requires it, as the console's browser test does).
+const browser =
+  process.env.SEMA_REQUIRE_BROWSER === "1"
+    ? /^useChat in Chromium: steered mid-answer, reloaded, resumed from the log, approved write_note: All done\.$/m
+    : /^(useChat in Chromium: steered mid-answer, reloaded, resumed from the log, approved write_note: All done\.|skipped: no Chromium)/m;
+
 /** The line each example prints, by folder. */
 export const EXPECTED_LINES: Readonly<Record<string, RegExp>> = {
   "hello-agent": /^2 \+ 3 = 5$/m,
@@ -19,4 +25,5 @@ export const EXPECTED_LINES: Readonly<Record<string, RegExp>> = {
   "serve-config": /^served by sema serve, followed over SSE \(\d+ events\): HELLO!$/m,
   "openai-compatible": /^openai-compatible \(2 streamed requests, .*\): 2 \+ 3 = 5$/m,
   "postgres-nodes": postgres,
+  "react-chat": browser,
 };

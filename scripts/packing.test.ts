@@ -97,6 +97,13 @@ async function installConsumer(): Promise<string> {
     for (const dep of Object.keys({ ...manifest?.dependencies, ...manifest?.peerDependencies }))
       if (!dep.startsWith("@sema-agent/")) thirdParty.add(dep);
   }
+  // What the examples use besides our packages (React, Vite and the browser driver of react-chat).
+  for (const name of Object.keys(EXPECTED_LINES)) {
+    const example = JSON.parse(readFileSync(join(repo, "examples", name, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys(example.dependencies ?? {})) if (!dep.startsWith("@sema-agent/")) thirdParty.add(dep);
+  }
   for (const dep of thirdParty) {
     const link = join(modules, dep);
     mkdirSync(dirname(link), { recursive: true });

@@ -41,6 +41,7 @@ export default defineConfig({
           { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },
           { text: "Stores and crash recovery", link: "/guide/stores" },
           { text: "Serving", link: "/guide/serving" },
+          { text: "Front ends", link: "/guide/front-ends" },
           { text: "MCP server", link: "/guide/mcp-server" },
           { text: "Front ends", link: "/guide/front-ends" },
           { text: "Running on many machines", link: "/guide/many-machines" },

@@ -41,6 +41,7 @@ import {
   type ShapeOf,
   storeSchema,
 } from "./server-options.ts";
+import { chatRoutes } from "./ui-stream/chat-routes.ts";
 
 /** The HTTP API's version, as the OpenAPI document (`GET /v1/openapi.json`) states it. */
 export const API_VERSION = "0.1.0";
@@ -96,6 +97,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...controlRoutes(deps),
     ...eventRoutes(deps),
     ...agUiRoutes(deps),
+    ...chatRoutes(deps),
   ];
 }
 

@@ -26,6 +26,28 @@ interface Case {
 const JSON_HEADERS = { "content-type": "application/json" };
 const INPUTS = "/v1/tasks/{id}/inputs";
 const AG_UI = "/v1/agents/default/ag-ui";
+const CHAT = "/v1/chat";
+const said = (id: string) => ({ id, role: "user", parts: [{ type: "text", text: "hello" }] });
+const chatBody = (id: string, messages: unknown[]) => ({ id, messages, trigger: "submit-message" });
+/** The assistant message with the client's approval response to APPROVAL_SCRIPT's call. */
+const approvalAnswer = (signature?: string, reason?: string) => ({
+  id: "turn-2",
+  role: "assistant",
+  parts: [
+    {
+      type: "tool-write_note",
+      toolCallId: "call-1",
+      state: "approval-responded",
+      input: { text: "x" },
+      approval: {
+        id: "call-1",
+        approved: true,
+        ...(signature === undefined ? {} : { signature }),
+        ...(reason === undefined ? {} : { reason }),
+      },
+    },
+  ],
+});
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const MCP_LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
@@ -422,6 +444,150 @@ const CASES: Case[] = [
     code: "Unauthorized",
   },
   { name: "unknown route", method: "DELETE", path: "/v1/tasks/{id}", status: 404, code: "NotFound" },
+  // The AI SDK chat protocol (what DefaultChatTransport posts), on the task as a chat and on new ids.
+  { name: "chat: not an object", path: CHAT, body: [1], status: 400, code: "InvalidInput", at: "body" },
+  {
+    name: "chat: no id",
+    path: CHAT,
+    body: { messages: [said("m1")], trigger: "submit-message" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.id",
+  },
+  {
+    name: "chat: id traversal",
+    path: CHAT,
+    body: chatBody("../x", [said("m1")]),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.id",
+  },
+  {
+    name: "chat: no messages",
+    path: CHAT,
+    body: chatBody("fresh-1", []),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages",
+  },
+  {
+    name: "chat: unknown trigger",
+    path: CHAT,
+    body: { ...chatBody("fresh-1", [said("m1")]), trigger: "shout" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.trigger",
+  },
+  {
+    name: "chat: unknown extra",
+    path: CHAT,
+    body: { ...chatBody("fresh-1", [said("m1")]), principal: "globex" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.principal",
+  },
+  {
+    name: "chat: regenerate",
+    path: CHAT,
+    body: { ...chatBody("{id}", [said("m1")]), trigger: "regenerate-message" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.trigger",
+  },
+  {
+    name: "chat: starts with the assistant",
+    path: CHAT,
+    body: chatBody("fresh-1", [{ id: "a1", role: "assistant", parts: [{ type: "text", text: "hi" }] }]),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages.0.role",
+  },
+  {
+    name: "chat: a file part",
+    path: CHAT,
+    body: chatBody("fresh-1", [
+      { id: "m1", role: "user", parts: [{ type: "file", mediaType: "image/png", url: "data:image/png;base64,AA==" }] },
+    ]),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages.0",
+  },
+  {
+    name: "chat: empty text",
+    path: CHAT,
+    body: chatBody("fresh-1", [{ id: "m1", role: "user", parts: [{ type: "text", text: "  " }] }]),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages.0.parts",
+  },
+  {
+    name: "chat: message id traversal",
+    path: CHAT,
+    body: chatBody("{id}", [said("../m")]),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages.0.id",
+  },
+  {
+    name: "chat: editing a sent message",
+    path: CHAT,
+    body: { ...chatBody("{id}", [said("{objective}")]), messageId: "{objective}" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messageId",
+  },
+  {
+    name: "chat: approval without its digest",
+    path: CHAT,
+    body: chatBody("{id}", [approvalAnswer()]),
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages.0.parts.0.approval",
+  },
+  {
+    name: "chat: approval reason too long",
+    path: CHAT,
+    body: chatBody("{id}", [approvalAnswer("0".repeat(64), "x".repeat(2001))]),
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.messages.0.parts.0.approval.reason",
+  },
+  {
+    name: "chat: approval with a wrong digest",
+    path: CHAT,
+    body: chatBody("{id}", [approvalAnswer("0".repeat(64))]),
+    status: 409,
+    code: "DigestMismatch",
+  },
+  {
+    name: "chat: unknown agent",
+    path: "/v1/agents/nobody/chat",
+    body: chatBody("fresh-1", [said("m1")]),
+    status: 404,
+    code: "NotFound",
+  },
+  {
+    name: "chat: agent traversal",
+    method: "GET",
+    path: "/v1/agents/a%2Fb/chat/{id}/messages",
+    status: 400,
+    code: "InvalidInput",
+    at: "params.agent",
+  },
+  {
+    name: "chat: messages of no chat",
+    method: "GET",
+    path: "/v1/chat/nothing-here/messages",
+    status: 404,
+    code: "TaskNotFound",
+  },
+  {
+    name: "chat: stream id traversal",
+    method: "GET",
+    path: "/v1/chat/..%2Fx/stream",
+    status: 400,
+    code: "InvalidInput",
+  },
   // The MCP endpoint: the same ingress and body rules before the SDK's transport sees anything.
   {
     name: "mcp: truncated JSON",
@@ -469,13 +635,15 @@ const CASES: Case[] = [
 
 describe("the bad-input corpus", () => {
   it("answers every case with a typed 4xx, stores nothing, and stays healthy", async () => {
-    // Two requests a case: over the default burst, which is not what this test is about.
-    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app: { limits: { rateBurst: 4 * CASES.length } } });
+    // Two requests a case: more than the default burst, which is not what this test is about.
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app: { limits: { rateBurst: 1000 } } });
     const taskId = await createTask(fx);
     await runOnce(fx, taskId);
     const revoked = await fx.tokenStore.create({ principal: "acme", actorId: "old" });
     await fx.tokenStore.revoke(revoked.record.tokenId);
     const before = await fx.store.read(taskId);
+    const objective = before.find((event) => event.type === "human_input");
+    const objectiveId = objective?.type === "human_input" ? objective.inputId : "";
     const tasksBefore = (await fx.store.listTasks({ principal: "acme" })).tasks.length;
 
     for (const c of CASES) {
@@ -487,19 +655,22 @@ describe("the bad-input corpus", () => {
             : c.token === "revoked"
               ? revoked.token
               : undefined;
+      const body =
+        c.body === undefined
+          ? undefined
+          : JSON.parse(JSON.stringify(c.body).replaceAll("{id}", taskId).replaceAll("{objective}", objectiveId));
       const response = await fx.call(c.method ?? "POST", (c.path ?? INPUTS).replace("{id}", taskId), {
         ...(token === undefined ? {} : { token }),
         ...(c.raw === undefined ? {} : { raw: c.raw }),
-        // A body may name the task too (an AG-UI thread id).
-        ...(c.body === undefined ? {} : { body: JSON.parse(JSON.stringify(c.body).replaceAll("{id}", taskId)) }),
+        ...(body === undefined ? {} : { body }),
         ...(c.headers === undefined ? {} : { headers: c.headers }),
       });
       expect(response.status, c.name).toBe(c.status);
       expect(response.headers.get("content-type"), c.name).toContain("application/json");
-      const body = await json<{ error: { code: string; message: string; details?: { path?: string } } }>(response);
-      expect(body.error.code, c.name).toBe(c.code);
-      expect(body.error.message.length, c.name).toBeGreaterThan(0);
-      if (c.at !== undefined) expect(body.error.details?.path, c.name).toBe(c.at);
+      const error = await json<{ error: { code: string; message: string; details?: { path?: string } } }>(response);
+      expect(error.error.code, c.name).toBe(c.code);
+      expect(error.error.message.length, c.name).toBeGreaterThan(0);
+      if (c.at !== undefined) expect(error.error.details?.path, c.name).toBe(c.at);
 
       const health = await fx.call("GET", "/v1/tasks");
       expect(health.status, `healthy after ${c.name}`).toBe(200);

@@ -100,6 +100,58 @@ describe("isolation between principals", () => {
     });
   }
 
+  it("the chat endpoints answer for another principal's chat id exactly as for an unknown one", async () => {
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app: { workers: { notify: () => {}, resume: () => {} } } });
+    const taskId = await createTask(fx, "secret objective", fx.tokens.alice);
+    await runOnce(fx, taskId);
+    const digest =
+      (await json<{ pendingApprovals: { digest: string }[] }>(await fx.call("GET", `/v1/tasks/${taskId}`)))
+        .pendingApprovals[0]?.digest ?? "";
+    const before = await fx.store.read(taskId);
+    const asked = { id: "m-new", role: "user", parts: [{ type: "text", text: "hi" }] };
+    const answered = {
+      id: "turn-2",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-write_note",
+          toolCallId: "call-1",
+          state: "approval-responded",
+          input: { text: "hello" },
+          approval: { id: "call-1", approved: true, signature: digest },
+        },
+      ],
+    };
+    const unknownChat = await fx.call("GET", `/v1/chat/${UNKNOWN}/messages`, { token: fx.tokens.mallory });
+    const notFound = (await unknownChat.text()).replaceAll(UNKNOWN, "ID");
+    expect(unknownChat.status).toBe(404);
+    const chat = (path: string, message: unknown) =>
+      fx.call("POST", path, {
+        token: fx.tokens.mallory,
+        body: { id: taskId, messages: [message], trigger: "submit-message" },
+      });
+    // A message or an approval response under the owner's chat id: the 404 of an unknown chat.
+    for (const theirs of [
+      await chat("/v1/chat", asked),
+      await chat("/v1/chat", answered),
+      await chat("/v1/agents/default/chat", asked),
+      await fx.call("GET", `/v1/chat/${taskId}/messages`, { token: fx.tokens.mallory }),
+      await fx.call("GET", `/v1/agents/default/chat/${taskId}/messages`, { token: fx.tokens.mallory }),
+    ]) {
+      expect(theirs.status).toBe(404);
+      expect((await theirs.text()).replaceAll(taskId, "ID")).toBe(notFound);
+    }
+    // Resume: nothing to resume, as for any unknown chat (what `useChat({ resume: true })` expects).
+    for (const path of [`/v1/chat/{id}/stream`, `/v1/agents/default/chat/{id}/stream`]) {
+      const theirs = await fx.call("GET", path.replace("{id}", taskId), { token: fx.tokens.mallory });
+      const unknown = await fx.call("GET", path.replace("{id}", UNKNOWN), { token: fx.tokens.mallory });
+      expect([theirs.status, unknown.status]).toEqual([204, 204]);
+    }
+    expect(await fx.store.read(taskId)).toEqual(before);
+    // The owner reaches the chat.
+    expect((await fx.call("GET", `/v1/chat/${taskId}/messages`)).status).toBe(200);
+  });
+
   it("a token of the same principal reaches the task, whoever created it", async () => {
     const fx = await apiFixture();
     const taskId = await createTask(fx, "shared", fx.tokens.alice);

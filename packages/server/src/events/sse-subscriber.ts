@@ -4,8 +4,9 @@
  */
 import type { Store, StoredEvent, TaskRecord } from "@sema-agent/core";
 import { isTerminal } from "@sema-agent/core";
+import type { EphemeralEvent } from "@sema-agent/core/protocol";
 import { type CatchUpPacer, nextTurn } from "./catch-up-pacer.ts";
-import type { EventHub } from "./event-hub.ts";
+import type { EventHub, StepDeltas } from "./event-hub.ts";
 import type { FrameCache } from "./frame-cache.ts";
 import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
 import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
@@ -37,6 +38,37 @@ export interface SseStreamOptions {
   authorized?: () => Promise<boolean>;
   /** Milliseconds between `authorized` checks (default 500, so a revocation ends it within a second). */
   recheckMs?: number;
+  /**
+   * Another wire format over the same log (the AI SDK's UI message stream): its frames instead of
+   * Sema's, and it says when the stream ends. Stateful, so one per stream. None: Sema's frames,
+   * ending once the task is finished.
+   */
+  framer?: StreamFramer;
+}
+
+/**
+ * How a stream that is not Sema's own turns the log into frames. The subscriber keeps what it
+ * always does (catch-up pages, the shared tail, deltas, budgets, heartbeats); the framer decides
+ * the bytes and the end: the stream ends once `done` is true, not when the task is finished.
+ */
+export interface StreamFramer {
+  /** Sent first (after `retry:`). */
+  opening(): Uint8Array | undefined;
+  /** A stored event, in order: its frame, or nothing to send for it. */
+  stored(event: StoredEvent): Uint8Array | undefined;
+  /** A live delta (only once level with the log), with the seq its model step began after (if known). */
+  ephemeral(event: EphemeralEvent, stepAfterSeq: number | undefined): Uint8Array | undefined;
+  /**
+   * The stream is level with the log: deltas follow from here. `step`: the deltas of the model
+   * step under way so far, when this process's hub saw it begin. Its frames, if any.
+   */
+  live(step: StepDeltas | undefined): Uint8Array | undefined;
+  /** The framer has seen its end: the stream ends after what is queued. */
+  readonly done: boolean;
+  /** The last frame of a stream that ends (its own end, or the store went away). */
+  closing(): Uint8Array | undefined;
+  /** The only frame left of a stream cut short: its queue is dropped for it. */
+  cut(type: "stream_overflow" | "token_revoked", data: Record<string, unknown>): Uint8Array;
 }
 
 /** Default per-stream ceiling on queued bytes. */
@@ -84,8 +116,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
     this.#pace = pacer === undefined ? nextTurn : (bytes) => pacer.take(bytes);
     this.#lastSeq = options.afterSeq;
     this.#sentSeq = options.afterSeq;
-    // A task already finished (or finishing) ends the stream at its last event.
-    this.#ending = isTerminal(options.record.summary.status);
+    // A task already finished (or finishing) ends the stream at its last event; a framer ends its own.
+    this.#ending = options.framer === undefined && isTerminal(options.record.summary.status);
   }
 
   get lastSeq(): number {
@@ -99,12 +131,14 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
   start(): void {
     this.#options.budget?.join(this);
     this.#push(textFrame(`retry: ${this.#options.retryMs ?? 1000}\n\n`), -1);
+    const opening = this.#options.framer?.opening();
+    if (opening !== undefined) this.#push(opening, -1);
     const heartbeat = textFrame(": heartbeat\n\n");
     this.#timers.push(setInterval(() => this.#push(heartbeat, -1), this.#options.heartbeatMs));
     const authorized = this.#options.authorized;
     if (authorized !== undefined)
       this.#timers.push(setInterval(() => void this.#recheck(authorized), this.#options.recheckMs ?? 500));
-    if (finishedAt(this.#options.record, this.#lastSeq)) this.finish();
+    if (this.#options.framer === undefined && finishedAt(this.#options.record, this.#lastSeq)) this.#end();
   }
 
   /**
@@ -153,35 +187,60 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
 
   stored(event: StoredEvent): void {
     this.#lastSeq = event.seq;
-    this.#push(storedFrame(event), event.seq);
+    const { framer } = this.#options;
+    if (framer === undefined) {
+      this.#push(storedFrame(event), event.seq);
+      return;
+    }
+    if (framer.done) return;
+    const frame = framer.stored(event);
+    if (frame !== undefined) this.#push(frame, event.seq);
+    if (framer.done) this.#end();
   }
 
+  /** The tail says the task is finished: the end of Sema's stream; a framer not done reads on. */
   finish(): void {
+    const { framer } = this.#options;
+    if (framer === undefined || framer.done || this.#mode !== "live") {
+      this.#end();
+      return;
+    }
+    // The tail stopped (a finished task can be woken again): read the log and join a new one.
+    this.#unsubscribe();
+    this.#unsubscribe = () => {};
+    this.#options.tails.leave(this.#taskId, this);
+    this.#mode = "catching-up";
+    this.#wakeUp();
+  }
+
+  lost(): void {
+    this.#end();
+  }
+
+  overflow(reason: "process_budget" | "stream_budget", limitBytes: number): void {
+    this.#cut("stream_overflow", { reason, limitBytes, lastSeq: this.#sentSeq });
+  }
+
+  /** End after what is queued (and the framer's closing frame). */
+  #end(): void {
     if (this.#mode === "ending" || this.#mode === "done") return;
+    this.#final ??= this.#options.framer?.closing();
     this.#mode = "ending";
     this.#detach();
     this.#wakeUp();
   }
 
-  lost(): void {
-    this.finish();
-  }
-
-  overflow(reason: "process_budget" | "stream_budget", limitBytes: number): void {
-    this.#cut(controlFrame("stream_overflow", { reason, limitBytes, lastSeq: this.#sentSeq }));
-  }
-
-  /** End now: drop what is queued, send `final` (and nothing else), then close. */
-  #cut(final: Uint8Array): void {
+  /** End now: drop what is queued, send the frame that says why (and nothing else), then close. */
+  #cut(type: "stream_overflow" | "token_revoked", data: Record<string, unknown>): void {
     if (this.#mode === "done") return;
     this.#drop();
-    this.#final = final;
-    this.finish();
+    this.#final = this.#options.framer?.cut(type, data) ?? controlFrame(type, data);
+    this.#end();
   }
 
   async #recheck(authorized: () => Promise<boolean>): Promise<void> {
     const valid = await authorized().catch(() => false);
-    if (!valid) this.#cut(controlFrame("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq }));
+    if (!valid) this.#cut("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq });
   }
 
   async #catchUp(): Promise<void> {
@@ -197,19 +256,26 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
       page = await store.read(this.#taskId, { afterSeq: this.#lastSeq, limit });
     } catch {
       // The store went away mid-stream: end it; the client reconnects with Last-Event-ID.
-      return this.finish();
+      return this.#end();
     }
     if (this.#mode !== "catching-up") return;
+    const { framer } = this.#options;
     for (const event of page) {
-      const frame = this.#options.frames?.frame(this.#taskId, event) ?? storedFrame(event);
+      if (framer?.done === true) break;
+      const frame =
+        framer === undefined
+          ? (this.#options.frames?.frame(this.#taskId, event) ?? storedFrame(event))
+          : framer.stored(event);
       this.#lastSeq = event.seq;
-      this.#push(frame, event.seq, false);
       if (mayEnd(event)) this.#ending = true;
+      if (frame === undefined) continue;
+      this.#push(frame, event.seq, false);
       this.#framesSeen++;
       this.#avgFrameBytes += (frame.byteLength - this.#avgFrameBytes) / this.#framesSeen;
     }
     this.#pageLimit = Math.max(1, Math.min(MAX_PAGE, Math.floor(PAGE_BYTES / Math.max(1, this.#avgFrameBytes))));
-    if (this.#ending && (await this.#finishedNow())) return this.finish();
+    if (framer?.done === true) return this.#end();
+    if (framer === undefined && this.#ending && (await this.#finishedNow())) return this.#end();
     if (page.length < limit) this.#goLive();
   }
 
@@ -224,16 +290,29 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
   /** Level with the log: take live events from the task's tail, and deltas from the hub. */
   #goLive(): void {
     if (this.#mode !== "catching-up") return;
-    if (!this.#options.tails.join(this.#taskId, this, this.#ending)) return;
+    const { framer } = this.#options;
+    // A framer's stream outlives a finished task (a follow-up wakes it): it never asks the tail to end.
+    if (!this.#options.tails.join(this.#taskId, this, framer === undefined && this.#ending)) return;
     this.#mode = "live";
     // Deltas are for a subscriber that is live: while it replays older events they would be
     // interleaved with a past they do not belong to.
-    this.#unsubscribe =
-      this.#options.hub?.subscribe(this.#taskId, (event) => this.#push(ephemeralFrame(event), -1)) ?? (() => {});
+    const { hub } = this.#options;
+    if (framer === undefined) {
+      this.#unsubscribe = hub?.subscribe(this.#taskId, (event) => this.#push(ephemeralFrame(event), -1)) ?? (() => {});
+    } else {
+      // The step under way so far, and its deltas from here, in one turn: none missed, none twice.
+      const opening = framer.live(hub?.step(this.#taskId));
+      if (opening !== undefined) this.#push(opening, -1);
+      this.#unsubscribe =
+        hub?.subscribe(this.#taskId, (event, stepAfterSeq) => {
+          const frame = framer.ephemeral(event, stepAfterSeq);
+          if (frame !== undefined) this.#push(frame, -1);
+        }) ?? (() => {});
+    }
     // The task may have finished between the last check and the join, with nothing left to come.
-    if (this.#ending)
+    if (framer === undefined && this.#ending)
       void this.#finishedNow().then((finished) => {
-        if (finished) this.finish();
+        if (finished) this.#end();
       });
   }
 

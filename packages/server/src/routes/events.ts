@@ -1,14 +1,13 @@
 /** `GET /v1/tasks/{taskId}/events`: the log as Server-Sent Events, or a page of it as JSON. */
-import { ServerResponse } from "node:http";
 import { isTerminal } from "@sema-agent/core";
-import { type NodeResponse, sseToNode } from "../events/sse-node.ts";
-import { type SseStreamOptions, sseStream } from "../events/sse-stream.ts";
+import { sseResponse } from "../events/sse-response.ts";
 import { badRequest } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { TaskParams } from "../schemas/common.ts";
 import { EventPage, EventsQuery } from "../schemas/events.ts";
 import { ownTask } from "../tasks/own-task.ts";
 import type { RouteDeps } from "./deps.ts";
+import { taskStreamOptions } from "./stream-options.ts";
 
 /** `Last-Event-ID` wins over `?after=`: it is where a reconnecting client really is. */
 function resumeSeq(header: string | undefined, after: number | undefined): number {
@@ -25,18 +24,8 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
-/** `@hono/node-server`'s mark for a response the handler wrote to the socket itself. */
-const ALREADY_SENT = "x-hono-already-sent";
-
-/** The Node response under `@hono/node-server` (`env.outgoing`), if this is one (HTTP/1). */
-function nodeResponse(env: unknown): NodeResponse | undefined {
-  if (typeof env !== "object" || env === null || !("outgoing" in env)) return undefined;
-  const { outgoing } = env;
-  return outgoing instanceof ServerResponse ? outgoing : undefined;
-}
-
 export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
-  const { store, limits } = deps;
+  const { store } = deps;
   return [
     route({
       method: "get",
@@ -71,28 +60,7 @@ export function eventRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const { summary } = record;
         if (isTerminal(summary.status) && summary.legId === undefined && afterSeq >= record.lastSeq)
           return context.body(null, 204);
-        const options: SseStreamOptions = {
-          store,
-          hub: deps.hub,
-          tails: deps.streams.tails,
-          budget: deps.streams.budget,
-          frames: deps.streams.frames,
-          pacer: deps.streams.pacer,
-          record,
-          afterSeq,
-          heartbeatMs: limits.heartbeatMs,
-          maxBufferedBytes: limits.sseMaxBufferedBytes,
-          recheckMs: limits.sseRecheckMs,
-          ...(caller.stillValid === undefined ? {} : { authorized: caller.stillValid }),
-        };
-        const outgoing = nodeResponse(context.env);
-        if (outgoing !== undefined) {
-          // Written to the socket here; the app's middleware does not see this response, so
-          // every header it would add is set now.
-          sseToNode(options, outgoing, { ...SSE_HEADERS, "x-content-type-options": "nosniff" });
-          return new Response(null, { headers: { [ALREADY_SENT]: "true" } });
-        }
-        return new Response(sseStream(options), { headers: SSE_HEADERS });
+        return sseResponse(context.env, taskStreamOptions(deps, caller, record, afterSeq), SSE_HEADERS);
       },
     }),
   ];
