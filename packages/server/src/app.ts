@@ -27,6 +27,7 @@ import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
+import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import {
   approversSchema,
@@ -112,6 +113,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       pacer: new CatchUpPacer(),
     },
     workers: options.workers,
+    inputs: new TaskQueue(),
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
   };

@@ -3,18 +3,16 @@
  * the log that the running leg (in any process) sees through the store's watch; resume records a
  * process's worker pool to run the next leg of a parked task.
  */
-import { cancel, interrupt, isTerminal, requestResume } from "@sema-agent/core";
+import { interrupt, isTerminal, requestResume } from "@sema-agent/core";
 import { TaskFinishedError } from "@sema-agent/core/protocol";
 import { isLeaseLive } from "@sema-agent/core/store-kit";
 import { HttpError as ApiError } from "../http-error.ts";
-import { sanitizeText } from "../ingress/sanitize.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { CancelRequest, CancelResponse, EmptyRequest, InterruptResponse, ResumeResponse } from "../schemas/actions.ts";
 import { TaskParams } from "../schemas/common.ts";
 import { ownTask } from "../tasks/own-task.ts";
+import { cancelAs } from "../tasks/task-actions.ts";
 import type { RouteDeps } from "./deps.ts";
-
-const REASON_MAX_CHARS = 2000;
 
 export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
   const { store } = deps;
@@ -54,11 +52,8 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
       },
       errors: [400, 401, 404, 409, 413, 415, 429],
       async handler({ params, body, caller, context }) {
-        await ownTask(store, params.taskId, caller);
-        const reason =
-          body.reason === undefined ? undefined : sanitizeText(body.reason, "user", REASON_MAX_CHARS, "body.reason");
         // Core refuses a task that has ended (completed, failed or cancelled): a 409.
-        await cancel(store, params.taskId, { actor: caller.actor, ...(reason === undefined ? {} : { reason }) });
+        await cancelAs(deps, caller, params.taskId, { reason: body.reason, reasonPath: "body.reason" });
         return context.json({ taskId: params.taskId, cancelled: true as const });
       },
     }),

@@ -8,6 +8,7 @@ import type { StreamBudget } from "../events/stream-budget.ts";
 import type { TaskTails } from "../events/task-tail.ts";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";
+import type { TaskQueue } from "./task-queue.ts";
 
 export interface RouteDeps {
   store: Store;
@@ -19,6 +20,8 @@ export interface RouteDeps {
   workers: WorkSignal | undefined;
   /** Milliseconds since the epoch (the app's clock). */
   now: () => number;
+  /** Appends of inputs, one at a time per task in this process, whichever protocol sent them. */
+  inputs: TaskQueue;
   /** Who may decide an approval, for this caller. */
   canApprove: (caller: Caller) => CanApprove;
 }

@@ -1,17 +1,17 @@
 /** `POST /v1/tasks`, `GET /v1/tasks`, `GET /v1/tasks/{taskId}`. */
-import { loadTaskOverview, type Store, startTask } from "@sema-agent/core";
+import { loadTaskOverview, type Store } from "@sema-agent/core";
 import type { BlobAttachment } from "@sema-agent/core/protocol";
-import { badRequest, HttpError } from "../http-error.ts";
-import { checkTextOrParts } from "../ingress/sanitize.ts";
+import { HttpError } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { BlobParams, TaskParams } from "../schemas/common.ts";
 import { CreateTaskRequest, CreateTaskResponse, ListTasksQuery, TaskDetail, TaskPage } from "../schemas/tasks.ts";
 import { ownTask } from "../tasks/own-task.ts";
+import { startTaskAs } from "../tasks/task-actions.ts";
 import { taskDetail, taskListItem } from "../tasks/task-view.ts";
 import type { RouteDeps } from "./deps.ts";
 
 export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
-  const { store, agents, limits } = deps;
+  const { store } = deps;
   return [
     route({
       method: "post",
@@ -24,22 +24,13 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 413, 415, 429],
       contentBody: true,
       async handler({ body, caller, context }) {
-        const objective = checkTextOrParts(body.objective, "user", limits.maxTextChars, "body.objective");
-        const name = body.agent ?? agents.defaultName;
-        const agent = agents.get(name);
-        if (agent === undefined)
-          throw badRequest(`body.agent: no agent named ${name}`, "body.agent", { agents: agents.names() });
-        const taskId = await startTask(store, {
-          objective,
-          principal: caller.principal,
-          actor: caller.actor,
-          agent: name,
-          model: agent.model.id,
-          content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
-          ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
-          ...body.settings,
+        const taskId = await startTaskAs(deps, caller, {
+          objective: body.objective,
+          agent: body.agent,
+          metadata: body.metadata,
+          settings: body.settings,
+          path: "body.objective",
         });
-        deps.workers?.notify(taskId);
         context.header("Location", `/v1/tasks/${taskId}`);
         return context.json({ taskId, status: "created" as const }, 201);
       },
