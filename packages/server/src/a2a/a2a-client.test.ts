@@ -53,7 +53,10 @@ async function start(turns: ScriptedTurn[]) {
 }
 
 /** A SendMessage request as it is written on the wire (the SDK decodes it). */
-export function send(text: string, extra: { taskId?: string; contextId?: string; data?: unknown } = {}) {
+function send(
+  text: string,
+  extra: { taskId?: string; contextId?: string; data?: unknown; configuration?: unknown } = {},
+): SendMessageRequest {
   return SendMessageRequest.fromJSON({
     message: {
       messageId: `m-${Math.random().toString(36).slice(2)}`,
@@ -62,6 +65,7 @@ export function send(text: string, extra: { taskId?: string; contextId?: string;
       ...(extra.taskId === undefined ? {} : { taskId: extra.taskId }),
       ...(extra.contextId === undefined ? {} : { contextId: extra.contextId }),
     },
+    ...(extra.configuration === undefined ? {} : { configuration: extra.configuration }),
   });
 }
 
@@ -110,5 +114,171 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s with the officia
     const full = await client.getTask({ tenant: "", id: taskId });
     expect(full.history.length).toBe(2);
     expect((await client.getTask({ tenant: "", id: taskId, historyLength: 0 })).history).toEqual([]);
+  });
+});
+
+describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s: steer and approval", (transport) => {
+  it("a message to a working task is a steer on the user lane, labelled for the model; tool calls are DataParts", async () => {
+    const { server, agent, admin, dana } = await start([
+      {
+        text: "Looking around first.",
+        chunkSize: 2,
+        deltaDelayMs: 25,
+        toolCalls: [{ name: "lookup", input: { q: "style" }, callId: "call-look" }],
+      },
+      { text: "All done." },
+    ]);
+    const client = await a2aClient(server.serving.url, admin, transport);
+    const steerer = await a2aClient(server.serving.url, dana, transport);
+    const stream = client.sendMessageStream(send("Tidy the notes"));
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === "task" ? first.value.payload.value.id : "";
+    const steered = await steerer.sendMessage(
+      send("Use tabs, not spaces", { taskId, configuration: { returnImmediately: true } }),
+    );
+    expect("id" in steered && steered.id).toBe(taskId);
+    const events: StreamResponse[] = [];
+    for await (const event of stream) events.push(event);
+    expect(states(events).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const data = events.flatMap((e) =>
+      e.payload?.$case === "statusUpdate" && e.payload.value.status?.message?.parts[0]?.content?.$case === "data"
+        ? [e.payload.value.status.message.parts[0].content.value as Record<string, unknown>]
+        : [],
+    );
+    expect(data).toEqual([
+      { kind: "tool_call", callId: "call-look", toolName: "lookup", attempt: 1, input: { q: "style" } },
+      { kind: "tool_result", callId: "call-look", toolName: "lookup", status: "ok", content: "found style" },
+    ]);
+    const log = await server.store.read(taskId);
+    expect(log.find((e) => e.type === "human_input" && e.carrier === "steer")).toMatchObject({
+      source: "user",
+      actor: { id: "dana", verified: true, issuer: "sema-token" },
+    });
+    expect(JSON.stringify(agent.model.requests)).toContain('[from \\"dana\\"]\\nUse tabs, not spaces');
+    // The steer is in the task's history, attributed.
+    const task = await client.getTask({ tenant: "", id: taskId });
+    expect(task.history.find((m) => m.metadata?.["sema/actor"] === "dana")?.parts[0]?.content).toEqual({
+      $case: "text",
+      value: "Use tabs, not spaces",
+    });
+  });
+
+  it("a parked approval is input-required with its DataPart; a message answers it, checked as /v1 checks it", async () => {
+    const { server, admin, dana, erin } = await start([
+      { toolCalls: [{ name: "write_note", input: { text: "indent with tabs" }, callId: "call-write" }] },
+      { text: "Wrote it." },
+    ]);
+    const client = await a2aClient(server.serving.url, dana, transport);
+    const events: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(send("Write a note"))) events.push(event);
+    const last = events.at(-1);
+    const parked = last?.payload?.$case === "statusUpdate" ? last.payload.value : undefined;
+    expect(parked?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const approval = parked?.status?.message?.parts.find((p) => p.content?.$case === "data")?.content?.value as {
+      callId: string;
+      toolName: string;
+      input: unknown;
+      digest: string;
+    };
+    expect(approval).toMatchObject({
+      callId: "call-write",
+      toolName: "write_note",
+      input: { text: "indent with tabs" },
+    });
+    expect(approval.digest).toMatch(/^[0-9a-f]{64}$/);
+    const taskId = parked?.taskId ?? "";
+    expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+
+    const stored = (await server.store.read(taskId)).length;
+    const answer = (digest: string) =>
+      send("", { taskId, data: { callId: "call-write", decision: "approve", digest } });
+    await expect(client.sendMessage(answer("0".repeat(64)))).rejects.toThrow(/digest/i);
+    // A verified actor of the principal without the approver role may not decide it.
+    const erinClient = await a2aClient(server.serving.url, erin, transport);
+    await expect(erinClient.sendMessage(answer(approval.digest))).rejects.toThrow(/may not decide/);
+    // Another principal does not see the task at all.
+    const outsider = await a2aClient(
+      server.serving.url,
+      (await server.tokens.create({ principal: "globex", actorId: "m", roles: ["approver"] })).token,
+      transport,
+    );
+    await expect(outsider.sendMessage(answer(approval.digest))).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect((await server.store.read(taskId)).length).toBe(stored);
+
+    const after: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(answer(approval.digest))) after.push(event);
+    expect(after[0]?.payload?.$case).toBe("task");
+    expect(states(after).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const log = await server.store.read(taskId);
+    expect(log.filter((e) => e.type === "tool_result" && e.callId === "call-write")).toMatchObject([{ status: "ok" }]);
+    expect(log.find((e) => e.type === "approval_decided")).toMatchObject({
+      decision: "approve",
+      actor: { id: "dana", verified: true },
+    });
+    void admin;
+  });
+});
+
+describe("A2A tasks: cancel, contexts, isolation (JSON-RPC and REST)", () => {
+  it.each<Transport>(["JSONRPC", "HTTP+JSON"])("over %s", async (transport) => {
+    const { server, admin, other } = await start([{ text: "slow answer", delayMs: 60_000 }]);
+    const client = await a2aClient(server.serving.url, admin, transport);
+    const outsider = await a2aClient(server.serving.url, other, transport);
+    const created = await client.sendMessage(send("Think long", { configuration: { returnImmediately: true } }));
+    const task = "id" in created ? created : undefined;
+    const taskId = task?.id ?? "";
+    await until(async () =>
+      (await server.store.read(taskId)).some((e) => e.type === "leg_started") ? true : undefined,
+    );
+
+    // Another principal's task is an unknown id, whatever the method.
+    await expect(outsider.getTask({ tenant: "", id: taskId })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(outsider.getTask({ tenant: "", id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(outsider.cancelTask({ tenant: "", id: taskId, metadata: undefined })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
+    const theirs = await outsider.listTasks({
+      tenant: "",
+      contextId: "",
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+    });
+    expect(theirs.tasks).toEqual([]);
+
+    const cancelled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    await expect(client.cancelTask({ tenant: "", id: taskId, metadata: undefined })).rejects.toBeInstanceOf(
+      TaskNotCancelableError,
+    );
+    // A follow-up after the end is a new task in the same context.
+    await expect(client.sendMessage(send("More", { taskId }))).rejects.toThrow(/ended/);
+    const followUp = await client.sendMessage(
+      send("And then?", { contextId: task?.contextId ?? "", configuration: { returnImmediately: true } }),
+    );
+    expect("id" in followUp && followUp.id).not.toBe(taskId);
+    expect("contextId" in followUp && followUp.contextId).toBe(task?.contextId);
+    const mine = await client.listTasks({
+      tenant: "",
+      contextId: task?.contextId ?? "",
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: "",
+      pageSize: 1,
+      statusTimestampAfter: undefined,
+    });
+    expect(mine.tasks).toHaveLength(1);
+    expect(mine.nextPageToken).not.toBe("");
+    const next = await client.listTasks({
+      tenant: "",
+      contextId: task?.contextId ?? "",
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: mine.nextPageToken,
+      pageSize: 1,
+      statusTimestampAfter: undefined,
+    });
+    expect([...mine.tasks, ...next.tasks].map((t) => t.id).sort()).toEqual(
+      [taskId, "id" in followUp ? followUp.id : ""].sort(),
+    );
+    await client.cancelTask({ tenant: "", id: "id" in followUp ? followUp.id : "", metadata: undefined });
   });
 });

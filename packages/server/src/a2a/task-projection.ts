@@ -65,6 +65,7 @@ export class TaskProjection {
   #usage: Usage | undefined;
   #agent: string | undefined;
   #firstMessageId: string | undefined;
+  readonly #callInputs = new Map<string, JsonValue>();
 
   constructor(taskId: string) {
     this.taskId = taskId;
@@ -113,6 +114,7 @@ export class TaskProjection {
       }
       case "model_turn": {
         this.#usage = add(this.#usage, event.usage);
+        for (const call of event.toolCalls) this.#callInputs.set(call.callId, call.input);
         if (event.text === "") return [];
         const turn = artifact(`turn-${event.seq}`, "assistant", [textPart(event.text)], {
           [META.usage]: { ...event.usage },
@@ -128,14 +130,17 @@ export class TaskProjection {
         );
         return [stream.artifact(this.taskId, this.contextId, turn)];
       }
-      case "tool_call_started":
+      case "tool_call_started": {
+        // The input it runs with: a hook's replacement if any, else the model's.
+        const input = event.input ?? this.#callInputs.get(event.callId);
         return this.#working(at, `${this.taskId}-call-${event.seq}`, {
           kind: "tool_call",
           callId: event.callId,
           toolName: event.name,
           attempt: event.attempt,
-          ...(event.input === undefined ? {} : { input: event.input }),
+          ...(input === undefined ? {} : { input }),
         });
+      }
       case "tool_result":
         return this.#working(at, `${this.taskId}-result-${event.seq}`, {
           kind: "tool_result",
