@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SendMessageRequest, type StreamResponse, TaskState } from "@a2a-js/sdk";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { defineTool, type StoredEvent } from "@sema-agent/core";
+import { defineTool } from "@sema-agent/core";
 import type { ScriptedTurn } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";

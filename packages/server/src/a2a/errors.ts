@@ -40,6 +40,9 @@ export function toA2AError(error: unknown): Error {
       case "ContentTooLarge":
       case "TaskExists":
         return new RequestMalformedError(error.message);
+      case "StoreUnavailable":
+        // An outage (or a store closed under a stream at shutdown), not a bug: nothing to log.
+        return new Error(INTERNAL_MESSAGE);
       default:
         break;
     }
