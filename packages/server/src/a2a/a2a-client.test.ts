@@ -282,3 +282,29 @@ describe("A2A tasks: cancel, contexts, isolation (JSON-RPC and REST)", () => {
     await client.cancelTask({ tenant: "", id: "id" in followUp ? followUp.id : "", metadata: undefined });
   });
 });
+
+describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("a named agent over %s", (transport) => {
+  it("has its own card and endpoints at /a2a/agents/{name}, and runs its tasks", async () => {
+    dir = freshDir();
+    server = await startA2AServer(join(dir, "sema.db"), {
+      default: scriptedAgent([{ text: "from default" }]),
+      helper: scriptedAgent([{ text: "from helper" }], "helper"),
+    });
+    const admin = server.serving.firstToken?.token ?? "";
+    const base = `${server.serving.url}/a2a/agents/helper`;
+    // The SDK resolves the card path against the base URL: a trailing slash keeps the agent's segment.
+    const client = await a2aClient(`${base}/`, admin, transport);
+    const card = await client.getAgentCard();
+    expect(card.name).toBe("helper");
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([base, `${base}/v1`]);
+    const events: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(send("Help"))) events.push(event);
+    const text = events.flatMap((e) =>
+      e.payload?.$case === "artifactUpdate" ? [e.payload.value.artifact?.parts[0]?.content] : [],
+    );
+    expect(text).toEqual([{ $case: "text", value: "from helper" }]);
+    const taskId = events[0]?.payload?.$case === "task" ? events[0].payload.value.id : "";
+    expect((await client.getTask({ tenant: "", id: taskId })).metadata?.["sema/agent"]).toBe("helper");
+    expect((await fetch(`${server.serving.url}/a2a/agents/nobody/.well-known/agent-card.json`)).status).toBe(404);
+  });
+});
