@@ -50,6 +50,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       // --workers 0: an API-only node; workers elsewhere share the store.
       workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]), ...perPrincipal },
       onError: reportTo(io, "sema serve"),
+      // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
+      a2aPush: { configs: await backend.pushConfigs() },
     });
     io.stdout.write(
       `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,
