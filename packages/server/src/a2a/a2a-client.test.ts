@@ -114,6 +114,10 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s with the officia
     const full = await client.getTask({ tenant: "", id: taskId });
     expect(full.history.length).toBe(2);
     expect((await client.getTask({ tenant: "", id: taskId, historyLength: 0 })).history).toEqual([]);
+    // SendMessage blocks (A2A's default) until the task completes, and returns it.
+    const blocking = await client.sendMessage(send("Say hello again"));
+    expect("status" in blocking && blocking.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect("artifacts" in blocking && blocking.artifacts.length).toBe(1);
   });
 });
 
@@ -306,5 +310,26 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("a named agent over %s", (tra
     const taskId = events[0]?.payload?.$case === "task" ? events[0].payload.value.id : "";
     expect((await client.getTask({ tenant: "", id: taskId })).metadata?.["sema/agent"]).toBe("helper");
     expect((await fetch(`${server.serving.url}/a2a/agents/nobody/.well-known/agent-card.json`)).status).toBe(404);
+  });
+});
+
+describe("A2A streams and tokens", () => {
+  it.each<Transport>(["JSONRPC", "HTTP+JSON"])("a stream over %s ends once its token is revoked", async (transport) => {
+    const { server } = await start([{ text: "never", delayMs: 60_000 }]);
+    const temporary = await server.tokens.create({ principal: "local", actorId: "temp" });
+    const client = await a2aClient(server.serving.url, temporary.token, transport);
+    const stream = client.sendMessageStream(send("Wait for ever"));
+    const first = await stream.next();
+    expect(first.value?.payload?.$case).toBe("task");
+    await server.tokens.revoke(temporary.record.tokenId);
+    const rest: StreamResponse[] = [];
+    const ended = (async () => {
+      for await (const event of stream) rest.push(event);
+      return "ended";
+    })();
+    expect(await Promise.race([ended, until(() => undefined, 5_000).catch(() => "still open")])).toBe("ended");
+    // The task itself is untouched: still running for the principal's other tokens.
+    expect(states(rest)).not.toContain(TaskState.TASK_STATE_CANCELED);
+    await expect(client.getTask({ tenant: "", id: "x" })).rejects.toThrow();
   });
 });

@@ -33,7 +33,6 @@ import {
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
-import type { StoredEvent } from "@sema-agent/core";
 import type { Caller } from "../ingress/caller.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { ownTask } from "../tasks/own-task.ts";
@@ -133,22 +132,38 @@ export class SemaA2AHandler implements A2ARequestHandler {
     await this.#register(caller, { ...config, taskId }, fromSeq);
   }
 
-  /** The task's stream: events after `afterSeq` through the projection, until it ends. */
+  /**
+   * The task's stream: events after `afterSeq` through the projection, until it ends (from seq
+   * `endFrom` on), the client goes away, or the caller's token is revoked (checked every
+   * `sseRecheckMs`, as `/v1` event streams do).
+   */
   async *#stream(
     projection: TaskProjection,
     afterSeq: number,
     endFrom: number,
-    signal: AbortSignal | undefined,
+    context: ServerCallContext,
   ): AsyncGenerator<StreamResponse> {
     const controller = new AbortController();
     const stop = () => controller.abort();
+    const signal = signalOf(context);
     signal?.addEventListener("abort", stop, { once: true });
+    const { stillValid } = callerOf(context);
+    const recheck =
+      stillValid === undefined
+        ? undefined
+        : setInterval(() => {
+            void stillValid().then(
+              (valid) => valid || stop(),
+              () => stop(),
+            );
+          }, this.#deps.limits.sseRecheckMs);
     try {
       for await (const event of this.#deps.store.watch(projection.taskId, { afterSeq, signal: controller.signal })) {
-        yield* projection.apply(event as StoredEvent);
+        yield* projection.apply(event);
         if (event.seq >= endFrom && endsStream(projection.state)) return;
       }
     } finally {
+      clearInterval(recheck);
       signal?.removeEventListener("abort", stop);
       controller.abort();
     }
@@ -165,7 +180,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
       // Blocking (A2A's default): wait for the next terminal or interrupted state.
       const projection = after ?? new TaskProjection(taskId);
       const from = after?.seq ?? 0;
-      for await (const _ of this.#stream(projection, from, from + 1, signalOf(context))) void _;
+      for await (const _ of this.#stream(projection, from, from + 1, context)) void _;
       return projection.snapshot(historyLength);
     });
   }
@@ -175,12 +190,12 @@ export class SemaA2AHandler implements A2ARequestHandler {
     const { taskId, after } = await mapped(() => this.#act(caller, params));
     await mapped(() => this.#registerFromParams(caller, params, taskId, after?.seq ?? 0));
     if (after === undefined) {
-      yield* this.#stream(new TaskProjection(taskId), 0, 1, signalOf(context));
+      yield* this.#stream(new TaskProjection(taskId), 0, 1, context);
       return;
     }
     // A message to a running task: the task as it stands, then what follows the action.
     yield { payload: { $case: "task", value: after.snapshot(params.configuration?.historyLength) } };
-    yield* this.#stream(after, after.seq, after.seq + 1, signalOf(context));
+    yield* this.#stream(after, after.seq, after.seq + 1, context);
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -304,7 +319,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
     const current = await mapped(() => this.#load(caller, params.id));
     if (isTerminalState(current.state)) throw new UnsupportedOperationError("the task has ended: read it with GetTask");
     // The whole log, then live: what a stream that never broke would have sent, once each.
-    yield* this.#stream(new TaskProjection(params.id), 0, record.lastSeq, signalOf(context));
+    yield* this.#stream(new TaskProjection(params.id), 0, record.lastSeq, context);
   }
 }
 
