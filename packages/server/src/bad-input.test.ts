@@ -471,7 +471,28 @@ const A2A_CASES: A2ACase[] = [
     code: -32602,
   },
   { name: "only whitespace", rpc: rpc("SendMessage", msg([{ text: "   " }])), status: 200, code: -32602 },
-  { name: "a file part", rpc: rpc("SendMessage", msg([{ url: "https://x.test/a.pdf" }])), status: 200, code: -32005 },
+  {
+    name: "a file part without a media type",
+    rpc: rpc("SendMessage", msg([{ url: "https://x.test/a.pdf" }])),
+    status: 200,
+    code: -32005,
+  },
+  {
+    name: "an image part over maxPartBytes",
+    rpc: rpc(
+      "SendMessage",
+      msg([{ text: "x" }, { raw: Buffer.alloc(4 * 1024 * 1024 + 1).toString("base64"), mediaType: "image/png" }]),
+    ),
+    status: 200,
+    code: -32602,
+  },
+  {
+    name: "a body over maxContentBodyBytes",
+    raw: `{"x":"${"a".repeat(8 * 1024 * 1024 + 1)}"}`,
+    status: 200,
+    code: -32602,
+  },
+  { name: "a part of no kind", rpc: rpc("SendMessage", msg([{ mediaType: "text/plain" }])), status: 200, code: -32005 },
   {
     name: "a data part that is no decision",
     rpc: rpc("SendMessage", msg([{ data: { hello: 1 } }])),

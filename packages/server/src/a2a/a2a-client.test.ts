@@ -333,3 +333,36 @@ describe("A2A streams and tokens", () => {
     await expect(client.getTask({ tenant: "", id: "x" })).rejects.toThrow();
   });
 });
+
+describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A file parts over %s", (transport) => {
+  it("an image part (raw bytes) is an image input: stored as a blob, sent to the model", async () => {
+    const { server, agent, admin } = await start([{ text: "A red dot." }]);
+    const client = await a2aClient(server.serving.url, admin, transport);
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
+    const request = SendMessageRequest.fromJSON({
+      message: {
+        messageId: "m-image",
+        role: "ROLE_USER",
+        parts: [
+          { text: "What is this?" },
+          { raw: png.toString("base64"), mediaType: "image/png", filename: "dot.png" },
+        ],
+      },
+    });
+    const events: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(request)) events.push(event);
+    expect(states(events).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const taskId = events[0]?.payload?.$case === "task" ? events[0].payload.value.id : "";
+    const input = (await server.store.read(taskId)).find((e) => e.type === "human_input");
+    expect(input?.type === "human_input" ? input.attachments : undefined).toMatchObject([{ mediaType: "image/png" }]);
+    expect(JSON.stringify(agent.model.requests[0])).toContain("image/png");
+    // A file part without a media type is refused by name, and nothing is stored.
+    const before = (await server.store.listTasks({ principal: "local" })).tasks.length;
+    await expect(
+      client.sendMessage(
+        SendMessageRequest.fromJSON({ message: { messageId: "m2", role: "ROLE_USER", parts: [{ raw: "AAAA" }] } }),
+      ),
+    ).rejects.toThrow(/mediaType/);
+    expect((await server.store.listTasks({ principal: "local" })).tasks.length).toBe(before);
+  });
+});

@@ -1,11 +1,13 @@
 /**
- * An A2A `Message` read as Sema input: its text parts are the text (joined by a blank line, as
- * core joins content parts), and a DataPart `{ callId, decision, digest, reason? }` is an answer
- * to a parked approval. Any other part (files, raw bytes, other data) is refused by name: nothing
- * of a message is silently dropped.
+ * An A2A `Message` read as Sema input: text parts are text, a raw or URL part with an `image/`
+ * media type is an image part and any other a file part (core's content ingress checks their
+ * sizes and types and stores the bytes as blobs), and a DataPart `{ callId, decision, digest,
+ * reason? }` is an answer to a parked approval. Anything else is refused by name: nothing of a
+ * message is silently dropped.
  */
 import type { Message } from "@a2a-js/sdk";
 import { ContentTypeNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
+import type { ContentPart } from "@sema-agent/core";
 import { z } from "zod";
 
 /** An approval decision carried by a DataPart, checked like `DecideApprovalRequest`. */
@@ -18,10 +20,21 @@ export const DecisionPart = z.strictObject({
 });
 export type DecisionPart = z.infer<typeof DecisionPart>;
 
-/** What a message asks for: text (possibly empty) and any approval decisions. */
+/** What a message asks for: its text (possibly empty), its content parts, any approval decisions. */
 export interface MessageInput {
   text: string;
+  /** The text, images and files in order; only text parts when the message has no attachment. */
+  parts: ContentPart[];
+  /** Whether an image or a file came with it (then `parts` is the input, not `text`). */
+  attachments: boolean;
   decisions: DecisionPart[];
+}
+
+function mediaPart(data: Uint8Array | URL, mediaType: string, filename: string, index: number): ContentPart {
+  if (mediaType === "")
+    throw new ContentTypeNotSupportedError(`params.message.parts.${index}: a file part needs its mediaType`);
+  if (mediaType.startsWith("image/")) return { type: "image", data, mediaType };
+  return { type: "file", data, mediaType, ...(filename === "" ? {} : { filename }) };
 }
 
 /** Decode a message's parts; a malformed or unsupported part is an A2A error naming it. */
@@ -29,11 +42,24 @@ export function readMessage(message: Message | undefined): MessageInput {
   if (message === undefined) throw new RequestMalformedError("params.message is required");
   if (message.parts.length === 0) throw new RequestMalformedError("params.message.parts is empty");
   const texts: string[] = [];
+  const parts: ContentPart[] = [];
   const decisions: DecisionPart[] = [];
   message.parts.forEach((part, index) => {
     const content = part.content;
-    if (content?.$case === "text") texts.push(content.value);
-    else if (content?.$case === "data") {
+    if (content?.$case === "text") {
+      texts.push(content.value);
+      parts.push({ type: "text", text: content.value });
+    } else if (content?.$case === "raw") {
+      parts.push(mediaPart(new Uint8Array(content.value), part.mediaType, part.filename, index));
+    } else if (content?.$case === "url") {
+      let url: URL;
+      try {
+        url = new URL(content.value);
+      } catch {
+        throw new RequestMalformedError(`params.message.parts.${index}: the url is not a valid URL`);
+      }
+      parts.push(mediaPart(url, part.mediaType, part.filename, index));
+    } else if (content?.$case === "data") {
       const parsed = DecisionPart.safeParse(content.value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -45,8 +71,9 @@ export function readMessage(message: Message | undefined): MessageInput {
       decisions.push(parsed.data);
     } else
       throw new ContentTypeNotSupportedError(
-        `params.message.parts.${index}: only text parts and approval DataParts are accepted`,
+        `params.message.parts.${index}: a part must be text, a file (raw or url) or an approval DataPart`,
       );
   });
-  return { text: texts.join("\n\n"), decisions };
+  const attachments = parts.some((part) => part.type !== "text");
+  return { text: texts.join("\n\n"), parts, attachments, decisions };
 }

@@ -103,7 +103,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
       const contextId =
         message.contextId === "" ? randomUUID() : checkId(message.contextId, "params.message.contextId");
       const taskId = await startTaskAs(this.#deps, caller, {
-        objective: input.text,
+        objective: input.attachments ? input.parts : input.text,
         agent: this.#agent,
         metadata: { [META.contextId]: contextId, [META.messageId]: message.messageId.slice(0, ID_MAX) },
         path: "params.message.parts",
@@ -120,8 +120,11 @@ export class SemaA2AHandler implements A2ARequestHandler {
       );
     for (const decision of input.decisions)
       await decideAs(this.#deps, caller, taskId, { ...decision, reasonPath: "params.message.parts.data.reason" });
-    if (input.text.trim() !== "")
-      await sendInputAs(this.#deps, caller, taskId, { text: input.text, path: "params.message.parts" });
+    if (input.text.trim() !== "" || input.attachments)
+      await sendInputAs(this.#deps, caller, taskId, {
+        text: input.attachments ? input.parts : input.text,
+        path: "params.message.parts",
+      });
     else if (input.decisions.length === 0) throw new RequestMalformedError("params.message has no text");
     return { taskId, after: await this.#load(caller, taskId) };
   }
