@@ -34,11 +34,13 @@ function configOf(row: Row): PushConfig {
   return config;
 }
 
+/** Push configs in `<schema>.server_a2a_push_configs`, on the task store's pool. */
 export class PostgresPushConfigStore implements PushConfigStore {
   readonly #pool: SqlPool;
   readonly #table: string;
   readonly #ready: Promise<void>;
 
+  /** `schema`: the task store's (default `sema`). */
   constructor(options: { pool: SqlPool; schema?: string }) {
     const schema = options.schema ?? "sema";
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new TypeError(`invalid schema name ${JSON.stringify(schema)}`);

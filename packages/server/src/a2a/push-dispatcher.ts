@@ -17,8 +17,11 @@ import type { PushConfig, PushConfigStore } from "./push-config-store.ts";
 import { checkPushUrl, type PushUrlPolicy } from "./push-url.ts";
 import { isTerminalState, TaskProjection } from "./task-projection.ts";
 
+/** What a `PushDispatcher` delivers from and to. */
 export interface PushDispatcherOptions {
+  /** The task store whose logs drive the notifications. */
   store: Store;
+  /** The registered webhooks and their delivery cursors. */
   configs: PushConfigStore;
   /** Which webhook URLs may be called (default: no loopback or private addresses). */
   urls?: PushUrlPolicy;
@@ -38,8 +41,15 @@ export function signPush(token: string, timestamp: number, body: string): string
   return `t=${timestamp},v1=${mac}`;
 }
 
+/**
+ * Delivers A2A push notifications from the task log: one loop per task with a webhook. `start()`
+ * resumes what was owed before a restart, `watch(taskId)` follows a task once a config is
+ * registered, `close()` stops every loop and retry.
+ */
 export class PushDispatcher {
+  /** The configs it reads (the A2A handler writes new ones here). */
   readonly configs: PushConfigStore;
+  /** Which webhook URLs it may call. */
   readonly urls: PushUrlPolicy;
   readonly #options: PushDispatcherOptions;
   readonly #loops = new Map<string, Promise<void>>();

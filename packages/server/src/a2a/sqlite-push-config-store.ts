@@ -55,6 +55,7 @@ const COLUMNS = "task_id, config_id, principal, url, token, authentication, crea
 export class SqlitePushConfigStore implements PushConfigStore {
   readonly #db: DatabaseSync;
 
+  /** `path`: the database file, usually the task store's; `busyTimeoutMs` default 5000. */
   constructor(options: { path: string; busyTimeoutMs?: number }) {
     this.#db = new DatabaseSync(options.path);
     try {
