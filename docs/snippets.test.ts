@@ -11,4 +11,32 @@ describe("docs/snippets", () => {
     });
     expect(out).toBe("parked approval\nremove_file { path: 'notes.txt' }\ncompleted Removed notes.txt.\n");
   });
+
+  it("delegation-budget.ts: the child is carved what is left, fails at its own limit, the parent answers", () => {
+    const out = execFileSync(
+      join(REPO_DIR, "node_modules", ".bin", "node"),
+      [join(DOCS_DIR, "snippets/delegation-budget.ts")],
+      { encoding: "utf8" },
+    );
+    expect(out).toBe(
+      [
+        "carved { maxTokens: 4600 }",
+        "child failed BudgetExceeded",
+        "delegate error The task used 800 tokens, reaching its limit of 800.",
+        "completed 1600",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("fault-stores.ts: a task survives its host's death and a store outage, each note run once", () => {
+    const out = execFileSync(
+      join(REPO_DIR, "node_modules", ".bin", "node"),
+      [join(DOCS_DIR, "snippets/fault-stores.ts")],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(out).toBe("completed { a: 1, b: 1 }\ncompleted [ 1 ]\n");
+  });
 });

@@ -23,7 +23,9 @@ describe("TypeScript in the docs", () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     let count = 0;
-    for (const page of markdownPages()) {
+    // The API reference's blocks are signatures TypeDoc printed, not programs: they are checked
+    // where they come from, the packages' own sources.
+    for (const page of markdownPages().filter((page) => !page.startsWith("api/"))) {
       tsBlocks(readFileSync(join(DOCS_DIR, page), "utf8")).forEach((block, index) => {
         count += 1;
         // `export {}` makes a block without imports a module too, so blocks never share names.

@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
+import { EXPECTED_LINES } from "./expected.ts";
+
 const run = promisify(execFile);
 const examples = fileURLToPath(new URL("./", import.meta.url));
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -15,33 +17,13 @@ const repo = fileURLToPath(new URL("../", import.meta.url));
 // the builds instead: eventsource-parser (under the AI SDK) publishes a "source" condition too,
 // and Node does not strip types under node_modules.
 const source = ["--conditions=source", "--no-warnings"];
-const postgres =
-  process.env.SEMA_REQUIRE_POSTGRES === "1"
-    ? /^6 tasks on one PostgreSQL database/m
-    : /^(6 tasks on one PostgreSQL|skipped: no PostgreSQL)/m;
-const expected: Record<string, { flags: string[]; line: RegExp }> = {
-  "hello-agent": { flags: source, line: /^2 \+ 3 = 5$/m },
-  streaming: { flags: source, line: /^streamed \d+ events; textStream: Streams arrive piece by piece\.$/m },
-  "steer-cross-process": { flags: source, line: /^steered mid-leg from another process: It is 25 °C in Lisbon\.$/m },
-  "approval-cross-process": { flags: source, line: /^approved in another process, deployed here: Deployed\.$/m },
-  hooks: { flags: source, line: /^denied: .*not allowed here \| final: .*Summary: nothing was deleted\.$/m },
-  delegation: {
-    flags: source,
-    line: /^child \S+ \(budget \{"maxTokens":1600\}\): The researcher says: Mount Everest\.$/m,
-  },
-  "serve-config": { flags: source, line: /^served by sema serve, followed over SSE \(\d+ events\): HELLO!$/m },
-  "openai-compatible": {
-    flags: ["--no-warnings"],
-    line: /^openai-compatible \(2 streamed requests, .*\): 2 \+ 3 = 5$/m,
-  },
-  "postgres-nodes": { flags: source, line: postgres },
-};
+const flagsOf = (name: string) => (name === "openai-compatible" ? ["--no-warnings"] : source);
 
 const folders = readdirSync(examples).filter((name) => statSync(`${examples}${name}`).isDirectory());
 
 describe("examples", () => {
   it("every folder is listed here, has a short README and depends on the packages by name", () => {
-    expect(folders.sort()).toEqual(Object.keys(expected).sort());
+    expect(folders.sort()).toEqual(Object.keys(EXPECTED_LINES).sort());
     const readme = readFileSync(`${repo}README.md`, "utf8");
     for (const name of folders) {
       const lines = readFileSync(`${examples}${name}/README.md`, "utf8").trimEnd().split("\n").length;
@@ -55,9 +37,9 @@ describe("examples", () => {
     }
   });
 
-  for (const [name, { flags, line }] of Object.entries(expected)) {
+  for (const [name, line] of Object.entries(EXPECTED_LINES)) {
     it(`${name} runs and prints what it showed`, async () => {
-      const { stdout } = await run(process.execPath, [...flags, "index.ts"], {
+      const { stdout } = await run(process.execPath, [...flagsOf(name), "index.ts"], {
         cwd: `${examples}${name}`,
         timeout: 30_000,
       });

@@ -1,4 +1,18 @@
+import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitepress";
+
+const API_DIR = fileURLToPath(new URL("../api/", import.meta.url));
+
+/** The API reference's pages (generated into docs/api/ by `npm run docs:api`), one per entry point. */
+function apiPages(): { text: string; link: string }[] {
+  if (!existsSync(API_DIR)) return [];
+  return readdirSync(API_DIR, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md") && file !== "index.md")
+    .map((file) => file.slice(0, -".md".length))
+    .sort()
+    .map((path) => ({ text: `@sema-agent/${path}`, link: `/api/${path}` }));
+}
 
 // Dead internal links fail the build: VitePress checks them by default and ignoreDeadLinks stays
 // unset. Nothing here loads from the network (no search service, no fonts from a CDN), so the
@@ -11,6 +25,7 @@ export default defineConfig({
     nav: [
       { text: "Guide", link: "/guide/getting-started" },
       { text: "CLI", link: "/reference/cli" },
+      { text: "API", link: "/api/" },
       { text: "Design", link: "/design" },
     ],
     sidebar: [
@@ -40,6 +55,7 @@ export default defineConfig({
           { text: "Design", link: "/design" },
         ],
       },
+      { text: "API reference", link: "/api/", collapsed: true, items: apiPages() },
     ],
   },
 });

@@ -4,6 +4,8 @@
  * module, so it runs on Node, Deno, Bun, Workers and in a browser. By audience, the rest lives on
  * subpaths: `./protocol` (the log's event schemas and types, every error class), `./store-kit`
  * (what a store adapter builds on), `./node` (the lease identity of a Node process), `./testing`.
+ *
+ * @module @sema-agent/core
  */
 
 export { MemoryStore } from "./adapters/memory-store.ts";

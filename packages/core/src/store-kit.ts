@@ -3,6 +3,8 @@
  * rules — stamping and validating appends, leases, limits and cursors (`store-rules`), SQL row
  * mapping (`sql-rows`), claims (fair by principal), the summary cache, the live tail, the summary
  * reducer and the state snapshot codec. The conformance suite is on `./testing`.
+ *
+ * @module @sema-agent/core/store-kit
  */
 
 export { claimByListing } from "./adapters/claim-by-listing.ts";

@@ -1,5 +1,7 @@
 /**
  * `@sema-agent/mcp`: the tools of any MCP server (stdio or streamable HTTP) as Sema tools.
+ *
+ * @module @sema-agent/mcp
  */
 export { connectMcp, type McpConnection, type McpSkippedTool } from "./connect-mcp.ts";
 export { contentBlockText, resultText } from "./content-text.ts";

@@ -1,5 +1,7 @@
 /**
  * `@sema-agent/postgres`: Sema's store on PostgreSQL, for many API nodes and workers on one database.
+ *
+ * @module @sema-agent/postgres
  */
 
 export { PostgresStore, type PostgresStoreOptions } from "./postgres-store.ts";

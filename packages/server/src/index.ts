@@ -2,6 +2,8 @@
  * `@sema-agent/server`: Sema's serving layer — the HTTP/SSE API (`createApp`), the token ingress
  * that authenticates callers and mints attribution, and `serve`, which runs the API beside a worker
  * pool from `@sema-agent/worker`.
+ *
+ * @module @sema-agent/server
  */
 
 // What `createApp` and `serve` take and return, from the worker package they build on; the pool

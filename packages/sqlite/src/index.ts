@@ -1,5 +1,7 @@
 /**
  * `@sema-agent/sqlite`: Sema's embedded default store, one SQLite file through `node:sqlite`.
+ *
+ * @module @sema-agent/sqlite
  */
 export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./schema.ts";
 export { SqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";

@@ -39,5 +39,7 @@ function load(): typeof NodeSqlite {
   }
 }
 
+/** `node:sqlite`'s synchronous connection class. */
 export const { DatabaseSync } = load();
+/** A `node:sqlite` connection. */
 export type DatabaseSync = NodeSqlite.DatabaseSync;

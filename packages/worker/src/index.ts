@@ -3,6 +3,8 @@
  * legs, fairly between principals — and the registry of agents it runs them as. It serves no
  * HTTP, so a worker-only node (`sema worker`) loads neither Hono nor the API; `@sema-agent/server`
  * builds on it for `serve`.
+ *
+ * @module @sema-agent/worker
  */
 
 export { type AgentRegistry, createAgentRegistry } from "./agent-registry.ts";

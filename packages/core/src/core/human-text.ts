@@ -13,7 +13,7 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 /**
  * Unicode NFC; CR LF and lone CR become LF; every other C0/C1 control character except `\n` and
  * `\t` is removed; then, on every lane but the trusted supervisor's, reserved markup (frame tags
- * and frame-head lines, see {@link defuseReservedMarkup}) is defused so no text can pass for a
+ * and frame-head lines, see `defuseReservedMarkup`) is defused so no text can pass for a
  * frame the harness wrote. Idempotent.
  */
 export function sanitizeHumanText(text: string, source: HumanInputSource): string {

@@ -1,7 +1,7 @@
 /**
  * Reserved markup: the frames only the harness writes. A model is told to trust exactly these
  * (see the standing instructions), so text from a speaker, a tool or a child agent must never
- * contain a working copy of one. {@link defuseReservedMarkup} turns every copy into visibly quoted
+ * contain a working copy of one. `defuseReservedMarkup` turns every copy into visibly quoted
  * text, and is idempotent, so the ingress and the renderer may both apply it.
  *
  * What is reserved:

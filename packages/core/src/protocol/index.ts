@@ -2,6 +2,8 @@
  * `@sema-agent/core/protocol`: the session log's vocabulary — every event arm and its zod schema,
  * the stream of stored and ephemeral events, the transcript, the task summary's shape, JSON, and
  * every typed error (stable `code`). Nothing here depends on the rest of core.
+ *
+ * @module @sema-agent/core/protocol
  */
 
 export { checkConfig, functionSchema } from "./config-check.ts";

@@ -58,7 +58,7 @@ export interface EventSeqs {
 /** Schema version of {@link EventSeqs}. */
 export const EVENT_SEQS_VERSION = 1;
 
-/** Where an event sits in its log, for {@link reduceSummary}. */
+/** Where an event sits in its log, for `reduceSummary` (on `@sema-agent/core/store-kit`). */
 export interface LogPosition {
   seq: number;
 }

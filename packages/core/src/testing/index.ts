@@ -2,6 +2,8 @@
  * `@sema-agent/core/testing`: what tests of Sema and of code built on it need — a scripted model,
  * valid-event constructors, test tools and fault-injecting stores. The store conformance suite,
  * which runs on vitest, is `@sema-agent/core/testing/conformance`.
+ *
+ * @module @sema-agent/core/testing
  */
 
 export { type DyingStoreOptions, dyingStore, SimulatedDeath } from "./dying-store.ts";

@@ -4,7 +4,7 @@
  */
 import { make } from "./event-factories.ts";
 import type { ConformanceContext } from "./store-conformance-live.ts";
-import { sleep } from "./store-conformance-support.ts";
+import { letLapse, sleep } from "./store-conformance-support.ts";
 
 export function claimsConformance(context: ConformanceContext): void {
   const { describe, it, expect, fresh, newTask, expectCode } = context;
@@ -76,10 +76,10 @@ export function claimsConformance(context: ConformanceContext): void {
     it("claims a task whose holder's lease expired mid-leg", async () => {
       const store = await fresh();
       const id = await newTask(store);
-      const dead = await store.acquireLease(id, { holder: { id: "dead" }, ttlMs: 60 });
+      const dead = await store.acquireLease(id, { holder: { id: "dead" }, ttlMs: 10_000 });
       await store.append(id, [make.legStarted("l1")], { expectedSeq: 1, leaseToken: dead.token });
       expect(await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000 })).toEqual([]);
-      await sleep(120);
+      await letLapse(store, id, dead.token);
       const [claim] = await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000 });
       expect(claim?.task.taskId).toBe(id);
       expect(claim?.task.summary.status).toBe("running");

@@ -7,7 +7,7 @@ import type { Store } from "../ports/store.ts";
 import type { SemaErrorCode } from "../protocol/errors.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
-import { collect, notes, seqs, sleep } from "./store-conformance-support.ts";
+import { collect, letLapse, notes, seqs, sleep } from "./store-conformance-support.ts";
 
 export interface ConformanceContext {
   describe: typeof Vitest.describe;
@@ -36,9 +36,9 @@ export function liveConformance(context: ConformanceContext): void {
     it("lets another holder take an expired lease; the old holder then loses it", async () => {
       const store = await fresh();
       const id = await newTask(store);
-      const first = await store.acquireLease(id, { holder: { id: "host-a" }, ttlMs: 60 });
+      const first = await store.acquireLease(id, { holder: { id: "host-a" }, ttlMs: 10_000 });
       await store.append(id, [make.note("under lease")], { expectedSeq: 1, leaseToken: first.token });
-      await sleep(120);
+      await letLapse(store, id, first.token);
       const second = await store.acquireLease(id, { holder: { id: "host-b" }, ttlMs: 5000 });
       expect(second.token).not.toBe(first.token);
       await expectCode(store.renewLease(id, first.token, 5000), "LeaseLost");
@@ -53,13 +53,13 @@ export function liveConformance(context: ConformanceContext): void {
     it("renews a live lease, and refuses to renew an expired one", async () => {
       const store = await fresh();
       const id = await newTask(store);
-      const lease = await store.acquireLease(id, { holder: { id: "host-a" }, ttlMs: 80 });
-      await sleep(40);
-      const renewed = await store.renewLease(id, lease.token, 200);
+      // The renewal is seen in the recorded lease; then the lease lapses (see letLapse).
+      const lease = await store.acquireLease(id, { holder: { id: "host-a" }, ttlMs: 10_000 });
+      const renewed = await store.renewLease(id, lease.token, 60_000);
       expect(Date.parse(renewed.expiresAt)).toBeGreaterThan(Date.parse(lease.expiresAt));
-      await sleep(60);
+      expect((await store.getTask(id)).lease?.expiresAt).toBe(renewed.expiresAt);
       await store.append(id, [make.note()], { expectedSeq: 1, leaseToken: lease.token });
-      await sleep(200);
+      await letLapse(store, id, lease.token);
       await expectCode(store.renewLease(id, lease.token, 200), "LeaseLost");
     });
 
@@ -119,7 +119,7 @@ export function liveConformance(context: ConformanceContext): void {
         expectedSeq: 1,
       });
       const dead = await newTask(store);
-      const deadLease = await store.acquireLease(dead, { holder: { id: "dead" }, ttlMs: 60 });
+      const deadLease = await store.acquireLease(dead, { holder: { id: "dead" }, ttlMs: 10_000 });
       await store.append(dead, [make.legStarted("l1")], { expectedSeq: 1, leaseToken: deadLease.token });
 
       const ids = async () => (await store.listRunnable()).map((record) => record.taskId).sort();
@@ -127,7 +127,7 @@ export function liveConformance(context: ConformanceContext): void {
 
       await store.append(parked, [make.input("parked", "steer")], { expectedSeq: 3 });
       await store.append(done, [make.input("parked", "wake")], { expectedSeq: 4 });
-      await sleep(120);
+      await letLapse(store, dead, deadLease.token);
       expect(await ids()).toEqual([fresh1, parked, done, dead].sort());
       const record = (await store.listRunnable()).find((r) => r.taskId === dead);
       expect(record?.summary.status).toBe("running");
@@ -149,10 +149,12 @@ export function liveConformance(context: ConformanceContext): void {
         text: "wake up",
         source: "system",
       });
-      await store.append(soon, [timer("w-soon", Date.now() + 150)], { expectedSeq: 3 });
+      // Due far enough ahead to be still pending on a loaded machine; then waited for past its time.
+      const due = Date.now() + 1000;
+      await store.append(soon, [timer("w-soon", due)], { expectedSeq: 3 });
       await store.append(later, [timer("w-later", Date.now() + 3_600_000)], { expectedSeq: 3 });
       expect(await store.listRunnable()).toEqual([]);
-      await sleep(250);
+      await sleep(Math.max(0, due - Date.now()) + 100);
       expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([soon]);
       // Firing the timer (its wake input) retires it; the input itself now makes the task runnable.
       await store.append(soon, [{ ...make.input("parked", "wake", "w-soon", "wake up") }], { expectedSeq: 4 });

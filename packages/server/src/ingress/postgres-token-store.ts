@@ -4,6 +4,8 @@
  * task store's own pool), so this package needs no PostgreSQL driver; only SHA-256 hashes of the
  * secrets are written. The table is created on first use, under an advisory lock so that nodes
  * starting together do not race.
+ *
+ * @module @sema-agent/server/postgres-tokens
  */
 import {
   type CreatedToken,

@@ -3,8 +3,12 @@
  * task store, so an embedded server is still one file to back up. The table is created here (not
  * by the store's migrations, which belong to `@sema-agent/sqlite`) under a name no store migration
  * uses; only SHA-256 hashes of the secrets are written.
+ *
+ * @module @sema-agent/server/sqlite-tokens
  */
-import { DatabaseSync } from "node:sqlite";
+// Through the SQLite package's loader: a static `node:sqlite` import here would print Node 22's
+// ExperimentalWarning whenever this entry is imported before the store.
+import { DatabaseSync } from "@sema-agent/sqlite/driver";
 import {
   type CreatedToken,
   type CreateTokenInput,

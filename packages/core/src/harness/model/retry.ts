@@ -64,7 +64,7 @@ export function retryDelayMs(
 
 /**
  * Wrap `model` so that a call whose stream ends in a retryable `error` part, before any content
- * part, is made again after a backoff (see {@link retryDelayMs}).
+ * part, is made again after a backoff (see `retryDelayMs`).
  *
  * Before each retry the stream yields `{ type: "retry", attempt, delayMs, failure }` (`attempt`
  * counts retries from 1; `failure` is the error that caused it). After `maxRetries` retries the
