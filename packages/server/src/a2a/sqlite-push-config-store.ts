@@ -2,9 +2,11 @@
  * `SqlitePushConfigStore`: A2A push configs in their own table, by default in the task store's
  * SQLite file (one file to back up). Created here under a name no store migration uses, as
  * `SqliteTokenStore` does; a subpath export (`@sema-agent/server/sqlite-a2a-push`), so only a
- * deployment on SQLite loads `node:sqlite`.
+ * deployment on SQLite loads the driver.
  */
-import { DatabaseSync } from "node:sqlite";
+// Through the SQLite package's loader, as the token store: a static `node:sqlite` import here
+// would print Node 22's ExperimentalWarning whenever this entry is imported before the store.
+import { DatabaseSync } from "@sema-agent/sqlite/driver";
 import type { PushConfig, PushConfigStore } from "./push-config-store.ts";
 
 const SCHEMA = `
