@@ -455,7 +455,27 @@ const A2A_CASES: A2ACase[] = [
   { name: "a batch", rpc: [rpc("GetTask", { id: "x" })], status: 200, code: -32600 },
   {
     name: "not JSON-RPC 2.0",
-    rpc: { jsonrpc: "1.0", id: 1, method: "GetTask", params: {} },
+    rpc: { jsonrpc: "aaa", id: 1, method: "GetTask", params: {} },
+    status: 200,
+    code: -32600,
+  },
+  // The JSON-RPC compliance checks of the A2A TCK (a2aproject/a2a-tck, tests/mandatory/jsonrpc).
+  { name: "no method", rpc: { jsonrpc: "2.0", id: 1, params: {} }, status: 200, code: -32600 },
+  {
+    name: "an id of the wrong type",
+    rpc: { jsonrpc: "2.0", method: "SendMessage", params: {}, id: { bad: "type" } },
+    status: 200,
+    code: -32600,
+  },
+  {
+    name: "params with an empty key",
+    rpc: { jsonrpc: "2.0", id: "4", method: "SendMessage", params: { "": "x" } },
+    status: 200,
+    code: -32602,
+  },
+  {
+    name: "parts not a list (TCK)",
+    rpc: rpc("SendMessage", { message: { parts: "invalid" } }),
     status: 200,
     code: -32602,
   },
@@ -593,6 +613,13 @@ describe("the bad-input corpus, over A2A", () => {
       const body = JSON.parse(text) as { error?: { code?: number | string; status?: string } };
       const code = typeof c.code === "number" ? body.error?.code : (body.error?.status ?? body.error?.code);
       expect(code, `${c.name}: ${text}`).toBe(c.code);
+    }
+    // A JSON-RPC error echoes the request's id, string or number.
+    for (const id of ["3", 3]) {
+      const response = await fx.call("POST", "/a2a", {
+        body: { jsonrpc: "2.0", id, method: "SendMessageXXX", params: {} },
+      });
+      expect(await response.json()).toMatchObject({ id, error: { code: -32601 } });
     }
     // Without a token: 401, with A2A's bearer challenge.
     const anonymous = await fx.call("POST", "/a2a", { token: null, body: rpc("GetTask", { id: "x" }) });

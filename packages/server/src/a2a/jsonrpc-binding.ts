@@ -76,6 +76,20 @@ export class JsonRpcBinding {
         id: null,
         error: { code: A2A_ERROR_CODE.INVALID_REQUEST, message: "a JSON-RPC request must be an object (no batches)" },
       });
+    // The envelope is checked here (JSON-RPC 2.0 §4: -32600 Invalid Request), before the SDK's
+    // handler, which reports these as invalid params.
+    const envelope = body as Record<string, unknown>;
+    const rawId = envelope.id;
+    const idValid = !("id" in envelope) || rawId === null || typeof rawId === "string" || Number.isInteger(rawId);
+    if (envelope.jsonrpc !== "2.0" || typeof envelope.method !== "string" || envelope.method === "" || !idValid)
+      return rpcJson({
+        jsonrpc: "2.0",
+        id: idValid ? idOf(body) : null,
+        error: {
+          code: A2A_ERROR_CODE.INVALID_REQUEST,
+          message: 'invalid request: a JSON-RPC 2.0 request needs jsonrpc "2.0", a method and a string or integer id',
+        },
+      });
     const id = idOf(body);
     const abort = new AbortController();
     request.signal.addEventListener("abort", () => abort.abort(), { once: true });
