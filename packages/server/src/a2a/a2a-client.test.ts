@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { SendMessageRequest, type StreamResponse, TaskState } from "@a2a-js/sdk";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { defineTool } from "@sema-agent/core";
-import type { ScriptedTurn } from "@sema-agent/core/testing";
+import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -40,9 +40,9 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function start(turns: ScriptedTurn[]) {
+async function start(turns: ScriptStep[]) {
   dir = freshDir();
-  const agent = scriptedAgent(turns);
+  const agent = { ...scriptedAgent([]), model: new ScriptedModel(turns, { mode: "by-transcript" }) };
   agent.tools = [lookup, ...(agent.tools ?? [])];
   server = await startA2AServer(join(dir, "sema.db"), { default: agent });
   const admin = server.serving.firstToken?.token ?? "";
@@ -123,12 +123,18 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s with the officia
 
 describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s: steer and approval", (transport) => {
   it("a message to a working task is a steer on the user lane, labelled for the model; tool calls are DataParts", async () => {
+    // The first turn answers once the steer is recorded: the steer lands while the task works.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const { server, agent, admin, dana } = await start([
-      {
-        text: "Looking around first.",
-        chunkSize: 2,
-        deltaDelayMs: 25,
-        toolCalls: [{ name: "lookup", input: { q: "style" }, callId: "call-look" }],
+      async () => {
+        await gate;
+        return {
+          text: "Looking around first.",
+          toolCalls: [{ name: "lookup", input: { q: "style" }, callId: "call-look" }],
+        };
       },
       { text: "All done." },
     ]);
@@ -141,6 +147,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s: steer and appro
       send("Use tabs, not spaces", { taskId, configuration: { returnImmediately: true } }),
     );
     expect("id" in steered && steered.id).toBe(taskId);
+    release();
     const events: StreamResponse[] = [];
     for await (const event of stream) events.push(event);
     expect(states(events).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
