@@ -16,7 +16,12 @@ export default defineConfig({
     testTimeout: 30_000,
     // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
     // pointing at its TypeScript, which Node will not load from node_modules. Inlining it and its
-    // importers makes Vite resolve and transform them instead of handing them to Node.
-    server: { deps: { inline: [/eventsource-parser/, /@ai-sdk\//] } },
+    // importers makes Vite resolve and transform them instead of handing them to Node. The MCP
+    // SDK's client imports eventsource (and so the parser) too.
+    server: {
+      deps: {
+        inline: [/eventsource-parser/, /@ai-sdk\//, /@modelcontextprotocol\/sdk/, /node_modules\/eventsource\//],
+      },
+    },
   },
 });

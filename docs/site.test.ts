@@ -19,6 +19,7 @@ const REQUIRED = [
   "guide/delegation-and-budgets.md",
   "guide/stores.md",
   "guide/serving.md",
+  "guide/mcp-server.md",
   "guide/a2a.md",
   "guide/many-machines.md",
   "guide/testing.md",

@@ -40,6 +40,7 @@ export default defineConfig({
           { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },
           { text: "Stores and crash recovery", link: "/guide/stores" },
           { text: "Serving", link: "/guide/serving" },
+          { text: "MCP server", link: "/guide/mcp-server" },
           { text: "A2A server", link: "/guide/a2a" },
           { text: "Running on many machines", link: "/guide/many-machines" },
           { text: "Testing your agents", link: "/guide/testing" },

@@ -4,32 +4,49 @@ import { type CliIo, reportError } from "./context.ts";
 export const USAGE = `Usage: sema <command> [options]
 
 Commands:
-  run "objective" [--model provider:model-id] [--db path] [--attach file …]
+  run "objective" [--model provider:model-id] [--db path] [--attach file …] [--yes] [--stdin-steers]
                       Start a task and stream it. Type a line to steer it; Ctrl-C parks it.
                       --attach adds an image or a file (PNG, JPEG, GIF, WebP, PDF, text) to it.
-  resume <taskId>     Run a parked or crashed task's next leg (the model it was started with)
+                      --yes runs the file tools that write without asking first;
+                      --stdin-steers reads steers from stdin even when it is not a terminal
+  resume <taskId> [--model provider:model-id] [--yes] [--stdin-steers]
+                      Run a parked or crashed task's next leg (the model it was started with)
   steer <taskId> "text" [--next] [--policy steer|queue|interrupt|reject]
                       Send input to a task, running or parked, from any terminal
   approve <taskId> <callId> [--deny] [--always] [--reason text]
                       Decide a call waiting for approval (sema run asks at the terminal)
   cancel <taskId> [--reason text]
                       End a task for good (a running leg stops at once)
-  tasks [--json]      List tasks (one JSON object a line with --json)
+  tasks [--json] [--principal P]
+                      List a principal's tasks, newest first (default principal local;
+                      one JSON object a line with --json)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
-  serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N]
-        [--workspaces dir] [--workspace-per principal|task]
+  serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
+        [--model provider:model-id] [--workspaces dir] [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
-                      principal (or task) under --workspaces (default .sema/workspaces)
-  worker [--concurrency N] [--max-per-principal N] [--workspaces dir] [--workspace-per principal|task]
+                      principal (or task) under --workspaces (default .sema/workspaces).
+                      --lease-ttl: how long the tasks of a crashed node wait before another
+                      node takes them over (default 30000 ms, at least 300)
+  mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
+      [--workspaces dir] [--workspace-per principal|task]
+                      An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
+                      store and agents as serve, in --dir (default: the working directory); it
+                      acts as the token's principal (--token or SEMA_TOKEN), else as the local
+                      principal with every role; the other flags as for serve
+  worker [--concurrency N] [--max-per-principal N] [--poll ms] [--lease-ttl ms]
+         [--model provider:model-id] [--workspaces dir] [--workspace-per principal|task]
                       A worker-only node: runs the legs of tasks in the shared store; workers
-                      share slots fairly between principals, at most N legs of one per process
+                      share slots fairly between principals, at most N legs of one per process.
+                      --poll: how often it looks for runnable tasks (default 500 ms);
+                      --lease-ttl as for serve
   token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
-Models: anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
+Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no sema.config.*
+        names the agents): anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
         openai-compatible:<id> (OPENAI_COMPATIBLE_BASE_URL), script:<file.json> (offline).
 Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
         --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.`;
@@ -47,6 +64,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   tasks: async () => (await import("./commands/tasks.ts")).tasks,
   events: async () => (await import("./commands/events.ts")).events,
   serve: async () => (await import("./commands/serve.ts")).serve,
+  mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,
   token: async () => (await import("./commands/token.ts")).token,
   demo: async () => (await import("./commands/demo.ts")).demo,

@@ -15,6 +15,10 @@ export interface McpSkippedTool {
   reason: string;
 }
 
+/**
+ * A live connection to one MCP server, from {@link connectMcp}: its tools as Sema tools, what it said
+ * about itself, the tools left out, and how to close it.
+ */
 export interface McpConnection {
   /** The server's tools as Sema tools, in the server's order. */
   tools: Tool[];

@@ -28,6 +28,10 @@ export type McpFailureReason =
 /** Connection loss is worth a retry; a refusal or a tool's own failure is not. */
 const RETRYABLE: ReadonlySet<McpFailureReason> = new Set(["exited", "disconnected", "timeout"]);
 
+/**
+ * The context of an {@link McpToolError}: which server and tool, the cause, whether a retry may help,
+ * and extra details.
+ */
 export interface McpToolErrorOptions {
   /** The server's label: the connection's `name`, else the name the server gave. */
   server: string;

@@ -25,6 +25,10 @@ export interface McpHttpServer {
 /** What a host may change about a tool: MCP annotations are hints from an untrusted server. */
 export type McpToolOverride = Partial<Pick<Tool, "readOnly" | "idempotent" | "timeoutMs">>;
 
+/**
+ * Options for either transport: a name (prefix and label), call and connect timeouts, per-tool
+ * overrides of the server's hints, and a sink for a stdio server's stderr.
+ */
 export interface McpCommonOptions {
   /**
    * Prefix for the tools' names (`<name>__<tool>`), so two servers' `search` tools can coexist;

@@ -53,6 +53,10 @@ import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
 import { inputIdsOf, insertEvents, storedEvents } from "./write-events.ts";
 
+/**
+ * How a {@link PostgresStore} reaches its database (a connection string, or a pool the caller owns:
+ * one of the two is required), which schema holds its tables, and its watchers' longest wait.
+ */
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`; the store makes (and on close ends) its own pool. */
   connectionString?: string;
@@ -64,6 +68,11 @@ export interface PostgresStoreOptions {
   pollMs?: number;
 }
 
+/**
+ * The {@link Store} in PostgreSQL, for many machines sharing one database: claims use `FOR UPDATE SKIP
+ * LOCKED`, watchers wake on `LISTEN`/`NOTIFY` (and poll as a fallback), and the schema is migrated
+ * once however many nodes start together. `PostgresStore.open` waits until it is ready.
+ */
 export class PostgresStore implements Store {
   readonly #db: Database;
   readonly #schema: string;

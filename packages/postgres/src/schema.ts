@@ -17,6 +17,10 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * Every migration of the PostgreSQL schema, in version order; a store applies those the schema lacks
+ * when it opens, under an advisory lock.
+ */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,

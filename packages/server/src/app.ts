@@ -21,6 +21,7 @@ import type { Caller, Ingress } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
+import { mountMcp } from "./mcp/http-mount.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -41,8 +42,14 @@ import {
   storeSchema,
 } from "./server-options.ts";
 
+/** The HTTP API's version, as the OpenAPI document (`GET /v1/openapi.json`) states it. */
 export const API_VERSION = "0.1.0";
 
+/**
+ * What `createApp` serves: the store, the agents, the ingress that authenticates each request, and
+ * optionally a clock, limits, the live-event hub and worker pool of this process, and who may
+ * decide approvals. Checked strictly (`ConfigError`).
+ */
 export interface AppOptions {
   store: Store;
   agents: AgentRegistry;
@@ -117,9 +124,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       pacer: new CatchUpPacer(),
     },
     workers: options.workers,
-    inputs: new TaskQueue(),
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
+    inputs: new TaskQueue(),
   };
   const routes = apiRoutes(deps);
   const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));
@@ -153,6 +160,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   mountRoutes(app, routes, limits);
+  // MCP's Streamable HTTP at /mcp: the same tokens, rate limits and task actions as /v1.
+  mountMcp(app, { deps, ingress: options.ingress, rateLimiter, now });
+  // A2A (JSON-RPC, REST, agent cards): the same tokens, rate limits and task actions as /v1.
   app.route(
     "/",
     a2aRoutes({ deps, ingress: options.ingress, rateLimiter, version: API_VERSION, options: options.a2a ?? {} }),

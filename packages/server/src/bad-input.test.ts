@@ -26,6 +26,7 @@ interface Case {
 const JSON_HEADERS = { "content-type": "application/json" };
 const INPUTS = "/v1/tasks/{id}/inputs";
 const utf8 = (text: string) => new TextEncoder().encode(text);
+const MCP_LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
 const CASES: Case[] = [
   // Malformed JSON and wrong shapes.
@@ -295,6 +296,49 @@ const CASES: Case[] = [
     code: "Unauthorized",
   },
   { name: "unknown route", method: "DELETE", path: "/v1/tasks/{id}", status: 404, code: "NotFound" },
+  // The MCP endpoint: the same ingress and body rules before the SDK's transport sees anything.
+  {
+    name: "mcp: truncated JSON",
+    path: "/mcp",
+    raw: '{"jsonrpc":',
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+  },
+  { name: "mcp: no token", path: "/mcp", body: MCP_LIST, token: "none", status: 401, code: "Unauthorized" },
+  { name: "mcp: revoked token", path: "/mcp", body: MCP_LIST, token: "revoked", status: 401, code: "Unauthorized" },
+  {
+    name: "mcp: not JSON",
+    path: "/mcp",
+    raw: "tools/list",
+    headers: { "content-type": "text/plain" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  {
+    name: "mcp: huge body",
+    path: "/mcp",
+    body: { ...MCP_LIST, params: { pad: "x".repeat(300_000) } },
+    status: 413,
+    code: "PayloadTooLarge",
+  },
+  {
+    name: "mcp: nested too deep",
+    path: "/mcp",
+    raw: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${"[".repeat(100)}${"]".repeat(100)}}`,
+    headers: JSON_HEADERS,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "mcp: unknown session",
+    path: "/mcp",
+    body: MCP_LIST,
+    headers: { "mcp-session-id": "no-such-session" },
+    status: 404,
+    code: "NotFound",
+  },
+  { name: "mcp: wrong HTTP method", method: "PUT", path: "/mcp", status: 404, code: "NotFound" },
 ];
 
 describe("the bad-input corpus", () => {
@@ -492,7 +536,7 @@ const A2A_CASES: A2ACase[] = [
   },
   { name: "only whitespace", rpc: rpc("SendMessage", msg([{ text: "   " }])), status: 200, code: -32602 },
   {
-    name: "a file part without a media type",
+    name: "a url part (not fetched)",
     rpc: rpc("SendMessage", msg([{ url: "https://x.test/a.pdf" }])),
     status: 200,
     code: -32005,
@@ -511,6 +555,12 @@ const A2A_CASES: A2ACase[] = [
     raw: `{"x":"${"a".repeat(8 * 1024 * 1024 + 1)}"}`,
     status: 200,
     code: -32602,
+  },
+  {
+    name: "a raw part without a media type",
+    rpc: rpc("SendMessage", msg([{ raw: "AAAA" }])),
+    status: 200,
+    code: -32005,
   },
   { name: "a part of no kind", rpc: rpc("SendMessage", msg([{ mediaType: "text/plain" }])), status: 200, code: -32005 },
   {

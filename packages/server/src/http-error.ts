@@ -45,6 +45,7 @@ export class HttpError extends Error {
     this.headers = options.headers ?? {};
   }
 
+  /** The JSON body of the error response: `{ error: { code, message, details? } }`. */
   body(): ApiErrorBody {
     return this.details === undefined
       ? { error: { code: this.code, message: this.message } }

@@ -45,4 +45,7 @@ export {
 } from "./ingress/token-store.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 export { type Listening, type ListenOptions, listen } from "./listen.ts";
+export { MCP_PATH } from "./mcp/http-mount.ts";
+export { MCP_SERVER_INFO } from "./mcp/mcp-server.ts";
+export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./mcp/stdio.ts";
 export { type ServeOptions, type Serving, serve } from "./serve.ts";

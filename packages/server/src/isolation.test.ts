@@ -4,10 +4,13 @@
  * caller's own token is refused before any task is looked at), and nothing is recorded. The A2A
  * bindings likewise: `TaskNotFound`, byte for byte the answer for an unknown id.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { MemoryStore } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
 import { MemoryPushConfigStore } from "./a2a/push-config-store.ts";
 import { PushDispatcher } from "./a2a/push-dispatcher.ts";
+import { listen } from "./listen.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 
 const UNKNOWN = "0190aaaa-0000-7000-8000-000000000000";
@@ -86,6 +89,59 @@ describe("isolation between principals", () => {
     const taskId = await createTask(fx, "shared", fx.tokens.alice);
     expect((await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens.bob })).status).toBe(200);
   });
+
+  for (const [owner, intruder] of [
+    ["alice", "mallory"],
+    ["mallory", "alice"],
+  ] as const) {
+    it(`over MCP, ${intruder} reaches nothing of ${owner}'s task, with any tool or resource`, async () => {
+      const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app: { workers: { notify: () => {}, resume: () => {} } } });
+      const taskId = await createTask(fx, "secret objective", fx.tokens[owner]);
+      await runOnce(fx, taskId);
+      const ownerView = await json<{ pendingApprovals: { digest: string }[] }>(
+        await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[owner] }),
+      );
+      const digest = ownerView.pendingApprovals[0]?.digest ?? "";
+      const before = await fx.store.read(taskId);
+      const server = await listen(fx.app, { port: 0 });
+      const client = new Client({ name: "intruder", version: "1.0.0" });
+      try {
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${fx.tokens[intruder]}` } },
+          }),
+        );
+        const probes: [string, (id: string) => Record<string, unknown>][] = [
+          ["get_task", (id) => ({ taskId: id })],
+          ["send_to_task", (id) => ({ taskId: id, text: "hi" })],
+          ["send_to_task", (id) => ({ taskId: id, text: "hi", policy: "interrupt" })],
+          ["decide_approval", (id) => ({ taskId: id, callId: "call-1", digest, decision: "approve" })],
+          ["cancel_task", (id) => ({ taskId: id })],
+        ];
+        for (const [name, args] of probes) {
+          const theirs = await client.callTool({ name, arguments: args(taskId) });
+          const unknown = await client.callTool({ name, arguments: args(UNKNOWN) });
+          const body = JSON.stringify(theirs);
+          expect(theirs.isError, name).toBe(true);
+          expect(body, name).not.toContain("secret");
+          expect(body.replaceAll(taskId, "ID"), name).toBe(JSON.stringify(unknown).replaceAll(UNKNOWN, "ID"));
+        }
+        for (const uri of [(id: string) => `sema://tasks/${id}`, (id: string) => `sema://tasks/${id}/events`]) {
+          const theirs = await client.readResource({ uri: uri(taskId) }).catch((error: Error) => error.message);
+          const unknown = await client.readResource({ uri: uri(UNKNOWN) }).catch((error: Error) => error.message);
+          expect(String(theirs).replaceAll(taskId, "ID")).toBe(String(unknown).replaceAll(UNKNOWN, "ID"));
+          expect(String(theirs)).toMatch(/TaskNotFound/);
+        }
+        const list = await client.callTool({ name: "list_tasks", arguments: {} });
+        expect(list.structuredContent).toEqual({ tasks: [] });
+        expect((await client.listResources()).resources).toEqual([]);
+        expect(await fx.store.read(taskId)).toEqual(before);
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    });
+  }
 });
 
 /** A JSON-RPC call of the A2A binding, and the REST call of the same method. */

@@ -41,6 +41,7 @@ export interface Limits {
   sseRecheckMs: number;
 }
 
+/** The limits a server uses where its options set none. */
 export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 256 * 1024,
   maxJsonDepth: 64,

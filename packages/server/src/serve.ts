@@ -29,8 +29,14 @@ import {
   storeSchema,
 } from "./server-options.ts";
 
+/**
+ * What {@link serve} runs: the task store, the token store, the agents, where to listen, limits, who
+ * may decide approvals, and the worker pool's settings (or `false` for an API-only node). Checked
+ * strictly (`ConfigError`).
+ */
 export interface ServeOptions {
   store: Store;
+  /** Where bearer tokens live; on an empty one the first token is created (and returned once). */
   tokens: TokenStore;
   agents: AgentRegistry;
   /** Default `127.0.0.1`. */
@@ -44,6 +50,7 @@ export interface ServeOptions {
   workers?:
     | { concurrency?: number; maxPerPrincipal?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number }
     | false;
+  /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
   /**
    * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
@@ -52,7 +59,8 @@ export interface ServeOptions {
   a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
 }
 
-const workersShape = {
+/** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
+export const workersShape = {
   concurrency: z.number().int().nonnegative().optional(),
   maxPerPrincipal: z.number().int().positive().optional(),
   pollMs: z.number().positive().optional(),
@@ -96,6 +104,7 @@ void serveKeysMatch;
 
 const serveSchema = z.strictObject(serveShape);
 
+/** A running {@link serve}: its URL, the first token when one was created, the worker pool, and a graceful stop. */
 export interface Serving {
   url: string;
   /** Set on the first start (no token existed): show it once, it is not stored. */

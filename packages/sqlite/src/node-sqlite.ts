@@ -39,7 +39,7 @@ function load(): typeof NodeSqlite {
   }
 }
 
-/** `node:sqlite`'s synchronous connection class. */
-export const { DatabaseSync } = load();
+/** `node:sqlite`'s synchronous connection class (a plain binding, not destructured, so TypeDoc sees its comment). */
+export const DatabaseSync: typeof NodeSqlite.DatabaseSync = load().DatabaseSync;
 /** A `node:sqlite` connection. */
 export type DatabaseSync = NodeSqlite.DatabaseSync;

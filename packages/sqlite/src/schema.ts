@@ -15,6 +15,7 @@ export interface Migration {
   sql: string;
 }
 
+/** Every migration of the SQLite schema, in version order; a store applies those its file lacks when it opens. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,

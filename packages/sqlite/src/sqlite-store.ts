@@ -68,6 +68,10 @@ import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
 import { appendEvents, writeEvents } from "./write-events.ts";
 
+/**
+ * Where a {@link SqliteStore} keeps its database, how often its watchers poll for other connections'
+ * appends, and how long a call waits for a write lock; `now` sets its clock.
+ */
 export interface SqliteStoreOptions extends StoreClock {
   /** The database file (created if missing), or `":memory:"` for a private in-memory database. */
   path: string;
@@ -85,6 +89,11 @@ export interface SqliteStoreOptions extends StoreClock {
  */
 const READ_PAGE = 1000;
 
+/**
+ * The {@link Store} in one SQLite file through `node:sqlite`, for one machine: several processes may
+ * share the file (writes serialize on SQLite's lock; watchers see other processes' appends by
+ * polling). Opening creates and migrates the file; a file with a newer schema is refused.
+ */
 export class SqliteStore implements Store {
   readonly #path: string;
   readonly #now: () => number;

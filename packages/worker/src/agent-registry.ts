@@ -4,11 +4,16 @@
  */
 import { type Agent, validateAgent } from "@sema-agent/core";
 
+/**
+ * The agents a server or worker pool runs, by name, with the one used when a task names none. Build
+ * one with {@link createAgentRegistry}.
+ */
 export interface AgentRegistry {
   /** The name used when a task names no agent. */
   readonly defaultName: string;
   /** The agent registered under `name`, if any. */
   get(name: string): Agent | undefined;
+  /** Every registered agent's name. */
   names(): string[];
 }
 

@@ -61,6 +61,7 @@ export interface WorkerOptions {
   holder?: LeaseHolder;
   /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
   hub?: EventSink;
+  /** How long each leg's lease lasts unless renewed (every third of it). Default 30 s. */
   leaseTtlMs?: number;
   /**
    * How often to look for tasks whose lease a process on this machine held when it died (a

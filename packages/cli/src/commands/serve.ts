@@ -9,46 +9,30 @@
  * which may contain neither the store nor the config. On the first start it creates a token for principal `local` with every role and prints it once.
  */
 import { parseArgs } from "node:util";
-import { createAgentRegistry, serve as startServing } from "@sema-agent/server";
-import { loadAgents } from "../agent-config.ts";
-import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
-import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
-import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
-import { requireModel } from "./run.ts";
+import { serve as startServing } from "@sema-agent/server";
+import type { CliIo } from "../context.ts";
+import { UsageError } from "../context.ts";
+import { reportTo, untilInterrupted } from "../host-options.ts";
+import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      ...STORE_OPTIONS,
-      ...WORKSPACE_OPTIONS,
-      model: { type: "string" },
-      workers: { type: "string" },
-      "max-per-principal": { type: "string" },
-      "lease-ttl": { type: "string" },
-    },
+    options: { host: { type: "string" }, port: { type: "string" }, ...SERVED_OPTIONS },
   });
   const port = values.port === undefined ? 7777 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
-  const concurrency = nonNegativeInteger("--workers", values.workers, 4);
-  const perPrincipal = maxPerPrincipal(values["max-per-principal"]);
-  // Each principal's tools get a workspace of their own, away from the store and the config.
-  const tools = servedToolSetup(io, storeLocation(io, values), values);
-  const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
-  const backend = await openBackend(io, values);
+  const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
   try {
     const serving = await startServing({
       store: backend.store,
       tokens: await backend.tokens(),
-      agents: createAgentRegistry(set.agents, set.defaultAgent),
+      agents,
       approvers: { agents: set.approvers },
       host: values.host ?? "127.0.0.1",
       port,
-      // --workers 0: an API-only node; workers elsewhere share the store.
-      workers: concurrency === 0 ? false : { concurrency, leaseTtlMs: leaseTtl(values["lease-ttl"]), ...perPrincipal },
+      workers,
       onError: reportTo(io, "sema serve"),
       // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
       a2aPush: { configs: await backend.pushConfigs() },

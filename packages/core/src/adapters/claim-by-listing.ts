@@ -11,6 +11,11 @@ import { assertLimit, assertTtl } from "./store-rules.ts";
 /** Extra candidates listed beyond `limit`, so tasks a racing worker takes leave others to claim. */
 const HEADROOM = 8;
 
+/**
+ * `claimRunnable` built from `listRunnable` and `acquireLease`, for a store whose lease acquisition
+ * is atomic per task: lists a few more candidates than `limit` (fairly, when asked), takes each lease
+ * and skips the tasks a racing worker took first.
+ */
 export async function claimByListing(
   store: Pick<Store, "listRunnable" | "acquireLease" | "getTask">,
   options: ClaimOptions,

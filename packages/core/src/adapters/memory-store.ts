@@ -59,6 +59,11 @@ interface Entry {
   snapshot?: { seq: number; v: number; stateJson: string };
 }
 
+/**
+ * The {@link Store} in process memory: for tests, examples and embedded use where nothing needs to
+ * survive the process. Stored events are deep-frozen copies; `watch` wakes on each append in this
+ * process. Pass `now` to control its clock (leases, `at` stamps). Nothing is persisted.
+ */
 export class MemoryStore implements Store {
   readonly #tasks = new Map<string, Entry>();
   /** Content-addressed bytes of image and file parts, shared by every task (digest → bytes). */

@@ -27,6 +27,7 @@ export type TaskColumns = {
   lease_holder: string | null;
 };
 
+/** The snapshot columns of a SQL store's task row (all null when the task has no snapshot). */
 export interface SnapshotColumns {
   task_id: string;
   seq: number | null;
@@ -57,6 +58,10 @@ export function leaseFromColumns(row: TaskColumns, expiresAt: string | undefined
   };
 }
 
+/**
+ * The {@link TaskRecord} of a task row; `expiresAt` is the lease's expiry as the adapter read it.
+ * A damaged JSON column throws `StoreUnavailable`.
+ */
 export function recordFromColumns(row: TaskColumns, expiresAt: string | undefined, store: string): TaskRecord {
   const record: TaskRecord = {
     taskId: row.task_id,
@@ -72,6 +77,7 @@ export function recordFromColumns(row: TaskColumns, expiresAt: string | undefine
   return record;
 }
 
+/** The {@link Snapshot} of a task row, or `undefined` when the row has none. */
 export function snapshotFromColumns(row: SnapshotColumns, store: string): Snapshot | undefined {
   if (row.seq === null || row.v === null || row.state === null) return undefined;
   return {

@@ -115,6 +115,7 @@ export function assertLeaseAvailable(
   }
 }
 
+/** Throws `InvalidInput` unless a lease's `ttlMs` is a positive finite number. */
 export function assertTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0)
     throw new InvalidInputError(`lease ttlMs must be a positive number, got ${ttlMs}`);
@@ -148,6 +149,7 @@ export function wantsWorker(summary: TaskSummary): boolean {
   return wantsWorkerAt(summary, Number.MAX_SAFE_INTEGER);
 }
 
+/** The `limit` to use: `fallback` when absent, else an integer from 1 to `max` (`InvalidInput` otherwise). */
 export function assertLimit(limit: number | undefined, fallback: number, max = 10_000): number {
   if (limit === undefined) return fallback;
   if (!Number.isInteger(limit) || limit < 1 || limit > max) {
@@ -156,6 +158,7 @@ export function assertLimit(limit: number | undefined, fallback: number, max = 1
   return limit;
 }
 
+/** The `afterSeq` to use: 0 when absent, else a non-negative integer (`InvalidInput` otherwise). */
 export function assertAfterSeq(afterSeq: number | undefined): number {
   if (afterSeq === undefined) return 0;
   if (!Number.isInteger(afterSeq) || afterSeq < 0)
@@ -169,10 +172,12 @@ export interface ListPosition {
   taskId: string;
 }
 
+/** The opaque `nextCursor` for a listing position (base64url JSON). */
 export function encodeCursor(position: ListPosition): string {
   return toBase64Url(JSON.stringify([position.createdAt, position.taskId]));
 }
 
+/** The listing position of a cursor from `encodeCursor`; `InvalidInput` for a malformed one. */
 export function decodeCursor(cursor: string): ListPosition {
   try {
     const [createdAt, taskId] = JSON.parse(fromBase64Url(cursor)) as unknown[];
@@ -188,6 +193,7 @@ export function isAfterCursor(a: ListPosition, cursor: ListPosition): boolean {
   return a.createdAt < cursor.createdAt || (a.createdAt === cursor.createdAt && a.taskId < cursor.taskId);
 }
 
+/** Throws `InvalidInput` unless a snapshot's `seq` is within the log (1 to `lastSeq`). */
 export function assertSnapshotSeq(seq: number, lastSeq: number): void {
   if (!Number.isInteger(seq) || seq < 1 || seq > lastSeq) {
     throw new InvalidInputError(`snapshot seq must be within the log (1..${lastSeq}), got ${seq}`);

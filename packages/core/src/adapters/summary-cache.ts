@@ -11,6 +11,11 @@ import { parseColumn } from "./sql-rows.ts";
 /** Tasks remembered at once: the legs a host runs concurrently, with room to spare. */
 const CAPACITY = 256;
 
+/**
+ * The parsed task summaries of the last appends, by task (up to 256), reused while the row's JSON
+ * text is the one parsed: an SQL store rereads the text it wrote last, so it skips parsing it
+ * again. Entries are deep-frozen.
+ */
 export class SummaryCache {
   readonly #store: string;
   readonly #entries = new Map<string, { text: string; summary: TaskSummary }>();

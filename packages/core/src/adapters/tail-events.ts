@@ -8,6 +8,7 @@ import type { Store, WatchOptions } from "../ports/store.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { assertAfterSeq } from "./store-rules.ts";
 
+/** What `tailEvents` needs of a store: a read after a seq, and a signal that something may have changed. */
 export interface TailSource {
   /** Stored events with `seq > afterSeq`, in order, at most `limit`. */
   read(afterSeq: number, limit: number): Promise<StoredEvent[]>;
@@ -81,6 +82,7 @@ export async function* tailEvents(
 export class ChangeNotifier {
   readonly #waiters = new Map<string, Set<() => void>>();
 
+  /** Wake every waiter of `taskId` (an append to it happened); each waiter is woken once. */
   notify(taskId: string): void {
     const waiters = this.#waiters.get(taskId);
     if (waiters === undefined) return;
@@ -93,6 +95,10 @@ export class ChangeNotifier {
     for (const taskId of [...this.#waiters.keys()]) this.notify(taskId);
   }
 
+  /**
+   * Resolve at the next `notify` of `taskId`, when `signal` aborts, or after `pollMs` (when given) so
+   * changes by another process are seen too. Never rejects.
+   */
   wait(taskId: string, signal: AbortSignal, pollMs?: number): Promise<void> {
     return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -4,6 +4,10 @@
  */
 import type { JsonValue } from "../protocol/json.ts";
 
+/**
+ * The canonical JSON text of a value: keys sorted, no whitespace, `undefined` members dropped. Equal
+ * values give equal text, so its digest names one exact tool input (approvals bind to it).
+ */
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(",")}]`;

@@ -45,6 +45,10 @@ export interface OpenToolCall extends ToolCall {
   legId?: string;
 }
 
+/**
+ * One requested approval in the folded state: the call, its canonical input and digest, and the
+ * decision once recorded.
+ */
 export interface ApprovalState {
   callId: string;
   name: string;
@@ -71,6 +75,11 @@ export interface ChildState {
   result?: string;
 }
 
+/**
+ * Everything the harness knows about a task, folded from its log (`fold`): the transcript the
+ * model sees, pending inputs, open tool calls, approvals, children, timers, the summary and the
+ * outcome. Serialized into snapshots (`stateToJson`), versioned by `v`.
+ */
 export interface TaskState {
   v: typeof TASK_STATE_VERSION;
   /** Seq of the last event folded (0 for an empty log). */
@@ -122,6 +131,7 @@ export interface TaskState {
   modelParks?: number;
 }
 
+/** The state of an empty log, where a fold starts. */
 export const EMPTY_STATE: TaskState = Object.freeze({
   v: TASK_STATE_VERSION,
   lastSeq: 0,

@@ -15,6 +15,7 @@ import {
 import type { Usage } from "../protocol/transcript.ts";
 import { isResumeRequest } from "./command-events.ts";
 
+/** The summary of an empty log, where `reduceSummary` and `summarize` start. */
 export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
   status: "created",
   openInputs: {},
@@ -26,6 +27,7 @@ export const EMPTY_SUMMARY: TaskSummary = Object.freeze({
   seqs: Object.freeze({ v: EVENT_SEQS_VERSION, approvals: Object.freeze({}), children: Object.freeze({}) }),
 }) as TaskSummary;
 
+/** Whether a task with this status has ended (`completed`, `failed` or `cancelled`). */
 export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" || status === "cancelled";
 }

@@ -18,9 +18,16 @@ import type { Budget } from "./budget/budget.ts";
 import type { DeepReadonly, HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
 
+/**
+ * An agent's definition: its model, instructions, tools and the limits and policies its tasks run
+ * under (output schema, approvals, hooks, delegation, compaction, budget). Plain data, shared by
+ * every task it runs. The low-level form that `runLeg` and workers take (`createAgent` builds one
+from an `AgentDefinition`); `validateAgent` checks it.
+ */
 export interface Agent {
   /** Recorded with each task it starts. */
   name?: string;
+  /** The model every turn of the agent's tasks calls. */
   model: Model;
   /**
    * Appended to the standing instructions. A function is called before every model call with the
@@ -35,6 +42,7 @@ export interface Agent {
    * Default true.
    */
   standingInstructions?: boolean;
+  /** The tools the model may call, by their names. */
   tools?: Tool[];
   /**
    * The model settings below are the agent's defaults; a task's settings (given to `startTask`,
@@ -114,8 +122,14 @@ export interface DelegationSettings {
   toolName?: string;
 }
 
+/**
+ * The host's side of running tasks: the store, the agent, who this process is on leases, the event
+ * sink and the caps applied to every tool call. What `runLeg` and `streamLeg` take, checked there.
+ */
 export interface HarnessOptions {
+  /** Where the tasks' logs, leases and snapshots live. */
   store: Store;
+  /** The agent the legs run. */
   agent: Agent;
   /**
    * Who this process is, recorded on the lease. Default: a random id, stable for the process's

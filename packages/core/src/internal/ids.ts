@@ -20,6 +20,10 @@ function randomBytes10(): Uint8Array {
   return out;
 }
 
+/**
+ * A fresh time-ordered id (UUID v7) for tasks, leases and inputs. `now` and `random` are injectable
+ * for deterministic tests.
+ */
 export function newId(now: number = Date.now(), random: Uint8Array = randomBytes10()): string {
   let time = "";
   let ms = now;

@@ -25,6 +25,10 @@ export function nodeHolder(): LeaseHolder {
 /** What a Node host passes to `runLeg` (spread into its options): who it is, and how to tell a dead holder here. */
 export interface NodeHost {
   holder: LeaseHolder;
+  /**
+   * True when `holder` was a process on this machine (same host, same process space) that no longer
+   * exists, so its live lease may be taken over at once instead of waited out.
+   */
   holderDied: (holder: LeaseHolder) => boolean;
 }
 

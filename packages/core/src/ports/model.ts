@@ -74,6 +74,7 @@ export interface ModelFailure {
   /** Stable code; retries and hosts decide on it and `isRetryable`, never on vendor error shapes. */
   code: ModelFailureCode;
   message: string;
+  /** Whether the same request may succeed later (retry wrappers and hosts decide on this and `code`). */
   isRetryable: boolean;
   /** HTTP status when the failure came from one. */
   status?: number;
@@ -81,6 +82,10 @@ export interface ModelFailure {
   retryAfterMs?: number;
 }
 
+/**
+ * One part of a model's stream, in the AI SDK's LanguageModelV4 vocabulary: text, reasoning and
+ * tool-input deltas, complete tool calls, the finish with usage, retries, and a typed error last.
+ */
 export type ModelPart =
   | { type: "text-start"; id: string }
   | { type: "text-delta"; id: string; delta: string }
@@ -98,6 +103,11 @@ export type ModelPart =
   | { type: "retry"; attempt: number; delayMs: number; failure: ModelFailure }
   | { type: "error"; failure: ModelFailure };
 
+/**
+ * The model port: one streaming call per turn. Adapters (`@sema-agent/ai-sdk`, a test's
+ * `ScriptedModel`) map a provider's stream to {@link ModelPart}s and report failures as a last
+ * `error` part instead of throwing.
+ */
 export interface Model {
   /** `provider:model-id`, recorded with the task. */
   readonly id: string;

@@ -32,6 +32,7 @@ export interface Lease {
   expiresAt: string;
 }
 
+/** What `createTask` writes: the task's id (optional) and its first events, in one transaction. */
 export interface CreateTaskInput {
   /** Defaults to a fresh time-ordered id. */
   taskId?: string;
@@ -41,6 +42,7 @@ export interface CreateTaskInput {
   more?: TaskEvent[];
 }
 
+/** The conditions of an append: the seq the caller last saw and, for a leg, its lease. */
 export interface AppendOptions {
   /** The seq of the last event the caller has seen; the append fails with `SeqConflict` otherwise. */
   expectedSeq: number;
@@ -48,6 +50,7 @@ export interface AppendOptions {
   leaseToken?: string;
 }
 
+/** Which stored events `read` returns: those after a seq, at most a limit. */
 export interface ReadOptions {
   /** Return events with `seq > afterSeq`. Default 0 (from the start). */
   afterSeq?: number;
@@ -55,6 +58,7 @@ export interface ReadOptions {
   limit?: number;
 }
 
+/** Where a `watch` starts and how it is stopped. */
 export interface WatchOptions {
   /** Deliver every event with `seq > afterSeq`, stored ones first, then live ones, each once, in order. */
   afterSeq?: number;
@@ -62,8 +66,10 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
+/** Who takes a lease and for how long (`ttlMs`, by the store's clock). */
 export interface AcquireLeaseOptions {
   holder: LeaseHolder;
+  /** How long the lease lasts, by the store's clock (a positive number of ms; `InvalidInput` otherwise). */
   ttlMs: number;
   /**
    * Take the lease even while it is live, but only from this holder (compare-and-swap): for a
@@ -72,7 +78,12 @@ export interface AcquireLeaseOptions {
   replaceHolderId?: string;
 }
 
+/**
+ * One page of a principal's tasks: which principal, an optional status filter, the page's cursor and size
+ * (default 50, at most 1000).
+ */
 export interface ListTasksOptions {
+  /** Whose tasks: a listing never crosses principals. */
   principal: string;
   /** Only tasks whose summary has this status. */
   status?: TaskSummary["status"];
@@ -81,12 +92,14 @@ export interface ListTasksOptions {
   limit?: number;
 }
 
+/** One page of `listTasks`, newest first. */
 export interface TaskPage {
   tasks: TaskRecord[];
   /** Present when more tasks follow. */
   nextCursor?: string;
 }
 
+/** Bounds on a listing of runnable (or leased) tasks: how many, how many per principal, and whose to skip. */
 export interface ListRunnableOptions {
   limit?: number;
   /** At most this many tasks of any one principal (the oldest of each), so others are listed too. */
@@ -107,9 +120,14 @@ export interface ClaimFairness {
   maxPerPrincipal?: number;
 }
 
+/**
+ * What `claimRunnable` takes: the leases' holder and time to live, how many tasks, which to skip, and
+ * whether to share them fairly between principals.
+ */
 export interface ClaimOptions {
   /** Who takes the leases. */
   holder: LeaseHolder;
+  /** How long each lease lasts, by the store's clock (a positive number of ms). */
   ttlMs: number;
   /** At most this many tasks. Default 1. */
   limit?: number;
@@ -131,6 +149,7 @@ export interface Snapshot {
   seq: number;
   /** Schema version of `state`; a reader that does not know it folds from scratch instead. */
   v: number;
+  /** The folded state as JSON (`stateToJson`); restored with `stateFromJson` when `v` is known. */
   state: JsonValue;
   /**
    * Given on a put only: exactly `JSON.stringify(state)`, when the writer has it already (the
@@ -146,6 +165,14 @@ export interface StoreClock {
   now?: () => number;
 }
 
+/**
+ * The storage port: one task's session log (append-only, conditional on the last seq), its lease, its
+ * latest snapshot and the index of tasks by principal and runnability. The harness, workers and
+ * servers use nothing else; `MemoryStore`, `SqliteStore` and `PostgresStore` implement it, and
+ * `runStoreConformance` (on `@sema-agent/core/testing/conformance`) checks an implementation.
+ * Failures are typed errors (`TaskNotFound`, `SeqConflict`, `LeaseHeld`, `LeaseLost`,
+ * `InvalidEvent`, `StoreUnavailable`, …).
+ */
 export interface Store {
   /** Create a task with its first events. `TaskExists` if the id is taken. Returns the stored events. */
   createTask(input: CreateTaskInput): Promise<StoredEvent[]>;
@@ -207,6 +234,11 @@ export interface Store {
   /** The bytes stored under `digest`, or `undefined`. Present exactly when `putBlob` is. */
   getBlob?(digest: string): Promise<Uint8Array | undefined>;
 
+  /**
+   * Store a folded state at `snapshot.seq`, so a later resume folds only the events after it. The
+   * seq must be within the log (`InvalidInput` otherwise); only the latest snapshot is kept, so one
+   * older than the stored one is ignored.
+   */
   putSnapshot(snapshot: Snapshot): Promise<void>;
   /** The snapshot with the highest seq, if any. */
   latestSnapshot(taskId: string): Promise<Snapshot | undefined>;

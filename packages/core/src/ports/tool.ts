@@ -9,11 +9,13 @@ import type { StandardSchemaV1 } from "./standard-schema.ts";
 export interface ToolContext {
   /** Aborted on interrupt, cancel, lease loss or the tool's timeout: stop promptly. */
   signal: AbortSignal;
+  /** The task the call belongs to. */
   taskId: string;
   legId: string;
   callId: string;
   /** 1 for the first run; higher when an idempotent tool is re-run after a crash. */
   attempt: number;
+  /** The task's principal: whose authority the call runs on. */
   principal: string;
 }
 
@@ -21,6 +23,7 @@ export interface ToolContext {
 export interface ApprovalContext {
   taskId: string;
   callId: string;
+  /** The task's principal: whose authority the call would run on. */
   principal: string;
 }
 
@@ -29,6 +32,7 @@ export interface ApprovalContext {
  * still a `Tool` (method parameters are bivariant; a plain function property would not be).
  */
 export type ApprovalCheck<Input> = {
+  /** True when this call, with its validated input, needs a person's approval before it runs. */
   check(input: Input, context: ApprovalContext): boolean | Promise<boolean>;
 }["check"];
 
@@ -46,6 +50,11 @@ export interface Tool<Input = unknown, Name extends string = string> {
   inputSchema: StandardSchemaV1<unknown, Input>;
   /** The JSON Schema shown to the model (derived by `defineTool` for zod schemas). */
   jsonSchema: { [key: string]: JsonValue };
+  /**
+   * Run the call with its validated input. A string result reaches the model as is, anything else
+   * as JSON; a throw becomes an `error` result the model sees. Stop promptly when `context.signal`
+   * aborts (interrupt, cancel, timeout).
+   */
   execute(input: Input, context: ToolContext): Promise<ToolOutput> | ToolOutput;
   /** No side effects: may run concurrently with the turn's other read-only calls. */
   readOnly?: boolean;

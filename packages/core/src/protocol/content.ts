@@ -22,6 +22,7 @@ export type ContentData = Uint8Array | string | URL;
 /** An image, e.g. `{ type: "image", data: pngBytes, mediaType: "image/png" }`. */
 export interface ImagePart {
   type: "image";
+  /** The bytes, base64 text or a URL (see `ContentData`). */
   data: ContentData;
   /** An IANA media type under `image/`. */
   mediaType: string;
@@ -30,6 +31,7 @@ export interface ImagePart {
 /** A file (a PDF, a text document, audio …), passed to the provider as data, never as instructions. */
 export interface FilePart {
   type: "file";
+  /** The bytes, base64 text or a URL (see `ContentData`). */
   data: ContentData;
   /** An IANA media type, e.g. `application/pdf`. */
   mediaType: string;

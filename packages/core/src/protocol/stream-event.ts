@@ -4,6 +4,10 @@
  */
 import type { StoredEvent } from "./task-event.ts";
 
+/**
+ * A live-only stream event: a model's text, reasoning and tool-input deltas as they stream, and the
+ * store retries a leg cannot log. Never stored.
+ */
 export type EphemeralEvent =
   | { type: "text_delta"; taskId: string; legId: string; delta: string }
   | { type: "reasoning_delta"; taskId: string; legId: string; delta: string }
@@ -13,6 +17,7 @@ export type EphemeralEvent =
   /** The store was unreachable; the leg waits `delayMs` and tries again (it cannot log this itself). */
   | { type: "store_retry"; taskId: string; attempt: number; delayMs: number; message: string };
 
+/** The `type` of every ephemeral event. */
 export type EphemeralEventType = EphemeralEvent["type"];
 
 /** Everything an `emit` sink receives: stored events as they are appended, and ephemeral ones. */
@@ -30,6 +35,7 @@ const EPHEMERAL_TYPES: ReadonlySet<string> = new Set<EphemeralEventType>([
   "store_retry",
 ]);
 
+/** Whether a stream event is ephemeral (never stored, no `seq`) rather than a stored event. */
 export function isEphemeral(event: StreamEvent): event is EphemeralEvent {
   return EPHEMERAL_TYPES.has(event.type);
 }

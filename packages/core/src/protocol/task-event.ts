@@ -42,14 +42,22 @@ const json = z.custom<JsonValue>((value) => isJsonValue(value), { message: "not 
 const nonEmpty = z.string().min(1);
 const count = z.number().int().nonnegative();
 
+/**
+ * Who did something: `id` as the host or ingress named it, `verified` when an ingress authenticated it,
+ * and the `issuer` that vouches for it. Recorded on inputs, approvals, cancels and interrupts.
+ */
 export const actorSchema = z.strictObject({
   id: z.string(),
   verified: z.boolean(),
   issuer: z.string().exactOptional(),
 });
 
+/** One tool call the model asked for: its `callId` (unique in the turn), the tool's `name` and its JSON `input`. */
 export const toolCallSchema = z.strictObject({ callId: nonEmpty, name: nonEmpty, input: json });
 
+/**
+ * Tokens a model turn (or a child task, summed) used; the cached and reasoning counts when the provider reports them.
+ */
 export const usageSchema = z.strictObject({
   inputTokens: count,
   outputTokens: count,
@@ -74,6 +82,7 @@ export const parkReasonSchema = z.enum([
   "shutdown",
   "model",
 ]);
+/** What a parked task waits for (see {@link parkReasonSchema}). */
 export type ParkReason = z.infer<typeof parkReasonSchema>;
 
 /** Why a leg ended: the task ended (`completed`, `failed`, `cancelled`) or parked (`parked:<reason>`). */
@@ -83,6 +92,7 @@ export const legEndReasonSchema = z.enum([
   "cancelled",
   ...parkReasonSchema.options.map((reason) => `parked:${reason}` as const),
 ]);
+/** Why a leg ended (see {@link legEndReasonSchema}). */
 export type LegEndReason = z.infer<typeof legEndReasonSchema>;
 
 /** Who runs a leg: enough for a host on the same machine to tell that the holder died. */
@@ -96,6 +106,7 @@ export const holderSchema = z.strictObject({
    */
   space: nonEmpty.exactOptional(),
 });
+/** Who holds a task's lease: an id, and the host, pid and process space that let a neighbour find it dead. */
 export type LeaseHolder = z.infer<typeof holderSchema>;
 
 const v1 = z.literal(1);
@@ -108,6 +119,7 @@ export const toolChoiceSchema = z.union([
   z.enum(["auto", "none", "required"]),
   z.strictObject({ type: z.literal("tool"), toolName: nonEmpty }),
 ]);
+/** How the model picks tools (see {@link toolChoiceSchema}). */
 export type ToolChoice = z.infer<typeof toolChoiceSchema>;
 
 /** A JSON object (a JSON Schema, one provider's options). */
@@ -115,6 +127,7 @@ const jsonObject = z.record(z.string(), json);
 
 /** Options passed through to providers, keyed by provider name (`{ openai: { … } }`). */
 export const providerOptionsSchema = z.record(z.string(), jsonObject);
+/** Options passed through to providers, keyed by provider name (see {@link providerOptionsSchema}). */
 export type ProviderOptions = z.infer<typeof providerOptionsSchema>;
 
 /**
@@ -132,6 +145,7 @@ export const taskSettingsSchema = z.strictObject({
   providerOptions: providerOptionsSchema.exactOptional(),
   output: jsonObject.exactOptional(),
 });
+/** A task's model settings, recorded on `task_created` (see {@link taskSettingsSchema}). */
 export type TaskSettings = z.infer<typeof taskSettingsSchema>;
 
 /**
@@ -156,6 +170,7 @@ export const taskCreatedSchema = z
     path: ["settings"],
   });
 
+/** A leg began: one host's run of the task's loop, until it ends or parks. `holder` is who runs it. */
 export const legStartedSchema = z.strictObject({
   type: z.literal("leg_started"),
   v: v1,
@@ -165,6 +180,9 @@ export const legStartedSchema = z.strictObject({
   holder: holderSchema.exactOptional(),
 });
 
+/**
+ * A leg ended: the task finished (`completed`, `failed`, `cancelled`) or parked (`parked:<reason>`), with an optional `detail`.
+ */
 export const legEndedSchema = z.strictObject({
   type: z.literal("leg_ended"),
   v: v1,
@@ -221,6 +239,10 @@ export const userMessageSchema = z
     path: ["v"],
   });
 
+/**
+ * One settled model turn: its text, reasoning, tool calls, token usage and why it finished. The
+ * streamed deltas are ephemeral; this event is the truth.
+ */
 export const modelTurnSchema = z.strictObject({
   type: z.literal("model_turn"),
   v: v1,
@@ -235,6 +257,7 @@ export const modelTurnSchema = z.strictObject({
   model: z.string().exactOptional(),
 });
 
+/** A tool call is about to run (written before it runs, so a crash mid-call is seen on recovery). */
 export const toolCallStartedSchema = z.strictObject({
   type: z.literal("tool_call_started"),
   v: v1,
@@ -247,6 +270,9 @@ export const toolCallStartedSchema = z.strictObject({
   input: json.exactOptional(),
 });
 
+/**
+ * A tool call's outcome: `ok`, `error`, `denied` (by approval or a hook) or `interrupted`, with what the model receives.
+ */
 export const toolResultSchema = z.strictObject({
   type: z.literal("tool_result"),
   v: v1,
@@ -262,6 +288,7 @@ export const toolResultSchema = z.strictObject({
   legId: z.string().exactOptional(),
 });
 
+/** A tool call needs a decision before it runs; the task parks with `parked:approval` until one is recorded. */
 export const approvalRequestedSchema = z.strictObject({
   type: z.literal("approval_requested"),
   v: v1,
@@ -274,6 +301,7 @@ export const approvalRequestedSchema = z.strictObject({
   digest: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
+/** The decision on a requested approval, bound to the call's input by `digest`, with who decided. */
 export const approvalDecidedSchema = z.strictObject({
   type: z.literal("approval_decided"),
   v: v1,
@@ -292,6 +320,7 @@ export const approvalDecidedSchema = z.strictObject({
  */
 export const OUTPUT_CORRECTION = "output";
 
+/** A hook's (or the output check's) message back to the model, recorded as a transcript entry. */
 export const hookFeedbackSchema = z.strictObject({
   type: z.literal("hook_feedback"),
   v: v1,
@@ -301,6 +330,10 @@ export const hookFeedbackSchema = z.strictObject({
   legId: z.string().exactOptional(),
 });
 
+/**
+ * A note the engine records for hosts and consoles (`kind` names it: `hook_failed`,
+ * `model_unavailable`, `output_invalid`, …). The model never sees it.
+ */
 export const engineNoteSchema = z.strictObject({
   type: z.literal("engine_note"),
   v: v1,
@@ -331,6 +364,7 @@ export const resumeRequestedSchema = z.strictObject({
   actor: actorSchema.exactOptional(),
 });
 
+/** A delegated child task: `spawned` when it is created, `result` when it ends, with its outcome and usage. */
 export const childTaskSchema = z.strictObject({
   type: z.literal("child_task"),
   v: v1,
@@ -343,6 +377,7 @@ export const childTaskSchema = z.strictObject({
   usage: usageSchema.exactOptional(),
 });
 
+/** The transcript up to `throughSeq` was compacted: the model sees `summary` in place of those entries. */
 export const compactionSchema = z.strictObject({
   type: z.literal("compaction"),
   v: v1,
@@ -365,14 +400,17 @@ export const wakeScheduledSchema = z.strictObject({
   from: z.string().exactOptional(),
 });
 
+/** The task finished with its final answer, `result`. */
 export const taskCompletedSchema = z.strictObject({ type: z.literal("task_completed"), v: v1, result: z.string() });
 
+/** The task failed with a typed error (stable `code` and a message). */
 export const taskFailedSchema = z.strictObject({
   type: z.literal("task_failed"),
   v: v1,
   error: z.strictObject({ code: nonEmpty, message: z.string() }),
 });
 
+/** The task was cancelled, optionally with a reason and by whom. */
 export const taskCancelledSchema = z.strictObject({
   type: z.literal("task_cancelled"),
   v: v1,
@@ -404,24 +442,43 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   taskCancelledSchema,
 ]);
 
+/** The first event of every task (see {@link taskCreatedSchema}). */
 export type TaskCreatedEvent = z.infer<typeof taskCreatedSchema>;
+/** A leg began (see {@link legStartedSchema}). */
 export type LegStartedEvent = z.infer<typeof legStartedSchema>;
+/** A leg ended (see {@link legEndedSchema}). */
 export type LegEndedEvent = z.infer<typeof legEndedSchema>;
+/** A transcript entry committing applied inputs (see {@link userMessageSchema}). */
 export type UserMessageEvent = z.infer<typeof userMessageSchema>;
+/** One settled model turn (see {@link modelTurnSchema}). */
 export type ModelTurnEvent = z.infer<typeof modelTurnSchema>;
+/** A tool call about to run (see {@link toolCallStartedSchema}). */
 export type ToolCallStartedEvent = z.infer<typeof toolCallStartedSchema>;
+/** A tool call's outcome (see {@link toolResultSchema}). */
 export type ToolResultEvent = z.infer<typeof toolResultSchema>;
+/** A tool call awaiting a decision (see {@link approvalRequestedSchema}). */
 export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
+/** The decision on an approval (see {@link approvalDecidedSchema}). */
 export type ApprovalDecidedEvent = z.infer<typeof approvalDecidedSchema>;
+/** A hook's message back to the model (see {@link hookFeedbackSchema}). */
 export type HookFeedbackEvent = z.infer<typeof hookFeedbackSchema>;
+/** A note for hosts and consoles (see {@link engineNoteSchema}). */
 export type EngineNoteEvent = z.infer<typeof engineNoteSchema>;
+/** A request to stop the running leg and park (see {@link interruptRequestedSchema}). */
 export type InterruptRequestedEvent = z.infer<typeof interruptRequestedSchema>;
+/** A request for a parked task's next leg (see {@link resumeRequestedSchema}). */
 export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
+/** A delegated child task's spawn or result (see {@link childTaskSchema}). */
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
+/** A compaction of the transcript (see {@link compactionSchema}). */
 export type CompactionEvent = z.infer<typeof compactionSchema>;
+/** A durable timer (see {@link wakeScheduledSchema}). */
 export type WakeScheduledEvent = z.infer<typeof wakeScheduledSchema>;
+/** The task's final answer (see {@link taskCompletedSchema}). */
 export type TaskCompletedEvent = z.infer<typeof taskCompletedSchema>;
+/** The task's failure (see {@link taskFailedSchema}). */
 export type TaskFailedEvent = z.infer<typeof taskFailedSchema>;
+/** The task's cancellation (see {@link taskCancelledSchema}). */
 export type TaskCancelledEvent = z.infer<typeof taskCancelledSchema>;
 
 /** One entry of the session log as written (before the store stamps its identity). */
@@ -447,6 +504,7 @@ export type TaskEvent =
   | TaskFailedEvent
   | TaskCancelledEvent;
 
+/** The `type` of every event arm. */
 export type TaskEventType = TaskEvent["type"];
 
 /** An event as the store returns it: stamped with the task, its position and the time of append. */

@@ -10,6 +10,10 @@ import type { Usage } from "./transcript.ts";
 /** Where a task stands. */
 export type TaskStatus = "created" | "running" | "parked" | "completed" | "failed" | "cancelled";
 
+/**
+ * The small, indexed part of a task's state that a store keeps beside the log, updated on every
+ * append: what lists, schedulers and status reads use without folding the log.
+ */
 export interface TaskSummary {
   status: TaskStatus;
   /** What a parked task waits for. */

@@ -5,6 +5,7 @@
  */
 import type { Store } from "../ports/store.ts";
 
+/** The error every call of a {@link dyingStore} throws once its host has "died". */
 export class SimulatedDeath extends Error {
   constructor() {
     super("simulated death of the host");
@@ -12,12 +13,22 @@ export class SimulatedDeath extends Error {
   }
 }
 
+/**
+ * When a {@link dyingStore} dies: after how many successful appends, and whether the fatal append
+ * commits first.
+ */
 export interface DyingStoreOptions {
+  /** Appends that succeed before the fatal one. */
   appendsBeforeDeath: number;
   /** `before`: the fatal append writes nothing; `after`: it commits, then the host dies. */
   when: "before" | "after";
 }
 
+/**
+ * Wrap `inner` so its host dies after `appendsBeforeDeath` appends (before or after the fatal one
+ * commits): then every call throws {@link SimulatedDeath}. For crash-recovery tests; `dead` tells
+ * whether it happened.
+ */
 export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { readonly dead: boolean } {
   let appends = 0;
   let dead = false;

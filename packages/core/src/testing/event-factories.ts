@@ -15,19 +15,28 @@ import type {
   ToolResultEvent,
 } from "../protocol/task-event.ts";
 
+/**
+ * Constructors of valid events for tests, each with defaults for every argument and a fresh object
+ * per call: `created`, `legStarted`, `legEnded`, `note`, `input`, `turn`, `toolStarted`, `toolResult`.
+ */
 export const make = {
+  /** A `task_created` v 1 of `principal` with `objective`. */
   created(principal = "p1", objective = "Do the thing"): TaskCreatedEvent {
     return { type: "task_created", v: 1, objective, principal };
   },
+  /** A `leg_started` of `legId` with its trigger. */
   legStarted(legId = "leg-1", trigger: LegStartedEvent["trigger"] = "start"): LegStartedEvent {
     return { type: "leg_started", v: 1, legId, trigger };
   },
+  /** A `leg_ended` of `legId` with its reason. */
   legEnded(legId = "leg-1", reason: LegEndReason = "completed"): LegEndedEvent {
     return { type: "leg_ended", v: 1, legId, reason };
   },
+  /** An `engine_note` of `kind` with `text`. */
   note(text = "note", kind = "test"): EngineNoteEvent {
     return { type: "engine_note", v: 1, kind, text };
   },
+  /** A `human_input` at `delivery` on `carrier` (text only where that stage carries it). */
   input(delivery: HumanInputEvent["delivery"], carrier = "steer", inputId?: string, text = "hello"): HumanInputEvent {
     return buildHumanInputEvent({
       ...(inputId === undefined ? {} : { inputId }),
@@ -38,6 +47,7 @@ export const make = {
       ...(delivery === "received" || delivery === "parked" ? { text } : {}),
     });
   },
+  /** A `model_turn` with `text` and `toolCalls` (finish reason `tool-calls` when there are any, else `stop`). */
   turn(sessionSeq: number, text = "ok", toolCalls: ModelTurnEvent["toolCalls"] = [], legId = "leg-1"): ModelTurnEvent {
     return {
       type: "model_turn",
@@ -50,9 +60,11 @@ export const make = {
       finishReason: toolCalls.length > 0 ? "tool-calls" : "stop",
     };
   },
+  /** A `tool_call_started` of `callId`, attempt 1. */
   toolStarted(callId: string, name = "echo", legId = "leg-1"): ToolCallStartedEvent {
     return { type: "tool_call_started", v: 1, legId, callId, name, attempt: 1 };
   },
+  /** A `tool_result` of `callId` with `content` and `status`. */
   toolResult(
     callId: string,
     content = "done",

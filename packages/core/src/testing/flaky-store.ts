@@ -6,6 +6,10 @@
 import type { Store } from "../ports/store.ts";
 import { StoreUnavailableError } from "../protocol/errors.ts";
 
+/**
+ * A {@link Store} whose connection a test can cut (`down`) or make report failure after committing
+ * (`commitThenFail`), made by {@link flakyStore}.
+ */
 export interface FlakyStore extends Store {
   /** While true, every call fails with `StoreUnavailable` (watches included). */
   down: boolean;
@@ -15,6 +19,10 @@ export interface FlakyStore extends Store {
   readonly refused: number;
 }
 
+/**
+ * Wrap `inner` in a {@link FlakyStore}, up at first: for outage and failover tests of the harness
+ * and hosts.
+ */
 export function flakyStore(inner: Store): FlakyStore {
   let refused = 0;
   const state = { down: false, commitThenFail: 0 };

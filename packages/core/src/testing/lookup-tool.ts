@@ -6,6 +6,7 @@ import { z } from "zod";
 import { defineTool } from "../harness/tools/define-tool.ts";
 import type { ScriptedTurn } from "./scripted-model.ts";
 
+/** `lookup({ key })` answers `value of <key>` at once: read-only and idempotent (pair with `lookupTurns`). */
 export const lookupTool = defineTool({
   name: "lookup",
   description: "Look a key up",

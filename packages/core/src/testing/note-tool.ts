@@ -8,12 +8,17 @@ import { defineTool } from "../harness/tools/define-tool.ts";
 import type { Tool, ToolContext } from "../ports/tool.ts";
 import type { ScriptedTurn } from "./scripted-model.ts";
 
+/** The `note` tool and how many times it ran per text. */
 export interface NoteTool {
   note: Tool;
   /** Runs per text. */
   runs: Record<string, number>;
 }
 
+/**
+ * A non-idempotent `note({ text })` tool that counts its runs (proving nothing ran twice); `onRun`
+ * runs at the moment of the side effect.
+ */
 export function noteTool(onRun: (text: string, ctx: ToolContext) => unknown = () => undefined): NoteTool {
   const runs: Record<string, number> = {};
   const note = defineTool({

@@ -14,6 +14,7 @@ import type { Model, ModelFailure, ModelPart, ModelRequest } from "../ports/mode
 import type { JsonValue } from "../protocol/json.ts";
 import type { FinishReason, Usage } from "../protocol/transcript.ts";
 
+/** A tool call in a scripted turn: the tool, its input (or raw argument text), and optionally its id. */
 export interface ScriptedToolCall {
   name: string;
   input: JsonValue;
@@ -23,6 +24,10 @@ export interface ScriptedToolCall {
   rawInput?: string;
 }
 
+/**
+ * One scripted model turn: its text, reasoning and tool calls, how it streams (chunk size, delays),
+ * and how it ends (usage, finish reason, or a failure).
+ */
 export interface ScriptedTurn {
   text?: string;
   reasoning?: string;
@@ -39,12 +44,22 @@ export interface ScriptedTurn {
   finishReason?: FinishReason;
 }
 
+/**
+ * A scripted turn, or a function of the request and the turn's index that returns one (to answer
+ * from what the model was sent).
+ */
 export type ScriptStep = ScriptedTurn | ((request: ModelRequest, turn: number) => ScriptedTurn | Promise<ScriptedTurn>);
 
+/**
+ * A {@link ScriptedModel}'s id (default `script:inline`), whether it records requests, and how it
+ * picks the turn to play (`sequential` or `by-transcript`).
+ */
 export interface ScriptedModelOptions {
+  /** The model id (default `script:inline`). */
   id?: string;
   /** Keep a copy of every request (default true). Benchmarks turn it off: copies grow with the task. */
   recordRequests?: boolean;
+  /** How the turn to play is picked: `sequential` (default) or `by-transcript` (see the class). */
   mode?: "sequential" | "by-transcript";
 }
 
@@ -77,6 +92,11 @@ function chunks(text: string, size: number | undefined): string[] {
   return out;
 }
 
+/**
+ * A {@link Model} that plays scripted turns, streaming them as a provider would, for tests and the
+ * offline demo. It records the requests it gets; `assertConsumed()` fails a test that left turns
+ * unplayed or called it past the script (such a call gets a non-retryable `script` error).
+ */
 export class ScriptedModel implements Model {
   readonly id: string;
   readonly #steps: ScriptStep[];

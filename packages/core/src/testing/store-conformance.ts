@@ -28,6 +28,10 @@ export interface TestApi {
   afterEach: typeof Vitest.afterEach;
 }
 
+/**
+ * How {@link runStoreConformance} gets its runner and stores: the test functions, a factory of a
+ * fresh empty store per test, its cleanup, and optionally a store over corrupted storage.
+ */
 export interface StoreConformanceOptions {
   /** The test runner's functions, usually `import * as vitest from "vitest"`. */
   test: TestApi;
@@ -39,6 +43,11 @@ export interface StoreConformanceOptions {
   openCorrupt?(): Promise<Store>;
 }
 
+/**
+ * Register the shared {@link Store} conformance suite under `name`: every rule of the port (logs,
+ * leases, claims, fairness, listings, watches, snapshots, blobs, typed errors), checked through the
+ * port alone with real time. Every adapter must pass it.
+ */
 export function runStoreConformance(name: string, options: StoreConformanceOptions): void {
   const { describe, it, expect, afterEach } = options.test;
   async function expectCode(promise: Promise<unknown>, code: SemaErrorCode): Promise<unknown> {

@@ -7,7 +7,6 @@
  */
 import type { Message } from "@a2a-js/sdk";
 import { ContentTypeNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
-import type { ContentPart } from "@sema-agent/core";
 import { z } from "zod";
 
 /** An approval decision carried by a DataPart, checked like `DecideApprovalRequest`. */
@@ -20,17 +19,23 @@ export const DecisionPart = z.strictObject({
 });
 export type DecisionPart = z.infer<typeof DecisionPart>;
 
+/** A content part as `/v1` bodies carry it (bytes base64-encoded). */
+export type InputPart =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mediaType: string }
+  | { type: "file"; data: string; mediaType: string; filename?: string };
+
 /** What a message asks for: its text (possibly empty), its content parts, any approval decisions. */
 export interface MessageInput {
   text: string;
   /** The text, images and files in order; only text parts when the message has no attachment. */
-  parts: ContentPart[];
+  parts: InputPart[];
   /** Whether an image or a file came with it (then `parts` is the input, not `text`). */
   attachments: boolean;
   decisions: DecisionPart[];
 }
 
-function mediaPart(data: Uint8Array | URL, mediaType: string, filename: string, index: number): ContentPart {
+function mediaPart(data: string, mediaType: string, filename: string, index: number): InputPart {
   if (mediaType === "")
     throw new ContentTypeNotSupportedError(`params.message.parts.${index}: a file part needs its mediaType`);
   if (mediaType.startsWith("image/")) return { type: "image", data, mediaType };
@@ -42,7 +47,7 @@ export function readMessage(message: Message | undefined): MessageInput {
   if (message === undefined) throw new RequestMalformedError("params.message is required");
   if (message.parts.length === 0) throw new RequestMalformedError("params.message.parts is empty");
   const texts: string[] = [];
-  const parts: ContentPart[] = [];
+  const parts: InputPart[] = [];
   const decisions: DecisionPart[] = [];
   message.parts.forEach((part, index) => {
     const content = part.content;
@@ -50,15 +55,11 @@ export function readMessage(message: Message | undefined): MessageInput {
       texts.push(content.value);
       parts.push({ type: "text", text: content.value });
     } else if (content?.$case === "raw") {
-      parts.push(mediaPart(new Uint8Array(content.value), part.mediaType, part.filename, index));
+      parts.push(mediaPart(Buffer.from(content.value).toString("base64"), part.mediaType, part.filename, index));
     } else if (content?.$case === "url") {
-      let url: URL;
-      try {
-        url = new URL(content.value);
-      } catch {
-        throw new RequestMalformedError(`params.message.parts.${index}: the url is not a valid URL`);
-      }
-      parts.push(mediaPart(url, part.mediaType, part.filename, index));
+      throw new ContentTypeNotSupportedError(
+        `params.message.parts.${index}: a url part is not fetched: send the file's bytes (raw)`,
+      );
     } else if (content?.$case === "data") {
       const parsed = DecisionPart.safeParse(content.value);
       if (!parsed.success) {
@@ -71,7 +72,7 @@ export function readMessage(message: Message | undefined): MessageInput {
       decisions.push(parsed.data);
     } else
       throw new ContentTypeNotSupportedError(
-        `params.message.parts.${index}: a part must be text, a file (raw or url) or an approval DataPart`,
+        `params.message.parts.${index}: a part must be text, a file's bytes (raw) or an approval DataPart`,
       );
   });
   const attachments = parts.some((part) => part.type !== "text");

@@ -3,6 +3,8 @@
  * PostgreSQL task store, on any `pg.Pool`-shaped object (usually the store's own pool), like
  * `PostgresTokenStore`. The table is created on first use under an advisory lock. A subpath
  * export (`@sema-agent/server/postgres-a2a-push`).
+ *
+ * @module @sema-agent/server/postgres-a2a-push
  */
 import type { SqlPool } from "../ingress/postgres-token-store.ts";
 import type { PushConfig, PushConfigStore } from "./push-config-store.ts";

@@ -26,6 +26,7 @@ export interface PushConfig {
 export interface PushConfigStore {
   /** Insert or replace the config `(taskId, id)`. */
   put(config: PushConfig): Promise<void>;
+  /** The config `(taskId, id)`, if there is one. */
   get(taskId: string, id: string): Promise<PushConfig | undefined>;
   /** A task's configs, oldest first. */
   list(taskId: string): Promise<PushConfig[]>;
@@ -35,6 +36,7 @@ export interface PushConfigStore {
   all(): Promise<PushConfig[]>;
   /** Move a config's cursor forward (never back). */
   advance(taskId: string, id: string, seq: number): Promise<void>;
+  /** Release what the store holds (a database handle); a pool passed in stays open. */
   close(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@
  * SDK's JSON-RPC transport handler (and the REST binding here) call it; its state is the task log
  * itself, not the SDK's `TaskStore` and in-memory event bus: a stream is `store.watch` read
  * through `TaskProjection`, so resubscribe replays from the log and survives a restart, and every
- * action goes through the same task actions as `/v1` (`tasks/task-actions.ts`).
+ * action goes through the same task actions as `/v1` and MCP (`tasks/`).
  */
 import { randomUUID } from "node:crypto";
 import type {
@@ -35,8 +35,11 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Caller } from "../ingress/caller.ts";
 import type { RouteDeps } from "../routes/deps.ts";
+import { cancelTaskFor } from "../tasks/cancel-task.ts";
+import { createTaskFor } from "../tasks/create-task.ts";
+import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import { ownTask } from "../tasks/own-task.ts";
-import { cancelAs, decideAs, sendInputAs, startTaskAs } from "../tasks/task-actions.ts";
+import { sendTaskInput } from "../tasks/send-task-input.ts";
 import { callerOf, signalOf } from "./caller-context.ts";
 import { cancelError, toA2AError } from "./errors.ts";
 import { readMessage } from "./message-input.ts";
@@ -102,12 +105,16 @@ export class SemaA2AHandler implements A2ARequestHandler {
         throw new RequestMalformedError("an approval decision must name its task (params.message.taskId)");
       const contextId =
         message.contextId === "" ? randomUUID() : checkId(message.contextId, "params.message.contextId");
-      const taskId = await startTaskAs(this.#deps, caller, {
-        objective: input.attachments ? input.parts : input.text,
-        agent: this.#agent,
-        metadata: { [META.contextId]: contextId, [META.messageId]: message.messageId.slice(0, ID_MAX) },
-        path: "params.message.parts",
-      });
+      const taskId = await createTaskFor(
+        this.#deps,
+        caller,
+        {
+          objective: input.attachments ? input.parts : input.text,
+          agent: this.#agent,
+          metadata: { [META.contextId]: contextId, [META.messageId]: message.messageId.slice(0, ID_MAX) },
+        },
+        "params.message",
+      );
       return { taskId };
     }
     const taskId = message.taskId;
@@ -118,13 +125,16 @@ export class SemaA2AHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError(
         "the task has ended: send the follow-up without a taskId (same contextId) to start a new task in the context",
       );
-    for (const decision of input.decisions)
-      await decideAs(this.#deps, caller, taskId, { ...decision, reasonPath: "params.message.parts.data.reason" });
+    for (const { callId, ...decision } of input.decisions)
+      await decideTaskApproval(this.#deps, caller, taskId, callId, decision, "params.message.parts.data");
     if (input.text.trim() !== "" || input.attachments)
-      await sendInputAs(this.#deps, caller, taskId, {
-        text: input.attachments ? input.parts : input.text,
-        path: "params.message.parts",
-      });
+      await sendTaskInput(
+        this.#deps,
+        caller,
+        taskId,
+        { text: input.attachments ? input.parts : input.text },
+        "params.message",
+      );
     else if (input.decisions.length === 0) throw new RequestMalformedError("params.message has no text");
     return { taskId, after: await this.#load(caller, taskId) };
   }
@@ -235,7 +245,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
     const caller = callerOf(context);
     await mapped(() => ownTask(this.#deps.store, checkId(params.id, "params.id"), caller));
     try {
-      await cancelAs(this.#deps, caller, params.id, { reasonPath: "params.metadata" });
+      await cancelTaskFor(this.#deps.store, caller, params.id, undefined);
     } catch (error) {
       throw cancelError(error);
     }

@@ -3,6 +3,8 @@
  * SQLite file (one file to back up). Created here under a name no store migration uses, as
  * `SqliteTokenStore` does; a subpath export (`@sema-agent/server/sqlite-a2a-push`), so only a
  * deployment on SQLite loads the driver.
+ *
+ * @module @sema-agent/server/sqlite-a2a-push
  */
 // Through the SQLite package's loader, as the token store: a static `node:sqlite` import here
 // would print Node 22's ExperimentalWarning whenever this entry is imported before the store.

@@ -9,8 +9,14 @@
 import type { StreamEvent } from "@sema-agent/core";
 import { type EphemeralEvent, isEphemeral } from "@sema-agent/core/protocol";
 
+/** A subscriber of one task's live ephemeral events (it must not throw). */
 export type EphemeralListener = (event: EphemeralEvent) => void;
 
+/**
+ * The in-process hub of live ephemeral events: workers in this process `publish` their `emit` to it,
+ * and the API's event streams subscribe per task. Best effort and live only; stored events come
+ * from the store.
+ */
 export class EventHub {
   readonly #listeners = new Map<string, Set<EphemeralListener>>();
 

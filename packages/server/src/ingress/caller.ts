@@ -6,9 +6,16 @@
 import type { ActorAssertion } from "@sema-agent/core";
 import type { Role } from "./token-store.ts";
 
+/**
+ * An authenticated caller: the principal whose tasks it may reach, the actor it speaks as, its roles
+ * and token, and a check that the token is still valid. Minted by an {@link Ingress} from credentials only.
+ */
 export interface Caller {
+  /** Whose tasks the request may reach. */
   principal: string;
+  /** Who the request speaks as: the token's actor (verified), or a relayed speaker (unverified). */
   actor: ActorAssertion;
+  /** What the token may do beyond speaking for its actor (`approver`, `supervisor`). */
   roles: ReadonlySet<Role>;
   /** The token that authenticated the request. */
   tokenId: string;
@@ -29,5 +36,6 @@ export interface Credentials {
 
 /** Authenticates requests. Throws an `HttpError` (401 for credentials, 400 for a malformed speaker). */
 export interface Ingress {
+  /** The caller of a request with these credentials; throws an `HttpError` (401, or 400 for a malformed speaker). */
   authenticate(credentials: Credentials): Promise<Caller>;
 }

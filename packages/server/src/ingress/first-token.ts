@@ -1,6 +1,7 @@
 /** The first start of a server: with no token at all, one for principal `local` with every role. */
 import { type CreatedToken, ROLES, type TokenStore } from "./token-store.ts";
 
+/** The principal (and actor) of the first token a fresh server creates: `local`, the principal `startTask` defaults to. */
 export const LOCAL_PRINCIPAL = "local";
 
 /**

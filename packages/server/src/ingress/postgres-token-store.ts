@@ -21,9 +21,13 @@ import {
 
 /** The part of `pg.Pool` the store uses. */
 export interface SqlPool {
+  /** Run one parameterized statement (`$1`, `$2` …) and return its rows. */
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
+/**
+ * The pool a `PostgresTokenStore` queries (usually the task store's, whose owner ends it) and the schema of its table.
+ */
 export interface PostgresTokenStoreOptions {
   pool: SqlPool;
   /** The schema of the table (the task store's). Default `sema`. */

@@ -5,6 +5,10 @@
  */
 import { parseDisplayName } from "./display-name.ts";
 
+/**
+ * The header (lower case) through which a shared front end relays the display name of the person it
+ * serves; it becomes an unverified actor.
+ */
 export const SPEAKER_HEADER = "x-sema-speaker";
 const PATH = "headers.x-sema-speaker";
 

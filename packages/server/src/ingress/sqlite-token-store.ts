@@ -21,9 +21,11 @@ import {
   tokenIdOf,
 } from "./token-store.ts";
 
+/** Where a `SqliteTokenStore` keeps its table, its clock, and how long it waits for a write lock. */
 export interface SqliteTokenStoreOptions {
   /** The database file (created if missing): usually the task store's own file. */
   path: string;
+  /** Milliseconds since the epoch, for `createdAt` and `revokedAt`. Default `Date.now`. */
   now?: () => number;
   /** How long to wait for another connection's write lock. Default 5000 ms. */
   busyTimeoutMs?: number;

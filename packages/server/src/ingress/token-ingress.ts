@@ -8,6 +8,7 @@ import type { Caller, Credentials, Ingress } from "./caller.ts";
 import { parseSpeaker } from "./speaker.ts";
 import type { TokenStore } from "./token-store.ts";
 
+/** The `issuer` of the verified actor a bearer token authenticates. */
 export const TOKEN_ISSUER = "sema-token";
 
 export interface TokenIngressOptions {
@@ -25,6 +26,12 @@ function unauthorized(message: string): HttpError {
   return new HttpError(401, "Unauthorized", message, { headers: { "WWW-Authenticate": 'Bearer realm="sema"' } });
 }
 
+/**
+ * The bearer-token {@link Ingress} over `tokens`: `Authorization: Bearer sema_…` authenticates as
+ * the token's principal, actor (verified, issuer {@link TOKEN_ISSUER}) and roles; with
+ * `X-Sema-Speaker` the actor is the relayed name, unverified, issued by the token's actor. Open
+ * streams recheck the token (answers cached `validityCacheMs`, default 250 ms).
+ */
 export function createTokenIngress(tokens: TokenStore, options: TokenIngressOptions = {}): Ingress {
   const now = options.now ?? Date.now;
   const cacheMs = options.validityCacheMs ?? 250;

@@ -11,6 +11,7 @@ import { z } from "zod";
 /** What a token may do beyond speaking for its actor on its principal's tasks. */
 export type Role = "approver" | "supervisor";
 
+/** Every role, for a token that may do everything (the first token has them all). */
 export const ROLES: readonly Role[] = ["approver", "supervisor"];
 
 /** A stored token, without its secret. */
@@ -26,21 +27,28 @@ export interface TokenRecord {
   revokedAt?: string;
 }
 
+/** A new token's principal, actor id (default: the principal) and roles (default none). */
 export interface CreateTokenInput {
   principal: string;
   /** Default: the principal's name. */
   actorId?: string;
+  /** What the token may do beyond speaking for its actor. Default none. */
   roles?: readonly Role[];
 }
 
 /** A freshly minted token: the secret is returned here and never stored. */
 export interface CreatedToken {
+  /** The secret (`sema_<tokenId>_…`): shown once, never stored (only its hash is). */
   token: string;
   record: TokenRecord;
 }
 
 /** Where token records live. Implementations never see or keep a plaintext secret except in `create`'s return. */
 export interface TokenStore {
+  /**
+   * Mint a token and store its record under the secret's hash. The secret is in the result only, once.
+   * Bad input (an unknown key, an invalid principal or actor id, an unknown role) throws before anything is stored.
+   */
   create(input: CreateTokenInput): Promise<CreatedToken>;
   /** The live record of a presented secret, or undefined (unknown, malformed or revoked). */
   verify(token: string): Promise<TokenRecord | undefined>;
@@ -53,6 +61,7 @@ export interface TokenStore {
    * several servers that may start at the same moment. Undefined when there already was one.
    */
   createFirst?(input: CreateTokenInput): Promise<CreatedToken | undefined>;
+  /** Release the store's resources (a connection it opened; a pool it was given stays open). */
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@
 import { type AnyRouteSpec, route } from "../route.ts";
 import { DecideApprovalRequest, DecideApprovalResponse } from "../schemas/actions.ts";
 import { ApprovalParams } from "../schemas/common.ts";
-import { decideAs } from "../tasks/task-actions.ts";
+import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import type { RouteDeps } from "./deps.ts";
 
 export function approvalRoutes(deps: RouteDeps): AnyRouteSpec[] {
@@ -18,12 +18,7 @@ export function approvalRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 200: { description: "Recorded.", schema: DecideApprovalResponse } },
       errors: [400, 401, 403, 404, 409, 413, 415, 429],
       async handler({ params, body, caller, context }) {
-        const decided = await decideAs(deps, caller, params.taskId, {
-          ...body,
-          callId: params.callId,
-          reasonPath: "body.reason",
-        });
-        return context.json({ callId: decided.callId, decision: decided.decision, digest: decided.digest });
+        return context.json(await decideTaskApproval(deps, caller, params.taskId, params.callId, body));
       },
     }),
   ];

@@ -10,8 +10,8 @@ import { HttpError as ApiError } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { CancelRequest, CancelResponse, EmptyRequest, InterruptResponse, ResumeResponse } from "../schemas/actions.ts";
 import { TaskParams } from "../schemas/common.ts";
+import { cancelTaskFor } from "../tasks/cancel-task.ts";
 import { ownTask } from "../tasks/own-task.ts";
-import { cancelAs } from "../tasks/task-actions.ts";
 import type { RouteDeps } from "./deps.ts";
 
 export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
@@ -53,7 +53,7 @@ export function controlRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 404, 409, 413, 415, 429],
       async handler({ params, body, caller, context }) {
         // Core refuses a task that has ended (completed, failed or cancelled): a 409.
-        await cancelAs(deps, caller, params.taskId, { reason: body.reason, reasonPath: "body.reason" });
+        await cancelTaskFor(store, caller, params.taskId, body.reason);
         return context.json({ taskId: params.taskId, cancelled: true as const });
       },
     }),

@@ -1,13 +1,13 @@
 /** `POST /v1/tasks`, `GET /v1/tasks`, `GET /v1/tasks/{taskId}`. */
-import { loadTaskOverview, type Store } from "@sema-agent/core";
+import type { Store } from "@sema-agent/core";
 import type { BlobAttachment } from "@sema-agent/core/protocol";
 import { HttpError } from "../http-error.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { BlobParams, TaskParams } from "../schemas/common.ts";
 import { CreateTaskRequest, CreateTaskResponse, ListTasksQuery, TaskDetail, TaskPage } from "../schemas/tasks.ts";
+import { createTaskFor } from "../tasks/create-task.ts";
 import { ownTask } from "../tasks/own-task.ts";
-import { startTaskAs } from "../tasks/task-actions.ts";
-import { taskDetail, taskListItem } from "../tasks/task-view.ts";
+import { listTasksOf, readTaskDetail } from "../tasks/read-task.ts";
 import type { RouteDeps } from "./deps.ts";
 
 export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
@@ -24,13 +24,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 413, 415, 429],
       contentBody: true,
       async handler({ body, caller, context }) {
-        const taskId = await startTaskAs(deps, caller, {
-          objective: body.objective,
-          agent: body.agent,
-          metadata: body.metadata,
-          settings: body.settings,
-          path: "body.objective",
-        });
+        const taskId = await createTaskFor(deps, caller, body);
         context.header("Location", `/v1/tasks/${taskId}`);
         return context.json({ taskId, status: "created" as const }, 201);
       },
@@ -45,14 +39,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 200: { description: "A page of tasks.", schema: TaskPage } },
       errors: [400, 401, 429],
       async handler({ query, caller, context }) {
-        const page = await store.listTasks({
-          principal: caller.principal,
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-          limit: query.limit ?? 50,
-        });
-        const tasks = await Promise.all(page.tasks.map((record) => taskListItem(store, record)));
-        return context.json(page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor });
+        return context.json(await listTasksOf(store, caller, query));
       },
     }),
     route({
@@ -97,9 +84,8 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 200: { description: "The task.", schema: TaskDetail } },
       errors: [400, 401, 404, 429],
       async handler({ params, caller, context }) {
-        const record = await ownTask(store, params.taskId, caller);
         // The record's summary and the few events it points at: the cost does not grow with the log.
-        return context.json(taskDetail(record, await loadTaskOverview(store, record)));
+        return context.json(await readTaskDetail(store, caller, params.taskId));
       },
     }),
   ];

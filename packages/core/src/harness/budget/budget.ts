@@ -11,16 +11,24 @@ import type { Usage } from "../../protocol/transcript.ts";
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
+  /** US dollars per million input tokens. */
   input: number;
+  /** US dollars per million output tokens. */
   output: number;
   /** Cached input, when the provider bills it apart. Default: `input`. */
   cachedInput?: number;
 }
 
+/**
+ * Per-task limits on model turns, tokens, cost (in US dollars, from `prices`) and active time. Reaching
+ * one parks the task (or fails it, with `onExceeded: "fail"`); unset limits do not apply.
+ */
 export interface Budget {
+  /** Model turns over the whole task. */
   maxTurns?: number;
   /** Input plus output tokens over the whole task. */
   maxTokens?: number;
+  /** US dollars over the whole task, priced by `prices` (a model without a price costs nothing). */
   maxCostUsd?: number;
   /** Time spent in legs (parked time does not count). */
   maxActiveMs?: number;
@@ -33,6 +41,7 @@ export interface Budget {
   prices?: Record<string, ModelPrice>;
 }
 
+/** Which budget limit a task reached (recorded in the park's detail). */
 export type BudgetLimit = "turns" | "tokens" | "cost" | "time";
 
 /** The price of `modelId` (`provider:id` or a bare id) in `prices`: the longest key it starts with. */

@@ -31,6 +31,7 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown
 export interface HookContext {
   readonly taskId: string;
   readonly legId: string;
+  /** The task's principal. */
   readonly principal: string;
   /** The folded state when the hook runs; read-only (the harness owns it). */
   readonly state: DeepReadonly<TaskState>;
@@ -38,9 +39,14 @@ export interface HookContext {
 
 /** Words for the model, delivered in a `<system-reminder>` before its next call. */
 export interface HookFeedback {
+  /** Text for the model, framed as a `<system-reminder>` and recorded as `hook_feedback`. */
   feedback?: string;
 }
 
+/**
+ * What a `beforeTool` hook decides for a call: run it, deny it with a reason the model sees, ask a
+ * person, or run it with another input.
+ */
 export type BeforeToolDecision =
   | { action: "allow" }
   | { action: "deny"; reason: string }
@@ -79,6 +85,10 @@ export interface Hooks {
 /** A hook's name, as recorded in `hook_failed` notes and `hook_feedback` events. */
 export type HookName = keyof Hooks;
 
+/**
+ * How hooks are run: their timeout, whether a failing hook fails open or closed, and how often
+ * `onStop` may send the agent back to work.
+ */
 export interface HookSettings {
   /** Default 10 s per call. */
   timeoutMs?: number;

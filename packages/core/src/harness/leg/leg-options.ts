@@ -5,6 +5,10 @@
 import type { Lease } from "../../ports/store.ts";
 import type { LegStartedEvent } from "../../protocol/task-event.ts";
 
+/**
+ * What one leg run may be given besides the host's options: signals to stop it (park for any host,
+ * or park for a person), its trigger, and a lease already taken.
+ */
 export interface LegOptions {
   /**
    * Aborting parks the task at its next step as `parked:shutdown` (its tools see their signal):

@@ -11,6 +11,10 @@ import type { CompactionEvent } from "../../protocol/task-event.ts";
 import type { TranscriptEntry } from "../../protocol/transcript.ts";
 import { type StepResult, streamModelTurn } from "./stream-turn.ts";
 
+/**
+ * When and how a long transcript is summarized: the model's context window, the share of it that
+ * triggers a compaction, how many recent turns stay verbatim, and which model writes the summary.
+ */
 export interface CompactionSettings {
   /** The model's context window, in tokens. */
   contextWindowTokens: number;

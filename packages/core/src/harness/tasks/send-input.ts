@@ -13,6 +13,10 @@ import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 
+/**
+ * A human input to a task: its text or content parts, which lane and carrier it takes, who sent it,
+ * what happens if a leg is running, and an idempotency key.
+ */
 export interface SendInputOptions {
   /**
    * The input: text, recorded as `sanitizeHumanText` leaves it for its lane, or content parts
@@ -38,6 +42,10 @@ export interface SendInputOptions {
   inputId?: string;
 }
 
+/**
+ * What `sendInput` recorded: the input's id and its first delivery stage — `received` by a running
+ * leg, `parked` for the next one, or `dropped` when the policy `reject` met a running leg.
+ */
 export interface SentInput {
   inputId: string;
   delivery: HumanInputDelivery;

@@ -34,6 +34,11 @@ export const SETTING_KEYS = [
   "providerOptions",
 ] as const;
 
+/**
+ * A new task: its objective (text or content parts), whose authority it runs on, who asked, the
+ * agent and model to record, optional ids and metadata, and model settings that win over the
+ * agent's for this task.
+ */
 export interface StartTaskInput {
   /**
    * The task's objective: text, recorded as `sanitizeHumanText` leaves it on the user lane, or

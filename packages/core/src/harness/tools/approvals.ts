@@ -39,6 +39,10 @@ export async function approvalRequest(
   return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: await sha256Hex(inputJson) };
 }
 
+/**
+ * A person's decision on a requested approval: the call, the digest they were shown, approve or
+ * deny (for this call or for the tool for the rest of the task), and who decided as which principal.
+ */
 export interface Decision {
   callId: string;
   /** The digest of the input being approved, as shown to the person deciding. */
@@ -63,6 +67,7 @@ export type CanApprove = (
   call: ApprovalState & { taskPrincipal: string; taskAgent?: string },
 ) => boolean | Promise<boolean>;
 
+/** The default approval rule: only a verified actor authenticated as the task's own principal may decide. */
 export const defaultCanApprove: CanApprove = (actor, principal, call) =>
   actor.verified === true && principal === call.taskPrincipal;
 

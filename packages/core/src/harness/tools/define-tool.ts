@@ -72,6 +72,10 @@ export function jsonSchema<Input = JsonSchemaObject>(schema: JsonSchemaObject): 
   };
 }
 
+/**
+ * What `defineTool` takes: a {@link Tool} whose `inputSchema` may be a zod / Standard Schema, a
+ * `jsonSchema(...)` or a plain JSON Schema object, with `jsonSchema` derived when not given.
+ */
 export type ToolDefinition<S extends ToolInputSchema, Name extends string = string> = Omit<
   Tool<ToolInputOf<S>, Name>,
   "inputSchema" | "jsonSchema"
