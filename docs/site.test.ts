@@ -16,6 +16,7 @@ const REQUIRED = [
   "guide/steering.md",
   "guide/approvals-and-hooks.md",
   "guide/tools-and-mcp.md",
+  "guide/a2a-client.md",
   "guide/delegation-and-budgets.md",
   "guide/stores.md",
   "guide/serving.md",

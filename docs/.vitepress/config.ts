@@ -37,6 +37,7 @@ export default defineConfig({
           { text: "Steering", link: "/guide/steering" },
           { text: "Approvals and hooks", link: "/guide/approvals-and-hooks" },
           { text: "Tools and MCP", link: "/guide/tools-and-mcp" },
+          { text: "Delegating to A2A agents", link: "/guide/a2a-client" },
           { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },
           { text: "Stores and crash recovery", link: "/guide/stores" },
           { text: "Serving", link: "/guide/serving" },

@@ -14,13 +14,13 @@ const scratch = mkdtempSync(join(tmpdir(), "sema-rings-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Lint `files` (path under packages/core/src → content) with biome.json; the rule names reported per file. */
-function lint(files: Record<string, string>): Record<string, string[]> {
+function lint(files: Record<string, string>, root = "packages/core/src"): Record<string, string[]> {
   const dir = mkdtempSync(join(scratch, "case-"));
   const config = JSON.parse(readFileSync(join(repo, "biome.json"), "utf8")) as Record<string, unknown>;
   // The scratch tree is no git checkout: the ignore file is the repository's concern, not the rings'.
   writeFileSync(join(dir, "biome.json"), JSON.stringify({ ...config, vcs: { enabled: false } }));
   for (const [path, text] of Object.entries(files)) {
-    const full = join(dir, "packages/core/src", path);
+    const full = join(dir, root, path);
     mkdirSync(dirname(full), { recursive: true });
     writeFileSync(full, text);
   }
@@ -35,7 +35,10 @@ function lint(files: Record<string, string>): Record<string, string[]> {
     out = String((error as { stdout?: unknown }).stdout ?? "");
   }
   const found: Record<string, string[]> = {};
-  for (const match of out.matchAll(/^::error title=lint\/(\w+\/\w+),file=[^,]*packages\/core\/src\/([^,]+),/gm)) {
+  const under = root.replaceAll("/", "\\/");
+  for (const match of out.matchAll(
+    new RegExp(`^::error title=lint\\/(\\w+\\/\\w+),file=[^,]*${under}\\/([^,]+),`, "gm"),
+  )) {
     const [, rule, file] = match;
     if (rule !== undefined && file !== undefined) found[file] = [...(found[file] ?? []), rule];
   }
@@ -102,5 +105,20 @@ describe("the rings, as linted", () => {
       "core/a.ts": ["suspicious/noImportCycles"],
       "core/b.ts": ["suspicious/noImportCycles"],
     });
+  });
+
+  it("keeps the a2a adapter on core's public entries and the A2A client: no host, test-only code or A2A server", () => {
+    const found = lint(
+      {
+        "probe.ts":
+          'import { createApp } from "@sema-agent/server";\nimport { ScriptedModel } from "@sema-agent/core/testing";\nimport { DefaultRequestHandler } from "@a2a-js/sdk/server";\nimport express from "express";\nexport const x = [createApp, ScriptedModel, DefaultRequestHandler, express];\n',
+        "allowed.ts":
+          'import { defineTool } from "@sema-agent/core";\nimport { checkConfig } from "@sema-agent/core/protocol";\nimport { ClientFactory } from "@a2a-js/sdk/client";\nexport const x = [defineTool, checkConfig, ClientFactory];\n',
+        "probe.test.ts":
+          'import { ScriptedModel } from "@sema-agent/core/testing";\nimport express from "express";\nexport const x = [ScriptedModel, express];\n',
+      },
+      "packages/a2a/src",
+    );
+    expect(found).toEqual({ "probe.ts": Array(4).fill("style/noRestrictedImports") });
   });
 });

@@ -144,6 +144,8 @@ function describe(event, show) {
         `Child task ${event.childTaskId} ${event.phase}${event.status ? `: ${event.status}` : ""}`,
         [event.result === undefined ? undefined : pre(event.result)],
       ];
+    case "parent_notified":
+      return ["Parent task told how this task ended", []];
     case "compaction":
       return [`Compacted through event ${event.throughSeq}`, [pre(event.summary)]];
     case "wake_scheduled":

@@ -1,7 +1,17 @@
 // Restarts on a real file: the process that set a timer, parked for an approval or died mid-leg
 // is gone; a new one opens the same SQLite file and carries every task on.
-import { decideApproval, defineTool, fold, runLeg, startTask, wakeAt } from "@sema-agent/core";
-import { ScriptedModel } from "@sema-agent/core/testing";
+import {
+  type Agent,
+  cancel,
+  decideApproval,
+  defineTool,
+  fold,
+  type ModelRequest,
+  runLeg,
+  startTask,
+  wakeAt,
+} from "@sema-agent/core";
+import { dyingStore, ScriptedModel, SimulatedDeath } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { SqliteStore } from "./sqlite-store.ts";
@@ -98,6 +108,61 @@ describe("across a restart (SQLite file)", () => {
     expect(await runLeg({ store: after, agent: { model } }, taskId)).toMatchObject({ status: "completed" });
     const blobs = [...(model.requests[0]?.blobs?.values() ?? [])];
     expect(blobs.map((bytes) => Array.from(bytes))).toEqual([Array.from(png)]);
+    await after.close();
+  });
+  it("a child cancelled by a process that died before telling the parent wakes the parent after the restart", async () => {
+    const path = tempDb();
+    const deploy = defineTool({
+      name: "deploy",
+      description: "deploy",
+      inputSchema: z.object({}),
+      needsApproval: true,
+      execute: () => "deployed",
+    });
+    const agent = (): Agent => ({
+      model: new ScriptedModel(
+        Array.from({ length: 10 }, () => (request: ModelRequest) => {
+          const first = request.transcript[0];
+          const turn = request.transcript.filter((entry) => entry.role === "assistant").length;
+          if (first?.role === "user" && first.content === "Deploy it")
+            return turn === 0 ? { toolCalls: [{ name: "deploy", input: {} }] } : { text: "Deployed." };
+          if (turn === 0) return { toolCalls: [{ name: "delegate", input: { objective: "Deploy it" } }] };
+          const answer = request.transcript.findLast((entry) => entry.role === "tool");
+          return { text: answer?.role === "tool" ? answer.content : "?" };
+        }),
+      ),
+      tools: [deploy],
+      delegation: {},
+    });
+    const before = new SqliteStore({ path });
+    const parent = await startTask(before, { objective: "Ship" });
+    expect(await runLeg({ store: before, agent: agent() }, parent)).toMatchObject({ parkedReason: "child" });
+    const [spawned] = (await before.read(parent)).filter((e) => e.type === "child_task");
+    const child = spawned?.type === "child_task" ? spawned.childTaskId : "";
+    // The canceller's task_cancelled commits, then its process dies before the parent hears of it.
+    await expect(cancel(dyingStore(before, { appendsBeforeDeath: 0, when: "after" }), child)).rejects.toBeInstanceOf(
+      SimulatedDeath,
+    );
+    await before.close();
+
+    const after = new SqliteStore({ path });
+    expect((await after.getTask(parent)).summary.runnable).toBe(false);
+    const claims = await after.claimRunnable({ holder: { id: "worker" }, ttlMs: 5000, limit: 10 });
+    expect(claims.map((claim) => claim.task.taskId)).toEqual([child]);
+    const claim = claims[0];
+    if (claim === undefined) throw new Error("no claim");
+    // The child has nothing left to run: its leg only tells the parent.
+    expect(await runLeg({ store: after, agent: agent() }, child, { lease: claim.lease })).toMatchObject({
+      status: "cancelled",
+    });
+    expect((await after.listRunnable()).map((record) => record.taskId)).toEqual([parent]);
+    expect(await runLeg({ store: after, agent: agent() }, parent)).toMatchObject({
+      status: "completed",
+      result: `The sub-agent's task ${child} was cancelled.`,
+    });
+    const results = (await after.read(parent)).filter((e) => e.type === "child_task" && e.phase === "result");
+    expect(results).toHaveLength(1);
+    expect(await after.listRunnable()).toEqual([]);
     await after.close();
   });
 });

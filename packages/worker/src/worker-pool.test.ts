@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { type Agent, MemoryStore, type ModelRequest, startTask, wake } from "@sema-agent/core";
+import { type Agent, cancel, MemoryStore, type ModelRequest, startTask, wake } from "@sema-agent/core";
 import { processSpace } from "@sema-agent/core/node";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentRegistry } from "./agent-registry.ts";
-import { scriptedAgent } from "./test-support/scripted-agent.ts";
+import { scriptedAgent, writeTool } from "./test-support/scripted-agent.ts";
 import { type EventSink, type StopResult, startWorkers, type WorkerPool } from "./worker-pool.ts";
 
 let pool: WorkerPool | undefined;
@@ -247,6 +247,55 @@ describe("startWorkers", () => {
     expect(await resultOf(named)).toMatchObject({ result: "helped" });
     expect(await resultOf(unnamed)).toMatchObject({ result: "as main" });
     expect(other.model.calls).toBe(0);
+    expect(errors).toEqual([]);
+  });
+  it("resumes a parent waiting on a child that was cancelled on its own", async () => {
+    const store = new MemoryStore();
+    // The parent waits for one child, which parks on an approval nobody gives.
+    const main: Agent = {
+      model: new ScriptedModel(
+        Array.from({ length: 10 }, () => (request: ModelRequest) => {
+          const first = request.transcript[0];
+          const turn = request.transcript.filter((entry) => entry.role === "assistant").length;
+          if (first?.role === "user" && first.content === "deploy it")
+            return turn === 0 ? { toolCalls: [{ name: "write_note", input: { text: "v2" } }] } : { text: "noted" };
+          if (turn === 0) return { toolCalls: [{ name: "delegate", input: { objective: "deploy it" } }] };
+          const answer = request.transcript.findLast((entry) => entry.role === "tool");
+          return { text: `parent saw: ${answer?.role === "tool" ? answer.content : "nothing"}` };
+        }),
+        { mode: "by-transcript", id: "main" },
+      ),
+      tools: [writeTool],
+      delegation: {},
+    };
+    const parent = await startTask(store, { objective: "ship", agent: "main" });
+    const errors: unknown[] = [];
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ main }, "main"),
+      pollMs: 20,
+      onError: (error) => errors.push(error),
+    });
+    const child = async () => (await store.read(parent)).find((e) => e.type === "child_task" && e.phase === "spawned");
+    await advanceUntil(async () => {
+      const spawned = await child();
+      return (
+        spawned?.type === "child_task" &&
+        (await status(store, spawned.childTaskId)) === "parked" &&
+        (await status(store, parent)) === "parked" &&
+        pool?.running().length === 0
+      );
+    });
+    const spawned = await child();
+    const childId = spawned?.type === "child_task" ? spawned.childTaskId : "";
+    // Nothing to do until the cancel: the parent waits, the child waits for a person.
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await status(store, parent)).toBe("parked");
+    await cancel(store, childId, { reason: "not needed" });
+    await advanceUntil(async () => (await status(store, parent)) === "completed");
+    const done = (await store.read(parent)).find((e) => e.type === "task_completed");
+    expect(done).toMatchObject({ result: `parent saw: The sub-agent's task ${childId} was cancelled.` });
+    expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([]);
     expect(errors).toEqual([]);
   });
 });

@@ -107,6 +107,21 @@ describe("v1 fixtures", () => {
     ]);
   });
 
+  it("tool_checkpoint: a crashed call keeps its last checkpoint for the re-run", () => {
+    const state = fold(load("tool_checkpoint"));
+    expect(state.openToolCalls).toEqual([
+      {
+        callId: "call-1",
+        name: "billing",
+        input: { message: "Total for November?" },
+        started: true,
+        attempt: 1,
+        legId: "leg-1",
+        checkpoint: { phase: "accepted", remoteTaskId: "r-1" },
+      },
+    ]);
+  });
+
   it("tool_result: each call answered once with the stored content", () => {
     const state = fold(load("tool_result"));
     expect(state.openToolCalls).toEqual([]);
@@ -186,6 +201,20 @@ describe("v1 fixtures", () => {
       { childTaskId: "t-child", callId: "call-1", status: "completed", result: "Three sources found." },
     ]);
     expect(state.summary).toMatchObject({ status: "parked", parkedReason: "child", runnable: true });
+  });
+
+  it("parent_notified: a child's end is due to its parent until it is reported, then nothing is", () => {
+    const events = load("parent_notified");
+    expect(fold(events.slice(0, 1)).summary).toMatchObject({ parentReport: "pending", runnable: true });
+    expect(fold(events.slice(0, -1)).summary).toMatchObject({
+      status: "completed",
+      parentReport: "due",
+      runnable: true,
+    });
+    const state = fold(events);
+    expect(state.summary).toMatchObject({ status: "completed", runnable: false });
+    expect(state.summary.parentReport).toBeUndefined();
+    expect(state.result).toBe("Sources: A, B, C.");
   });
 
   it("compaction: the summary replaces what it covers", () => {

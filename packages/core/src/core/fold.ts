@@ -15,10 +15,10 @@ import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; a snapshot of another version is ignored and the log refolded, so a reader
+ * `outputCorrections`; 3: `summary.parentReport`; a snapshot of another version is ignored and the log refolded, so a reader
  * never builds a request from a state that lacks what the log holds.
  */
-export const TASK_STATE_VERSION = 2;
+export const TASK_STATE_VERSION = 3;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -43,6 +43,8 @@ export interface OpenToolCall extends ToolCall {
   started: boolean;
   attempt: number;
   legId?: string;
+  /** The last `tool_checkpoint` the call recorded: what a re-run after a crash resumes from. */
+  checkpoint?: JsonValue;
 }
 
 /**
@@ -270,6 +272,13 @@ export class Folder {
         }
         break;
       }
+      case "tool_checkpoint": {
+        // Only a started call that is still open keeps a checkpoint: a late one is history only.
+        const index = s.openToolCalls.findIndex((open) => open.callId === event.callId);
+        const open = s.openToolCalls[index];
+        if (open?.started === true) s.openToolCalls[index] = { ...open, checkpoint: event.data };
+        break;
+      }
       case "tool_result": {
         // Only a call the model made and that is still open gets a result in the transcript, so
         // every call is answered exactly once whatever the log holds.
@@ -323,6 +332,7 @@ export class Folder {
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
+      case "parent_notified":
         break;
     }
     return this;

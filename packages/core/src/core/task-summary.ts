@@ -32,6 +32,15 @@ export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" || status === "cancelled";
 }
 
+/**
+ * Whether a child task has ended and its parent has not been told yet (see
+ * `TaskSummary.parentReport`). Only while it stays ended: a child woken and running again reports
+ * when it next ends.
+ */
+export function isEndReportDue(summary: TaskSummary): boolean {
+  return summary.parentReport === "due" && isTerminal(summary.status);
+}
+
 /** When the earliest unfired timer is due (ms), if any. */
 export function nextWakeAt(summary: TaskSummary): number | undefined {
   let next: number | undefined;
@@ -48,6 +57,8 @@ function hasInputs(summary: TaskSummary, carrier?: string): boolean {
 
 /** Whether a worker should start a leg: pending work while no leg runs. */
 function isRunnable(summary: TaskSummary): boolean {
+  // A child's end not yet reported to its parent: a worker makes the report (no leg).
+  if (isEndReportDue(summary)) return true;
   switch (summary.status) {
     case "created":
       return true;
@@ -166,6 +177,10 @@ function applySeqs(seqs: EventSeqs, event: TaskEvent, seq: number | undefined): 
 
 function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   switch (event.type) {
+    case "task_created":
+      return event.parentTaskId === undefined ? s : { ...s, parentReport: "pending" };
+    case "parent_notified":
+      return s.parentReport === undefined ? s : omit(s, "parentReport");
     case "leg_started": {
       const rest = omit(s, "parkedReason", "parkedDetail", "resumeRequested");
       return { ...rest, status: "running", legId: event.legId, childResults: 0 };
@@ -215,14 +230,19 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
     case "engine_note":
       return isResumeRequest(event) && s.status === "parked" ? { ...s, resumeRequested: true } : s;
     case "task_completed":
-      return { ...s, status: "completed" };
+      return { ...s, status: "completed", ...reportDue(s) };
     case "task_failed":
-      return { ...s, status: "failed" };
+      return { ...s, status: "failed", ...reportDue(s) };
     case "task_cancelled":
-      return { ...s, status: "cancelled" };
+      return { ...s, status: "cancelled", ...reportDue(s) };
     default:
       return s;
   }
+}
+
+/** A child's end makes its report to the parent due, unless one was made (the parent takes one result). */
+function reportDue(s: TaskSummary): { parentReport?: "due" } {
+  return s.parentReport === "pending" ? { parentReport: "due" } : {};
 }
 
 /** The summary of a whole sequence of events (stamped ones keep `seqs`; see {@link reduceSummary}). */

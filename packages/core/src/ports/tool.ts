@@ -17,6 +17,20 @@ export interface ToolContext {
   attempt: number;
   /** The task's principal: whose authority the call runs on. */
   principal: string;
+  /**
+   * On a re-run after a crash: the last value this call recorded with {@link ToolContext.checkpoint}
+   * (absent when it recorded none). A long tool resumes from it (reattaches to the remote job it
+   * started) instead of starting over.
+   */
+  lastCheckpoint?: JsonValue;
+  /**
+   * Record `data` (JSON, at most 16,384 characters as JSON text) in the task's log
+   * as a `tool_checkpoint` event; resolves once it is durable. Await it before the step it
+   * protects: a remote job's id recorded before waiting on the job means a crash reattaches rather
+   * than starting the job twice. Present when the tool runs in a leg; rejects once the call has
+   * settled (timed out, interrupted, returned).
+   */
+  checkpoint?: (data: JsonValue) => Promise<void>;
 }
 
 /** What an approval check knows besides the input. */

@@ -288,6 +288,21 @@ export const toolResultSchema = z.strictObject({
   legId: z.string().exactOptional(),
 });
 
+/**
+ * What a running tool call recorded about its progress (`ToolContext.checkpoint`): the remote job
+ * it started, how far it got. A re-run of the call after its host died gets the last one
+ * (`ToolContext.lastCheckpoint`), so a long tool can pick its work up instead of doing it again.
+ * `data` is the tool's own JSON; `name` is the tool's, for consoles.
+ */
+export const toolCheckpointSchema = z.strictObject({
+  type: z.literal("tool_checkpoint"),
+  v: v1,
+  legId: nonEmpty,
+  callId: nonEmpty,
+  name: nonEmpty,
+  data: json,
+});
+
 /** A tool call needs a decision before it runs; the task parks with `parked:approval` until one is recorded. */
 export const approvalRequestedSchema = z.strictObject({
   type: z.literal("approval_requested"),
@@ -377,6 +392,16 @@ export const childTaskSchema = z.strictObject({
   usage: usageSchema.exactOptional(),
 });
 
+/**
+ * A child task's end has been reported to its parent (the `child_task` result is in the parent's
+ * log, or the parent no longer needs it). Until then a child that has ended stays runnable, so a
+ * report lost with a dying process is made by the next worker.
+ */
+export const parentNotifiedSchema = z.strictObject({
+  type: z.literal("parent_notified"),
+  v: v1,
+});
+
 /** The transcript up to `throughSeq` was compacted: the model sees `summary` in place of those entries. */
 export const compactionSchema = z.strictObject({
   type: z.literal("compaction"),
@@ -428,6 +453,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   modelTurnSchema,
   toolCallStartedSchema,
   toolResultSchema,
+  toolCheckpointSchema,
   approvalRequestedSchema,
   approvalDecidedSchema,
   hookFeedbackSchema,
@@ -435,6 +461,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   interruptRequestedSchema,
   resumeRequestedSchema,
   childTaskSchema,
+  parentNotifiedSchema,
   compactionSchema,
   wakeScheduledSchema,
   taskCompletedSchema,
@@ -456,6 +483,8 @@ export type ModelTurnEvent = z.infer<typeof modelTurnSchema>;
 export type ToolCallStartedEvent = z.infer<typeof toolCallStartedSchema>;
 /** A tool call's outcome (see {@link toolResultSchema}). */
 export type ToolResultEvent = z.infer<typeof toolResultSchema>;
+/** A running tool call's recorded progress (see {@link toolCheckpointSchema}). */
+export type ToolCheckpointEvent = z.infer<typeof toolCheckpointSchema>;
 /** A tool call awaiting a decision (see {@link approvalRequestedSchema}). */
 export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
 /** The decision on an approval (see {@link approvalDecidedSchema}). */
@@ -470,6 +499,8 @@ export type InterruptRequestedEvent = z.infer<typeof interruptRequestedSchema>;
 export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
 /** A delegated child task's spawn or result (see {@link childTaskSchema}). */
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
+/** A child's end reported to its parent (see {@link parentNotifiedSchema}). */
+export type ParentNotifiedEvent = z.infer<typeof parentNotifiedSchema>;
 /** A compaction of the transcript (see {@link compactionSchema}). */
 export type CompactionEvent = z.infer<typeof compactionSchema>;
 /** A durable timer (see {@link wakeScheduledSchema}). */
@@ -491,6 +522,7 @@ export type TaskEvent =
   | ModelTurnEvent
   | ToolCallStartedEvent
   | ToolResultEvent
+  | ToolCheckpointEvent
   | ApprovalRequestedEvent
   | ApprovalDecidedEvent
   | HookFeedbackEvent
@@ -498,6 +530,7 @@ export type TaskEvent =
   | InterruptRequestedEvent
   | ResumeRequestedEvent
   | ChildTaskEvent
+  | ParentNotifiedEvent
   | CompactionEvent
   | WakeScheduledEvent
   | TaskCompletedEvent

@@ -37,6 +37,13 @@ export interface TaskSummary {
   /** Model turns taken in the whole session. */
   sessionSeq: number;
   usage: Usage;
+  /**
+   * For a child task, whether its parent has been told how it ended: `pending` while it has not
+   * ended, `due` once it has and the report (a `child_task` result in the parent's log, then
+   * `parent_notified` in its own) is not yet done, which makes it runnable while it stays ended;
+   * absent for a root task and once reported.
+   */
+  parentReport?: "pending" | "due";
   /** Set while a parked or finished task has pending work a worker should start a leg for. */
   runnable: boolean;
   /**

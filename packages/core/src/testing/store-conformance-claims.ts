@@ -86,6 +86,25 @@ export function claimsConformance(context: ConformanceContext): void {
       await expectCode(store.renewLease(id, dead.token, 5000), "LeaseLost");
     });
 
+    it("claims a child that ended (cancelled too) until its report to the parent is recorded", async () => {
+      const store = await fresh();
+      const parent = await newTask(store);
+      await store.append(parent, [make.legStarted("l1"), make.legEnded("l1", "parked:child")], { expectedSeq: 1 });
+      const [created] = await store.createTask({ created: { ...make.created(), parentTaskId: parent } });
+      const child = created?.taskId ?? "";
+      await store.append(child, [make.legStarted("l1"), make.legEnded("l1", "parked:approval")], { expectedSeq: 1 });
+      await store.append(child, [{ type: "task_cancelled", v: 1 }], { expectedSeq: 3 });
+      const [claim] = await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000, limit: 10 });
+      expect(claim?.task).toMatchObject({ taskId: child, summary: { status: "cancelled", parentReport: "due" } });
+      await store.append(child, [{ type: "parent_notified", v: 1 }], {
+        expectedSeq: 4,
+        leaseToken: claim?.lease.token ?? "",
+      });
+      await store.releaseLease(child, claim?.lease.token ?? "");
+      expect((await store.getTask(child)).summary.runnable).toBe(false);
+      expect(await store.claimRunnable({ holder: { id: "w" }, ttlMs: 5000, limit: 10 })).toEqual([]);
+    });
+
     it("never gives one task to two workers claiming at the same time", async () => {
       const store = await fresh();
       const ids = new Set<string>();

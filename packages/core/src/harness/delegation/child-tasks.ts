@@ -101,20 +101,24 @@ export async function childResultEvent(
 /**
  * Tell the parent a child has ended: a `child_task` result, and for a child the parent did not
  * wait for, a system wake that brings the result to the model. Idempotent; a cancelled parent is
- * left alone.
+ * left alone. True when the parent has nothing more to hear of this end (told now or before, or
+ * it needs no telling); false when the child has not ended after all (it was woken meanwhile).
  */
 export async function notifyParent(
   store: Store,
   parentTaskId: string,
   options: { childTaskId: string },
-): Promise<void> {
+): Promise<boolean> {
   const childId = options.childTaskId;
+  let settled = true;
   await appendToState(store, parentTaskId, async (parent) => {
+    settled = true;
     if (parent.summary.status === "cancelled") return undefined;
     const known = parent.children.find((c) => c.childTaskId === childId);
     // Only a child the parent recorded is reported; a finished one only once.
     if (known === undefined || known.status !== "running") return undefined;
     const result = await childResultEvent(store, childId, known.callId);
+    settled = result !== undefined;
     if (result === undefined) return undefined;
     // A child the parent waits for answers its open call; any other is delivered as a wake.
     const waiting = known.callId !== undefined && parent.openToolCalls.some((c) => c.callId === known.callId);
@@ -134,17 +138,36 @@ export async function notifyParent(
     });
     return [result, wake];
   });
+  return settled;
 }
 
 /**
- * A child task that ended tells its parent (idempotently); one that waits for an approval says so
- * in the parent's log, so whoever watches the parent sees it.
+ * A child task that ended tells its parent, then records in its own log that it did
+ * (`parent_notified`). Two appends to two logs: a process that dies between them leaves the
+ * child runnable (`parentReport: "due"`), and whoever runs it next makes the report again, which
+ * the parent takes once. The one way every end (completed, failed, cancelled) reaches the parent.
+ */
+export async function reportEnd(store: Store, taskId: string, parentTaskId: string): Promise<void> {
+  const settled = await notifyParent(store, parentTaskId, { childTaskId: taskId }).catch((error: unknown) => {
+    // A parent that is gone has nobody to tell: the report is done.
+    if (!isSemaError(error, "TaskNotFound")) throw error;
+    return true;
+  });
+  if (!settled) return;
+  await appendToTask(store, taskId, (record) =>
+    record.summary.parentReport === "due" ? [{ type: "parent_notified", v: 1 }] : undefined,
+  );
+}
+
+/**
+ * A child task that ended tells its parent (idempotently, see {@link reportEnd}); one that waits
+ * for an approval says so in the parent's log, so whoever watches the parent sees it.
  */
 export async function reportToParent(store: Store, taskId: string, state: TaskState): Promise<void> {
   const parentTaskId = state.parentTaskId;
   if (parentTaskId === undefined) return;
   if (isTerminal(state.summary.status)) {
-    await notifyParent(store, parentTaskId, { childTaskId: taskId });
+    await reportEnd(store, taskId, parentTaskId);
     return;
   }
   const pending = state.approvals.filter((a) => a.decision === undefined);

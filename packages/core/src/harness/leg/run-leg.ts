@@ -5,7 +5,7 @@
  * the log and carries on.
  */
 import type { TaskState } from "../../core/fold.ts";
-import { isTerminal } from "../../core/task-summary.ts";
+import { isEndReportDue, isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
@@ -144,7 +144,11 @@ async function runLeased(
       foreign: new ForeignInterrupts(),
     };
     writer = new LegWriter(base, folder);
-    if (!hasWork(writer.state)) return outcomeOf(taskId, writer.state);
+    if (!hasWork(writer.state)) {
+      // A child whose end its parent was not told of (its host died in between): tell it now.
+      if (isEndReportDue(writer.state.summary)) await reportToParent(store, taskId, writer.state);
+      return outcomeOf(taskId, writer.state);
+    }
 
     const legId = newId();
     const trigger = legOptions.trigger ?? inferTrigger(writer.state);

@@ -8,6 +8,7 @@ import type { Store } from "../../ports/store.ts";
 import { isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
+import { reportEnd } from "../delegation/child-tasks.ts";
 import { appendToTask } from "./append-to-task.ts";
 import { isRunning } from "./send-input.ts";
 
@@ -38,6 +39,10 @@ export async function cancel(
   options: { reason?: string; actor?: ActorAssertion } = {},
 ): Promise<void> {
   await cancelOne(store, taskId, options);
+  // A child cancelled is a child result like any other end: its parent hears of it now, not when
+  // a leg it no longer has would end (a parent being cancelled is left alone by the report).
+  const { parentTaskId } = await store.getTask(taskId);
+  if (parentTaskId !== undefined) await reportEnd(store, taskId, parentTaskId);
   for (const event of await store.read(taskId)) {
     if (event.type !== "child_task" || event.phase !== "spawned") continue;
     const child = await store.getTask(event.childTaskId).catch(() => undefined);

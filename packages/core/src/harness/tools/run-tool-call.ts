@@ -11,7 +11,9 @@ import { defuseReservedMarkup } from "../../core/reserved-markup.ts";
 import { delimitUntrusted, type RandomBytes } from "../../core/trust-framing.ts";
 import type { StandardIssue } from "../../ports/standard-schema.ts";
 import type { Tool, ToolContext } from "../../ports/tool.ts";
-import type { ToolResultEvent } from "../../protocol/task-event.ts";
+import { InvalidInputError } from "../../protocol/errors.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+import { isJsonValue, type ToolResultEvent } from "../../protocol/task-event.ts";
 import type { ToolResultStatus } from "../../protocol/transcript.ts";
 
 export interface ToolRunSettings {
@@ -22,7 +24,12 @@ export interface ToolRunSettings {
   taskId: string;
   legId: string;
   principal: string;
+  /** Records a call's checkpoint durably (the tool phase's; absent: tools get no `checkpoint`). */
+  checkpoint?: (call: OpenToolCall, data: JsonValue) => Promise<void>;
 }
+
+/** The largest checkpoint a tool call may record, as JSON text. */
+export const MAX_CHECKPOINT_CHARS = 16_384;
 
 export interface CallOutcome {
   status: ToolResultStatus;
@@ -136,14 +143,22 @@ export async function executeCall(
     attempt,
     principal: settings.principal,
   };
+  if (call.checkpoint !== undefined) context.lastCheckpoint = call.checkpoint;
+  let settled = false;
+  const record = settings.checkpoint;
+  if (record !== undefined) context.checkpoint = (data) => checkpointOnce(call, data, settled, record);
   let returned: unknown;
   try {
     returned = tool.execute(input, context);
   } catch (error) {
+    settled = true;
     return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
   }
   // A tool that answered synchronously is done: no timeout or abort can apply any more.
-  if (!isPromiseLike(returned)) return done("ok", toText(returned), tool);
+  if (!isPromiseLike(returned)) {
+    settled = true;
+    return done("ok", toText(returned), tool);
+  }
 
   const timeoutMs = tool.timeoutMs ?? settings.toolTimeoutMs;
   let timedOut = false;
@@ -173,9 +188,28 @@ export async function executeCall(
     if (stepSignal.aborted) return done("interrupted", INTERRUPTED_CONTENT, tool);
     return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
   } finally {
+    // A tool that ignored its abort may still try to record: its call has an outcome now.
+    settled = true;
     clearTimeout(timer);
     stepSignal.removeEventListener("abort", onStepAbort);
   }
+}
+
+/** Check one checkpoint and hand it to the recorder: JSON, small, and only while the call runs. */
+async function checkpointOnce(
+  call: OpenToolCall,
+  data: JsonValue,
+  settled: boolean,
+  record: (call: OpenToolCall, data: JsonValue) => Promise<void>,
+): Promise<void> {
+  if (settled) throw new InvalidInputError(`tool call ${call.callId} has settled: its checkpoint is not recorded`);
+  if (!isJsonValue(data)) throw new InvalidInputError(`tool call ${call.callId}: a checkpoint must be plain JSON`);
+  const size = JSON.stringify(data).length;
+  if (size > MAX_CHECKPOINT_CHARS)
+    throw new InvalidInputError(
+      `tool call ${call.callId}: a checkpoint of ${size} characters is over the limit of ${MAX_CHECKPOINT_CHARS}`,
+    );
+  await record(call, data);
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -7,6 +7,7 @@ import { frozenFromJson } from "../../core/canonical-json.ts";
 import type { OpenToolCall } from "../../core/fold.ts";
 import { speakerLabel } from "../../core/human-input-projection.ts";
 import type { Tool } from "../../ports/tool.ts";
+import type { JsonValue } from "../../protocol/json.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { DEFAULTS } from "../defaults.ts";
@@ -56,6 +57,8 @@ export class ToolPhase {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #hooks: LegHooks;
   readonly #step: StepControl;
+  /** Checkpoint appends, one after another (the writer appends one batch at a time). */
+  #checkpoints: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: LegContext, hooks: LegHooks, step: StepControl) {
     this.#ctx = ctx;
@@ -195,6 +198,8 @@ export class ToolPhase {
           ),
         ),
       );
+      // A checkpoint still being written goes in before the result it led to.
+      await this.#checkpoints;
       carry = batch.map((call, i) =>
         resultEvent(call, outcomes[i] ?? { status: "error", content: "no outcome", durationMs: 0 }),
       );
@@ -202,6 +207,22 @@ export class ToolPhase {
     if (carry.length > 0) await this.#w.append(carry);
     // Children are created only once their parent has recorded them.
     for (const child of toCreate) await ensureChild(this.#ctx, child.callId, child.input);
+  }
+
+  /** Append one `tool_checkpoint`, after any still being written; resolves once it is stored. */
+  #checkpoint(call: OpenToolCall, data: JsonValue): Promise<void> {
+    const event: TaskEvent = {
+      type: "tool_checkpoint",
+      v: 1,
+      legId: this.#legId,
+      callId: call.callId,
+      name: call.name,
+      data,
+    };
+    const appended = this.#checkpoints.then(() => this.#w.append([event]));
+    // One failed append (a lost lease) fails its own caller, not the checkpoints after it.
+    this.#checkpoints = appended.catch(() => undefined);
+    return appended.then(() => undefined);
   }
 
   #settings(): ToolRunSettings {
@@ -212,6 +233,7 @@ export class ToolPhase {
       taskId: this.#ctx.taskId,
       legId: this.#legId,
       principal: this.#w.state.principal,
+      checkpoint: (call, data) => this.#checkpoint(call, data),
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
     return settings;
