@@ -21,6 +21,7 @@ const REQUIRED = [
   "guide/stores.md",
   "guide/serving.md",
   "guide/mcp-server.md",
+  "guide/front-ends.md",
   "guide/a2a.md",
   "guide/many-machines.md",
   "guide/testing.md",

@@ -42,6 +42,7 @@ export default defineConfig({
           { text: "Stores and crash recovery", link: "/guide/stores" },
           { text: "Serving", link: "/guide/serving" },
           { text: "MCP server", link: "/guide/mcp-server" },
+          { text: "Front ends", link: "/guide/front-ends" },
           { text: "A2A server", link: "/guide/a2a" },
           { text: "Running on many machines", link: "/guide/many-machines" },
           { text: "Testing your agents", link: "/guide/testing" },

@@ -64,6 +64,11 @@ export type { CompactionSettings } from "./harness/model/compaction.ts";
 export { type RetryPolicy, withRetry } from "./harness/model/retry.ts";
 export type { ContentLimits, ContentOptions } from "./harness/tasks/content-ingress.ts";
 export { cancel, interrupt, requestResume } from "./harness/tasks/control.ts";
+export {
+  type ExternalToolResult,
+  offerExternalTools,
+  submitToolResult,
+} from "./harness/tasks/external-tools.ts";
 export { type SendInputOptions, type SentInput, sendInput } from "./harness/tasks/send-input.ts";
 export { type StartTaskInput, startTask } from "./harness/tasks/start-task.ts";
 export { loadTaskOverview, loadTaskState, overviewOf, type TaskOverview } from "./harness/tasks/task-overview.ts";

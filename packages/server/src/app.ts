@@ -8,6 +8,7 @@ import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";
 import { type A2AOptions, a2aOptionsSchema, a2aRoutes } from "./a2a/a2a-routes.ts";
+import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
@@ -98,6 +99,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...approvalRoutes(deps),
     ...controlRoutes(deps),
     ...eventRoutes(deps),
+    ...agUiRoutes(deps),
   ];
 }
 

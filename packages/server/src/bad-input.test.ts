@@ -25,6 +25,7 @@ interface Case {
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const INPUTS = "/v1/tasks/{id}/inputs";
+const AG_UI = "/v1/agents/default/ag-ui";
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const MCP_LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
@@ -282,6 +283,131 @@ const CASES: Case[] = [
   },
   { name: "negative after", method: "GET", path: "/v1/tasks/{id}/events?after=-1", status: 400, code: "InvalidInput" },
   { name: "unknown query", method: "GET", path: "/v1/tasks/{id}/events?format=xml", status: 400, code: "InvalidInput" },
+  // AG-UI runs: the protocol's schema, ids, frontend tools, content and resume entries.
+  {
+    name: "ag-ui without threadId",
+    path: AG_UI,
+    body: { runId: "r", messages: [] },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.threadId",
+  },
+  {
+    name: "ag-ui threadId traversal",
+    path: AG_UI,
+    body: { threadId: "../etc", runId: "r", messages: [{ id: "m1", role: "user", content: "hi" }] },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.threadId",
+  },
+  {
+    name: "ag-ui messages not a list",
+    path: AG_UI,
+    body: { threadId: "t-new", runId: "r", messages: "hi" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages",
+  },
+  {
+    name: "ag-ui unknown role",
+    path: AG_UI,
+    body: { threadId: "t-new", runId: "r", messages: [{ id: "m1", role: "root", content: "hi" }] },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "ag-ui new thread without a user message",
+    path: AG_UI,
+    body: { threadId: "t-new", runId: "r", messages: [] },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages",
+  },
+  {
+    name: "ag-ui frontend tool named like the agent's",
+    path: AG_UI,
+    body: {
+      threadId: "t-new",
+      runId: "r",
+      messages: [{ id: "m1", role: "user", content: "hi" }],
+      tools: [{ name: "write_note", description: "x" }],
+    },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.tools.0.name",
+  },
+  {
+    name: "ag-ui image part",
+    path: AG_UI,
+    body: {
+      threadId: "t-new",
+      runId: "r",
+      messages: [
+        {
+          id: "m1",
+          role: "user",
+          content: [{ type: "image", source: { type: "url", value: "https://example.com/a.png" } }],
+        },
+      ],
+    },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.messages.0.content.0",
+  },
+  {
+    name: "ag-ui text over the cap",
+    path: AG_UI,
+    body: { threadId: "t-new", runId: "r", messages: [{ id: "m1", role: "user", content: "y".repeat(32_001) }] },
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.messages.0.content",
+  },
+  {
+    name: "ag-ui resume without a digest",
+    path: AG_UI,
+    body: {
+      threadId: "{id}",
+      runId: "r",
+      messages: [],
+      resume: [{ interruptId: "call-1", status: "resolved", payload: { approved: true } }],
+    },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.resume.0.payload.digest",
+  },
+  {
+    name: "ag-ui resume with a wrong digest",
+    path: AG_UI,
+    body: {
+      threadId: "{id}",
+      runId: "r",
+      messages: [],
+      resume: [{ interruptId: "call-1", status: "resolved", payload: { approved: true, digest: "0".repeat(64) } }],
+    },
+    status: 409,
+    code: "DigestMismatch",
+  },
+  {
+    name: "ag-ui message over the cap with a decision and a tool: nothing of it recorded",
+    path: AG_UI,
+    body: {
+      threadId: "{id}",
+      runId: "r",
+      messages: [{ id: "m2", role: "user", content: "y".repeat(32_001) }],
+      tools: [{ name: "pick_color", description: "x" }],
+      resume: [{ interruptId: "call-1", status: "cancelled" }],
+    },
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.messages.0.content",
+  },
+  {
+    name: "ag-ui unknown agent",
+    path: "/v1/agents/nobody/ag-ui",
+    body: { threadId: "t-new", runId: "r", messages: [{ id: "m1", role: "user", content: "hi" }] },
+    status: 404,
+    code: "NotFound",
+  },
   // Credentials and routes.
   { name: "no token", method: "GET", path: "/v1/tasks", token: "none", status: 401, code: "Unauthorized" },
   { name: "garbage token", method: "GET", path: "/v1/tasks", token: "garbage", status: 401, code: "Unauthorized" },
@@ -343,7 +469,8 @@ const CASES: Case[] = [
 
 describe("the bad-input corpus", () => {
   it("answers every case with a typed 4xx, stores nothing, and stays healthy", async () => {
-    const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+    // Two requests a case: over the default burst, which is not what this test is about.
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app: { limits: { rateBurst: 4 * CASES.length } } });
     const taskId = await createTask(fx);
     await runOnce(fx, taskId);
     const revoked = await fx.tokenStore.create({ principal: "acme", actorId: "old" });
@@ -363,7 +490,8 @@ describe("the bad-input corpus", () => {
       const response = await fx.call(c.method ?? "POST", (c.path ?? INPUTS).replace("{id}", taskId), {
         ...(token === undefined ? {} : { token }),
         ...(c.raw === undefined ? {} : { raw: c.raw }),
-        ...(c.body === undefined ? {} : { body: c.body }),
+        // A body may name the task too (an AG-UI thread id).
+        ...(c.body === undefined ? {} : { body: JSON.parse(JSON.stringify(c.body).replaceAll("{id}", taskId)) }),
         ...(c.headers === undefined ? {} : { headers: c.headers }),
       });
       expect(response.status, c.name).toBe(c.status);

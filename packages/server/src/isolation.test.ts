@@ -19,7 +19,7 @@ interface Probe {
   name: string;
   method: string;
   path: (taskId: string) => string;
-  body?: (digest: string) => unknown;
+  body?: (digest: string, taskId: string) => unknown;
 }
 
 const PROBES: Probe[] = [
@@ -42,6 +42,17 @@ const PROBES: Probe[] = [
   { name: "interrupt", method: "POST", path: (id) => `/v1/tasks/${id}/interrupt` },
   { name: "cancel", method: "POST", path: (id) => `/v1/tasks/${id}/cancel`, body: () => ({}) },
   { name: "resume", method: "POST", path: (id) => `/v1/tasks/${id}/resume` },
+  {
+    name: "ag-ui resume",
+    method: "POST",
+    path: () => "/v1/agents/default/ag-ui",
+    body: (digest, id) => ({
+      threadId: id,
+      runId: "run-1",
+      messages: [],
+      resume: [{ interruptId: "call-1", status: "resolved", payload: { approved: true, digest } }],
+    }),
+  },
 ];
 
 describe("isolation between principals", () => {
@@ -60,12 +71,15 @@ describe("isolation between principals", () => {
       const before = await fx.store.read(taskId);
 
       for (const probe of PROBES) {
-        const options = {
-          token: fx.tokens[intruder],
-          ...(probe.body === undefined ? {} : { body: probe.body(digest) }),
-        };
-        const theirs = await fx.call(probe.method, probe.path(taskId), options);
-        const unknown = await fx.call(probe.method, probe.path(UNKNOWN), options);
+        const options = { token: fx.tokens[intruder] };
+        const theirs = await fx.call(probe.method, probe.path(taskId), {
+          ...options,
+          ...(probe.body === undefined ? {} : { body: probe.body(digest, taskId) }),
+        });
+        const unknown = await fx.call(probe.method, probe.path(UNKNOWN), {
+          ...options,
+          ...(probe.body === undefined ? {} : { body: probe.body(digest, UNKNOWN) }),
+        });
         // 403 only where the caller's own token is refused first (a lane it has no role for),
         // which is the same for any task id: either way it says nothing about this task.
         expect(theirs.status, probe.name).toBe(unknown.status);
@@ -74,6 +88,12 @@ describe("isolation between principals", () => {
         expect(body, probe.name).not.toContain("secret");
         expect(body.replaceAll(taskId, "ID"), probe.name).toBe((await unknown.text()).replaceAll(UNKNOWN, "ID"));
       }
+      // A message on an unknown thread starts one, so here the twin is the read of an unknown task.
+      const message = { threadId: taskId, runId: "run-1", messages: [{ id: "m1", role: "user", content: "hi" }] };
+      const agUi = await fx.call("POST", "/v1/agents/default/ag-ui", { token: fx.tokens[intruder], body: message });
+      const unknownRead = await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[intruder] });
+      expect(agUi.status).toBe(404);
+      expect(await agUi.text()).toBe(await unknownRead.text());
       const list = await json<{ tasks: unknown[] }>(await fx.call("GET", "/v1/tasks", { token: fx.tokens[intruder] }));
       expect(list.tasks).toEqual([]);
       expect(await fx.store.read(taskId)).toEqual(before);

@@ -234,6 +234,18 @@ describe("v1 fixtures", () => {
     expect(state.summary).toMatchObject({ status: "parked", parkedReason: "wake", runnable: true });
   });
 
+  it("external_tools: offered tools; a call to one stays open through the park until its result", () => {
+    const events = load("external_tools");
+    const parked = fold(events.slice(0, 8));
+    expect(parked.externalTools?.map((tool) => tool.name)).toEqual(["pick_color"]);
+    expect(parked.openToolCalls.map((call) => call.callId)).toEqual(["call-1"]);
+    expect(parked.summary).toMatchObject({ status: "parked", parkedReason: "tool", runnable: false });
+    const answered = fold(events);
+    expect(answered.openToolCalls).toEqual([]);
+    expect(answered.transcript.at(-1)).toMatchObject({ role: "tool", callId: "call-1", status: "ok" });
+    expect(answered.summary).toMatchObject({ resumeRequested: true, runnable: true });
+  });
+
   it("task_completed / task_failed / task_cancelled", () => {
     expect(fold(load("task_completed"))).toMatchObject({
       result: "Hi!",

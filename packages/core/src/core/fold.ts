@@ -8,15 +8,16 @@
 import type { Attachment } from "../protocol/content.ts";
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import { OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
+import { type ExternalTool, OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; 3: `summary.parentReport`; a snapshot of another version is ignored and the log refolded, so a reader
- * never builds a request from a state that lacks what the log holds.
+ * `outputCorrections`; 3: `summary.parentReport` and `externalTools`. A snapshot of another
+ * version is ignored and the log refolded, so a reader never builds a request from a state that
+ * lacks what the log holds.
  */
 export const TASK_STATE_VERSION = 3;
 
@@ -113,6 +114,8 @@ export interface TaskState {
   approvals: ApprovalState[];
   /** Tools approved for the rest of the task ("always allow"), by recorded decision. */
   grantedTools: string[];
+  /** The external tools offered last (`external_tools`): their calls wait for a result from outside. */
+  externalTools?: ExternalTool[];
   children: ChildState[];
   /** Durable timers not yet fired, earliest first. */
   timers: TimerState[];
@@ -318,6 +321,11 @@ export class Folder {
         this.#compact(event.summary, event.entryId, event.throughSeq);
         delete s.lastPromptTokens;
         break;
+      case "external_tools":
+        // Replaced whole, never mutated: the shared array needs no copy.
+        if (event.tools.length === 0) delete s.externalTools;
+        else s.externalTools = event.tools;
+        break;
       case "task_completed":
         s.result = event.result;
         delete s.outputCorrections;
@@ -369,18 +377,19 @@ export class Folder {
 
   /**
    * A leg that ends (or a task cancelled) with calls unanswered: each gets an interrupted result,
-   * so the transcript pairs every call, except a call that waits for an approval or a child task
-   * while the task is parked: that one is answered when the leg that resumes it runs it.
+   * so the transcript pairs every call, except a call that waits for an approval, a child task or
+   * an external tool's result while the task is parked: that one is answered later.
    */
   #settleOpenCalls(seq: number, cancelled = false): void {
     const s = this.#s;
-    const waiting = (callId: string) =>
+    const waiting = (call: OpenToolCall) =>
       !cancelled &&
-      (s.approvals.some((a) => a.callId === callId) ||
-        s.children.some((c) => c.callId === callId && c.status === "running"));
+      (s.approvals.some((a) => a.callId === call.callId) ||
+        s.children.some((c) => c.callId === call.callId && c.status === "running") ||
+        isExternalCall(s, call));
     const kept: OpenToolCall[] = [];
     for (const open of s.openToolCalls) {
-      if (waiting(open.callId)) {
+      if (waiting(open)) {
         kept.push(open);
         continue;
       }
@@ -431,6 +440,11 @@ export class Folder {
     s.transcript = transcript;
     s.transcriptSeqs = seqs;
   }
+}
+
+/** Whether a call is to one of the task's external tools (its result comes from outside). */
+export function isExternalCall(state: TaskState, call: { name: string }): boolean {
+  return state.externalTools?.some((tool) => tool.name === call.name) === true;
 }
 
 /** Fold events onto a snapshot state (or from scratch). Pure: `from` is never modified. */

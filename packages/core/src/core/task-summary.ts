@@ -79,6 +79,9 @@ function isRunnable(summary: TaskSummary): boolean {
         case "crash":
         case "shutdown":
           return true;
+        // Only the resume request recorded with the last external result (above) wakes it.
+        case "tool":
+          return false;
         default:
           return hasInputs(summary);
       }

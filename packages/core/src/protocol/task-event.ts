@@ -69,7 +69,8 @@ export const usageSchema = z.strictObject({
  * Why a leg parked: the thing it waits for. `shutdown`: its host stopped gracefully; any host
  * should pick the task up again (unlike `interrupt`, which waits for a person). `model`: the model
  * stayed unavailable past its retries; a durable timer recorded with the park (a `wake_scheduled`
- * whose `wakeId` starts with `model-wait:`) makes it runnable again after a backoff.
+ * whose `wakeId` starts with `model-wait:`) makes it runnable again after a backoff. `tool`: the
+ * model called an external tool (see `external_tools`), whose result comes from outside.
  */
 export const parkReasonSchema = z.enum([
   "approval",
@@ -81,6 +82,7 @@ export const parkReasonSchema = z.enum([
   "crash",
   "shutdown",
   "model",
+  "tool",
 ]);
 /** What a parked task waits for (see {@link parkReasonSchema}). */
 export type ParkReason = z.infer<typeof parkReasonSchema>;
@@ -412,6 +414,31 @@ export const compactionSchema = z.strictObject({
   entryId: nonEmpty,
 });
 
+/**
+ * A tool the task's model may call that no process of the host runs: whoever offered it (a web
+ * client, a relay) runs a call to it and records the result (`submitToolResult`).
+ */
+export const externalToolSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a tool name: 1 to 128 letters, digits, _ or -"),
+  description: z.string().exactOptional(),
+  /** JSON Schema of the tool's input object. */
+  inputSchema: jsonObject,
+});
+/** One external tool, as recorded on `external_tools`. */
+export type ExternalTool = z.infer<typeof externalToolSchema>;
+
+/**
+ * The external tools the task's model is offered from the next model call on, replacing any
+ * offered before (an empty list withdraws them). A call to one is not run by the leg: the leg
+ * parks (`parked:tool`) until a `tool_result` for it is recorded from outside.
+ */
+export const externalToolsSchema = z.strictObject({
+  type: z.literal("external_tools"),
+  v: v1,
+  tools: z.array(externalToolSchema),
+  actor: actorSchema.exactOptional(),
+});
+
 /** A durable timer: at `due` the task is woken with `text` (a wake input whose inputId is `wakeId`). */
 export const wakeScheduledSchema = z.strictObject({
   type: z.literal("wake_scheduled"),
@@ -464,6 +491,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   parentNotifiedSchema,
   compactionSchema,
   wakeScheduledSchema,
+  externalToolsSchema,
   taskCompletedSchema,
   taskFailedSchema,
   taskCancelledSchema,
@@ -505,6 +533,8 @@ export type ParentNotifiedEvent = z.infer<typeof parentNotifiedSchema>;
 export type CompactionEvent = z.infer<typeof compactionSchema>;
 /** A durable timer (see {@link wakeScheduledSchema}). */
 export type WakeScheduledEvent = z.infer<typeof wakeScheduledSchema>;
+/** The tools a client runs itself, offered to the model (see {@link externalToolsSchema}). */
+export type ExternalToolsEvent = z.infer<typeof externalToolsSchema>;
 /** The task's final answer (see {@link taskCompletedSchema}). */
 export type TaskCompletedEvent = z.infer<typeof taskCompletedSchema>;
 /** The task's failure (see {@link taskFailedSchema}). */
@@ -533,6 +563,7 @@ export type TaskEvent =
   | ParentNotifiedEvent
   | CompactionEvent
   | WakeScheduledEvent
+  | ExternalToolsEvent
   | TaskCompletedEvent
   | TaskFailedEvent
   | TaskCancelledEvent;

@@ -111,9 +111,9 @@ export class SemaA2AHandler implements A2ARequestHandler {
         {
           objective: input.attachments ? input.parts : input.text,
           agent: this.#agent,
-          metadata: { [META.contextId]: contextId, [META.messageId]: message.messageId.slice(0, ID_MAX) },
+          where: { objective: "params.message.parts", agent: "params.agent" },
         },
-        "params.message",
+        { metadata: { [META.contextId]: contextId, [META.messageId]: message.messageId.slice(0, ID_MAX) } },
       );
       return { taskId };
     }

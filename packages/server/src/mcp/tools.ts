@@ -72,7 +72,11 @@ export function registerTools(server: McpServer, session: McpSession): void {
       },
       (args, extra) =>
         guarded(async () => {
-          const id = await createTaskFor(deps, caller, { objective: args.objective, agent: name }, "arguments");
+          const id = await createTaskFor(deps, caller, {
+            objective: args.objective,
+            agent: name,
+            where: { objective: "arguments.objective", agent: "arguments.agent" },
+          });
           if (args.wait === false) return taskResult(session, id);
           return waitedResult(session, id, extra, 0);
         }),

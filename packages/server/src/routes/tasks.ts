@@ -24,7 +24,12 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 413, 415, 429],
       contentBody: true,
       async handler({ body, caller, context }) {
-        const taskId = await createTaskFor(deps, caller, body);
+        const taskId = await createTaskFor(
+          deps,
+          caller,
+          { objective: body.objective, agent: body.agent, where: { objective: "body.objective", agent: "body.agent" } },
+          { ...(body.metadata === undefined ? {} : { metadata: body.metadata }), ...body.settings },
+        );
         context.header("Location", `/v1/tasks/${taskId}`);
         return context.json({ taskId, status: "created" as const }, 201);
       },

@@ -1,37 +1,44 @@
 /**
- * Start a task for a caller: the objective checked at the ingress, the agent looked up by name,
- * the task recorded under the caller's principal and actor, and this process's workers told.
+ * Creating a task for a caller, as every route that starts one does (`POST /v1/tasks`, the MCP
+ * server's `run_<agent>`, the front-end protocols): the objective checked on the user lane, the agent looked up, the task
+ * owned by the caller's principal, and this process's workers told.
  */
-import { startTask } from "@sema-agent/core";
-import type { z } from "zod";
+import { type StartTaskInput, startTask } from "@sema-agent/core";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
-import { checkTextOrParts } from "../ingress/sanitize.ts";
-import type { CreateTaskRequest } from "../schemas/tasks.ts";
+import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
 import type { TaskDeps } from "./task-deps.ts";
 
-/** A create request as its schema gives it; `path` prefixes the error paths (`body`, `arguments`). */
+/** What a route decides of a new task; the rest comes from the caller and the server's limits. */
+export type CreateTaskFields = Omit<
+  StartTaskInput,
+  "objective" | "principal" | "actor" | "agent" | "model" | "content"
+>;
+
+/**
+ * Start a task of `agentName` (the default agent when undefined) for `caller`. `where` names the
+ * objective and the agent in errors (`body.objective`, `body.agent`). Returns the task id.
+ */
 export async function createTaskFor(
   deps: TaskDeps,
   caller: Caller,
-  body: z.output<typeof CreateTaskRequest>,
-  path = "body",
+  request: { objective: TextOrParts; agent?: string | undefined; where: { objective: string; agent: string } },
+  fields: CreateTaskFields = {},
 ): Promise<string> {
   const { agents, limits } = deps;
-  const objective = checkTextOrParts(body.objective, "user", limits.maxTextChars, `${path}.objective`);
-  const name = body.agent ?? agents.defaultName;
+  const objective = checkTextOrParts(request.objective, "user", limits.maxTextChars, request.where.objective);
+  const name = request.agent ?? agents.defaultName;
   const agent = agents.get(name);
   if (agent === undefined)
-    throw badRequest(`${path}.agent: no agent named ${name}`, `${path}.agent`, { agents: agents.names() });
+    throw badRequest(`${request.where.agent}: no agent named ${name}`, request.where.agent, { agents: agents.names() });
   const taskId = await startTask(deps.store, {
+    ...fields,
     objective,
     principal: caller.principal,
     actor: caller.actor,
     agent: name,
     model: agent.model.id,
     content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
-    ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
-    ...body.settings,
   });
   deps.workers?.notify(taskId);
   return taskId;

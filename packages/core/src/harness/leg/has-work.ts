@@ -1,5 +1,5 @@
 /** Whether a task has work for a leg: what a host asks before it takes the lease. */
-import type { TaskState } from "../../core/fold.ts";
+import { isExternalCall, type TaskState } from "../../core/fold.ts";
 import { isTerminal } from "../../core/task-summary.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 
@@ -10,5 +10,7 @@ export function hasWork(state: TaskState, nowMs: number = Date.now()): boolean {
   if (state.timers.some((timer) => Date.parse(timer.due) <= nowMs)) return true;
   if (isTerminal(status)) return waitingInputs(state).wake.length > 0;
   if (status === "parked" && parkedReason === "approval") return state.approvals.every((a) => a.decision !== undefined);
+  if (status === "parked" && parkedReason === "tool")
+    return !state.openToolCalls.some((call) => isExternalCall(state, call));
   return true;
 }

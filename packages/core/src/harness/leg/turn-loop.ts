@@ -12,7 +12,7 @@ import { formatHookFeedback } from "../../core/trust-framing.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
 import { isSemaError, LeaseLostError, type SemaErrorCode } from "../../protocol/errors.ts";
-import { OUTPUT_CORRECTION, type StoredEvent, type TaskEvent } from "../../protocol/task-event.ts";
+import { type ExternalTool, OUTPUT_CORRECTION, type StoredEvent, type TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
 import { delegateSpec } from "../delegation/delegate-tool.ts";
@@ -30,7 +30,7 @@ import {
 import { describeFailure, modelParkEvents } from "../model/model-unavailable.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
 import { checkOutput, correctionText, DEFAULT_OUTPUT_ATTEMPTS, listedProblems } from "../model/structured-output.ts";
-import { ToolPhase } from "../tools/tool-phase.ts";
+import { ToolPhase, waitsOutside } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
 import type { LegContext, LegSignals } from "./leg-context.ts";
 import { StepWatch } from "./step-watch.ts";
@@ -45,6 +45,8 @@ export class LegLoop {
   readonly #legId: string;
   readonly #signals: LegSignals;
   readonly #specs: ToolSpec[];
+  /** The agent's specs plus the task's external tools, for the list they were built from. */
+  #withExternal: { from: readonly ExternalTool[]; specs: ToolSpec[] } | undefined;
   /** What the model request needs from the agent, built once per leg. */
   readonly #settings: RequestSettings;
   readonly #hooks: LegHooks;
@@ -111,6 +113,7 @@ export class LegLoop {
     await this.#toolPhase.run(w.state.openToolCalls);
     if (await this.#parkForApprovals()) return;
     if (await this.#awaitChildren()) return;
+    if (await this.#parkForExternal()) return;
     await this.#fireTimers("parked");
     for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
     // Each step below is awaited only when the state says it has work: an instant turn pays for
@@ -140,6 +143,7 @@ export class LegLoop {
       await this.#toolPhase.run(calls, [step.event]);
       if (w.state.approvals.length > 0 && (await this.#parkForApprovals())) return;
       if (this.#o.agent.delegation !== undefined && (await this.#awaitChildren())) return;
+      if (w.state.externalTools !== undefined && (await this.#parkForExternal())) return;
       if (w.snapshotDue()) await w.maybeSnapshot();
     }
   }
@@ -232,6 +236,41 @@ export class LegLoop {
     if (!this.#w.state.approvals.some((a) => a.decision === undefined)) return false;
     await this.#end("parked:approval");
     return true;
+  }
+
+  /**
+   * Calls to external tools wait for results from outside: park until the last one is recorded.
+   * Decided again on a conflict: a result that arrived meanwhile lets the leg go on instead (it
+   * would otherwise park with nothing left to wake it).
+   */
+  async #parkForExternal(): Promise<boolean> {
+    const waiting = () => this.#w.state.openToolCalls.some((call) => waitsOutside(this.#ctx, call));
+    if (!waiting()) return false;
+    let over = false;
+    await this.#w.appendWhen((state) => {
+      over = state.summary.legId !== this.#legId;
+      if (over || !waiting()) return undefined;
+      over = true;
+      return [{ type: "leg_ended", v: 1, legId: this.#legId, reason: "parked:tool" }];
+    });
+    return over;
+  }
+
+  /**
+   * What the model is offered: the agent's tools, then the task's external tools whose names the
+   * agent does not use (its own tool of a name wins).
+   */
+  #specsFor(state: TaskState): ToolSpec[] {
+    const external = state.externalTools;
+    if (external === undefined) return this.#specs;
+    if (this.#withExternal?.from !== external) {
+      const taken = new Set(this.#specs.map((spec) => spec.name));
+      const added = external
+        .filter((tool) => !taken.has(tool.name))
+        .map((tool) => ({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }));
+      this.#withExternal = { from: external, specs: [...this.#specs, ...added] };
+    }
+    return this.#withExternal.specs;
   }
 
   /** A limit reached parks the task (or fails it, as configured) before the next model call. */
@@ -423,7 +462,7 @@ export class LegLoop {
     const content = this.#blobs.current(this.#w.state.transcript) ?? (await this.#requestBlobs());
     if (content === "failed") return "failed";
     const hookFailure = await this.#hooks.beforeModel(() =>
-      buildModelRequest(this.#w.state, settings, this.#specs, content),
+      buildModelRequest(this.#w.state, settings, this.#specsFor(this.#w.state), content),
     );
     if (hookFailure !== undefined) {
       await this.#failHook(hookFailure);
@@ -431,7 +470,7 @@ export class LegLoop {
     }
     const state = this.#w.state;
     // A hook's feedback adds no attachments: the blobs resolved before the hook are all there are.
-    const request = buildModelRequest(state, settings, this.#specs, content);
+    const request = buildModelRequest(state, settings, this.#specsFor(state), content);
     const problem = toolChoiceProblem(request);
     if (problem !== undefined) {
       await this.#failTask("InvalidInput", problem);

@@ -12,6 +12,7 @@ import { InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import {
   actorSchema,
+  type ExternalTool,
   isJsonValue,
   type TaskEvent,
   type TaskSettings,
@@ -22,6 +23,7 @@ import type { OutputSchema } from "../agent.ts";
 import type { Equal, ShapeOf } from "../config/agent-schema.ts";
 import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
+import { checkExternalTools } from "./external-tools.ts";
 
 /** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
 export const SETTING_KEYS = [
@@ -70,6 +72,11 @@ export interface StartTaskInput {
   /** `auto`, `none`, `required` or `{ type: "tool", toolName }`; a leg fails the task if the agent lacks the tool. */
   toolChoice?: TaskSettings["toolChoice"];
   providerOptions?: TaskSettings["providerOptions"];
+  /**
+   * External tools offered from the first model call (`external_tools`, recorded with the task):
+   * the leg parks on a call to one until its result is recorded (`submitToolResult`).
+   */
+  externalTools?: readonly ExternalTool[];
   /**
    * This task's output schema instead of the agent's: its JSON Schema is recorded, the model is
    * asked for it, and the final answer is checked against it (rebuilt from the JSON Schema).
@@ -124,6 +131,8 @@ const startShape = {
   seed: taskSettingsSchema.shape.seed,
   toolChoice: taskSettingsSchema.shape.toolChoice,
   providerOptions: taskSettingsSchema.shape.providerOptions,
+  // Checked by checkExternalTools, with each tool's own schema.
+  externalTools: z.array(z.unknown()).readonly().optional(),
   output: z
     .custom<OutputSchema>((value) => typeof value === "object" && value !== null, {
       error: "must be a Standard Schema (zod …) or a JSON Schema object",
@@ -148,6 +157,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
   checkInput(startSchema, input, "startTask");
   const principal = input.principal ?? "local";
   const settings = settingsOf(input);
+  const tools = input.externalTools === undefined ? [] : checkExternalTools(input.externalTools);
   // Last, once everything else is known good: it writes the parts' bytes to the blob table.
   const { text, attachments } = await ingestContent(store, input.objective, "user", input.content);
   const created: Extract<TaskEvent, { type: "task_created" }> = {
@@ -181,7 +191,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
   const [first] = await store.createTask({
     ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
     created,
-    more: [objective],
+    more: tools.length === 0 ? [objective] : [{ type: "external_tools", v: 1, tools }, objective],
   });
   return first?.taskId ?? "";
 }

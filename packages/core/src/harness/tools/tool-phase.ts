@@ -4,7 +4,7 @@
  * its result as soon as its batch settles, so a crash leaves a call in doubt, never forgotten.
  */
 import { frozenFromJson } from "../../core/canonical-json.ts";
-import type { OpenToolCall } from "../../core/fold.ts";
+import { isExternalCall, type OpenToolCall } from "../../core/fold.ts";
 import { speakerLabel } from "../../core/human-input-projection.ts";
 import type { Tool } from "../../ports/tool.ts";
 import type { JsonValue } from "../../protocol/json.ts";
@@ -34,6 +34,16 @@ export const MAX_TOOL_ATTEMPTS = 3;
 /** What the model is told about an idempotent call abandoned after {@link MAX_TOOL_ATTEMPTS} starts. */
 export function abandonedCallContent(attempts: number): string {
   return `The tool call was started ${attempts} times and each time the process running it stopped before it recorded a result; it was not run again. Its effect is unknown: try a different approach rather than repeating it.`;
+}
+
+/**
+ * Whether a call waits for a result from outside: it names one of the task's external tools and
+ * no tool of the agent's own (which wins, delegation's included).
+ */
+export function waitsOutside(ctx: LegContext, call: OpenToolCall): boolean {
+  return (
+    !ctx.tools.has(call.name) && call.name !== delegateToolName(ctx.agent) && isExternalCall(ctx.writer.state, call)
+  );
 }
 
 type Gate =
@@ -151,6 +161,8 @@ export class ToolPhase {
     const frozen = new Set<string>();
     const replaced = new Set<string>();
     for (const call of calls) {
+      // Run by whoever offered the tool, who records its result.
+      if (waitsOutside(this.#ctx, call)) continue;
       if (call.name === delegated) {
         const events = await delegateCallEvents(this.#ctx, call, spawned, toCreate);
         spawned += events.filter((e) => e.type === "child_task" && e.phase === "spawned").length;
