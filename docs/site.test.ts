@@ -23,6 +23,7 @@ const REQUIRED = [
   "guide/front-ends.md",
   "guide/mcp-server.md",
   "guide/front-ends.md",
+  "guide/a2a.md",
   "guide/many-machines.md",
   "guide/testing.md",
   "guide/benchmarks.md",

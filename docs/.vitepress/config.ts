@@ -44,6 +44,7 @@ export default defineConfig({
           { text: "Front ends", link: "/guide/front-ends" },
           { text: "MCP server", link: "/guide/mcp-server" },
           { text: "Front ends", link: "/guide/front-ends" },
+          { text: "A2A server", link: "/guide/a2a" },
           { text: "Running on many machines", link: "/guide/many-machines" },
           { text: "Testing your agents", link: "/guide/testing" },
           { text: "Benchmarks", link: "/guide/benchmarks" },

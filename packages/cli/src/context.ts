@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { isSemaError, type Store } from "@sema-agent/core";
-import type { TokenStore } from "@sema-agent/server";
+import type { PushConfigStore, TokenStore } from "@sema-agent/server";
 import { terminalSafe } from "./terminal-safe.ts";
 
 export interface CliIo {
@@ -76,6 +76,8 @@ export interface Backend {
    * store's own database, loaded on first use (a worker never loads one).
    */
   tokens(): Promise<TokenStore>;
+  /** A2A push-notification configs, in the store's own database too, loaded on first use. */
+  pushConfigs(): Promise<PushConfigStore>;
   close(): Promise<void>;
 }
 
@@ -90,8 +92,10 @@ function redact(url: string): string {
 }
 
 /** `make`, called once on first use; `close` closes what it made, if anything. */
-function once(make: () => Promise<TokenStore>): { get: () => Promise<TokenStore>; close: () => Promise<void> } {
-  let made: Promise<TokenStore> | undefined;
+function once<T extends { close(): Promise<void> }>(
+  make: () => Promise<T>,
+): { get: () => Promise<T>; close: () => Promise<void> } {
+  let made: Promise<T> | undefined;
   return {
     get: () => (made ??= make()),
     close: async () => {
@@ -112,11 +116,17 @@ export async function openBackend(io: CliIo, flags: StoreFlags): Promise<Backend
       const { SqliteTokenStore } = await import("@sema-agent/server/sqlite-tokens");
       return new SqliteTokenStore({ path: location.path });
     });
+    const pushConfigs = once(async () => {
+      const { SqlitePushConfigStore } = await import("@sema-agent/server/sqlite-a2a-push");
+      return new SqlitePushConfigStore({ path: location.path });
+    });
     return {
       store,
       label: location.path,
       tokens: tokens.get,
+      pushConfigs: pushConfigs.get,
       async close() {
+        await pushConfigs.close();
         await tokens.close();
         await store.close();
       },
@@ -128,11 +138,17 @@ export async function openBackend(io: CliIo, flags: StoreFlags): Promise<Backend
     const { PostgresTokenStore } = await import("@sema-agent/server/postgres-tokens");
     return new PostgresTokenStore({ pool: store.pool, schema: store.schema });
   });
+  const pushConfigs = once(async () => {
+    const { PostgresPushConfigStore } = await import("@sema-agent/server/postgres-a2a-push");
+    return new PostgresPushConfigStore({ pool: store.pool, schema: store.schema });
+  });
   return {
     store,
     label: redact(location.url),
     tokens: tokens.get,
+    pushConfigs: pushConfigs.get,
     async close() {
+      await pushConfigs.close();
       await tokens.close();
       await store.close();
     },

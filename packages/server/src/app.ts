@@ -7,6 +7,7 @@ import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";
+import { type A2AOptions, a2aOptionsSchema, a2aRoutes } from "./a2a/a2a-routes.ts";
 import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
@@ -70,6 +71,8 @@ export interface AppOptions {
   approvers?: ApproverSettings;
   /** Who may decide approvals, per caller: replaces the policy built from `approvers`. */
   canApprove?: (caller: Caller) => CanApprove;
+  /** The A2A server's settings (it is always served; see `docs/guide/a2a.md`). */
+  a2a?: A2AOptions;
 }
 
 const appShape = {
@@ -82,6 +85,7 @@ const appShape = {
   workers: objectWith<WorkSignal>(["notify", "resume"], "the worker pool (startWorkers)").optional(),
   approvers: approversSchema.optional(),
   canApprove: functionSchema<(caller: Caller) => CanApprove>("canApprove(caller)").optional(),
+  a2a: a2aOptionsSchema.optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -162,6 +166,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   mountRoutes(app, routes, limits);
   // MCP's Streamable HTTP at /mcp: the same tokens, rate limits and task actions as /v1.
   mountMcp(app, { deps, ingress: options.ingress, rateLimiter, now });
+  // A2A (JSON-RPC, REST, agent cards): the same tokens, rate limits and task actions as /v1.
+  app.route(
+    "/",
+    a2aRoutes({ deps, ingress: options.ingress, rateLimiter, version: API_VERSION, options: options.a2a ?? {} }),
+  );
   app.route("/", consoleRoutes());
   return app;
 }

@@ -1,11 +1,15 @@
 /**
  * Two principals × every endpoint: a caller of one principal reaches nothing of the other's —
  * every task route answers exactly as for a task that does not exist (404, or 403 where the
- * caller's own token is refused before any task is looked at), and nothing is recorded.
+ * caller's own token is refused before any task is looked at), and nothing is recorded. The A2A
+ * bindings likewise: `TaskNotFound`, byte for byte the answer for an unknown id.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { MemoryStore } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
+import { MemoryPushConfigStore } from "./a2a/push-config-store.ts";
+import { PushDispatcher } from "./a2a/push-dispatcher.ts";
 import { listen } from "./listen.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 
@@ -210,4 +214,157 @@ describe("isolation between principals", () => {
       }
     });
   }
+});
+
+/** A JSON-RPC call of the A2A binding, and the REST call of the same method. */
+interface A2AProbe {
+  name: string;
+  rpc?: (taskId: string, digest: string) => { method: string; params: unknown };
+  rest?: (taskId: string, digest: string) => { method: string; path: string; body?: unknown };
+}
+
+const A2A_PROBES: A2AProbe[] = [
+  {
+    name: "GetTask",
+    rpc: (id) => ({ method: "GetTask", params: { id } }),
+    rest: (id) => ({ method: "GET", path: `/a2a/v1/tasks/${id}` }),
+  },
+  {
+    name: "CancelTask",
+    rpc: (id) => ({ method: "CancelTask", params: { id } }),
+    rest: (id) => ({ method: "POST", path: `/a2a/v1/tasks/${id}:cancel` }),
+  },
+  {
+    name: "SubscribeToTask",
+    rpc: (id) => ({ method: "SubscribeToTask", params: { id } }),
+    rest: (id) => ({ method: "POST", path: `/a2a/v1/tasks/${id}:subscribe` }),
+  },
+  {
+    name: "SendMessage (steer)",
+    rpc: (id) => ({
+      method: "SendMessage",
+      params: { message: { messageId: "m1", role: "ROLE_USER", taskId: id, parts: [{ text: "hi" }] } },
+    }),
+    rest: (id) => ({
+      method: "POST",
+      path: "/a2a/v1/message:send",
+      body: { message: { messageId: "m1", role: "ROLE_USER", taskId: id, parts: [{ text: "hi" }] } },
+    }),
+  },
+  {
+    name: "SendMessage (approval)",
+    rpc: (id, digest) => ({
+      method: "SendMessage",
+      params: {
+        message: {
+          messageId: "m2",
+          role: "ROLE_USER",
+          taskId: id,
+          parts: [{ data: { callId: "call-1", decision: "approve", digest } }],
+        },
+      },
+    }),
+  },
+  {
+    name: "push config create",
+    rpc: (id) => ({
+      method: "CreateTaskPushNotificationConfig",
+      params: { taskId: id, url: "http://127.0.0.1:9/hook", token: "t" },
+    }),
+    rest: (id) => ({
+      method: "POST",
+      path: `/a2a/v1/tasks/${id}/pushNotificationConfigs`,
+      body: { url: "http://127.0.0.1:9/hook", token: "t" },
+    }),
+  },
+  {
+    name: "push config list",
+    rpc: (id) => ({ method: "ListTaskPushNotificationConfigs", params: { taskId: id } }),
+    rest: (id) => ({ method: "GET", path: `/a2a/v1/tasks/${id}/pushNotificationConfigs` }),
+  },
+  {
+    name: "push config get",
+    rpc: (id) => ({ method: "GetTaskPushNotificationConfig", params: { taskId: id, id: "c1" } }),
+    rest: (id) => ({ method: "GET", path: `/a2a/v1/tasks/${id}/pushNotificationConfigs/c1` }),
+  },
+  {
+    name: "push config delete",
+    rpc: (id) => ({ method: "DeleteTaskPushNotificationConfig", params: { taskId: id, id: "c1" } }),
+    rest: (id) => ({ method: "DELETE", path: `/a2a/v1/tasks/${id}/pushNotificationConfigs/c1` }),
+  },
+];
+
+describe("isolation between principals, over A2A (JSON-RPC and REST)", () => {
+  it("mallory reaches nothing of alice's task: TaskNotFound, exactly as for an unknown id", async () => {
+    const store = new MemoryStore();
+    const push = new PushDispatcher({
+      store,
+      configs: new MemoryPushConfigStore(),
+      urls: { allowPrivateNetworks: true },
+    });
+    const fx = await apiFixture({
+      store,
+      turns: APPROVAL_SCRIPT,
+      app: { workers: { notify: () => {}, resume: () => {} }, a2a: { push } },
+    });
+    const taskId = await createTask(fx, "secret objective", fx.tokens.alice);
+    await runOnce(fx, taskId);
+    const ownerView = await json<{ pendingApprovals: { digest: string }[] }>(
+      await fx.call("GET", `/v1/tasks/${taskId}`),
+    );
+    const digest = ownerView.pendingApprovals[0]?.digest ?? "";
+    // alice has a config on her task, so a leak would have something to show.
+    const mine = await fx.call("POST", "/a2a", {
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "CreateTaskPushNotificationConfig",
+        params: { taskId, id: "c1", url: "http://127.0.0.1:9/hook", token: "alice-secret" },
+      },
+    });
+    expect(await json(mine)).toMatchObject({ result: { id: "c1" } });
+    const before = await fx.store.read(taskId);
+
+    for (const probe of A2A_PROBES) {
+      const answer = async (id: string) => {
+        const rpc = probe.rpc?.(id, digest);
+        const rest = probe.rest?.(id, digest);
+        const rpcResponse =
+          rpc === undefined
+            ? undefined
+            : await fx.call("POST", "/a2a", { token: fx.tokens.mallory, body: { jsonrpc: "2.0", id: 7, ...rpc } });
+        const restResponse =
+          rest === undefined
+            ? undefined
+            : await fx.call(rest.method, rest.path, {
+                token: fx.tokens.mallory,
+                ...(rest.body === undefined ? {} : { body: rest.body }),
+              });
+        return {
+          rpc: rpcResponse === undefined ? "" : `${rpcResponse.status} ${await rpcResponse.text()}`,
+          rest: restResponse === undefined ? "" : `${restResponse.status} ${await restResponse.text()}`,
+        };
+      };
+      const theirs = await answer(taskId);
+      const unknown = await answer(UNKNOWN);
+      expect(theirs.rpc.replaceAll(taskId, "ID"), probe.name).toBe(unknown.rpc.replaceAll(UNKNOWN, "ID"));
+      expect(theirs.rest.replaceAll(taskId, "ID"), probe.name).toBe(unknown.rest.replaceAll(UNKNOWN, "ID"));
+      if (probe.rpc !== undefined) expect(theirs.rpc, probe.name).toContain('"code":-32001');
+      if (probe.rest !== undefined) expect(theirs.rest, probe.name).toMatch(/^404 .*TASK_NOT_FOUND/);
+      expect(`${theirs.rpc}${theirs.rest}`, probe.name).not.toMatch(/secret/);
+    }
+    const listed = await json<{ result: { tasks: unknown[] } }>(
+      await fx.call("POST", "/a2a", {
+        token: fx.tokens.mallory,
+        body: { jsonrpc: "2.0", id: 8, method: "ListTasks", params: {} },
+      }),
+    );
+    expect(listed.result.tasks ?? []).toEqual([]);
+    const restList = await json<{ tasks?: unknown[] }>(
+      await fx.call("GET", "/a2a/v1/tasks", { token: fx.tokens.mallory }),
+    );
+    expect(restList.tasks ?? []).toEqual([]);
+    expect(await fx.store.read(taskId)).toEqual(before);
+    await push.close();
+  });
 });

@@ -7,6 +7,9 @@ import type { LeaseHolder, Store } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
+import type { PushConfigStore } from "./a2a/push-config-store.ts";
+import { PushDispatcher } from "./a2a/push-dispatcher.ts";
+import type { PushUrlPolicy } from "./a2a/push-url.ts";
 import { createApp } from "./app.ts";
 import type { ApproverSettings } from "./approval-policy.ts";
 import { EventHub } from "./events/event-hub.ts";
@@ -49,6 +52,11 @@ export interface ServeOptions {
     | false;
   /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
+  /**
+   * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
+   * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
+   */
+  a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
 }
 
 /** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
@@ -73,6 +81,20 @@ const serveShape = {
   approvers: approversSchema.optional(),
   workers: z.union([z.literal(false), z.strictObject(workersShape)]).optional(),
   onError: functionSchema<(error: unknown, taskId: string | undefined) => void>("onError(error, taskId)").optional(),
+  a2aPush: z
+    .strictObject({
+      configs: objectWith<PushConfigStore>(["put", "get", "list", "delete", "all", "advance"], "a PushConfigStore"),
+      urls: z
+        .strictObject({
+          allowPrivateNetworks: z.boolean().optional(),
+          allowedHosts: z.array(z.string().min(1)).optional(),
+        })
+        .optional(),
+      retry: z
+        .strictObject({ baseMs: z.number().positive().optional(), maxMs: z.number().positive().optional() })
+        .optional(),
+    })
+    .optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveKeysMatch: [
   KeysMatch<keyof typeof workersShape, keyof Exclude<NonNullable<ServeOptions["workers"]>, false>>,
@@ -116,6 +138,15 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           ...options.workers,
           ...(options.onError === undefined ? {} : { onError: options.onError }),
         });
+  const push =
+    options.a2aPush === undefined
+      ? undefined
+      : new PushDispatcher({
+          store: options.store,
+          configs: options.a2aPush.configs,
+          ...(options.a2aPush.urls === undefined ? {} : { urls: options.a2aPush.urls }),
+          ...(options.a2aPush.retry === undefined ? {} : { retry: options.a2aPush.retry }),
+        });
   const app = createApp({
     store: options.store,
     agents: options.agents,
@@ -124,6 +155,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(workers === undefined ? {} : { workers }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
+    ...(push === undefined ? {} : { a2a: { push } }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;
   try {
@@ -135,12 +167,15 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     await workers?.stop({ deadlineMs: 0 });
     throw error;
   }
+  // Owed notifications (from before a restart) go out now.
+  await push?.start();
   return {
     url: listening.url,
     ...(firstToken === undefined ? {} : { firstToken }),
     ...(workers === undefined ? {} : { workers }),
     async close(closeOptions = {}) {
       const result = (await workers?.stop(closeOptions)) ?? { stopped: [], abandoned: [] };
+      await push?.close();
       await listening.close();
       return result;
     },

@@ -34,6 +34,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       port,
       workers,
       onError: reportTo(io, "sema serve"),
+      // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
+      a2aPush: { configs: await backend.pushConfigs() },
     });
     io.stdout.write(
       `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,

@@ -1,0 +1,52 @@
+// sema serve speaks A2A on its port: the official @a2a-js/sdk client against the CLI's server.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SendMessageRequest, type StreamResponse, TaskState } from "@a2a-js/sdk";
+import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { describe, expect, it } from "vitest";
+import { main } from "./main.ts";
+import { captureIo, until } from "./test-support/capture-io.ts";
+
+describe("sema serve over A2A", () => {
+  it("serves the card and a streamed task; push configs refuse loopback webhooks by default", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-a2a-"));
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "Served over A2A." }] }));
+    const stop = new AbortController();
+    const c = captureIo(dir, { extra: { interrupt: stop.signal } });
+    const serving = main(["serve", "--port", "0", "--db", join(dir, "sema.db"), "--model", `script:${script}`], c.io);
+    await until(() => /Bearer <token>/.test(c.out()));
+    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return fetch(input, { ...init, headers });
+    };
+    const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromUrl(
+      url,
+    );
+    expect((await client.getAgentCard()).capabilities).toMatchObject({ streaming: true, pushNotifications: true });
+    const events: StreamResponse[] = [];
+    const request = SendMessageRequest.fromJSON({
+      message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "Say it" }] },
+    });
+    for await (const event of client.sendMessageStream(request)) events.push(event);
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const taskId = last?.$case === "statusUpdate" ? last.value.taskId : "";
+    await expect(
+      client.createTaskPushNotificationConfig({
+        tenant: "",
+        id: "",
+        taskId,
+        url: "http://127.0.0.1:9/hook",
+        token: "t",
+        authentication: undefined,
+      }),
+    ).rejects.toThrow(/loopback or private/);
+    stop.abort();
+    expect(await serving).toBe(0);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * The A2A server, mounted by `createApp` on the API's port: agent cards (public), then, behind
+ * the same bearer-token ingress and rate limit as `/v1`, the JSON-RPC binding at `POST /a2a` and
+ * the REST binding under `/a2a/v1/…` for the default agent, and both again at
+ * `/a2a/agents/{name}` for each named agent of the registry.
+ */
+import { AgentCard } from "@a2a-js/sdk";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
+import { errorResponse, HttpError, toHttpError } from "../http-error.ts";
+import type { Ingress } from "../ingress/caller.ts";
+import type { RateLimiter } from "../ingress/rate-limit.ts";
+import { SPEAKER_HEADER } from "../ingress/speaker.ts";
+import type { RouteDeps } from "../routes/deps.ts";
+import { objectWith, type ShapeOf } from "../server-options.ts";
+import { agentCard } from "./agent-card.ts";
+import { JsonRpcBinding } from "./jsonrpc-binding.ts";
+import type { PushDispatcher } from "./push-dispatcher.ts";
+import { SemaA2AHandler } from "./request-handler.ts";
+import { RestBinding } from "./rest-binding.ts";
+
+/** What `createApp` takes for A2A. */
+export interface A2AOptions {
+  /** Push notifications (a started `PushDispatcher`); without it the card says `pushNotifications: false`. */
+  push?: PushDispatcher;
+}
+
+export const a2aOptionsSchema = z.strictObject({
+  push: objectWith<PushDispatcher>(["start", "watch", "close"], "a PushDispatcher").optional(),
+} satisfies ShapeOf<A2AOptions>);
+
+interface Mount {
+  deps: RouteDeps;
+  ingress: Ingress;
+  rateLimiter: RateLimiter;
+  version: string;
+  options: A2AOptions;
+}
+
+interface Served {
+  name: string;
+  base: string;
+  jsonRpc: JsonRpcBinding;
+  rest: RestBinding;
+}
+
+/** The A2A routes, as a Hono app to mount at `/`. */
+export function a2aRoutes(mount: Mount): Hono<AppEnv> {
+  const { deps } = mount;
+  const app = new Hono<AppEnv>();
+  const served = new Map<string, Served>();
+  const endpoint = (name: string | undefined): Served => {
+    const agentName = name ?? deps.agents.defaultName;
+    if (deps.agents.get(agentName) === undefined)
+      throw new HttpError(404, "NotFound", `no agent named ${agentName}`, { details: { agents: deps.agents.names() } });
+    const key = name === undefined ? "" : agentName;
+    let found = served.get(key);
+    if (found === undefined) {
+      const handler = new SemaA2AHandler(deps, agentName, mount.options.push);
+      found = {
+        name: agentName,
+        base: name === undefined ? "/a2a" : `/a2a/agents/${encodeURIComponent(agentName)}`,
+        jsonRpc: new JsonRpcBinding(handler),
+        rest: new RestBinding(handler),
+      };
+      served.set(key, found);
+    }
+    return found;
+  };
+  const card = (c: Context<AppEnv>, name: string | undefined) => {
+    const at = endpoint(name);
+    const agent = deps.agents.get(at.name);
+    if (agent === undefined) throw new HttpError(404, "NotFound", `no agent named ${at.name}`);
+    const origin = new URL(c.req.url).origin;
+    const body = agentCard(origin, at, agent, {
+      version: mount.version,
+      pushNotifications: mount.options.push !== undefined,
+    });
+    return c.json(AgentCard.toJSON(body) as object, 200, { "cache-control": "public, max-age=60" });
+  };
+  const limits = {
+    maxBodyBytes: deps.limits.maxContentBodyBytes,
+    maxJsonDepth: deps.limits.maxJsonDepth,
+    heartbeatMs: deps.limits.heartbeatMs,
+  };
+
+  app.get("/.well-known/agent-card.json", (c) => card(c, undefined));
+  app.get("/a2a/agents/:name/.well-known/agent-card.json", (c) => card(c, c.req.param("name")));
+
+  // Everything else under /a2a speaks for a principal: the `/v1` ingress, the `/v1` rate limit.
+  app.use("/a2a/*", async (c, next) => {
+    if (c.req.path.endsWith("/.well-known/agent-card.json")) return next();
+    try {
+      const caller = await mount.ingress.authenticate({
+        authorization: c.req.header("authorization"),
+        speaker: c.req.header(SPEAKER_HEADER),
+      });
+      mount.rateLimiter.take(caller.principal);
+      c.set("caller", caller);
+    } catch (error) {
+      return errorResponse(toHttpError(error));
+    }
+    return next();
+  });
+
+  app.post("/a2a", (c) => endpoint(undefined).jsonRpc.handle(c.req.raw, c.get("caller"), limits));
+  app.post("/a2a/agents/:name", (c) =>
+    endpoint(c.req.param("name")).jsonRpc.handle(c.req.raw, c.get("caller"), limits),
+  );
+  app.all("/a2a/v1/*", (c) =>
+    endpoint(undefined).rest.handle(c.req.raw, c.req.path.slice("/a2a/v1".length), c.get("caller"), limits),
+  );
+  app.all("/a2a/agents/:name/v1/*", (c) => {
+    const at = endpoint(c.req.param("name"));
+    return at.rest.handle(c.req.raw, c.req.path.slice(`${at.base}/v1`.length), c.get("caller"), limits);
+  });
+  return app;
+}

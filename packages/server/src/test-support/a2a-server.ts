@@ -1,0 +1,87 @@
+/**
+ * `sema serve` for the A2A tests: a SQLite file store, its token store and push-config table,
+ * the scripted agent, a real socket; and official `@a2a-js/sdk` clients for a token over either
+ * transport.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Client, ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
+import type { Agent } from "@sema-agent/core";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { createAgentRegistry } from "@sema-agent/worker";
+import { SqlitePushConfigStore } from "../a2a/sqlite-push-config-store.ts";
+import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
+import { type Serving, serve } from "../serve.ts";
+
+export type Transport = "JSONRPC" | "HTTP+JSON";
+
+export interface A2AServer {
+  serving: Serving;
+  store: SqliteStore;
+  tokens: SqliteTokenStore;
+  path: string;
+  /** Stop the server and close its stores (the file stays). */
+  stop(): Promise<void>;
+}
+
+/** A fresh directory for one test's database file. */
+export function freshDir(): string {
+  return mkdtempSync(join(tmpdir(), "sema-a2a-"));
+}
+
+/** Serve `agents` over the SQLite file at `path` (created if missing), push to loopback allowed. */
+export async function startA2AServer(
+  path: string,
+  agents: Record<string, Agent>,
+  options: { port?: number; retryMs?: number } = {},
+): Promise<A2AServer> {
+  const store = new SqliteStore({ path });
+  const tokens = new SqliteTokenStore({ path });
+  const configs = new SqlitePushConfigStore({ path });
+  const serving = await serve({
+    store,
+    tokens,
+    agents: createAgentRegistry(agents, "default"),
+    port: options.port ?? 0,
+    workers: { pollMs: 20 },
+    a2aPush: { configs, urls: { allowPrivateNetworks: true }, retry: { baseMs: options.retryMs ?? 20, maxMs: 200 } },
+  });
+  return {
+    serving,
+    store,
+    tokens,
+    path,
+    async stop() {
+      await serving.close({ deadlineMs: 2000 });
+      await configs.close();
+      await store.close();
+      await tokens.close();
+    },
+  };
+}
+
+/** An official A2A client of the agent whose card is at `baseUrl`, authenticating with `token`. */
+export async function a2aClient(baseUrl: string, token: string, transport: Transport): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+    preferredTransports: [transport],
+  });
+  return factory.createFromUrl(baseUrl);
+}
+
+/** Poll `check` until it returns a value (not undefined), or fail after `timeoutMs`. */
+export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("until: timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
