@@ -23,12 +23,15 @@ Commands:
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
-        [--model provider:model-id] [--workspaces dir] [--workspace-per principal|task]
+        [--model provider:model-id] [--a2a-push on|off] [--workspaces dir]
+        [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
                       principal (or task) under --workspaces (default .sema/workspaces).
                       --lease-ttl: how long the tasks of a crashed node wait before another
-                      node takes them over (default 30000 ms, at least 300)
+                      node takes them over (default 30000 ms, at least 300).
+                      --a2a-push on|off: deliver A2A push notifications (default on; on one
+                      node of several sharing a database, off on the others)
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]
                       An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same

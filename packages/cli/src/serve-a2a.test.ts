@@ -49,4 +49,33 @@ describe("sema serve over A2A", () => {
     stop.abort();
     expect(await serving).toBe(0);
   });
+
+  it("--a2a-push off: the card says no push, so a second node on one database sends no duplicates", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-a2a-"));
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "unused" }] }));
+    const stop = new AbortController();
+    const c = captureIo(dir, { extra: { interrupt: stop.signal } });
+    const args = [
+      "serve",
+      "--port",
+      "0",
+      "--db",
+      join(dir, "sema.db"),
+      "--model",
+      `script:${script}`,
+      "--a2a-push",
+      "off",
+    ];
+    const serving = main(args, c.io);
+    await until(() => /Bearer <token>/.test(c.out()));
+    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      capabilities: { pushNotifications: boolean };
+    };
+    expect(card.capabilities.pushNotifications).toBe(false);
+    stop.abort();
+    expect(await serving).toBe(0);
+    await expect(main(["serve", "--a2a-push", "maybe"], captureIo(dir).io)).resolves.toBe(2);
+  });
 });

@@ -18,8 +18,10 @@ import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { host: { type: "string" }, port: { type: "string" }, ...SERVED_OPTIONS },
+    options: { host: { type: "string" }, port: { type: "string" }, "a2a-push": { type: "string" }, ...SERVED_OPTIONS },
   });
+  const push = values["a2a-push"] ?? "on";
+  if (push !== "on" && push !== "off") throw new UsageError(`--a2a-push must be on or off, got ${push}`);
   const port = values.port === undefined ? 7777 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
@@ -35,7 +37,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       workers,
       onError: reportTo(io, "sema serve"),
       // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
-      a2aPush: { configs: await backend.pushConfigs() },
+      // Every node that pushes delivers every owed notification: several API nodes on one
+      // database run it on one of them (--a2a-push off on the others).
+      ...(push === "on" ? { a2aPush: { configs: await backend.pushConfigs() } } : {}),
     });
     io.stdout.write(
       `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,
