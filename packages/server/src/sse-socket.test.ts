@@ -8,6 +8,7 @@ import { EventSource, type FetchLike } from "eventsource";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Listening, listen } from "./listen.ts";
 import { apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+import { until } from "./test-support/until.ts";
 
 const STORED_TYPES = [
   "task_created",
@@ -37,14 +38,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe("SSE over a socket", () => {
   it("reconnects with Last-Event-ID after a dropped connection: nothing lost, nothing repeated", async () => {

@@ -13,15 +13,9 @@ import { defineTool } from "@sema-agent/core";
 import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type A2AServer,
-  a2aClient,
-  freshDir,
-  startA2AServer,
-  type Transport,
-  until,
-} from "../test-support/a2a-server.ts";
+import { type A2AServer, a2aClient, freshDir, startA2AServer, type Transport } from "../test-support/a2a-server.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
+import { until } from "../test-support/until.ts";
 
 const lookup = defineTool({
   name: "lookup",

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
 import { type Serving, serve } from "../serve.ts";
 import { scriptedAgent, writeTool } from "../test-support/api-fixture.ts";
+import { until } from "../test-support/until.ts";
 
 const lookup = defineTool({
   name: "lookup",
@@ -84,15 +85,6 @@ const finished = (events: BaseEvent[]) =>
       pendingToolCallIds?: string[];
     };
   };
-
-/** Poll `check` until it holds or `ms` pass (real sockets: no fixed sleeps). */
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe("AG-UI's HttpAgent against sema serve", () => {
   it("runs a tool call, ends on an interrupt for approval, refuses a wrong digest, and resumes", async () => {

@@ -13,17 +13,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { serve } from "../serve.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
+import { until } from "../test-support/until.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sema-ag-ui-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const answer = "A long answer, streamed slowly enough to stop the server in the middle of it.";
 

@@ -74,14 +74,3 @@ export async function a2aClient(baseUrl: string, token: string, transport: Trans
   });
   return factory.createFromUrl(baseUrl);
 }
-
-/** Poll `check` until it returns a value (not undefined), or fail after `timeoutMs`. */
-export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("until: timed out");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

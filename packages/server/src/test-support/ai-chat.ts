@@ -48,12 +48,3 @@ export class TestChat extends AbstractChat<UIMessage> {
     });
   }
 }
-
-/** Poll `check` until it holds (real sockets, real timers: a deadline, never a fixed sleep). */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

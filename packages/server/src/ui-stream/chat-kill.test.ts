@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { UIMessage } from "ai";
 import { afterAll, describe, expect, it } from "vitest";
-import { TestChat, until } from "../test-support/ai-chat.ts";
+import { TestChat } from "../test-support/ai-chat.ts";
+import { until } from "../test-support/until.ts";
 
 const SLOW_ANSWER = "Every step of this answer arrives slowly, so the process can die in the middle of it.";
 const CHILD = fileURLToPath(new URL("../test-support/chat-serve-child.ts", import.meta.url));

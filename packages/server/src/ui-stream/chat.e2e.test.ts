@@ -18,8 +18,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../serve.ts";
-import { TestChat, until } from "../test-support/ai-chat.ts";
+import { TestChat } from "../test-support/ai-chat.ts";
 import { writeTool } from "../test-support/api-fixture.ts";
+import { until } from "../test-support/until.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sema-chat-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
