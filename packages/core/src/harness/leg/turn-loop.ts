@@ -8,11 +8,10 @@ import type { PendingInput, TaskState } from "../../core/fold.ts";
 import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
 import { modelWaitRetirements } from "../../core/model-wait.ts";
-import { formatHookFeedback } from "../../core/trust-framing.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
 import { isSemaError, LeaseLostError, type SemaErrorCode } from "../../protocol/errors.ts";
-import { type ExternalTool, OUTPUT_CORRECTION, type StoredEvent, type TaskEvent } from "../../protocol/task-event.ts";
+import type { ExternalTool, StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
 import { delegateSpec } from "../delegation/delegate-tool.ts";
@@ -29,9 +28,9 @@ import {
 } from "../model/model-request.ts";
 import { describeFailure, modelParkEvents } from "../model/model-unavailable.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
-import { checkOutput, correctionText, DEFAULT_OUTPUT_ATTEMPTS, listedProblems } from "../model/structured-output.ts";
 import { ToolPhase, waitsOutside } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
+import { type FinishingLeg, finishTask } from "./finish-task.ts";
 import type { LegContext, LegSignals } from "./leg-context.ts";
 import { StepWatch } from "./step-watch.ts";
 import { isStopSignal, watchForStops } from "./stop-signals.ts";
@@ -131,7 +130,7 @@ export class LegLoop {
       // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
       const last = w.state.transcript.at(-1);
       if (last?.role === "assistant" && last.toolCalls.length === 0) {
-        if (await this.#finish(last.text)) return;
+        if (await finishTask(this.#finishing(), last.text)) return;
         continue;
       }
       if (await this.#parkIfOverBudget()) return;
@@ -343,83 +342,24 @@ export class LegLoop {
     return deliveryEvents(carrier, inputs, state, this.#o.randomBytes);
   }
 
+  /** What finishing the task needs of this leg. */
+  #finishing(): FinishingLeg {
+    return {
+      writer: this.#w,
+      legId: this.#legId,
+      options: this.#o,
+      hooks: this.#hooks,
+      deliveryEvents: (carrier, inputs, state) => this.#deliveryEvents(carrier, inputs, state),
+      failTask: (code, message) => this.#failTask(code, message),
+      failHook: (failure) => this.#failHook(failure),
+    };
+  }
+
   async #deliver(carrier: "objective" | "resume" | "wake" | "steer"): Promise<void> {
     await this.#w.appendWhen((state) => {
       const inputs = waitingInputs(state)[carrier];
       return inputs.length === 0 ? undefined : this.#deliveryEvents(carrier, inputs, state);
     });
-  }
-
-  /**
-   * The agent would finish: a pending steer, a queued follow-up or an onStop hook sends it back to
-   * work; otherwise the task completes. Returns whether the leg is over.
-   */
-  async #finish(text: string): Promise<boolean> {
-    const before = waitingInputs(this.#w.state);
-    let result = text;
-    if (before.steer.length === 0 && before.nextTurn.length === 0) {
-      const output = this.#w.state.settings?.output ?? this.#o.agent.output;
-      if (output !== undefined) {
-        const checked = await checkOutput(output, text);
-        if ("unusable" in checked) {
-          await this.#failTask("InvalidInput", checked.unusable);
-          return true;
-        }
-        if (!checked.ok) return this.#rejectOutput(checked.paths, checked.problems);
-        result = checked.json;
-      }
-      const stop = await this.#hooks.onStop(text);
-      if (stop === "continue") return false;
-      if (stop !== "stop") {
-        await this.#failHook(stop);
-        return true;
-      }
-    }
-    let done = false;
-    await this.#w.appendWhen((state) => {
-      const waiting = waitingInputs(state);
-      done = false;
-      if (waiting.steer.length > 0) return undefined;
-      if (waiting.nextTurn.length > 0) return this.#deliveryEvents("nextTurn", waiting.nextTurn, state);
-      done = true;
-      return [
-        { type: "task_completed", v: 1, result },
-        { type: "leg_ended", v: 1, legId: this.#legId, reason: "completed" },
-      ];
-    });
-    return done;
-  }
-
-  /**
-   * The final answer failed the output schema: send it back as a correction (recorded like hook
-   * feedback, so a resumed leg neither repeats nor forgets it), or fail the task once the model
-   * has had `outputAttempts` answers. Returns whether the leg is over.
-   */
-  async #rejectOutput(paths: string[], problems: string[]): Promise<boolean> {
-    const attempts = this.#o.agent.outputAttempts ?? DEFAULT_OUTPUT_ATTEMPTS;
-    if ((this.#w.state.outputCorrections ?? 0) + 1 < attempts) {
-      await this.#w.appendWhen((state) =>
-        waitingInputs(state).steer.length > 0
-          ? undefined
-          : [
-              {
-                type: "hook_feedback",
-                v: 1,
-                hook: OUTPUT_CORRECTION,
-                content: formatHookFeedback(correctionText(problems)),
-                legId: this.#legId,
-              },
-            ],
-      );
-      return false;
-    }
-    const message = `the final answer does not match the output schema after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${listedProblems(problems).join("; ")}`;
-    await this.#w.append([
-      { type: "engine_note", v: 1, kind: "output_invalid", text: message, data: { paths }, legId: this.#legId },
-      { type: "task_failed", v: 1, error: { code: "OutputInvalid", message } },
-      { type: "leg_ended", v: 1, legId: this.#legId, reason: "failed" },
-    ]);
-    return true;
   }
 
   /** The task fails and the leg ends, in one append. */
