@@ -134,6 +134,13 @@ describe("sema run / events / tasks", () => {
     expect(c.err()).toMatch(/failed: the script has 1 turn\(s\) and turn 2 was requested/);
   });
 
+  it("resume refuses --attach: the objective is recorded already, nothing is silently dropped", async () => {
+    const ws = workspace();
+    const c = capture(ws.dir);
+    expect(await main(["resume", "some-task", "--attach", "x.png", "--db", ws.db], c.io)).toBe(2);
+    expect(c.err()).toMatch(/Unknown option '--attach'/);
+  });
+
   it("Ctrl-C parks the task and says how to resume it; resume finishes it", async () => {
     const ws = workspace();
     const script = ws.script([{ text: "Long think.", delayMs: 5000 }, { text: "never" }]);

@@ -29,11 +29,8 @@ vi.mock("node:util", async (importOriginal) => {
 
 /** Commands that read no options at all (they would run, not parse, when probed). */
 const NO_OPTIONS = new Set(["demo"]);
-/**
- * Options a parser accepts that do nothing there, so USAGE rightly leaves them out: `resume`
- * shares `run`'s parser, and a resumed task's objective cannot take attachments any more.
- */
-const IGNORED: Record<string, readonly string[]> = { resume: ["attach"] };
+/** Options a parser accepts that do nothing there, so USAGE rightly leaves them out (none today). */
+const IGNORED: Record<string, readonly string[]> = {};
 
 /** Each command's lines of USAGE (from its name to the next command), and the notes after them. */
 function usageSections(): { commands: Map<string, string>; notes: string } {

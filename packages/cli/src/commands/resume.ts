@@ -8,6 +8,9 @@ import { modelFromSpec } from "../model-spec.ts";
 import { localToolSetup } from "../tool-roots.ts";
 import { RUN_OPTIONS, requireModel } from "./run.ts";
 
+// A resumed task's objective is recorded already: it takes no attachments.
+const { attach: _attach, ...RESUME_OPTIONS } = RUN_OPTIONS;
+
 /** The model id recorded when the task was created. */
 export async function recordedModel(store: Store, taskId: string): Promise<string | undefined> {
   const [created] = await store.read(taskId, { limit: 1 });
@@ -15,7 +18,7 @@ export async function recordedModel(store: Store, taskId: string): Promise<strin
 }
 
 export async function resume(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args: argv, options: RESUME_OPTIONS, allowPositionals: true });
   const [taskId] = positionals;
   if (taskId === undefined) throw new UsageError("usage: sema resume <taskId> [--model provider:model-id] [--db path]");
   const store = await openStore(io, values);
