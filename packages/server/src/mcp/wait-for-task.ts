@@ -54,6 +54,13 @@ export async function waitForTask(
   let afterSeq = options.afterSeq ?? 0;
   for (;;) {
     if (settled(record)) {
+      // Settled before the watch saw its last events (a fast task settles before the wait even
+      // starts): report them first, so progress always ends with what the result says.
+      if (options.onEvent !== undefined && afterSeq < record.lastSeq)
+        for (const event of await store.read(taskId, { afterSeq })) {
+          afterSeq = event.seq;
+          await options.onEvent(event);
+        }
       const approvals = record.summary.status === "parked" && record.summary.openApprovals.length > 0;
       if (!approvals || options.onApprovals === undefined || !(await options.onApprovals(record))) return record;
     }
