@@ -65,12 +65,15 @@ export class SpanFold {
         for (const [callId, tool] of this.#tools) {
           // A call to an external tool is answered from outside, after the leg: it stays open.
           if (event.reason === "parked:tool" || tool.parentKey !== leg.key) continue;
-          tool.attributes[SEMA.toolInterrupted] = true;
-          this.#close(tool, event.at, ended, { code: "error", message: "interrupted" });
+          // A crashed leg (its end recorded by whoever recovered it) leaves its calls in doubt.
+          const outcome = event.reason === "parked:crash" ? "in_doubt" : "interrupted";
+          tool.attributes[outcome === "in_doubt" ? SEMA.toolInDoubt : SEMA.toolInterrupted] = true;
+          this.#close(tool, event.at, ended, { code: "error", message: outcome });
           this.#tools.delete(callId);
         }
         leg.attributes[SEMA.legEndReason] = event.reason;
-        this.#close(leg, event.at, ended, event.reason === "failed" ? { code: "error", message: "failed" } : undefined);
+        const failed = event.reason === "failed" || event.reason === "parked:crash";
+        this.#close(leg, event.at, ended, failed ? { code: "error", message: event.reason } : undefined);
         this.#leg = undefined;
         if (this.#rootEnding) this.#endRoot(root, event.at, ended);
         break;

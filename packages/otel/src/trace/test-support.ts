@@ -40,8 +40,11 @@ const writeFile = defineTool({
   execute: (input) => `wrote ${input.path}`,
 });
 
-/** Runs the scripted task, each leg with the `emit` made for its store; returns the store and the id. */
-export async function runScriptedTask(makeEmit?: (store: Store) => Emit) {
+/**
+ * Runs the scripted task, each leg (1, 2) with the `emit` made for it, as if each ran in its own
+ * process when the maker returns a new one; returns the store and the id.
+ */
+export async function runScriptedTask(makeEmit?: (store: Store, leg: number) => Emit) {
   let now = Date.parse("2026-11-30T10:00:00.000Z");
   const store = new MemoryStore({ now: () => (now += 1000) });
   const model = new ScriptedModel(
@@ -54,8 +57,9 @@ export async function runScriptedTask(makeEmit?: (store: Store) => Emit) {
   );
   const agent = { model, tools: [lookup, writeFile] };
   const taskId = await startTask(store, { objective: TEXTS.objective, agent: "planner", principal: "acme" });
-  const harness = makeEmit === undefined ? { store, agent } : { store, agent, emit: makeEmit(store) };
-  const first = await runLeg(harness, taskId);
+  const harness = (leg: number) =>
+    makeEmit === undefined ? { store, agent } : { store, agent, emit: makeEmit(store, leg) };
+  const first = await runLeg(harness(1), taskId);
   if (first.parkedReason !== "approval") throw new Error(`expected an approval park, got ${JSON.stringify(first)}`);
   const events = await store.read(taskId);
   const request = events.find((event) => event.type === "approval_requested");
@@ -68,7 +72,7 @@ export async function runScriptedTask(makeEmit?: (store: Store) => Emit) {
     actor: { id: "bob", verified: true },
     principal: "acme",
   });
-  const second = await runLeg(harness, taskId);
+  const second = await runLeg(harness(2), taskId);
   if (second.status !== "completed") throw new Error(`expected completion, got ${JSON.stringify(second)}`);
   return { store, taskId };
 }

@@ -13,7 +13,7 @@ async function liveAndRebuilt(captureContent = false) {
   const live = new InMemorySpanExporter();
   let tracer: TraceEmit | undefined;
   const { store, taskId } = await runScriptedTask((store) => {
-    tracer = traceEmit({ exporter: live, store, captureContent, env: {} });
+    tracer ??= traceEmit({ exporter: live, store, captureContent, env: {} });
     return tracer.emit;
   });
   await tracer?.flush();
@@ -47,6 +47,25 @@ describe("the trace of a task", () => {
     const { live, rebuilt } = await liveAndRebuilt();
     expect(rebuilt.length).toBeGreaterThan(0);
     expect(shape(live)).toEqual(shape(rebuilt));
+  });
+
+  it("is one trace when each leg is traced by another process: every span exported once, by one of them", async () => {
+    const exporters = [new InMemorySpanExporter(), new InMemorySpanExporter()];
+    const tracers: TraceEmit[] = [];
+    const { store, taskId } = await runScriptedTask((store, leg) => {
+      const tracer = traceEmit({ exporter: exporters[leg - 1] as InMemorySpanExporter, store, env: {} });
+      tracers.push(tracer);
+      return tracer.emit;
+    });
+    for (const tracer of tracers) await tracer.flush();
+    const [first, second] = exporters.map((exporter) => exporter.getFinishedSpans());
+    // The first process saw the first leg end; the second, which read the rest from the log, the task's.
+    expect(first?.map((span) => span.name)).toContain("sema.leg");
+    expect(first?.map((span) => span.name)).not.toContain("invoke_agent planner");
+    expect(second?.map((span) => span.name)).toContain("invoke_agent planner");
+    const rebuilt = new InMemorySpanExporter();
+    await traceTask(store, taskId, { exporter: rebuilt, env: {} });
+    expect(shape([...(first ?? []), ...(second ?? [])])).toEqual(shape(rebuilt.getFinishedSpans()));
   });
 
   it("follows the GenAI conventions: invoke_agent, legs, chat and execute_tool spans", async () => {
