@@ -6,6 +6,7 @@
  */
 import type { StoredEvent } from "@sema-agent/core";
 import { ERROR_TYPE, GEN_AI, LEG_SPAN, OPERATION, SEMA, SPAN_EVENT } from "../attributes.ts";
+import { instantOf } from "./instant-events.ts";
 import type { SpanAttributes, SpanRecord } from "./span-record.ts";
 
 /** How the fold maps a log. */
@@ -76,21 +77,6 @@ export class SpanFold {
         this.#close(leg, event.at, ended, failed ? { code: "error", message: event.reason } : undefined);
         this.#leg = undefined;
         if (this.#rootEnding) this.#endRoot(root, event.at, ended);
-        break;
-      }
-      case "human_input": {
-        const attributes: SpanAttributes = {
-          "sema.input.id": event.inputId,
-          "sema.input.carrier": event.carrier,
-          "sema.input.lane": event.source,
-          "sema.input.delivery": event.delivery,
-          "sema.input.verified": event.actor?.verified ?? false,
-        };
-        if (event.actor !== undefined) attributes["sema.input.actor.id"] = event.actor.id;
-        if (event.policy !== undefined) attributes["sema.input.policy"] = event.policy;
-        if (this.#options.captureContent === true && event.text !== undefined)
-          attributes["sema.input.text"] = event.text;
-        this.#event(event, SPAN_EVENT.humanInput, attributes);
         break;
       }
       case "user_message":
@@ -199,75 +185,25 @@ export class SpanFold {
         else this.#event(event, SPAN_EVENT.checkpoint, attributes);
         break;
       }
-      case "approval_requested":
-        this.#event(event, SPAN_EVENT.approvalRequested, {
-          [GEN_AI.toolName]: event.name,
-          [GEN_AI.toolCallId]: event.callId,
-        });
-        break;
-      case "approval_decided": {
-        const attributes: SpanAttributes = {
-          [GEN_AI.toolCallId]: event.callId,
-          [SEMA.approvalDecision]: event.decision,
-          [SEMA.approvalActor]: event.actor.id,
-          [SEMA.approvalVerified]: event.actor.verified,
-        };
-        if (event.scope !== undefined) attributes["sema.approval.scope"] = event.scope;
+      case "approval_decided":
         this.#approvals.set(event.callId, {
           [SEMA.approvalDecision]: event.decision,
           [SEMA.approvalActor]: event.actor.id,
           [SEMA.approvalVerified]: event.actor.verified,
         });
-        this.#event(event, SPAN_EVENT.approvalDecided, attributes);
+        this.#instant(event);
         break;
-      }
-      case "hook_feedback": {
-        const attributes: SpanAttributes = { "sema.hook.name": event.hook };
-        if (this.#options.captureContent === true) attributes["sema.hook.content"] = event.content;
-        this.#event(event, SPAN_EVENT.hookFeedback, attributes);
-        break;
-      }
-      case "engine_note": {
-        const attributes: SpanAttributes = { "sema.note.kind": event.kind };
-        if (this.#options.captureContent === true) attributes["sema.note.text"] = event.text;
-        this.#event(event, SPAN_EVENT.note, attributes);
-        break;
-      }
+      case "human_input":
+      case "approval_requested":
+      case "hook_feedback":
+      case "engine_note":
       case "interrupt_requested":
-      case "resume_requested": {
-        const attributes: SpanAttributes = {};
-        if (event.actor !== undefined) {
-          attributes["sema.actor.id"] = event.actor.id;
-          attributes["sema.actor.verified"] = event.actor.verified;
-        }
-        this.#event(event, event.type === "interrupt_requested" ? SPAN_EVENT.interrupt : SPAN_EVENT.resume, attributes);
-        break;
-      }
-      case "child_task": {
-        const attributes: SpanAttributes = { "sema.child.phase": event.phase, "sema.child.task_id": event.childTaskId };
-        if (event.callId !== undefined) attributes[GEN_AI.toolCallId] = event.callId;
-        if (event.status !== undefined) attributes["sema.child.status"] = event.status;
-        if (event.usage !== undefined) {
-          attributes[GEN_AI.inputTokens] = event.usage.inputTokens;
-          attributes[GEN_AI.outputTokens] = event.usage.outputTokens;
-        }
-        this.#event(event, SPAN_EVENT.child, attributes);
-        break;
-      }
+      case "resume_requested":
+      case "child_task":
       case "compaction":
-        this.#event(event, SPAN_EVENT.compaction, { "sema.compaction.through_seq": event.throughSeq });
-        break;
       case "wake_scheduled":
-        this.#event(event, SPAN_EVENT.wake, {
-          "sema.wake.id": event.wakeId,
-          "sema.wake.due": event.due,
-          "sema.wake.source": event.source,
-        });
-        break;
       case "external_tools":
-        this.#event(event, SPAN_EVENT.externalTools, {
-          "sema.external_tools.names": event.tools.map((tool) => tool.name),
-        });
+        this.#instant(event);
         break;
       case "parent_notified":
         break;
@@ -397,6 +333,12 @@ export class SpanFold {
     span.end = at < span.start ? span.start : at;
     if (status !== undefined) span.status = status;
     ended.push(span);
+  }
+
+  /** The span event of an arm that happens at an instant (see `instantOf`). */
+  #instant(event: StoredEvent): void {
+    const instant = instantOf(event, this.#options.captureContent === true);
+    if (instant !== undefined) this.#event(event, instant.name, instant.attributes);
   }
 
   /** A span event on the innermost open span: the running leg, else the task. */

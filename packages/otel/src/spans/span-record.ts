@@ -31,7 +31,7 @@ export interface SpanStatusRecord {
 export interface SpanRecord {
   /** The task the span belongs to (its trace). */
   taskId: string;
-  /** Stable within the task: `task`, `leg:<legId>`, `chat:<seq>`, `tool:<seq>`. */
+  /** Stable within the task: `task`, `leg:<legId>:<seq>`, `chat:<seq>`, `tool:<seq>` (the seq of the event that opened it). */
   key: string;
   /** The parent span's key; absent on the root. */
   parentKey?: string;

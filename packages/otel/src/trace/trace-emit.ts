@@ -26,6 +26,8 @@ export interface TraceEmitOptions extends TraceOptions {
 
 /** An `emit` sink that traces, with a way to wait for its exports. */
 export interface TraceEmit {
+  /** How many tasks it holds state for (a task is forgotten once its span ends). */
+  readonly tasks: number;
   /** The sink: pass it as `HarnessOptions.emit` (it never throws). */
   emit: Emit;
   /** Resolves when every read and export begun so far has settled. */
@@ -71,6 +73,10 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     const ended = trace.fold.add(event);
     trace.next = event.seq + 1;
     if (live) send(ended);
+    // The task's span has ended: forget the task, so a long-lived host holds no state per task
+    // ever run. A wake after the end starts afresh, reading the log (its old spans not re-sent).
+    if (ended.some((span) => span.parentKey === undefined) && tasks.get(event.taskId) === trace)
+      tasks.delete(event.taskId);
   };
 
   const pump = (taskId: string, trace: TaskTrace) => {
@@ -120,6 +126,9 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
   };
 
   return {
+    get tasks() {
+      return tasks.size;
+    },
     emit,
     async flush() {
       while (pending.size > 0) await Promise.allSettled([...pending]);

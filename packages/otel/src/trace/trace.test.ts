@@ -17,6 +17,8 @@ async function liveAndRebuilt(captureContent = false) {
     return tracer.emit;
   });
   await tracer?.flush();
+  // The task ended: the live tracer holds nothing for it any more.
+  expect(tracer?.tasks).toBe(0);
   const rebuilt = new InMemorySpanExporter();
   await traceTask(store, taskId, { exporter: rebuilt, captureContent, env: {} });
   return { live: live.getFinishedSpans(), rebuilt: rebuilt.getFinishedSpans(), taskId, store };
