@@ -4,10 +4,21 @@
  * exported live by one process and the task's root exported by another land in one trace, and a
  * rebuilt trace re-exported to a backend names the same spans as the live one.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
+
+// Every span of a turn names its trace and its parent (a leg or the task) again: remembered,
+// those are not hashed again. Cleared when it grows, so a long-lived host's memory stays bounded.
+const memo = new Map<string, string>();
+const MEMO_LIMIT = 10_000;
 
 function hex(text: string, length: number): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, length);
+  let value = memo.get(text);
+  if (value === undefined) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    value = hash("sha256", text, "hex").slice(0, length);
+    memo.set(text, value);
+  }
+  return value;
 }
 
 /** The trace id of a task: 32 hex digits from its id. */

@@ -30,7 +30,7 @@ export interface TraceEmit {
   readonly tasks: number;
   /** The sink: pass it as `HarnessOptions.emit` (it never throws). */
   emit: Emit;
-  /** Resolves when every read and export begun so far has settled. */
+  /** Exports the spans ended so far now, and resolves when every read and export has settled. */
   flush(): Promise<void>;
 }
 
@@ -59,14 +59,27 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     pending.add(settled);
   };
 
+  // Ended spans are batched and exported once per turn of the event loop, not one call per
+  // event: an exporter call has a fixed cost (the in-memory one alone sets a timer per call).
+  let batch: SpanRecord[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const drain = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const spans = batch;
+    batch = [];
+    if (spans.length > 0)
+      track(
+        exportSpans(
+          resolved.exporter,
+          spans.map((span) => toReadableSpan(span, resolved.resource)),
+        ),
+      );
+  };
   const send = (spans: SpanRecord[]) => {
     if (spans.length === 0) return;
-    track(
-      exportSpans(
-        resolved.exporter,
-        spans.map((span) => toReadableSpan(span, resolved.resource)),
-      ),
-    );
+    batch.push(...spans);
+    timer ??= setTimeout(drain, 0);
   };
 
   const apply = (trace: TaskTrace, event: StoredEvent, live: boolean) => {
@@ -131,6 +144,7 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     },
     emit,
     async flush() {
+      drain();
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
   };
