@@ -91,6 +91,9 @@ describe("foldSpans", () => {
         const whole = foldSpans(stored);
         const ended = whole.filter((span) => span.attributes["sema.span.open"] !== true);
         expect(exported.map((span) => span.key).sort()).toEqual(ended.map((span) => span.key).sort());
+        // And it holds on to nothing it has handed out: only the spans still open.
+        const open = whole.filter((span) => span.attributes["sema.span.open"] === true);
+        expect(fold.open.map((span) => span.key).sort()).toEqual(open.map((span) => span.key).sort());
       }),
       { numRuns: 200 },
     );

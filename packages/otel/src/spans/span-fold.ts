@@ -22,7 +22,8 @@ type ToolCallInput = { name: string; input: unknown };
 /** Folds one task's stored events, in `seq` order, into span records. */
 export class SpanFold {
   readonly #options: SpanFoldOptions;
-  readonly #spans: SpanRecord[] = [];
+  /** The spans still open, in the order they started: an ended span is handed out and dropped. */
+  readonly #running = new Set<SpanRecord>();
   #root: SpanRecord | undefined;
   #leg: SpanRecord | undefined;
   /** The root ends when the task ends, but not before the leg that ended it. */
@@ -38,9 +39,9 @@ export class SpanFold {
     this.#options = options;
   }
 
-  /** Every span so far, open or ended, in the order they started. */
-  get spans(): readonly SpanRecord[] {
-    return this.#spans;
+  /** The spans still open, in the order they started (the fold keeps nothing it has ended). */
+  get open(): readonly SpanRecord[] {
+    return [...this.#running];
   }
 
   /** Folds one event in; returns the spans it ended (what a live tracer exports now). */
@@ -110,7 +111,8 @@ export class SpanFold {
           ]);
         }
         this.#pendingUserText = [];
-        for (const call of event.toolCalls) this.#calls.set(call.callId, { name: call.name, input: call.input });
+        if (this.#options.captureContent === true)
+          for (const call of event.toolCalls) this.#calls.set(call.callId, { name: call.name, input: call.input });
         // The turn began when the leg's previous event was written: the log has no "model called" event.
         const start = this.#leg !== undefined && this.#lastAt !== undefined ? this.#lastAt : event.at;
         const span = this.#open(
@@ -141,6 +143,7 @@ export class SpanFold {
         attributes[SEMA.toolAttempt] = event.attempt;
         if (this.#options.captureContent === true) {
           const input = event.input ?? this.#calls.get(event.callId)?.input;
+          this.#calls.delete(event.callId);
           if (input !== undefined) attributes[GEN_AI.toolArguments] = JSON.stringify(input);
         }
         const span = this.#open(
@@ -159,6 +162,7 @@ export class SpanFold {
       case "tool_result": {
         let span = this.#tools.get(event.callId);
         this.#tools.delete(event.callId);
+        this.#calls.delete(event.callId);
         // A call denied before it ran (or answered from outside) has no start of its own.
         span ??= this.#open(
           event,
@@ -175,6 +179,7 @@ export class SpanFold {
         if (this.#options.captureContent === true) span.attributes[GEN_AI.toolResult] = event.content;
         const failed = event.status === "error" || event.status === "interrupted";
         if (failed) span.attributes[ERROR_TYPE] = event.status;
+        this.#approvals.delete(event.callId);
         this.#close(span, event.at, ended, failed ? { code: "error", message: event.status } : undefined);
         break;
       }
@@ -238,8 +243,7 @@ export class SpanFold {
     const ended: SpanRecord[] = [];
     const at = this.#lastAt;
     if (at === undefined) return ended;
-    for (const span of this.#spans) {
-      if (span.end !== undefined) continue;
+    for (const span of this.#running) {
       span.attributes[SEMA.open] = true;
       this.#close(span, at, ended);
     }
@@ -284,7 +288,7 @@ export class SpanFold {
       events: [],
       status: { code: "unset" },
     };
-    this.#spans.push(root);
+    this.#running.add(root);
     this.#root = root;
     return root;
   }
@@ -324,7 +328,7 @@ export class SpanFold {
       events: [],
       status: { code: "unset" },
     };
-    this.#spans.push(span);
+    this.#running.add(span);
     return span;
   }
 
@@ -332,6 +336,7 @@ export class SpanFold {
     if (span.end !== undefined) return;
     span.end = at < span.start ? span.start : at;
     if (status !== undefined) span.status = status;
+    this.#running.delete(span);
     ended.push(span);
   }
 
@@ -366,10 +371,15 @@ export class SpanFold {
   }
 }
 
-/** The spans of a whole log (`seq` order): the fold of every event, open spans ended at the last event. */
+/**
+ * The spans of a whole log (`seq` order): the fold of every event, open spans ended at the last
+ * event, in the order they started.
+ */
 export function foldSpans(events: readonly StoredEvent[], options: SpanFoldOptions = {}): SpanRecord[] {
   const fold = new SpanFold(options);
-  for (const event of events) fold.add(event);
-  fold.close();
-  return [...fold.spans];
+  const spans: SpanRecord[] = [];
+  for (const event of events) spans.push(...fold.add(event));
+  spans.push(...fold.close());
+  // Stable: spans that start at the same stored time keep the order they ended in.
+  return spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 }
