@@ -85,7 +85,14 @@ describe("foldSpans", () => {
       fc.property(fc.array(anyEvent, { maxLength: 40 }), (events) => {
         const stored = stamp([make.created(), ...events]);
         const fold = new SpanFold();
-        const exported = stored.flatMap((event) => fold.add(event));
+        const snapshots = new Map<SpanRecord, string>();
+        const exported = stored.flatMap((event) => {
+          const ended = fold.add(event);
+          for (const span of ended) snapshots.set(span, JSON.stringify(span));
+          return ended;
+        });
+        // What was handed out ended never changes afterwards (a live exporter already has it).
+        for (const [span, snapshot] of snapshots) expect(JSON.stringify(span)).toBe(snapshot);
         // Each span is exported once, when it ends, and then no longer changes.
         expect(new Set(exported).size).toBe(exported.length);
         const whole = foldSpans(stored);

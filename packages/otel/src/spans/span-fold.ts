@@ -215,6 +215,9 @@ export class SpanFold {
       case "task_completed":
       case "task_failed":
       case "task_cancelled": {
+        // An ended span is never changed: what a live tracer exported stays what the log rebuilds.
+        // (A task woken after its end and ending again keeps the first outcome on its span.)
+        if (root.end !== undefined) break;
         const status =
           event.type === "task_completed" ? "completed" : event.type === "task_failed" ? "failed" : "cancelled";
         root.attributes[SEMA.taskStatus] = status;
@@ -348,7 +351,8 @@ export class SpanFold {
 
   /** A span event on the innermost open span: the running leg, else the task. */
   #event(event: StoredEvent, name: string, attributes: SpanAttributes): void {
-    const span = this.#leg ?? this.#root;
+    // Only on an open span: an ended one has been exported and must not change.
+    const span = this.#leg ?? (this.#root?.end === undefined ? this.#root : undefined);
     span?.events.push({ name, at: event.at, attributes });
   }
 
