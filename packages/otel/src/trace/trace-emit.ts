@@ -144,8 +144,11 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     },
     emit,
     async flush() {
-      drain();
-      while (pending.size > 0) await Promise.allSettled([...pending]);
+      // A read that settles may fold queued events that end more spans: drain until nothing is left.
+      do {
+        drain();
+        await Promise.allSettled([...pending]);
+      } while (pending.size > 0 || batch.length > 0);
     },
   };
 }
