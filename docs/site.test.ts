@@ -25,6 +25,7 @@ const REQUIRED = [
   "guide/front-ends.md",
   "guide/a2a.md",
   "guide/many-machines.md",
+  "guide/observability.md",
   "guide/testing.md",
   "guide/benchmarks.md",
   "reference/cli.md",

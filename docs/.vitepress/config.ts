@@ -46,6 +46,7 @@ export default defineConfig({
           { text: "Front ends", link: "/guide/front-ends" },
           { text: "A2A server", link: "/guide/a2a" },
           { text: "Running on many machines", link: "/guide/many-machines" },
+          { text: "Observability", link: "/guide/observability" },
           { text: "Testing your agents", link: "/guide/testing" },
           { text: "Benchmarks", link: "/guide/benchmarks" },
         ],

@@ -121,4 +121,19 @@ describe("the rings, as linted", () => {
     );
     expect(found).toEqual({ "probe.ts": Array(4).fill("style/noRestrictedImports") });
   });
+
+  it("keeps the otel adapter on core's public entries and OpenTelemetry: no host, store, other adapter or test-only code", () => {
+    const found = lint(
+      {
+        "probe.ts":
+          'import { createApp } from "@sema-agent/server";\nimport { ScriptedModel } from "@sema-agent/core/testing";\nimport { SqliteStore } from "@sema-agent/sqlite";\nimport { delegateA2A } from "@sema-agent/a2a";\nexport const x = [createApp, ScriptedModel, SqliteStore, delegateA2A];\n',
+        "allowed.ts":
+          'import type { Store } from "@sema-agent/core";\nimport { checkConfig } from "@sema-agent/core/protocol";\nimport { SpanKind } from "@opentelemetry/api";\nimport { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";\nexport const x = [checkConfig, SpanKind, InMemorySpanExporter];\nexport type S = Store;\n',
+        "probe.test.ts":
+          'import { ScriptedModel } from "@sema-agent/core/testing";\nimport { MemoryStore } from "@sema-agent/core";\nexport const x = [ScriptedModel, MemoryStore];\n',
+      },
+      "packages/otel/src",
+    );
+    expect(found).toEqual({ "probe.ts": Array(4).fill("style/noRestrictedImports") });
+  });
 });

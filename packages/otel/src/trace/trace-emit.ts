@@ -1,0 +1,154 @@
+/**
+ * The live tracer: an `emit` sink that folds each task's stored events as they arrive (the same
+ * fold `traceTask` uses) and exports each span when the event that ends it arrives.
+ *
+ * A leg emits only what is appended while it runs: `task_created`, and what others wrote while the
+ * task was parked (an approval, a steer), reach it only through the store. So when an event's
+ * `seq` skips ahead, the tracer reads the missing events from `store` first and folds them too;
+ * a span that one of those read events ended was ended in some other process's view (its own
+ * tracer exported it), so it is not exported again here. Span ids follow from the task, so what
+ * several processes export forms one trace.
+ */
+import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
+import { exportSpans } from "../export/export-spans.ts";
+import { toReadableSpan } from "../export/readable-span.ts";
+import { SpanFold } from "../spans/span-fold.ts";
+import type { SpanRecord } from "../spans/span-record.ts";
+import { resolveTraceOptions, type TraceOptions } from "./trace-options.ts";
+
+/** The live tracer's options: the trace options and the store the gaps are read from. */
+export interface TraceEmitOptions extends TraceOptions {
+  /** Where events the sink never saw are read from. Without it a gap is folded as it is. */
+  store?: Store;
+  /** Called when an export or a gap's read fails (tracing never fails a leg). Default: ignored. */
+  onError?: (error: unknown) => void;
+}
+
+/** An `emit` sink that traces, with a way to wait for its exports. */
+export interface TraceEmit {
+  /** How many tasks it holds state for (a task is forgotten once its span ends). */
+  readonly tasks: number;
+  /** The sink: pass it as `HarnessOptions.emit` (it never throws). */
+  emit: Emit;
+  /** Exports the spans ended so far now, and resolves when every read and export has settled. */
+  flush(): Promise<void>;
+}
+
+interface TaskTrace {
+  fold: SpanFold;
+  next: number;
+  queue: StoredEvent[];
+  filling: boolean;
+}
+
+/** Builds the live tracer (see the module's note). */
+export function traceEmit(options: TraceEmitOptions): TraceEmit {
+  const { store, onError, ...rest } = options;
+  const resolved = resolveTraceOptions(rest, "traceEmit");
+  const tasks = new Map<string, TaskTrace>();
+  const pending = new Set<Promise<unknown>>();
+  const report = (error: unknown) => {
+    try {
+      onError?.(error);
+    } catch {
+      // A failing error handler must not reach the leg either.
+    }
+  };
+  const track = (promise: Promise<unknown>) => {
+    const settled = promise.catch(report).finally(() => pending.delete(settled));
+    pending.add(settled);
+  };
+
+  // Ended spans are batched and exported once per turn of the event loop, not one call per
+  // event: an exporter call has a fixed cost (the in-memory one alone sets a timer per call).
+  let batch: SpanRecord[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const drain = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const spans = batch;
+    batch = [];
+    if (spans.length > 0)
+      track(
+        exportSpans(
+          resolved.exporter,
+          spans.map((span) => toReadableSpan(span, resolved.resource)),
+        ),
+      );
+  };
+  const send = (spans: SpanRecord[]) => {
+    if (spans.length === 0) return;
+    batch.push(...spans);
+    timer ??= setTimeout(drain, 0);
+  };
+
+  const apply = (trace: TaskTrace, event: StoredEvent, live: boolean) => {
+    const ended = trace.fold.add(event);
+    trace.next = event.seq + 1;
+    if (live) send(ended);
+    // The task's span has ended: forget the task, so a long-lived host holds no state per task
+    // ever run. A wake after the end starts afresh, reading the log (its old spans not re-sent).
+    if (ended.some((span) => span.parentKey === undefined) && tasks.get(event.taskId) === trace)
+      tasks.delete(event.taskId);
+  };
+
+  const pump = (taskId: string, trace: TaskTrace) => {
+    while (!trace.filling) {
+      const event = trace.queue[0];
+      if (event === undefined) return;
+      if (event.seq < trace.next) {
+        trace.queue.shift();
+        continue;
+      }
+      if (event.seq > trace.next && store !== undefined) {
+        trace.filling = true;
+        track(fill(taskId, trace, event.seq, store));
+        return;
+      }
+      trace.queue.shift();
+      apply(trace, event, true);
+    }
+  };
+
+  const fill = async (taskId: string, trace: TaskTrace, upTo: number, from: Store) => {
+    try {
+      const missing = await from.read(taskId, { afterSeq: trace.next - 1, limit: upTo - trace.next });
+      for (const event of missing) if (event.seq >= trace.next && event.seq < upTo) apply(trace, event, false);
+    } finally {
+      // Whatever could not be read is skipped, not waited for.
+      trace.next = Math.max(trace.next, upTo);
+      trace.filling = false;
+      pump(taskId, trace);
+    }
+  };
+
+  const emit: Emit = (event: StreamEvent) => {
+    try {
+      // Ephemeral events (deltas, store retries) are not in the log, so not in the trace either.
+      if (!("seq" in event)) return;
+      let trace = tasks.get(event.taskId);
+      if (trace === undefined) {
+        trace = { fold: new SpanFold(resolved.fold), next: 1, queue: [], filling: false };
+        tasks.set(event.taskId, trace);
+      }
+      trace.queue.push(event);
+      pump(event.taskId, trace);
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  return {
+    get tasks() {
+      return tasks.size;
+    },
+    emit,
+    async flush() {
+      // A read that settles may fold queued events that end more spans: drain until nothing is left.
+      do {
+        drain();
+        await Promise.allSettled([...pending]);
+      } while (pending.size > 0 || batch.length > 0);
+    },
+  };
+}
