@@ -7,7 +7,7 @@ import type { Store } from "../ports/store.ts";
 import type { SemaErrorCode } from "../protocol/errors.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
-import { collect, letLapse, notes, seqs, sleep } from "./store-conformance-support.ts";
+import { collect, eventually, letLapse, listedRunnable, notes, seqs, sleep } from "./store-conformance-support.ts";
 
 export interface ConformanceContext {
   describe: typeof Vitest.describe;
@@ -149,12 +149,11 @@ export function liveConformance(context: ConformanceContext): void {
         text: "wake up",
         source: "system",
       });
-      // Due far enough ahead to be still pending on a loaded machine; then waited for past its time.
-      const due = Date.now() + 1000;
-      await store.append(soon, [timer("w-soon", due)], { expectedSeq: 3 });
+      // Due far enough ahead to be still pending on a loaded machine; then waited for as listed.
+      await store.append(soon, [timer("w-soon", Date.now() + 1000)], { expectedSeq: 3 });
       await store.append(later, [timer("w-later", Date.now() + 3_600_000)], { expectedSeq: 3 });
       expect(await store.listRunnable()).toEqual([]);
-      await sleep(Math.max(0, due - Date.now()) + 100);
+      await eventually("the due timer", () => listedRunnable(store, soon));
       expect((await store.listRunnable()).map((r) => r.taskId)).toEqual([soon]);
       // Firing the timer (its wake input) retires it; the input itself now makes the task runnable.
       await store.append(soon, [{ ...make.input("parked", "wake", "w-soon", "wake up") }], { expectedSeq: 4 });

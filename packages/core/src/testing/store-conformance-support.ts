@@ -6,14 +6,31 @@ import { make } from "./event-factories.ts";
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Shortens a held lease to a moment and waits until it has lapsed, past the expiry the store
- * reported. A PostgreSQL store keeps the database's time, so the suite cannot inject a clock: the
- * leases it holds are taken with terms that stay live on a loaded machine, and only the lapse is
- * waited for (a late timer only waits longer).
+ * Polls `check` (every 10 ms, at most 1,000 times) until it holds. A PostgreSQL store keeps the
+ * database's time, so the suite cannot inject a clock: what time does to a store is waited for as
+ * the store itself reports it, never by a computed sleep.
+ */
+export async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 1000; attempt += 1) {
+    if (await check()) return;
+    await sleep(10);
+  }
+  throw new Error(`the store never showed ${what}`);
+}
+
+/** Whether the store lists `taskId` as runnable now. */
+export async function listedRunnable(store: Store, taskId: string): Promise<boolean> {
+  return (await store.listRunnable()).some((record) => record.taskId === taskId);
+}
+
+/**
+ * Shortens a held lease to a moment and waits until the store treats it as lapsed (it lists the
+ * task as runnable again). Leases the suite holds are taken with terms that stay live on a loaded
+ * machine; only the lapse is waited for.
  */
 export async function letLapse(store: Store, taskId: string, token: string): Promise<void> {
-  const short = await store.renewLease(taskId, token, 50);
-  await sleep(Math.max(0, Date.parse(short.expiresAt) - Date.now()) + 60);
+  await store.renewLease(taskId, token, 50);
+  await eventually(`the lease of ${taskId} lapse`, () => listedRunnable(store, taskId));
 }
 
 export function seqs(events: StoredEvent[]): number[] {
