@@ -10,28 +10,39 @@ export function isSqliteFailure(error: unknown): error is Error {
 }
 
 /**
- * Open `path` (creating it if missing), configure the connection, migrate the schema and prepare
- * the statements. Throws what SQLite or `migrate` threw, with the handle closed.
+ * Open `path` (creating it if missing) with the settings every connection to the file shares —
+ * a wait of `busyTimeoutMs` for another connection's write lock, WAL — then `setup` on it. Throws
+ * what SQLite or `setup` threw, with the handle closed.
+ */
+export function withConnection<T>(path: string, busyTimeoutMs: number, setup: (db: DatabaseSync) => T): T {
+  const db = new DatabaseSync(path);
+  try {
+    // Set first, so that every statement below already waits for another process's lock.
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    // WAL: readers never block the writer, and a commit appends to the log instead of rewriting pages.
+    db.exec("PRAGMA journal_mode = WAL");
+    return setup(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Open the store's connection to `path`, migrate the schema and prepare the statements. Throws
+ * what SQLite or `migrate` threw, with the handle closed.
  */
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
   now: () => number,
 ): { db: DatabaseSync; statements: Statements } {
-  const db = new DatabaseSync(path);
-  try {
-    // Set first, so that every statement below already waits for another process's lock.
-    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-    // WAL: readers never block the writer, and a commit appends to the log instead of rewriting
-    // pages. NORMAL then syncs only at checkpoints: a crash of the process loses nothing, a power
-    // cut may lose the last commits (never corrupts the file).
-    db.exec("PRAGMA journal_mode = WAL");
+  return withConnection(path, busyTimeoutMs, (db) => {
+    // NORMAL syncs only at checkpoints: a crash of the process loses nothing, a power cut may
+    // lose the last commits (never corrupts the file).
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, now);
     return { db, statements: new Statements(db) };
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  });
 }

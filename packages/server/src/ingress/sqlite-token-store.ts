@@ -8,7 +8,7 @@
  */
 // Through the SQLite package's loader: a static `node:sqlite` import here would print Node 22's
 // ExperimentalWarning whenever this entry is imported before the store.
-import { DatabaseSync } from "@sema-agent/sqlite/driver";
+import { type DatabaseSync, openConnection } from "@sema-agent/sqlite/driver";
 import {
   type CreatedToken,
   type CreateTokenInput,
@@ -71,15 +71,10 @@ export class SqliteTokenStore implements TokenStore {
 
   constructor(options: SqliteTokenStoreOptions) {
     this.#now = options.now ?? Date.now;
-    this.#db = new DatabaseSync(options.path);
-    try {
-      this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-      this.#db.exec("PRAGMA journal_mode = WAL");
-      this.#db.exec(SCHEMA);
-    } catch (error) {
-      this.#db.close();
-      throw error;
-    }
+    this.#db = openConnection(options.path, {
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+      setup: SCHEMA,
+    });
   }
 
   async create(input: CreateTokenInput): Promise<CreatedToken> {
