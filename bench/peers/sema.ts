@@ -29,42 +29,65 @@ async function run(store: Store, shape: TaskShape): Promise<string> {
   return taskId;
 }
 
+/** How one of Sema's adapters runs a task, and continues a finished one with a follow-up. */
+export interface SemaWay {
+  name: string;
+  usage: string;
+  /** Run a task of `shape` to completion on `store`; its id. */
+  run(store: Store, shape: TaskShape): Promise<string>;
+  /** Send "One more thing." to the finished `taskId` and run it with `model`; the status it ended in. */
+  followUp(store: Store, model: Model, taskId: string): Promise<string>;
+}
+
+/** A peer adapter for one way of running Sema: in memory, durable on a SQLite file, resumed. */
+export function semaAdapter(way: SemaWay): Adapter {
+  return {
+    name: way.name,
+    usage: way.usage,
+    createRunner() {
+      const store = new MemoryStore();
+      return {
+        async runTask(shape) {
+          await way.run(store, shape);
+        },
+      };
+    },
+    durable: {
+      open(file) {
+        const store = new SqliteStore({ path: file });
+        return { runTask: (shape) => way.run(store, shape), close: () => store.close() };
+      },
+      async resume(file, taskId) {
+        const start = performance.now();
+        const store = new SqliteStore({ path: file });
+        let firstCall: number | undefined;
+        const inner = new ScriptedModel([{ text: FINAL_TEXT }], { recordRequests: false });
+        // Times the first call, then answers like any scripted model.
+        const model: Model = {
+          id: inner.id,
+          stream(request, signal) {
+            firstCall ??= performance.now();
+            return inner.stream(request, signal);
+          },
+        };
+        // A conversation continues: the follow-up wakes the finished task, and it runs again.
+        const status = await way.followUp(store, model, taskId);
+        await store.close();
+        if (status !== "completed" || firstCall === undefined) throw new Error(`resume ended ${status}`);
+        return { opened: start, firstCall };
+      },
+    },
+  };
+}
+
 /** Sema's adapter. */
-export const adapter: Adapter = {
+export const adapter: Adapter = semaAdapter({
   name: "Sema",
   usage:
     "`startTask` + one `runLeg` per task, `ScriptedModel` with `recordRequests: false`, a `defineTool` tool marked `readOnly`; one `MemoryStore` per process, or `SqliteStore({ path })` (the durable variant).",
-  createRunner() {
-    const store = new MemoryStore();
-    return {
-      async runTask(shape) {
-        await run(store, shape);
-      },
-    };
+  run,
+  async followUp(store, model, taskId) {
+    await sendInput(store, taskId, { text: "One more thing.", carrier: "wake" });
+    return (await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId)).status;
   },
-  durable: {
-    open(file) {
-      const store = new SqliteStore({ path: file });
-      return { runTask: (shape) => run(store, shape), close: () => store.close() };
-    },
-    async resume(file, taskId) {
-      const start = performance.now();
-      const store = new SqliteStore({ path: file });
-      let firstCall: number | undefined;
-      const inner = new ScriptedModel([{ text: FINAL_TEXT }], { recordRequests: false });
-      // Times the first call, then answers like any scripted model.
-      const model: Model = {
-        id: inner.id,
-        stream(request, signal) {
-          firstCall ??= performance.now();
-          return inner.stream(request, signal);
-        },
-      };
-      await sendInput(store, taskId, { text: "One more thing.", carrier: "wake" });
-      const outcome = await runLeg({ store, agent: { model, tools: [lookupTool] } }, taskId);
-      await store.close();
-      if (outcome.status !== "completed" || firstCall === undefined) throw new Error(`resume ended ${outcome.status}`);
-      return { opened: start, firstCall };
-    },
-  },
-};
+});
