@@ -7,6 +7,7 @@
  * @module @sema-agent/server/postgres-a2a-push
  */
 import type { SqlPool } from "../ingress/postgres-token-store.ts";
+import { PUSH_CONFIG_COLUMNS, pushConfigValues } from "./push-config-rows.ts";
 import type { PushConfig, PushConfigStore } from "./push-config-store.ts";
 
 interface Row {
@@ -19,8 +20,6 @@ interface Row {
   created_at: Date;
   delivered_seq: string | number;
 }
-
-const COLUMNS = "task_id, config_id, principal, url, token, authentication, created_at, delivered_seq";
 
 function configOf(row: Row): PushConfig {
   const config: PushConfig = {
@@ -76,32 +75,23 @@ export class PostgresPushConfigStore implements PushConfigStore {
 
   async put(config: PushConfig): Promise<void> {
     await this.#rows(
-      `INSERT INTO ${this.#table} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO ${this.#table} (${PUSH_CONFIG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (task_id, config_id) DO UPDATE SET principal = EXCLUDED.principal, url = EXCLUDED.url,
          token = EXCLUDED.token, authentication = EXCLUDED.authentication, created_at = EXCLUDED.created_at,
          delivered_seq = EXCLUDED.delivered_seq`,
-      [
-        config.taskId,
-        config.id,
-        config.principal,
-        config.url,
-        config.token,
-        config.authentication === undefined ? null : JSON.stringify(config.authentication),
-        config.createdAt,
-        config.deliveredSeq,
-      ],
+      pushConfigValues(config),
     );
   }
   async get(taskId: string, id: string): Promise<PushConfig | undefined> {
-    const { rows } = await this.#rows(`SELECT ${COLUMNS} FROM ${this.#table} WHERE task_id = $1 AND config_id = $2`, [
-      taskId,
-      id,
-    ]);
+    const { rows } = await this.#rows(
+      `SELECT ${PUSH_CONFIG_COLUMNS} FROM ${this.#table} WHERE task_id = $1 AND config_id = $2`,
+      [taskId, id],
+    );
     return rows[0] === undefined ? undefined : configOf(rows[0]);
   }
   async list(taskId: string): Promise<PushConfig[]> {
     const { rows } = await this.#rows(
-      `SELECT ${COLUMNS} FROM ${this.#table} WHERE task_id = $1 ORDER BY created_at, config_id`,
+      `SELECT ${PUSH_CONFIG_COLUMNS} FROM ${this.#table} WHERE task_id = $1 ORDER BY created_at, config_id`,
       [taskId],
     );
     return rows.map(configOf);
@@ -115,7 +105,7 @@ export class PostgresPushConfigStore implements PushConfigStore {
   }
   async all(): Promise<PushConfig[]> {
     const { rows } = await this.#rows(
-      `SELECT ${COLUMNS} FROM ${this.#table} ORDER BY created_at, task_id, config_id`,
+      `SELECT ${PUSH_CONFIG_COLUMNS} FROM ${this.#table} ORDER BY created_at, task_id, config_id`,
       [],
     );
     return rows.map(configOf);

@@ -9,6 +9,7 @@
 // Through the SQLite package's loader, as the token store: a static `node:sqlite` import here
 // would print Node 22's ExperimentalWarning whenever this entry is imported before the store.
 import { type DatabaseSync, openConnection } from "@sema-agent/sqlite/driver";
+import { PUSH_CONFIG_COLUMNS, pushConfigValues } from "./push-config-rows.ts";
 import type { PushConfig, PushConfigStore } from "./push-config-store.ts";
 
 const SCHEMA = `
@@ -50,8 +51,6 @@ function configOf(row: Row): PushConfig {
   return config;
 }
 
-const COLUMNS = "task_id, config_id, principal, url, token, authentication, created_at, delivered_seq";
-
 /**
  * Configs in their own table, by default in the task store's SQLite file (one file to back up).
  * Created here under a name no store migration uses, as `SqliteTokenStore` does.
@@ -69,27 +68,22 @@ export class SqlitePushConfigStore implements PushConfigStore {
 
   async put(config: PushConfig): Promise<void> {
     this.#db
-      .prepare(`INSERT OR REPLACE INTO server_a2a_push_configs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
-        config.taskId,
-        config.id,
-        config.principal,
-        config.url,
-        config.token,
-        config.authentication === undefined ? null : JSON.stringify(config.authentication),
-        config.createdAt,
-        config.deliveredSeq,
-      );
+      .prepare(
+        `INSERT OR REPLACE INTO server_a2a_push_configs (${PUSH_CONFIG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(...pushConfigValues(config));
   }
   async get(taskId: string, id: string): Promise<PushConfig | undefined> {
     const row = this.#db
-      .prepare(`SELECT ${COLUMNS} FROM server_a2a_push_configs WHERE task_id = ? AND config_id = ?`)
+      .prepare(`SELECT ${PUSH_CONFIG_COLUMNS} FROM server_a2a_push_configs WHERE task_id = ? AND config_id = ?`)
       .get(taskId, id) as Row | undefined;
     return row === undefined ? undefined : configOf(row);
   }
   async list(taskId: string): Promise<PushConfig[]> {
     const rows = this.#db
-      .prepare(`SELECT ${COLUMNS} FROM server_a2a_push_configs WHERE task_id = ? ORDER BY created_at, config_id`)
+      .prepare(
+        `SELECT ${PUSH_CONFIG_COLUMNS} FROM server_a2a_push_configs WHERE task_id = ? ORDER BY created_at, config_id`,
+      )
       .all(taskId) as unknown as Row[];
     return rows.map(configOf);
   }
@@ -101,7 +95,7 @@ export class SqlitePushConfigStore implements PushConfigStore {
   }
   async all(): Promise<PushConfig[]> {
     const rows = this.#db
-      .prepare(`SELECT ${COLUMNS} FROM server_a2a_push_configs ORDER BY created_at, task_id, config_id`)
+      .prepare(`SELECT ${PUSH_CONFIG_COLUMNS} FROM server_a2a_push_configs ORDER BY created_at, task_id, config_id`)
       .all() as unknown as Row[];
     return rows.map(configOf);
   }
