@@ -1,0 +1,73 @@
+// Issue 22: children started in the same model turn must split what is left of their parent's
+// budget, not each be carved all of it. The parent has maxTokens 500 and spends 15 on the turn that
+// delegates twice; each child would spend 400 if nothing stopped it (100 in, up to 300 out, as
+// far as its maxOutputTokens lets it: a provider honours that bound).
+import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../../adapters/memory-store.ts";
+import { fold } from "../../core/fold.ts";
+import type { ModelRequest } from "../../ports/model.ts";
+import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
+import type { Agent } from "../agent.ts";
+import { runLeg } from "../leg/run-leg.ts";
+import { startTask } from "../tasks/start-task.ts";
+
+/** A child's one answer: 100 tokens in, 300 out unless the call's maxOutputTokens is lower. */
+function workerTurn(request: ModelRequest): ScriptedTurn {
+  return {
+    text: "Done.",
+    usage: { inputTokens: 100, outputTokens: Math.min(300, request.maxOutputTokens ?? 300) },
+  };
+}
+
+function parentTurn(request: ModelRequest): ScriptedTurn {
+  const turns = request.transcript.filter((e) => e.role === "assistant").length;
+  if (turns > 0) return { text: "Both done.", usage: { inputTokens: 10, outputTokens: 5 } };
+  return {
+    toolCalls: [
+      { name: "delegate", input: { objective: "Part A", agent: "worker" } },
+      { name: "delegate", input: { objective: "Part B", agent: "worker" } },
+    ],
+    usage: { inputTokens: 10, outputTokens: 5 },
+  };
+}
+
+async function familySpend(store: MemoryStore, taskId: string): Promise<number> {
+  let total = 0;
+  for (const event of await store.read(taskId)) {
+    if (event.type === "model_turn") total += event.usage.inputTokens + event.usage.outputTokens;
+    if (event.type === "child_task" && event.phase === "spawned") total += await familySpend(store, event.childTaskId);
+  }
+  return total;
+}
+
+describe("siblings started in one turn", () => {
+  it("split what is left of the parent's tokens: the family never spends more than the limit", async () => {
+    const store = new MemoryStore();
+    const worker: Agent = {
+      name: "worker",
+      standingInstructions: false,
+      model: new ScriptedModel(Array.from({ length: 10 }, () => workerTurn)),
+    };
+    const agent: Agent = {
+      standingInstructions: false,
+      model: new ScriptedModel(Array.from({ length: 10 }, () => parentTurn)),
+      delegation: { agents: { worker } },
+      budget: { maxTokens: 500 },
+    };
+    const taskId = await startTask(store, { objective: "Do A and B" });
+    await runLeg({ store, agent }, taskId);
+    const parent = fold(await store.read(taskId));
+    expect(parent.children).toHaveLength(2);
+    const carves: number[] = [];
+    for (const child of parent.children) {
+      const state = fold(await store.read(child.childTaskId));
+      const budget = state.metadata?.budget;
+      carves.push(
+        typeof budget === "object" && budget !== null && !Array.isArray(budget) ? Number(budget.maxTokens) : 0,
+      );
+    }
+    // Today each child is carved the whole 485 and the family spends 15 + 400 + 400 = 815.
+    expect(carves.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(485);
+    expect(await familySpend(store, taskId)).toBeLessThanOrEqual(500);
+  });
+});
