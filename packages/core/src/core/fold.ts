@@ -8,18 +8,25 @@
 import type { Attachment } from "../protocol/content.ts";
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import { type ExternalTool, OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
+import {
+  type BudgetReservation,
+  type ExternalTool,
+  OUTPUT_CORRECTION,
+  type TaskEvent,
+  type TaskSettings,
+} from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; 3: `summary.parentReport` and `externalTools`. A snapshot of another
+ * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: a child's `reserved`
+ * share and `turns` (the budget ledger). A snapshot of another
  * version is ignored and the log refolded, so a reader never builds a request from a state that
  * lacks what the log holds.
  */
-export const TASK_STATE_VERSION = 3;
+export const TASK_STATE_VERSION = 4;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -71,11 +78,19 @@ export interface TimerState {
   from?: string;
 }
 
+/**
+ * A child task as its parent's log knows it. `reserved` is its share of the parent's budget, held
+ * against the parent's limits while it runs (see `outstandingReservations`); its result releases it.
+ */
 export interface ChildState {
   childTaskId: string;
   callId?: string;
   status: "running" | "completed" | "failed" | "cancelled";
   result?: string;
+  /** What the parent set aside for it when it spawned it (`child_task` v 2). */
+  reserved?: BudgetReservation;
+  /** Model turns of its tree, from its result (only for a tree-wide `maxTurns`). */
+  turns?: number;
 }
 
 /**
@@ -407,9 +422,14 @@ export class Folder {
     const base: ChildState =
       index === -1 ? { childTaskId: event.childTaskId, status: "running" } : { ...(s.children[index] as ChildState) };
     if (event.callId !== undefined) base.callId = event.callId;
+    // The first spawn's share is the reservation; a spawn recorded again does not change it.
+    if (event.phase === "spawned" && event.reserved !== undefined && index === -1) base.reserved = event.reserved;
     if (event.phase === "result") {
+      // A child ends once for its ledger: a result repeated after the first releases nothing more.
+      if (base.status !== "running") return;
       base.status = event.status ?? "completed";
       if (event.result !== undefined) base.result = event.result;
+      if (event.turns !== undefined) base.turns = event.turns;
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;
@@ -440,6 +460,25 @@ export class Folder {
     s.transcript = transcript;
     s.transcriptSeqs = seqs;
   }
+}
+
+/**
+ * The budget the task's running children hold (design §6, the ledger): the sum of the shares
+ * recorded on their spawns, each released by the child's result. A cancelled task holds nothing:
+ * it will spend no more, and its children are cancelled with it.
+ */
+export function outstandingReservations(state: TaskState): Required<BudgetReservation> {
+  const out = { tokens: 0, costUsd: 0, activeMs: 0, turns: 0 };
+  if (state.summary.status === "cancelled") return out;
+  for (const child of state.children) {
+    const held = child.reserved;
+    if (held === undefined || child.status !== "running") continue;
+    out.tokens += held.tokens ?? 0;
+    out.costUsd += held.costUsd ?? 0;
+    out.activeMs += held.activeMs ?? 0;
+    out.turns += held.turns ?? 0;
+  }
+  return out;
 }
 
 /** Whether a call is to one of the task's external tools (its result comes from outside). */
