@@ -21,8 +21,8 @@ import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: a child's `reserved`
- * share and `turns` (the budget ledger). A snapshot of another
+ * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: the budget ledger (a
+ * child's `reserved`, `turns` and `held`; `reportedEnd`). A snapshot of another
  * version is ignored and the log refolded, so a reader never builds a request from a state that
  * lacks what the log holds.
  */
@@ -91,6 +91,8 @@ export interface ChildState {
   reserved?: BudgetReservation;
   /** Model turns of its tree, from its result (only for a tree-wide `maxTurns`). */
   turns?: number;
+  /** What its own children still held when it ended: held for good, as the parent hears no more. */
+  held?: BudgetReservation;
 }
 
 /**
@@ -144,6 +146,11 @@ export interface TaskState {
   activeMs: number;
   /** When the open leg started (ISO-8601), while one is open. */
   legStartedAt?: string;
+  /**
+   * The task told its parent it ended (`parent_notified`): the parent took its spend and released
+   * its share, so a carved budget has nothing left for a leg that runs after that (a wake).
+   */
+  reportedEnd?: true;
   /**
    * Legs in a row that parked because the model was unavailable (`parked:model`) with no model
    * turn since: what the park's backoff grows with. Absent means 0 (and in older snapshots).
@@ -352,10 +359,12 @@ export class Folder {
       case "task_cancelled":
         this.#settleOpenCalls(seq, true);
         break;
+      case "parent_notified":
+        s.reportedEnd = true;
+        break;
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
-      case "parent_notified":
         break;
     }
     return this;
@@ -430,6 +439,7 @@ export class Folder {
       base.status = event.status ?? "completed";
       if (event.result !== undefined) base.result = event.result;
       if (event.turns !== undefined) base.turns = event.turns;
+      if (event.held !== undefined) base.held = event.held;
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;
@@ -464,15 +474,16 @@ export class Folder {
 
 /**
  * The budget the task's running children hold (design §6, the ledger): the sum of the shares
- * recorded on their spawns, each released by the child's result. A cancelled task holds nothing:
- * it will spend no more, and its children are cancelled with it.
+ * recorded on their spawns, each released by the child's result — less what that child's own
+ * children still held then, which stays held. A cancelled task holds nothing: it will spend no
+ * more, and its children are cancelled with it.
  */
 export function outstandingReservations(state: TaskState): Required<BudgetReservation> {
   const out = { tokens: 0, costUsd: 0, activeMs: 0, turns: 0 };
   if (state.summary.status === "cancelled") return out;
   for (const child of state.children) {
-    const held = child.reserved;
-    if (held === undefined || child.status !== "running") continue;
+    const held = child.status === "running" ? child.reserved : child.held;
+    if (held === undefined) continue;
     out.tokens += held.tokens ?? 0;
     out.costUsd += held.costUsd ?? 0;
     out.activeMs += held.activeMs ?? 0;

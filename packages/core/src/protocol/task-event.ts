@@ -396,7 +396,8 @@ export const budgetReservationSchema = z.strictObject({
 /**
  * A delegated child task: `spawned` when it is created, `result` when it ends, with its outcome and
  * usage. v 2 carries the budget ledger: `reserved` on a spawn (the child's share of the parent's
- * budget), `turns` on a result (the model turns of the child's tree, for a tree-wide `maxTurns`).
+ * budget), `turns` on a result (the model turns of the child's tree, for a tree-wide `maxTurns`)
+ * and `held` (what the child's own children still hold).
  * Only an event that carries either is v 2, so a reader that predates the ledger refuses it instead
  * of carving a child as if nothing were set aside; every other `child_task` stays v 1.
  */
@@ -415,18 +416,24 @@ export const childTaskSchema = z
     reserved: budgetReservationSchema.exactOptional(),
     /** Model turns of the child and its own children (result, v 2, for `turnsScope: "tree"`). */
     turns: count.exactOptional(),
+    /**
+     * What the child's own children still held when it ended (result, v 2): the parent will hear
+     * nothing more of their spend, so it keeps holding it.
+     */
+    held: budgetReservationSchema.exactOptional(),
   })
-  .refine((event) => (event.v === 2) === (event.reserved !== undefined || event.turns !== undefined), {
-    message: "reserved and turns are written in version 2 and only there",
-    path: ["v"],
-  })
+  .refine(
+    (event) =>
+      (event.v === 2) === (event.reserved !== undefined || event.turns !== undefined || event.held !== undefined),
+    { message: "reserved, turns and held are written in version 2 and only there", path: ["v"] },
+  )
   .refine((event) => event.reserved === undefined || event.phase === "spawned", {
     message: "reserved is written on a spawn only",
     path: ["reserved"],
   })
-  .refine((event) => event.turns === undefined || event.phase === "result", {
-    message: "turns is written on a result only",
-    path: ["turns"],
+  .refine((event) => (event.turns === undefined && event.held === undefined) || event.phase === "result", {
+    message: "turns and held are written on a result only",
+    path: ["phase"],
   });
 
 /**

@@ -111,6 +111,8 @@ export function exceededLimit(
   modelId: string,
   nowMs: number,
 ): { limit: BudgetLimit; text: string } | undefined {
+  const closed = closedShare(state);
+  if (closed !== undefined) return closed;
   const spent = spentOf(state, budget, modelId, nowMs);
   const held = outstandingReservations(state);
   const holding = (amount: string) => ` and its running sub-agents hold ${amount} more`;
@@ -151,6 +153,31 @@ export function exceededLimit(
     };
   }
   return undefined;
+}
+
+/**
+ * A child's share is closed once it has told its parent it ended: the parent took its spend then
+ * and released the rest, so a leg that runs after that (a wake) may spend nothing more of it.
+ */
+function closedShare(state: TaskState): { limit: BudgetLimit; text: string } | undefined {
+  if (state.reportedEnd !== true) return undefined;
+  const share = budgetFromMetadata(state.metadata);
+  if (share === undefined) return undefined;
+  const limit: BudgetLimit | undefined =
+    share.maxTokens !== undefined
+      ? "tokens"
+      : share.maxCostUsd !== undefined
+        ? "cost"
+        : share.maxActiveMs !== undefined
+          ? "time"
+          : share.turnsScope === "tree" && share.maxTurns !== undefined
+            ? "turns"
+            : undefined;
+  if (limit === undefined) return undefined;
+  return {
+    limit,
+    text: "The task ended and reported to its parent task, which took what it spent and released the rest of its share: it has no budget left.",
+  };
 }
 
 /** A budget's limits as JSON, for a child task's metadata. */

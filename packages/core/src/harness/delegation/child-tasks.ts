@@ -5,14 +5,14 @@
  * result. Child ids derive from the parent and the call, so a crash between creating the child and
  * recording it never creates two.
  */
-import type { ChildState, TaskState } from "../../core/fold.ts";
+import { type ChildState, outstandingReservations, type TaskState } from "../../core/fold.ts";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import { addUsage, isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Store } from "../../ports/store.ts";
 import { ForbiddenError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
+import type { BudgetReservation, ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { Agent } from "../agent.ts";
 import { type Budget, budgetFromMetadata, budgetToJson, treeTurns } from "../budget/budget.ts";
 import { reservationOf } from "../budget/budget-ledger.ts";
@@ -101,7 +101,22 @@ export async function childResultEvent(
     event.v = 2;
     event.turns = treeTurns(state);
   }
+  // What its own children still hold stays held by the parent, which hears no more of them.
+  const held = nonZero(outstandingReservations(state));
+  if (held !== undefined) {
+    event.v = 2;
+    event.held = held;
+  }
   return event;
+}
+
+function nonZero(held: Required<BudgetReservation>): BudgetReservation | undefined {
+  const out: BudgetReservation = {};
+  if (held.tokens > 0) out.tokens = held.tokens;
+  if (held.costUsd > 0) out.costUsd = held.costUsd;
+  if (held.activeMs > 0) out.activeMs = held.activeMs;
+  if (held.turns > 0) out.turns = held.turns;
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /**
