@@ -4,7 +4,7 @@
 // as its maxOutputTokens lets it: a provider honours that bound).
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
-import { fold } from "../../core/fold.ts";
+import { fold, outstandingReservations } from "../../core/fold.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
@@ -29,17 +29,20 @@ function workerTurn(request: ModelRequest): ScriptedTurn {
   };
 }
 
-function parentTurn(request: ModelRequest): ScriptedTurn {
-  const turns = request.transcript.filter((e) => e.role === "assistant").length;
-  if (turns > 0) return { text: "Both done.", usage: { inputTokens: 10, outputTokens: 5 } };
-  return {
-    toolCalls: [
-      { name: "delegate", input: { objective: "Part A", agent: "worker" } },
-      { name: "delegate", input: { objective: "Part B", agent: "worker" } },
-    ],
-    usage: { inputTokens: 10, outputTokens: 5 },
+function parentTurns(waitForB = true) {
+  return (request: ModelRequest): ScriptedTurn => {
+    const turns = request.transcript.filter((e) => e.role === "assistant").length;
+    if (turns > 0) return { text: "Both done.", usage: { inputTokens: 10, outputTokens: 5 } };
+    return {
+      toolCalls: [
+        { name: "delegate", input: { objective: "Part A", agent: "worker" } },
+        { name: "delegate", input: { objective: "Part B", agent: "worker", wait: waitForB } },
+      ],
+      usage: { inputTokens: 10, outputTokens: 5 },
+    };
   };
 }
+const parentTurn = parentTurns();
 
 async function familySpend(store: MemoryStore, taskId: string): Promise<number> {
   let total = 0;
@@ -79,5 +82,65 @@ describe("siblings started in one turn", () => {
     // Before the ledger each child was carved the whole 485, and the family spent 15 + 2 × 302.
     expect(carves.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(485);
     expect(await familySpend(store, taskId)).toBeLessThanOrEqual(500);
+    // The shares are in the parent's log, on the spawns, and both are released by the results.
+    const spawns = (await store.read(taskId)).filter((e) => e.type === "child_task" && e.phase === "spawned");
+    expect(spawns.map((e) => (e.type === "child_task" ? [e.v, e.reserved] : []))).toEqual([
+      [2, { tokens: 242 }],
+      [2, { tokens: 242 }],
+    ]);
+    expect(carves).toEqual([242, 242]);
+    expect(outstandingReservations(parent).tokens).toBe(0);
+  });
+
+  it("a child not waited for holds its share too, and the parent keeps one for itself", async () => {
+    const store = new MemoryStore();
+    const worker: Agent = {
+      name: "worker",
+      standingInstructions: false,
+      model: new ScriptedModel(Array.from({ length: 10 }, () => workerTurn)),
+    };
+    const agent: Agent = {
+      standingInstructions: false,
+      model: new ScriptedModel(Array.from({ length: 10 }, () => parentTurns(false))),
+      delegation: { agents: { worker }, runChildren: false },
+      budget: { maxTokens: 500 },
+    };
+    const taskId = await startTask(store, { objective: "Do A and B" });
+    await runLeg({ store, agent }, taskId);
+    // 485 left in three shares: Part A, Part B (not waited for) and the parent's own.
+    const parent = fold(await store.read(taskId));
+    expect(parent.children.map((c) => c.reserved)).toEqual([{ tokens: 161 }, { tokens: 161 }]);
+    expect(outstandingReservations(parent).tokens).toBe(322);
+  });
+
+  it("counts the tree's turns with turnsScope: tree, carving them like tokens", async () => {
+    const store = new MemoryStore();
+    const worker: Agent = {
+      name: "worker",
+      standingInstructions: false,
+      model: new ScriptedModel(
+        Array.from({ length: 20 }, () => (request: ModelRequest) => {
+          const turns = request.transcript.filter((e) => e.role === "assistant").length;
+          return turns < 5 ? { toolCalls: [{ name: "missing", input: {} }] } : { text: "Done." };
+        }),
+      ),
+    };
+    const agent: Agent = {
+      standingInstructions: false,
+      model: new ScriptedModel(Array.from({ length: 10 }, () => parentTurn)),
+      delegation: { agents: { worker } },
+      budget: { maxTurns: 7, turnsScope: "tree" },
+    };
+    const taskId = await startTask(store, { objective: "Do A and B" });
+    const outcome = await runLeg({ store, agent }, taskId);
+    const parent = fold(await store.read(taskId));
+    // 6 turns left after the first: 3 each. Each child parks at its 3; the parent waits for them.
+    expect(parent.children.map((c) => c.reserved)).toEqual([{ turns: 3 }, { turns: 3 }]);
+    expect(outcome).toMatchObject({ status: "parked", parkedReason: "child" });
+    for (const child of parent.children) {
+      const state = fold(await store.read(child.childTaskId));
+      expect(state.metadata?.budget).toEqual({ maxTurns: 3, turnsScope: "tree" });
+      expect(state.summary).toMatchObject({ sessionSeq: 3, parkedReason: "budget", parkedDetail: "turns" });
+    }
   });
 });
