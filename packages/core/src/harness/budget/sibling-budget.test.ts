@@ -144,3 +144,42 @@ describe("siblings started in one turn", () => {
     }
   });
 });
+
+describe("a child that ends before a child of its own", () => {
+  it("reports what that child still holds, and may spend nothing more once it has reported", async () => {
+    const store = new MemoryStore();
+    const step = (request: ModelRequest): ScriptedTurn => {
+      const first = request.transcript[0];
+      const objective = first?.role === "user" ? first.content : "";
+      const turns = request.transcript.filter((e) => e.role === "assistant").length;
+      const usage = { inputTokens: 10, outputTokens: 10 };
+      if (objective === "Root" && turns === 0)
+        return { toolCalls: [{ name: "delegate", input: { objective: "Middle" }, callId: "mid" }], usage };
+      if (objective === "Middle" && turns === 0)
+        return { toolCalls: [{ name: "delegate", input: { objective: "Leaf", wait: false }, callId: "leaf" }], usage };
+      return { text: `${objective} done.`, usage };
+    };
+    const agent: Agent = {
+      standingInstructions: false,
+      model: new ScriptedModel(Array.from({ length: 20 }, () => step)),
+      delegation: { runChildren: false },
+      budget: { maxTokens: 1000 },
+    };
+    const rootId = await startTask(store, { objective: "Root" });
+    await runLeg({ store, agent }, rootId);
+    const middleId = `${rootId}~mid`;
+    // Middle delegates Leaf without waiting (half of the 960 it has left each), answers, and reports its end.
+    await runLeg({ store, agent }, middleId);
+    const root = fold(await store.read(rootId));
+    expect(root.children[0]).toMatchObject({ status: "completed", reserved: { tokens: 980 }, held: { tokens: 480 } });
+    expect(outstandingReservations(root).tokens).toBe(480);
+    // Leaf's result wakes Middle, whose share was closed by its report: it parks at once.
+    await runLeg({ store, agent }, `${middleId}~leaf`);
+    expect(await runLeg({ store, agent }, middleId)).toMatchObject({ status: "parked", parkedReason: "budget" });
+    const middle = await store.read(middleId);
+    expect(middle.filter((e) => e.type === "model_turn")).toHaveLength(2);
+    expect(middle.find((e) => e.type === "engine_note" && e.kind === "budget")).toMatchObject({
+      text: "The task ended and reported to its parent task, which took what it spent and released the rest of its share: it has no budget left.",
+    });
+  });
+});
