@@ -62,6 +62,22 @@ export { type LegOptions, runLeg } from "./harness/leg/run-leg.ts";
 export { type LegStream, streamLeg } from "./harness/leg/stream-leg.ts";
 export type { CompactionSettings } from "./harness/model/compaction.ts";
 export { type RetryPolicy, withRetry } from "./harness/model/retry.ts";
+export {
+  type QuotaCall,
+  type QuotaGate,
+  type StoreQuotaGateOptions,
+  storeQuotaGate,
+} from "./harness/quota/quota-gate.ts";
+export {
+  type QuotaCallEstimate,
+  type QuotaName,
+  type Quotas,
+  type QuotaUsage,
+  type QuotaVerdict,
+  quotasSchema,
+  quotaUsage,
+  usageSinceMs,
+} from "./harness/quota/quotas.ts";
 export type { ContentLimits, ContentOptions } from "./harness/tasks/content-ingress.ts";
 export { cancel, interrupt, requestResume } from "./harness/tasks/control.ts";
 export {

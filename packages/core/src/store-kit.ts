@@ -13,6 +13,14 @@ export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
 export { SummaryCache } from "./adapters/summary-cache.ts";
 export { ChangeNotifier, type TailSource, tailEvents, watchTask } from "./adapters/tail-events.ts";
+export {
+  ACTIVE_TASK_SQL,
+  addBucket,
+  hourStartMs,
+  isActiveTask,
+  movesUsage,
+  usageDeltas,
+} from "./adapters/usage-counting.ts";
 export { canonicalJson, deepFreeze, frozenFromJson, jsonCopy } from "./core/canonical-json.ts";
 export { validateEvents } from "./core/event-validation.ts";
 export { EMPTY_STATE, stateFromJson, stateToJson, TASK_STATE_VERSION } from "./core/fold.ts";

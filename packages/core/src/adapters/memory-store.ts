@@ -22,9 +22,18 @@ import type {
   StoreClock,
   TaskPage,
   TaskRecord,
+  UsageBucket,
+  UsageQuery,
+  UsageReport,
   WatchOptions,
 } from "../ports/store.ts";
-import { SeqConflictError, StoreUnavailableError, TaskExistsError, TaskNotFoundError } from "../protocol/errors.ts";
+import {
+  QuotaExceededError,
+  SeqConflictError,
+  StoreUnavailableError,
+  TaskExistsError,
+  TaskNotFoundError,
+} from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { claimByListing } from "./claim-by-listing.ts";
@@ -49,12 +58,15 @@ import {
   taskPageRequest,
 } from "./store-rules.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
+import { addBucket, hourStartMs, isActiveTask, movesUsage, usageDeltas } from "./usage-counting.ts";
 
 interface Entry {
   record: TaskRecord;
   events: StoredEvent[];
   /** The first stage of each input, by input id. */
   inputs: Map<string, StoredEvent>;
+  /** The model on the task's `task_created`, which its turns' usage is counted under unless they name another. */
+  model: string | undefined;
   /** The latest snapshot, its state as JSON text: the cheapest immutable copy, and it is read far less often than written. */
   snapshot?: { seq: number; v: number; stateJson: string };
 }
@@ -69,6 +81,8 @@ export class MemoryStore implements Store {
   /** Content-addressed bytes of image and file parts, shared by every task (digest → bytes). */
   readonly #blobs = new Map<string, Uint8Array>();
   readonly #notifier = new ChangeNotifier();
+  /** Usage counters: principal → `hour model` → bucket. */
+  readonly #usage = new Map<string, Map<string, UsageBucket>>();
   readonly #now: () => number;
   #closed = false;
 
@@ -101,6 +115,7 @@ export class MemoryStore implements Store {
       summary = reduceSummary(summary, event, copy);
     }
     entry.events.push(...stored);
+    if (movesUsage(events)) this.#count(record.principal, usageDeltas(events, entry.model, Date.parse(at)));
     record.lastSeq += stored.length;
     record.updatedAt = at;
     record.summary = summary;
@@ -114,6 +129,12 @@ export class MemoryStore implements Store {
     validateEvents(events);
     const taskId = input.taskId ?? newId();
     if (this.#tasks.has(taskId)) throw new TaskExistsError(taskId);
+    const { maxActiveTasks } = input;
+    if (maxActiveTasks !== undefined && input.created.parentTaskId === undefined) {
+      const active = this.#activeTasks(input.created.principal);
+      if (active >= maxActiveTasks)
+        throw new QuotaExceededError(input.created.principal, "concurrentTasks", active, maxActiveTasks);
+    }
     const at = isoTime(this.#now());
     const record: TaskRecord = {
       taskId,
@@ -124,7 +145,7 @@ export class MemoryStore implements Store {
       summary: EMPTY_SUMMARY,
     };
     if (input.created.parentTaskId !== undefined) record.parentTaskId = input.created.parentTaskId;
-    const entry: Entry = { record, events: [], inputs: new Map() };
+    const entry: Entry = { record, events: [], inputs: new Map(), model: input.created.model };
     this.#tasks.set(taskId, entry);
     return this.#commit(entry, events);
   }
@@ -144,6 +165,36 @@ export class MemoryStore implements Store {
     }
     if (events.length === 0) return [];
     return this.#commit(entry, events);
+  }
+
+  async usage(query: UsageQuery): Promise<UsageReport> {
+    this.#open();
+    const since = hourStartMs(query.sinceMs);
+    const buckets = [...(this.#usage.get(query.principal)?.values() ?? [])]
+      .filter((bucket) => Date.parse(bucket.hour) >= since)
+      .map((bucket) => ({ ...bucket }))
+      .sort((a, b) => a.hour.localeCompare(b.hour) || a.model.localeCompare(b.model));
+    return { buckets, activeTasks: this.#activeTasks(query.principal) };
+  }
+
+  #activeTasks(principal: string): number {
+    let active = 0;
+    for (const { record } of this.#tasks.values()) if (record.principal === principal && isActiveTask(record)) active++;
+    return active;
+  }
+
+  #count(principal: string, deltas: readonly UsageBucket[]): void {
+    let counters = this.#usage.get(principal);
+    if (counters === undefined) {
+      counters = new Map();
+      this.#usage.set(principal, counters);
+    }
+    for (const delta of deltas) {
+      const key = `${delta.hour} ${delta.model}`;
+      const bucket = counters.get(key);
+      if (bucket === undefined) counters.set(key, { ...delta });
+      else addBucket(bucket, delta);
+    }
   }
 
   async findInput(taskId: string, inputId: string): Promise<StoredEvent | undefined> {

@@ -17,6 +17,7 @@ import type { LeaseHolder, ProviderOptions, ToolChoice } from "../protocol/task-
 import type { Budget } from "./budget/budget.ts";
 import type { DeepReadonly, HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
+import type { QuotaGate } from "./quota/quota-gate.ts";
 
 /**
  * An agent's definition: its model, instructions, tools and the limits and policies its tasks run
@@ -157,6 +158,11 @@ export interface HarnessOptions {
   snapshotEvery?: number;
   /** Random source for fence nonces (tests pin it). */
   randomBytes?: RandomBytes;
+  /**
+   * Asked before each model call whether the task's principal has room under its quotas
+   * (`storeQuotaGate`); a verdict parks the task (`parked:quota`) until the window allows it.
+   */
+  quota?: QuotaGate;
 }
 
 let processHolder: LeaseHolder | undefined;

@@ -40,6 +40,48 @@ export interface CreateTaskInput {
   created: TaskCreatedEvent;
   /** Further events appended in the same transaction (seq 2 …), e.g. the objective's input. */
   more?: TaskEvent[];
+  /**
+   * Refuse the task (`QuotaExceeded`, quota `concurrentTasks`, nothing written) when its principal
+   * already has this many active tasks (see {@link UsageReport.activeTasks}). Checked and written
+   * atomically: two creations racing on any number of processes never both pass the last slot.
+   * Only for stores with `usage`; a root task only (a child is part of its parent's run).
+   */
+  maxActiveTasks?: number;
+}
+
+/**
+ * Tokens one principal's tasks spent on one model in one hour (UTC), as the store counted them:
+ * every `model_turn` appended adds its usage to the bucket of the hour the store stamped it, in
+ * the same transaction as the turn. The model is the turn's `model`, else the task's.
+ */
+export interface UsageBucket {
+  /** The hour's start, ISO-8601 (`2026-12-01T17:00:00.000Z`). */
+  hour: string;
+  model: string;
+  inputTokens: number;
+  /** Of `inputTokens`, those the provider read from its cache. */
+  cachedInputTokens: number;
+  outputTokens: number;
+  /** Model turns counted. */
+  turns: number;
+}
+
+/** A principal's usage: its hourly buckets since a time, and how many of its tasks are active. */
+export interface UsageReport {
+  /** Buckets whose hour starts at or after the query's `sinceMs` (rounded down to its hour), oldest first. */
+  buckets: UsageBucket[];
+  /**
+   * Root tasks (no parent) of the principal that are active: created and not yet started, or
+   * with a leg running. Parked and finished tasks are not counted.
+   */
+  activeTasks: number;
+}
+
+/** Whose usage `usage` reads, and from when. */
+export interface UsageQuery {
+  principal: string;
+  /** Milliseconds since the epoch; the bucket of the hour that contains it is the first returned. */
+  sinceMs: number;
 }
 
 /** The conditions of an append: the seq the caller last saw and, for a leg, its lease. */
@@ -242,6 +284,13 @@ export interface Store {
   putSnapshot(snapshot: Snapshot): Promise<void>;
   /** The snapshot with the highest seq, if any. */
   latestSnapshot(taskId: string): Promise<Snapshot | undefined>;
+
+  /**
+   * Optional (quotas need it): a principal's counted usage (see {@link UsageBucket}) and active
+   * tasks. A store that has it counts every `model_turn` in the transaction that appends it, and
+   * honours `CreateTaskInput.maxActiveTasks`.
+   */
+  usage?(query: UsageQuery): Promise<UsageReport>;
 
   /** Release resources. Every later call fails with `StoreUnavailable`. */
   close(): Promise<void>;

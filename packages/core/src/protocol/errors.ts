@@ -27,7 +27,8 @@ export type SemaErrorCode =
   | "ConfigError"
   | "ContentTooLarge"
   | "ContentUnsupported"
-  | "BlobNotFound";
+  | "BlobNotFound"
+  | "QuotaExceeded";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -54,6 +55,7 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   ContentTooLarge: true,
   ContentUnsupported: true,
   BlobNotFound: true,
+  QuotaExceeded: true,
 };
 
 /** Whether `code` is one of Sema's stable error codes (a code read from a log may be anything). */
@@ -326,5 +328,25 @@ export class ContentUnsupportedError extends SemaError {
 export class BlobNotFoundError extends SemaError {
   constructor(digest: string) {
     super("BlobNotFound", `the store holds no blob with digest ${digest}`, { details: { digest } });
+  }
+}
+
+/**
+ * A principal's quota refuses the request: `quota` names which (`concurrentTasks` when a new task
+ * would run past the principal's limit of running tasks). Retryable: the same request succeeds
+ * once a running task ends or the quota is raised. Protocol edges map it to 429.
+ */
+export class QuotaExceededError extends SemaError {
+  readonly quota: string;
+  readonly limit: number;
+  readonly used: number;
+  constructor(principal: string, quota: string, used: number, limit: number) {
+    super("QuotaExceeded", `principal ${principal} has ${used} of its ${quota} quota of ${limit}`, {
+      isRetryable: true,
+      details: { principal, quota, used, limit },
+    });
+    this.quota = quota;
+    this.limit = limit;
+    this.used = used;
   }
 }

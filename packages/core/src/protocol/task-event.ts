@@ -71,6 +71,9 @@ export const usageSchema = z.strictObject({
  * stayed unavailable past its retries; a durable timer recorded with the park (a `wake_scheduled`
  * whose `wakeId` starts with `model-wait:`) makes it runnable again after a backoff. `tool`: the
  * model called an external tool (see `external_tools`), whose result comes from outside.
+ * `quota`: the next model call would go past a quota of the task's principal (the leg's
+ * `detail` names it); a silent timer at the window's edge (`quota-wait:`) wakes it, and so does
+ * a resume request once an operator raised the quota.
  */
 export const parkReasonSchema = z.enum([
   "approval",
@@ -83,6 +86,7 @@ export const parkReasonSchema = z.enum([
   "shutdown",
   "model",
   "tool",
+  "quota",
 ]);
 /** What a parked task waits for (see {@link parkReasonSchema}). */
 export type ParkReason = z.infer<typeof parkReasonSchema>;

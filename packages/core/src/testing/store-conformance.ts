@@ -19,6 +19,7 @@ import { fairnessConformance } from "./store-conformance-fairness.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
+import { usageConformance } from "./store-conformance-usage.ts";
 
 /** The parts of vitest the suite uses (any runner with the same API works). */
 export interface TestApi {
@@ -45,7 +46,7 @@ export interface StoreConformanceOptions {
 
 /**
  * Register the shared {@link Store} conformance suite under `name`: every rule of the port (logs,
- * leases, claims, fairness, listings, watches, snapshots, blobs, typed errors), checked through the
+ * leases, claims, fairness, listings, watches, snapshots, blobs, usage counters, typed errors), checked through the
  * port alone with real time. Every adapter must pass it.
  */
 export function runStoreConformance(name: string, options: StoreConformanceOptions): void {
@@ -263,6 +264,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     overviewConformance({ describe, it, expect, fresh, newTask, expectCode });
     fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
     blobConformance({ describe, it, expect, fresh, newTask, expectCode });
+    usageConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {

@@ -40,6 +40,13 @@ const harnessShape = {
   maxToolOutputChars: z.number().int().positive().optional(),
   snapshotEvery: z.number().int().positive().optional(),
   randomBytes: functionSchema<NonNullable<HarnessOptions["randomBytes"]>>("randomBytes(length)").optional(),
+  quota: z
+    .custom<NonNullable<HarnessOptions["quota"]>>(
+      (value) =>
+        typeof value === "object" && value !== null && typeof (value as { check?: unknown }).check === "function",
+      { error: (issue) => `must be a QuotaGate (storeQuotaGate(...)), got ${kindOf(issue.input)}` },
+    )
+    .optional(),
 } satisfies ShapeOf<HarnessOptions>;
 const harnessKeysMatch: Equal<keyof typeof harnessShape, keyof HarnessOptions> = true;
 

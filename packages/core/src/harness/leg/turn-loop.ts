@@ -7,7 +7,7 @@
 import type { PendingInput, TaskState } from "../../core/fold.ts";
 import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
-import { modelWaitRetirements } from "../../core/model-wait.ts";
+import { modelWaitRetirements, quotaWaitId } from "../../core/model-wait.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 import type { ModelFailure, ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { isSemaError, LeaseLostError, type SemaErrorCode } from "../../protocol/errors.ts";
@@ -30,6 +30,8 @@ import {
 } from "../model/model-request.ts";
 import { describeFailure, modelParkEvents } from "../model/model-unavailable.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
+import type { QuotaGate } from "../quota/quota-gate.ts";
+import type { QuotaVerdict } from "../quota/quotas.ts";
 import { ToolPhase, waitsOutside } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
 import { type FinishingLeg, finishTask } from "./finish-task.ts";
@@ -322,6 +324,31 @@ export class LegLoop {
     return undefined;
   }
 
+  /**
+   * Ask the host's quota gate about the call; at a quota, park with the note that names it and a
+   * silent timer at the window's edge, in the append that ends the leg (as a model park does).
+   */
+  async #parkForQuota(gate: QuotaGate, request: ModelRequest): Promise<boolean> {
+    const state = this.#w.state;
+    const verdict = await gate.check({
+      principal: state.principal,
+      taskId: this.#ctx.taskId,
+      modelId: this.#o.agent.model.id,
+      inputTokens: estimateInputTokens(request, state.lastPromptTokens),
+    });
+    if (verdict === undefined) return false;
+    await this.#w.appendWhen((current) => {
+      if (current.summary.legId !== this.#legId) return undefined;
+      if (current.summary.status === "cancelled")
+        return [{ type: "leg_ended", v: 1, legId: this.#legId, reason: "cancelled" }];
+      return [
+        ...quotaParkEvents(verdict, this.#legId),
+        { type: "leg_ended", v: 1, legId: this.#legId, reason: "parked:quota", detail: verdict.quota },
+      ];
+    });
+    return true;
+  }
+
   /** Retire the timers of earlier model parks (see `core/model-wait.ts`). */
   async #retireModelWaits(): Promise<void> {
     await this.#w.appendWhen((state) => {
@@ -445,6 +472,7 @@ export class LegLoop {
       await this.#endForBudget(over.budget, over.exceeded);
       return "failed";
     }
+    if (this.#o.quota !== undefined && (await this.#parkForQuota(this.#o.quota, request))) return "failed";
     const result = await this.#watched(() =>
       streamModelTurn({
         model: agent.model,
@@ -487,4 +515,25 @@ export class LegLoop {
     if (turn.reasoning !== undefined) event.reasoning = turn.reasoning;
     return { turn, event };
   }
+}
+
+/** The note of a quota park and, when the window will allow the call, its silent timer. */
+function quotaParkEvents(verdict: QuotaVerdict, legId: string): TaskEvent[] {
+  const data: Record<string, string> = { quota: verdict.quota };
+  const events: TaskEvent[] = [];
+  if (verdict.retryAtMs !== undefined) {
+    const due = new Date(verdict.retryAtMs).toISOString();
+    data.due = due;
+    data.wakeId = quotaWaitId(legId);
+    // Never delivered (the next leg retires the timer); kept for whoever reads the log.
+    events.push({
+      type: "wake_scheduled",
+      v: 1,
+      wakeId: quotaWaitId(legId),
+      due,
+      text: verdict.text,
+      source: "system",
+    });
+  }
+  return [{ type: "engine_note", v: 1, kind: "quota", text: verdict.text, data, legId }, ...events];
 }
