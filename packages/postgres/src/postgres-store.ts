@@ -28,6 +28,7 @@ import {
   isLeaseLive,
   type ListRunnableOptions,
   type ListTasksOptions,
+  movesUsage,
   newId,
   newLease,
   type ReadOptions,
@@ -38,6 +39,8 @@ import {
   type TaskPage,
   taskPageOf,
   taskPageRequest,
+  type UsageQuery,
+  type UsageReport,
   validateEvents,
   type WatchOptions,
   wantsWorker,
@@ -51,6 +54,7 @@ import { type Queries, queries } from "./queries.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
+import { UsageCounters } from "./usage-counters.ts";
 import { inputIdsOf, insertEvents, storedEvents } from "./write-events.ts";
 
 /**
@@ -77,6 +81,7 @@ export class PostgresStore implements Store {
   readonly #db: Database;
   readonly #schema: string;
   readonly #sql: Queries;
+  readonly #usage: UsageCounters;
   readonly #pollMs: number;
   readonly #notifier = new ChangeNotifier();
   readonly #summaries = new SummaryCache("PostgreSQL");
@@ -86,6 +91,7 @@ export class PostgresStore implements Store {
   constructor(options: PostgresStoreOptions) {
     this.#schema = options.schema ?? "sema";
     this.#sql = queries(quoteSchema(this.#schema));
+    this.#usage = new UsageCounters(quoteSchema(this.#schema));
     this.#pollMs = options.pollMs ?? 250;
     this.#db = new Database(options, this.#schema, this.#sql);
     this.#listener = new EventListener(this.#db.pool, this.#notifier);
@@ -152,8 +158,10 @@ export class PostgresStore implements Store {
     validateEvents(events);
     const taskId = input.taskId ?? newId();
     const created = await this.#tx(async (tx) => {
-      const at = new Date(await this.#dbNow(tx)).toISOString();
+      const nowMs = await this.#dbNow(tx);
+      const at = new Date(nowMs).toISOString();
       const principal = input.created.principal;
+      await this.#usage.checkCreate(tx.client, principal, input.created.parentTaskId, input.maxActiveTasks);
       const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
       const text = JSON.stringify(summary);
       const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
@@ -170,6 +178,7 @@ export class PostgresStore implements Store {
       const taskNo = inserted.rows[0]?.task_no;
       if (taskNo === undefined) throw new TaskExistsError(taskId);
       const stored = await insertEvents(tx, taskNo, taskId, events, at);
+      await this.#usage.countCreate(tx.client, principal, input.created.model, events, nowMs);
       await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
       if (wantsWorker(record.summary)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
       return { stored, text, summary };
@@ -193,13 +202,17 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
-    const unchanged = await appendIfUnchanged(this.#db, this.#sql, this.#summaries, {
-      taskId,
-      events,
-      expectedSeq: options.expectedSeq,
-      leaseToken: options.leaseToken,
-      runnablePayload: this.#runnablePayload(taskId),
-    });
+    // An append that moves a usage counter takes the locking path, which counts it in its transaction.
+    const counted = movesUsage(events);
+    const unchanged = counted
+      ? undefined
+      : await appendIfUnchanged(this.#db, this.#sql, this.#summaries, {
+          taskId,
+          events,
+          expectedSeq: options.expectedSeq,
+          leaseToken: options.leaseToken,
+          runnablePayload: this.#runnablePayload(taskId),
+        });
     if (unchanged !== undefined) {
       this.#notifier.notify(taskId);
       return unchanged;
@@ -242,6 +255,8 @@ export class PostgresStore implements Store {
         if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
         throw error;
       }
+      if (counted)
+        await this.#usage.countAppend(tx.client, { taskNo: row.task_no, principal: record.principal }, events, now);
       return { stored: storedEvents(bodies, taskId, record.lastSeq, at), text, summary };
     });
     if (written === undefined) return [];
@@ -249,6 +264,15 @@ export class PostgresStore implements Store {
     this.#summaries.remember(taskId, written.text, written.summary);
     this.#notifier.notify(taskId);
     return written.stored;
+  }
+
+  async usage(query: UsageQuery): Promise<UsageReport> {
+    await this.#open();
+    try {
+      return await this.#usage.report(this.#db.pool, query.principal, query.sinceMs);
+    } catch (error) {
+      throw toStoreError(error, "query");
+    }
   }
 
   async read(taskId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {

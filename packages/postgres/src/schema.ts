@@ -109,6 +109,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "usage counters",
+    // Quotas per principal: tokens per principal, hour (UTC, ISO text) and model, moved by each
+    // append's turns in its transaction; and the active root tasks a creation's quota counts.
+    sql: `
+      CREATE TABLE {schema}.usage_counters (
+        principal text NOT NULL,
+        hour text NOT NULL,
+        model text NOT NULL,
+        input_tokens bigint NOT NULL,
+        cached_input_tokens bigint NOT NULL,
+        output_tokens bigint NOT NULL,
+        turns integer NOT NULL,
+        PRIMARY KEY (principal, hour, model)
+      );
+      CREATE INDEX tasks_active ON {schema}.tasks (principal)
+        WHERE parent_task_id IS NULL AND status IN ('created', 'running');
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -123,6 +123,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 6,
+    name: "usage counters",
+    // Quotas per principal: tokens per principal, hour (UTC, ISO text) and model, moved by each
+    // append's turns in its transaction; and the active root tasks a creation's quota counts.
+    sql: `
+      CREATE TABLE usage_counters (
+        principal TEXT NOT NULL,
+        hour TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        cached_input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        turns INTEGER NOT NULL,
+        PRIMARY KEY (principal, hour, model)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX tasks_active ON tasks (principal)
+        WHERE parent_task_id IS NULL AND status IN ('created', 'running');
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

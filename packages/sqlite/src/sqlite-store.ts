@@ -47,6 +47,8 @@ import {
   type TaskPage,
   taskPageOf,
   taskPageRequest,
+  type UsageQuery,
+  type UsageReport,
   validateEvents,
   type WatchOptions,
   wantsWorker,
@@ -66,6 +68,7 @@ import {
 } from "./rows.ts";
 import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
+import { UsageCounters } from "./usage-counters.ts";
 import { appendEvents, writeEvents } from "./write-events.ts";
 
 /**
@@ -102,6 +105,7 @@ export class SqliteStore implements Store {
   readonly #poller: CommitPoller;
   #db: DatabaseSync | undefined;
   #sql: Statements | undefined;
+  readonly #usage: UsageCounters;
   #dataVersion = 0;
 
   /**
@@ -114,6 +118,7 @@ export class SqliteStore implements Store {
     const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
     this.#db = db;
     this.#sql = statements;
+    this.#usage = this.#guard(() => new UsageCounters(db));
     this.#poller = new CommitPoller({
       pollMs: options.pollMs ?? 25,
       changed: () => this.#foreignCommit(),
@@ -182,8 +187,10 @@ export class SqliteStore implements Store {
     const taskId = input.taskId ?? newId();
     const stored = this.#write((sql) => {
       if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
-      const at = isoTime(this.#now());
+      const nowMs = this.#now();
+      const at = isoTime(nowMs);
       const principal = input.created.principal;
+      this.#usage.checkCreate(principal, input.created.parentTaskId, input.maxActiveTasks);
       const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
       const { lastInsertRowid } = sql.insertTask.run(
         taskId,
@@ -197,7 +204,9 @@ export class SqliteStore implements Store {
         JSON.stringify(summary),
       );
       const task = { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
-      return writeEvents(sql, task, events, at).stored;
+      const written = writeEvents(sql, task, events, at).stored;
+      this.#usage.countCreate(principal, input.created.model, events, nowMs);
+      return written;
     });
     this.#notifier.notify(taskId);
     return stored;
@@ -215,9 +224,20 @@ export class SqliteStore implements Store {
       this.#requireTask(taskId);
       throw error;
     }
-    const stored = this.#write((sql) => appendEvents(sql, this.#summaries, taskId, events, options, this.#now()));
+    const stored = this.#write((sql) => {
+      const nowMs = this.#now();
+      const written = appendEvents(sql, this.#summaries, taskId, events, options, nowMs);
+      // The turns' usage moves its counters in this same transaction.
+      if (written.length > 0) this.#usage.countAppend(taskId, events, nowMs);
+      return written;
+    });
     if (stored.length > 0) this.#notifier.notify(taskId);
     return stored;
+  }
+
+  async usage(query: UsageQuery): Promise<UsageReport> {
+    this.#statements();
+    return this.#guard(() => this.#usage.report(query.principal, query.sinceMs));
   }
 
   async findInput(taskId: string, inputId: string): Promise<StoredEvent | undefined> {
