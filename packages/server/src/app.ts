@@ -24,6 +24,7 @@ import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMcp } from "./mcp/http-mount.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { type QuotaSettings, quotaSettingsSchema } from "./quotas/quota-settings.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
@@ -32,6 +33,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { usageRoutes } from "./routes/usage.ts";
 import {
   approversSchema,
   checkAgents,
@@ -73,6 +75,12 @@ export interface AppOptions {
   canApprove?: (caller: Caller) => CanApprove;
   /** The A2A server's settings (it is always served; see `docs/guide/a2a.md`). */
   a2a?: A2AOptions;
+  /**
+   * Quotas per principal: `concurrentTasks` refuses a creation past it (429 `QuotaExceeded`) and
+   * `GET /v1/usage` reports them. The token and dollar quotas are the workers' (`startWorkers`
+   * `quota`, built by `quotaGateFor`); `serve` gives both the same settings.
+   */
+  quotas?: QuotaSettings;
 }
 
 const appShape = {
@@ -86,6 +94,7 @@ const appShape = {
   approvers: approversSchema.optional(),
   canApprove: functionSchema<(caller: Caller) => CanApprove>("canApprove(caller)").optional(),
   a2a: a2aOptionsSchema.optional(),
+  quotas: quotaSettingsSchema.optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -102,6 +111,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...eventRoutes(deps),
     ...agUiRoutes(deps),
     ...chatRoutes(deps),
+    ...usageRoutes(deps),
   ];
 }
 
@@ -131,6 +141,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
     inputs: new TaskQueue(),
+    ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
   };
   const routes = apiRoutes(deps);
   const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));

@@ -83,6 +83,8 @@ const SEMA_STATUS: Record<SemaErrorCode, number> = {
   ContentTooLarge: 413,
   ContentUnsupported: 415,
   BlobNotFound: 500,
+  // A quota of the caller's principal (concurrent tasks): too many requests, until one ends.
+  QuotaExceeded: 429,
 };
 
 /**

@@ -18,6 +18,7 @@ import { createTokenIngress } from "./ingress/token-ingress.ts";
 import type { CreatedToken, TokenStore } from "./ingress/token-store.ts";
 import type { Limits } from "./limits.ts";
 import { listen } from "./listen.ts";
+import { type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "./quotas/quota-settings.ts";
 import {
   approversSchema,
   checkAgents,
@@ -57,6 +58,14 @@ export interface ServeOptions {
    * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
    */
   a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
+  /**
+   * Quotas per principal, enforced by the API (`concurrentTasks`, 429 at creation) and by this
+   * process's workers (tokens and dollars: `parked:quota`). Nodes sharing a store should be given
+   * the same settings; a worker started elsewhere (`sema worker`) takes them from its own config.
+   */
+  quotas?: QuotaSettings;
+  /** Milliseconds since the epoch, for the quota windows (and rate limits). Default `Date.now`. */
+  clock?: () => number;
 }
 
 /** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
@@ -95,6 +104,8 @@ const serveShape = {
         .optional(),
     })
     .optional(),
+  quotas: quotaSettingsSchema.optional(),
+  clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveKeysMatch: [
   KeysMatch<keyof typeof workersShape, keyof Exclude<NonNullable<ServeOptions["workers"]>, false>>,
@@ -128,6 +139,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   checkAgents(options.agents, "serve");
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
+  const quota = quotaGateFor(options.store, options.quotas, options.clock === undefined ? {} : { now: options.clock });
   const workers =
     options.workers === false
       ? undefined
@@ -136,6 +148,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           agents: options.agents,
           hub,
           ...options.workers,
+          ...(quota === undefined ? {} : { quota }),
           ...(options.onError === undefined ? {} : { onError: options.onError }),
         });
   const push =
@@ -156,6 +169,8 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
     ...(push === undefined ? {} : { a2a: { push } }),
+    ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;
   try {

@@ -16,6 +16,7 @@ import {
   isSemaError,
   type Lease,
   type LeaseHolder,
+  type QuotaGate,
   runLeg,
   type Store,
   type StreamEvent,
@@ -69,6 +70,12 @@ export interface WorkerOptions {
    * Also done at start. Default 5000 ms.
    */
   recoverEveryMs?: number;
+  /**
+   * Asked before each model call of every leg (`HarnessOptions.quota`): a task whose principal is
+   * at a quota parks (`parked:quota`). Build it with `storeQuotaGate` over the same store, so
+   * every worker and API node sharing the store enforces the same totals.
+   */
+  quota?: QuotaGate;
   /** A leg or a poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
@@ -165,6 +172,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         holderDied: holderDiedHere,
         ...(options.hub === undefined ? {} : { emit: options.hub.publish }),
         leaseTtlMs: ttlMs,
+        ...(options.quota === undefined ? {} : { quota: options.quota }),
       },
       taskId,
       // A stopping pool parks its legs as parked:shutdown, which any worker resumes after a restart.

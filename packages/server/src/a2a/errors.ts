@@ -7,6 +7,7 @@ import {
   A2AError,
   ContentTypeNotSupportedError,
   RequestMalformedError,
+  RestUnsupportedOperationError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
@@ -40,6 +41,14 @@ export function toA2AError(error: unknown): Error {
       case "ContentTooLarge":
       case "TaskExists":
         return new RequestMalformedError(error.message);
+      case "QuotaExceeded":
+        // A principal's quota: 429 on the REST binding (JSON-RPC answers 200 with the error, its
+        // code UnsupportedOperation and the quota in the error's metadata).
+        return new RestUnsupportedOperationError({
+          message: error.message,
+          statusCode: 429,
+          metadata: { code: error.code, quota: String(error.details.quota ?? "") },
+        });
       case "StoreUnavailable":
         // An outage (or a store closed under a stream at shutdown), not a bug: nothing to log.
         return new Error(INTERNAL_MESSAGE);

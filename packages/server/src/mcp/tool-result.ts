@@ -11,7 +11,10 @@ export function toolResult(text: string, data: Record<string, unknown>): CallToo
   return { content: [{ type: "text", text }], structuredContent: data };
 }
 
-/** A failed call as a tool error: the typed error the `/v1` API would answer with, never a stack. */
+/**
+ * A failed call as a tool error: the typed error the `/v1` API would answer with, never a stack,
+ * and the HTTP status it has there (`httpStatus`: 429 for a principal's `QuotaExceeded`).
+ */
 export function toolError(error: unknown): CallToolResult {
   const http = toHttpError(error);
   // A 500 is a bug or an outage, never caused by input alone: keep its cause for the logs.
@@ -19,7 +22,7 @@ export function toolError(error: unknown): CallToolResult {
   const body = http.body();
   return {
     content: [{ type: "text", text: `${body.error.code}: ${body.error.message}` }],
-    structuredContent: { ...body },
+    structuredContent: { ...body, httpStatus: http.status },
     isError: true,
   };
 }

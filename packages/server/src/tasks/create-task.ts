@@ -1,12 +1,13 @@
 /**
  * Creating a task for a caller, as every route that starts one does (`POST /v1/tasks`, the MCP
  * server's `run_<agent>`, the front-end protocols): the objective checked on the user lane, the agent looked up, the task
- * owned by the caller's principal, and this process's workers told.
+ * owned by the caller's principal (refused past its `concurrentTasks` quota), and this process's workers told.
  */
 import { type StartTaskInput, startTask } from "@sema-agent/core";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
+import { quotasOf } from "../quotas/quota-settings.ts";
 import type { TaskDeps } from "./task-deps.ts";
 
 /** What a route decides of a new task; the rest comes from the caller and the server's limits. */
@@ -31,8 +32,11 @@ export async function createTaskFor(
   const agent = agents.get(name);
   if (agent === undefined)
     throw badRequest(`${request.where.agent}: no agent named ${name}`, request.where.agent, { agents: agents.names() });
+  // The store refuses past the caller's concurrentTasks quota (QuotaExceeded: 429), atomically.
+  const maxActiveTasks = quotasOf(deps.quotas, caller.principal)?.concurrentTasks;
   const taskId = await startTask(deps.store, {
     ...fields,
+    ...(maxActiveTasks === undefined ? {} : { maxActiveTasks }),
     objective,
     principal: caller.principal,
     actor: caller.actor,

@@ -6,6 +6,7 @@ import type { CanApprove, Store } from "@sema-agent/core";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";
+import type { QuotaSettings } from "../quotas/quota-settings.ts";
 import type { TaskQueue } from "../routes/task-queue.ts";
 
 export interface TaskDeps {
@@ -17,4 +18,6 @@ export interface TaskDeps {
   canApprove: (caller: Caller) => CanApprove;
   /** Inputs to one task, taken one at a time in this process (see `TaskQueue`). */
   inputs: TaskQueue;
+  /** Quotas per principal: `concurrentTasks` is checked when a task is created. */
+  quotas?: QuotaSettings;
 }

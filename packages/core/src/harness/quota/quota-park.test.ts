@@ -112,3 +112,26 @@ describe("quotas per principal park the task (parked:quota)", () => {
     expect(await store.listRunnable()).toEqual([]);
   });
 });
+
+describe("the concurrentTasks quota refuses a creation (startTask maxActiveTasks)", () => {
+  it("refuses past the limit with QuotaExceeded, and takes the task once a running one parks", async () => {
+    const store = new MemoryStore();
+    const first = await startTask(store, { objective: "x", principal: "alice", maxActiveTasks: 1 });
+    await expect(startTask(store, { objective: "y", principal: "alice", maxActiveTasks: 1 })).rejects.toMatchObject({
+      code: "QuotaExceeded",
+      isRetryable: true,
+      quota: "concurrentTasks",
+    });
+    // Bob is not held by alice's tasks.
+    await startTask(store, { objective: "z", principal: "bob", maxActiveTasks: 1 });
+    const model = new ScriptedModel([{ text: "done" }]);
+    await runLeg({ store, agent: { model } }, first);
+    await startTask(store, { objective: "y", principal: "alice", maxActiveTasks: 1 });
+  });
+
+  it("is a ConfigError on a store that counts no usage", async () => {
+    const store = new MemoryStore();
+    const bare: Store = { ...store, createTask: store.createTask.bind(store), usage: undefined } as unknown as Store;
+    await expect(startTask(bare, { objective: "x", maxActiveTasks: 1 })).rejects.toMatchObject({ code: "ConfigError" });
+  });
+});

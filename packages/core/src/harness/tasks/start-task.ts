@@ -8,7 +8,7 @@ import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import type { Store } from "../../ports/store.ts";
 import { checkInput } from "../../protocol/config-check.ts";
 import type { ContentPart } from "../../protocol/content.ts";
-import { InvalidInputError } from "../../protocol/errors.ts";
+import { ConfigError, InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import {
   actorSchema,
@@ -82,6 +82,12 @@ export interface StartTaskInput {
    * asked for it, and the final answer is checked against it (rebuilt from the JSON Schema).
    */
   output?: OutputSchema;
+  /**
+   * Refuse the task (`QuotaExceeded`, nothing written) when its principal already has this many
+   * active root tasks (created or running): the `concurrentTasks` quota. Needs a store with
+   * `usage` (`ConfigError` otherwise); the store checks it atomically with the creation.
+   */
+  maxActiveTasks?: number;
 }
 
 /** The settings to record, validated; undefined when the input has none. */
@@ -138,6 +144,7 @@ const startShape = {
       error: "must be a Standard Schema (zod …) or a JSON Schema object",
     })
     .optional(),
+  maxActiveTasks: z.number().int().positive().optional(),
 } satisfies ShapeOf<StartTaskInput>;
 const startKeysMatch: Equal<keyof typeof startShape, keyof StartTaskInput> = true;
 void startKeysMatch;
@@ -156,6 +163,10 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
     throw new InvalidInputError("the objective must be a string or an array of content parts");
   checkInput(startSchema, input, "startTask");
   const principal = input.principal ?? "local";
+  if (input.maxActiveTasks !== undefined && store.usage === undefined)
+    throw new ConfigError("startTask", [
+      { path: "maxActiveTasks", message: "needs a store that counts usage (Store.usage): memory, SQLite, PostgreSQL" },
+    ]);
   const settings = settingsOf(input);
   const tools = input.externalTools === undefined ? [] : checkExternalTools(input.externalTools);
   // Last, once everything else is known good: it writes the parts' bytes to the blob table.
@@ -190,6 +201,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
   });
   const [first] = await store.createTask({
     ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+    ...(input.maxActiveTasks === undefined ? {} : { maxActiveTasks: input.maxActiveTasks }),
     created,
     more: tools.length === 0 ? [objective] : [{ type: "external_tools", v: 1, tools }, objective],
   });
