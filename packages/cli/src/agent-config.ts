@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
-import { type Agent, validateAgent } from "@sema-agent/core";
+import { type Agent, type QuotaSettings, quotaSettingsSchema, validateAgent } from "@sema-agent/core";
 import { checkConfig } from "@sema-agent/core/protocol";
 import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
@@ -28,6 +28,11 @@ export interface AgentSet {
    * (the `approver` role): `any-verified-actor` lets any verified token of the task's principal.
    */
   approvers: Record<string, ApproverRule>;
+  /**
+   * Quotas per principal (`quotas` of the config), enforced by `sema serve` and `sema worker`;
+   * their `prices` default to `DEFAULT_PRICES` of `@sema-agent/ai-sdk` (a config's own win).
+   */
+  quotas?: QuotaSettings;
   /** Where they came from, for the start-up line. */
   source: string;
 }
@@ -61,6 +66,7 @@ const jsonAgent = z.strictObject({
 const jsonConfig = z.strictObject({
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), jsonAgent),
   defaultAgent: z.string().exactOptional(),
+  quotas: quotaSettingsSchema.exactOptional(),
 });
 
 // What a code config's default export may hold; each agent is then checked by `validateAgent`.
@@ -68,6 +74,7 @@ const codeConfig = z.strictObject({
   agents: z.record(z.string(), z.unknown()),
   defaultAgent: z.string().optional(),
   approvers: z.unknown().optional(),
+  quotas: quotaSettingsSchema.optional(),
 });
 
 function fromJson(
@@ -126,6 +133,40 @@ function checkDefault(agents: Record<string, unknown>, requested: string | undef
   return chosen;
 }
 
+/** The config's quotas with `DEFAULT_PRICES` under its own prices, or nothing without quotas. */
+function pricedQuotas(quotas: QuotaSettings | undefined): { quotas?: QuotaSettings } {
+  if (quotas === undefined) return {};
+  return { quotas: { ...quotas, prices: { ...DEFAULT_PRICES, ...quotas.prices } } };
+}
+
+/**
+ * Only the quotas of the config in `cwd` (`sema usage`, which runs no agent): checked like the
+ * whole config's, with `DEFAULT_PRICES` under their prices; undefined without a config or quotas.
+ */
+export async function loadQuotas(cwd: string): Promise<QuotaSettings | undefined> {
+  for (const name of CODE_FILES) {
+    const path = join(cwd, name);
+    if (!existsSync(path)) continue;
+    const loaded = (await import(pathToFileURL(path).href)) as { default?: { quotas?: unknown } };
+    const quotas = loaded.default?.quotas;
+    return quotas === undefined
+      ? undefined
+      : pricedQuotas(checkConfig(quotaSettingsSchema, quotas, `${name} quotas`)).quotas;
+  }
+  const jsonPath = join(cwd, JSON_FILE);
+  if (!existsSync(jsonPath)) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(jsonPath, "utf8"));
+  } catch (error) {
+    throw new UsageError(`${JSON_FILE}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const quotas = typeof raw === "object" && raw !== null ? (raw as { quotas?: unknown }).quotas : undefined;
+  return quotas === undefined
+    ? undefined
+    : pricedQuotas(checkConfig(quotaSettingsSchema, quotas, `${JSON_FILE} quotas`)).quotas;
+}
+
 /**
  * The agents to serve: from the config file in `cwd`, or the default agent on `modelSpec`. The
  * built-in tools of the default and JSON-configured agents work on `tools` (default: `cwd`); a
@@ -141,13 +182,13 @@ export async function loadAgents(
     const path = join(cwd, name);
     if (!existsSync(path)) continue;
     const loaded = (await import(pathToFileURL(path).href)) as {
-      default?: { agents?: Record<string, Agent>; defaultAgent?: string; approvers?: unknown };
+      default?: { agents?: Record<string, Agent>; defaultAgent?: string; approvers?: unknown; quotas?: unknown };
     };
     const config = loaded.default;
     if (config?.agents === undefined || Object.keys(config.agents).length === 0)
       throw new UsageError(`${name}: the default export needs { agents: { name: agent } }`);
     // Unknown keys and each agent (a missing model, a tool without execute) as a ConfigError, exit 2.
-    checkConfig(codeConfig, config, name);
+    const checked = checkConfig(codeConfig, config, name);
     for (const [agentName, agent] of Object.entries(config.agents)) validateAgent(agent, name, `agents.${agentName}`);
     const approvers = z.record(z.string(), approverRule).optional().safeParse(config.approvers);
     if (!approvers.success)
@@ -156,6 +197,7 @@ export async function loadAgents(
       agents: pricedAll(config.agents),
       defaultAgent: checkDefault(config.agents, config.defaultAgent, name),
       approvers: approvers.data ?? {},
+      ...pricedQuotas(checked.quotas),
       source: name,
     };
   }
@@ -179,7 +221,13 @@ export async function loadAgents(
         raw.approvers === undefined ? [] : [[name, raw.approvers]],
       ),
     );
-    return { agents: pricedAll(agents), defaultAgent: defaultName, approvers, source: JSON_FILE };
+    return {
+      agents: pricedAll(agents),
+      defaultAgent: defaultName,
+      approvers,
+      ...pricedQuotas(config.quotas),
+      source: JSON_FILE,
+    };
   }
   const spec = modelSpec();
   return {

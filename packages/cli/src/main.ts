@@ -20,6 +20,10 @@ Commands:
   tasks [--json] [--principal P]
                       List a principal's tasks, newest first (default principal local;
                       one JSON object a line with --json)
+  usage [--json] [--principal P]
+                      A principal's tokens and dollars in the last 24 hours and this month,
+                      and its active tasks, beside its quotas in sema.config.* (default
+                      principal local; the object GET /v1/usage answers with, with --json)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
@@ -65,6 +69,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   approve: async () => (await import("./commands/approve.ts")).approve,
   cancel: async () => (await import("./commands/cancel.ts")).cancel,
   tasks: async () => (await import("./commands/tasks.ts")).tasks,
+  usage: async () => (await import("./commands/usage.ts")).usage,
   events: async () => (await import("./commands/events.ts")).events,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,

@@ -69,6 +69,14 @@ export {
   storeQuotaGate,
 } from "./harness/quota/quota-gate.ts";
 export {
+  type PrincipalUsage,
+  principalUsage,
+  type QuotaSettings,
+  quotaGateFor,
+  quotaSettingsSchema,
+  quotasOf,
+} from "./harness/quota/quota-settings.ts";
+export {
   type QuotaCallEstimate,
   type QuotaName,
   type Quotas,

@@ -2,7 +2,9 @@
  * `createApp`: the HTTP API as a Hono app, over a store, the agents and an ingress. Nothing of a
  * task lives in the app; any number of apps (and workers) may serve one store.
  */
+
 import type { CanApprove, Store } from "@sema-agent/core";
+import { type QuotaSettings, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
@@ -24,7 +26,6 @@ import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMcp } from "./mcp/http-mount.ts";
 import { buildOpenApi } from "./openapi.ts";
-import { type QuotaSettings, quotaSettingsSchema } from "./quotas/quota-settings.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";

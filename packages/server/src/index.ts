@@ -48,5 +48,4 @@ export { type Listening, type ListenOptions, listen } from "./listen.ts";
 export { MCP_PATH } from "./mcp/http-mount.ts";
 export { MCP_SERVER_INFO } from "./mcp/mcp-server.ts";
 export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./mcp/stdio.ts";
-export { type QuotaSettings, quotaGateFor, quotaSettingsSchema, quotasOf } from "./quotas/quota-settings.ts";
 export { type ServeOptions, type Serving, serve } from "./serve.ts";

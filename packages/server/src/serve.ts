@@ -3,7 +3,9 @@
  * store, on loopback unless told otherwise, with the first token created on an empty token store.
  * This is what `sema serve` runs.
  */
+
 import type { LeaseHolder, Store } from "@sema-agent/core";
+import { type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
@@ -18,7 +20,6 @@ import { createTokenIngress } from "./ingress/token-ingress.ts";
 import type { CreatedToken, TokenStore } from "./ingress/token-store.ts";
 import type { Limits } from "./limits.ts";
 import { listen } from "./listen.ts";
-import { type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "./quotas/quota-settings.ts";
 import {
   approversSchema,
   checkAgents,

@@ -32,6 +32,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       tokens: await backend.tokens(),
       agents,
       approvers: { agents: set.approvers },
+      ...(set.quotas === undefined ? {} : { quotas: set.quotas }),
       host: values.host ?? "127.0.0.1",
       port,
       workers,

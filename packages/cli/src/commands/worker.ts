@@ -7,6 +7,7 @@
  * events, which are the truth.
  */
 import { parseArgs } from "node:util";
+import { quotaGateFor } from "@sema-agent/core";
 import { createAgentRegistry, startWorkers } from "@sema-agent/worker";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
@@ -37,6 +38,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
   const backend = await openBackend(io, values);
   try {
+    const quota = quotaGateFor(backend.store, set.quotas);
     const pool = startWorkers({
       store: backend.store,
       agents: createAgentRegistry(set.agents, set.defaultAgent),
@@ -44,6 +46,8 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       ...perPrincipal,
       pollMs: Math.max(10, pollMs),
       leaseTtlMs,
+      // The config's quotas over the shared store: the same totals as every other node's.
+      ...(quota === undefined ? {} : { quota }),
       onError: reportTo(io, "sema worker"),
     });
     io.stdout.write(

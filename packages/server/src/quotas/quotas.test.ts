@@ -1,11 +1,10 @@
 import { restStatusFor, toJsonRpcError } from "@a2a-js/sdk/errors";
-import { MemoryStore, runLeg } from "@sema-agent/core";
+import { MemoryStore, quotaGateFor, quotasOf, runLeg } from "@sema-agent/core";
 import { QuotaExceededError } from "@sema-agent/core/protocol";
 import { describe, expect, it } from "vitest";
 import { toA2AError } from "../a2a/errors.ts";
 import { toolError } from "../mcp/tool-result.ts";
 import { apiFixture, createTask, json } from "../test-support/api-fixture.ts";
-import { quotaGateFor, quotasOf } from "./quota-settings.ts";
 
 const T0 = Date.parse("2026-12-10T12:30:00.000Z");
 

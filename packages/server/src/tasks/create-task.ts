@@ -3,11 +3,10 @@
  * server's `run_<agent>`, the front-end protocols): the objective checked on the user lane, the agent looked up, the task
  * owned by the caller's principal (refused past its `concurrentTasks` quota), and this process's workers told.
  */
-import { type StartTaskInput, startTask } from "@sema-agent/core";
+import { quotasOf, type StartTaskInput, startTask } from "@sema-agent/core";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
-import { quotasOf } from "../quotas/quota-settings.ts";
 import type { TaskDeps } from "./task-deps.ts";
 
 /** What a route decides of a new task; the rest comes from the caller and the server's limits. */

@@ -2,11 +2,11 @@
  * What the task actions share, whichever protocol edge calls them (the `/v1` routes, the MCP
  * server): the store, the agents, the limits, the worker pool to tell, and who may approve.
  */
-import type { CanApprove, Store } from "@sema-agent/core";
+
+import type { CanApprove, QuotaSettings, Store } from "@sema-agent/core";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";
-import type { QuotaSettings } from "../quotas/quota-settings.ts";
 import type { TaskQueue } from "../routes/task-queue.ts";
 
 export interface TaskDeps {
