@@ -50,6 +50,7 @@ const PARK_TEXT: Record<string, string> = {
   "parked:input": "The agent waits for your input.",
   "parked:interrupt": "Interrupted: send a message to continue.",
   "parked:budget": "The task's budget is spent: raise it to continue.",
+  "parked:quota": "A quota of your principal is used up: the task resumes when its window allows.",
 };
 
 export class TaskProjection {
