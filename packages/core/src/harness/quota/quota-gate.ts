@@ -17,6 +17,7 @@ export interface QuotaCall extends QuotaCallEstimate {
 
 /** Asked before each model call; a verdict parks the task (`parked:quota`) with its note and timer. */
 export interface QuotaGate {
+  /** Whether `call` may be made: undefined when it fits every quota, else the verdict that parks the task. */
   check(call: QuotaCall): Promise<QuotaVerdict | undefined>;
 }
 
