@@ -135,3 +135,16 @@ describe("the concurrentTasks quota refuses a creation (startTask maxActiveTasks
     await expect(startTask(bare, { objective: "x", maxActiveTasks: 1 })).rejects.toMatchObject({ code: "ConfigError" });
   });
 });
+
+describe("HarnessOptions.quota is checked with the rest of the options", () => {
+  it("refuses something that is not a QuotaGate before anything is appended", async () => {
+    const store = new MemoryStore();
+    const taskId = await startTask(store, { objective: "x" });
+    const quota = { allow: true } as unknown as Parameters<typeof runLeg>[0]["quota"];
+    await expect(runLeg({ store, agent: { model: new ScriptedModel([]) }, quota }, taskId)).rejects.toMatchObject({
+      code: "ConfigError",
+      message: expect.stringContaining("QuotaGate"),
+    });
+    expect(await store.read(taskId)).toHaveLength(2);
+  });
+});
