@@ -22,8 +22,8 @@ Commands:
                       one JSON object a line with --json)
   usage [--json] [--principal P]
                       A principal's tokens and dollars in the last 24 hours and this month,
-                      and its active tasks, beside its quotas in sema.config.* (default
-                      principal local; the object GET /v1/usage answers with, with --json)
+                      and its active tasks, beside its quotas (sema.config.* and its tokens';
+                      default principal local; --json: the object GET /v1/usage answers with)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
@@ -48,8 +48,10 @@ Commands:
                       share slots fairly between principals, at most N legs of one per process.
                       --poll: how often it looks for runnable tasks (default 500 ms);
                       --lease-ttl as for serve
-  token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
-                      Bearer tokens for sema serve (only their hashes are stored)
+  token create --principal P [--actor A] [--role approver] [--role supervisor]
+               [--quota name=value …] | revoke <id> | list
+                      Bearer tokens for sema serve (only their hashes are stored); --quota
+                      (e.g. tokensPerDay=100000) narrows the principal's quotas while it lives
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
 Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no sema.config.*

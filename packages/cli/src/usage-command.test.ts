@@ -58,6 +58,47 @@ describe("sema usage", () => {
     expect(JSON.parse(other.out())).toMatchObject({ principal: "other", day: { tokens: 0 }, quotas: {} });
   });
 
+  it("a token created with --quota narrows its principal's quotas; a bad --quota is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-usage-"));
+    const db = join(dir, "test.db");
+    writeFileSync(
+      join(dir, "sema.config.json"),
+      JSON.stringify({ agents: { main: { model: "script:x.json" } }, quotas: { default: { tokensPerDay: 5000 } } }),
+    );
+    const made = capture(dir);
+    expect(
+      await main(
+        [
+          "token",
+          "create",
+          "--principal",
+          "acme",
+          "--quota",
+          "tokensPerDay=100",
+          "--quota",
+          "costUsdPerMonth=2.5",
+          "--db",
+          db,
+        ],
+        made.io,
+      ),
+    ).toBe(0);
+    expect(made.err()).toContain('quotas {"tokensPerDay":100,"costUsdPerMonth":2.5}');
+    const json = capture(dir);
+    expect(await main(["usage", "--json", "--principal", "acme", "--db", db], json.io)).toBe(0);
+    expect(JSON.parse(json.out())).toMatchObject({ quotas: { tokensPerDay: 100, costUsdPerMonth: 2.5 } });
+    const bad = capture(dir);
+    expect(await main(["token", "create", "--principal", "acme", "--quota", "tokensPerDay", "--db", db], bad.io)).toBe(
+      2,
+    );
+    expect(bad.err()).toContain("--quota takes name=number");
+    const unknown = capture(dir);
+    expect(
+      await main(["token", "create", "--principal", "acme", "--quota", "tokensPerDai=5", "--db", db], unknown.io),
+    ).toBe(2);
+    expect(unknown.err()).toContain("tokensPerDai");
+  });
+
   it("refuses quotas that fail their schema, naming the key (exit 2)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sema-usage-"));
     writeFileSync(

@@ -72,9 +72,12 @@ export {
   type PrincipalUsage,
   principalUsage,
   type QuotaSettings,
+  type QuotaTokenSource,
   quotaGateFor,
+  quotaResolver,
   quotaSettingsSchema,
   quotasOf,
+  tightestQuotas,
 } from "./harness/quota/quota-settings.ts";
 export {
   type QuotaCallEstimate,

@@ -4,7 +4,7 @@
  */
 
 import type { CanApprove, Store } from "@sema-agent/core";
-import { type QuotaSettings, quotaSettingsSchema } from "@sema-agent/core";
+import { type QuotaSettings, type QuotaTokenSource, quotaResolver, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
@@ -82,6 +82,11 @@ export interface AppOptions {
    * `quota`, built by `quotaGateFor`); `serve` gives both the same settings.
    */
   quotas?: QuotaSettings;
+  /**
+   * Where tokens are kept, when their records carry quotas too (`TokenRecord.quotas`): the
+   * tightest of the settings' and the principal's live tokens' applies (`quotaResolver`).
+   */
+  quotaTokens?: QuotaTokenSource;
 }
 
 const appShape = {
@@ -96,6 +101,7 @@ const appShape = {
   canApprove: functionSchema<(caller: Caller) => CanApprove>("canApprove(caller)").optional(),
   a2a: a2aOptionsSchema.optional(),
   quotas: quotaSettingsSchema.optional(),
+  quotaTokens: objectWith<QuotaTokenSource>(["list"], "a TokenStore").optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -143,6 +149,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
     inputs: new TaskQueue(),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
+    ...(options.quotas === undefined && options.quotaTokens === undefined
+      ? {}
+      : {
+          quotasFor: quotaResolver(options.quotas, {
+            now,
+            ...(options.quotaTokens === undefined ? {} : { tokens: options.quotaTokens }),
+          }),
+        }),
   };
   const routes = apiRoutes(deps);
   const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));

@@ -140,7 +140,11 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   checkAgents(options.agents, "serve");
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
-  const quota = quotaGateFor(options.store, options.quotas, options.clock === undefined ? {} : { now: options.clock });
+  // The quotas of the settings and of the tokens' records, for the API and this process's workers.
+  const quota = quotaGateFor(options.store, options.quotas, {
+    tokens: options.tokens,
+    ...(options.clock === undefined ? {} : { now: options.clock }),
+  });
   const workers =
     options.workers === false
       ? undefined
@@ -171,6 +175,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
     ...(push === undefined ? {} : { a2a: { push } }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
+    quotaTokens: options.tokens,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;

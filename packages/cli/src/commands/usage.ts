@@ -1,12 +1,13 @@
 /**
  * `sema usage [--principal P] [--json] [--db path]`: a principal's usage from the store's counters
  * (tokens and dollars in the rolling day and the calendar month, active tasks) beside its quotas
- * from `sema.config.*`; `--json` prints the object `GET /v1/usage` answers with.
+ * from `sema.config.*` and its live tokens' records; `--json` prints the object `GET /v1/usage`
+ * answers with.
  */
 import { parseArgs } from "node:util";
-import { type PrincipalUsage, principalUsage } from "@sema-agent/core";
+import { type PrincipalUsage, principalUsage, quotaResolver } from "@sema-agent/core";
 import { loadQuotas } from "../agent-config.ts";
-import { type CliIo, openStore, STORE_OPTIONS } from "../context.ts";
+import { type CliIo, openBackend, STORE_OPTIONS } from "../context.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
 
 function limit(value: number | undefined, unit: (n: number) => string): string {
@@ -32,13 +33,16 @@ export async function usage(argv: string[], io: CliIo): Promise<number> {
     args: argv,
     options: { ...STORE_OPTIONS, json: { type: "boolean" }, principal: { type: "string" } },
   });
-  const quotas = await loadQuotas(io.cwd);
-  const store = await openStore(io, values);
+  const settings = await loadQuotas(io.cwd);
+  const backend = await openBackend(io, values);
   try {
-    const report = await principalUsage(store, values.principal ?? "local", quotas, Date.now());
+    const principal = values.principal ?? "local";
+    // The config's quotas and those of the principal's live tokens: what every node enforces.
+    const quotas = await quotaResolver(settings, { tokens: await backend.tokens() })(principal);
+    const report = await principalUsage(backend.store, principal, settings, Date.now(), quotas);
     io.stdout.write(`${values.json === true ? jsonLine(report) : terminalSafe(usageText(report))}\n`);
     return 0;
   } finally {
-    await store.close();
+    await backend.close();
   }
 }

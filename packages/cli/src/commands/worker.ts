@@ -38,6 +38,8 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
   const backend = await openBackend(io, values);
   try {
+    // The config's quotas over the shared store. Not the tokens' records: a worker loads nothing
+    // of the server (module-graph.test.ts), so their quotas hold in sema serve's legs only.
     const quota = quotaGateFor(backend.store, set.quotas);
     const pool = startWorkers({
       store: backend.store,

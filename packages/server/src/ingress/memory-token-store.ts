@@ -10,6 +10,13 @@ import {
   tokenIdOf,
 } from "./token-store.ts";
 
+/** A record no caller can change the stored one through. */
+function copy(record: TokenRecord): TokenRecord {
+  const out: TokenRecord = { ...record, roles: [...record.roles] };
+  if (record.quotas !== undefined) out.quotas = { ...record.quotas };
+  return out;
+}
+
 export class MemoryTokenStore implements TokenStore {
   readonly #byHash = new Map<string, TokenRecord>();
   readonly #now: () => number;
@@ -19,17 +26,18 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   async create(input: CreateTokenInput): Promise<CreatedToken> {
-    const { principal, actorId, roles } = normalizeCreateInput(input);
+    const { principal, actorId, roles, quotas } = normalizeCreateInput(input);
     const { tokenId, token } = mintToken();
     const record: TokenRecord = { tokenId, principal, actorId, roles, createdAt: new Date(this.#now()).toISOString() };
+    if (quotas !== undefined) record.quotas = quotas;
     this.#byHash.set(hashToken(token), record);
-    return { token, record: { ...record, roles: [...roles] } };
+    return { token, record: copy(record) };
   }
 
   async verify(token: string): Promise<TokenRecord | undefined> {
     if (tokenIdOf(token) === undefined) return undefined;
     const record = this.#byHash.get(hashToken(token));
-    return record === undefined || record.revokedAt !== undefined ? undefined : { ...record, roles: [...record.roles] };
+    return record === undefined || record.revokedAt !== undefined ? undefined : copy(record);
   }
 
   async revoke(tokenIdOrToken: string): Promise<boolean> {
@@ -43,7 +51,7 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   async list(): Promise<TokenRecord[]> {
-    return [...this.#byHash.values()].map((record) => ({ ...record, roles: [...record.roles] }));
+    return [...this.#byHash.values()].map(copy);
   }
 
   async close(): Promise<void> {}

@@ -45,6 +45,22 @@ describe.skipIf(skip)("PostgresTokenStore", () => {
     expect(await a.list()).toHaveLength(1);
   });
 
+  it("keeps a token's quotas on its record, read by every node", async () => {
+    const [a, b] = await nodes(2);
+    if (a === undefined || b === undefined) throw new Error("two nodes");
+    const { token, record } = await a.create({ principal: "acme", quotas: { costUsdPerMonth: 2.5 } });
+    expect(record.quotas).toEqual({ costUsdPerMonth: 2.5 });
+    expect((await b.verify(token))?.quotas).toEqual({ costUsdPerMonth: 2.5 });
+    const plain = await b.create({ principal: "acme" });
+    expect(plain.record.quotas).toBeUndefined();
+    expect(new Map((await a.list()).map((r) => [r.tokenId, r.quotas]))).toEqual(
+      new Map([
+        [record.tokenId, { costUsdPerMonth: 2.5 }],
+        [plain.record.tokenId, undefined],
+      ]),
+    );
+  });
+
   it("stores only the hash, and makes the first token once", async () => {
     const [tokens] = await nodes(1);
     if (tokens === undefined) throw new Error("one node");

@@ -7,6 +7,7 @@
  *
  * @module @sema-agent/server/postgres-tokens
  */
+import type { Quotas } from "@sema-agent/core";
 import {
   type CreatedToken,
   type CreateTokenInput,
@@ -41,9 +42,10 @@ interface TokenRow {
   roles: string[];
   created_at: Date;
   revoked_at: Date | null;
+  quotas: Quotas | null;
 }
 
-const COLUMNS = "token_id, principal, actor_id, roles, created_at, revoked_at";
+const COLUMNS = "token_id, principal, actor_id, roles, created_at, revoked_at, quotas";
 
 function recordOf(row: TokenRow): TokenRecord {
   const record: TokenRecord = {
@@ -54,6 +56,7 @@ function recordOf(row: TokenRow): TokenRecord {
     createdAt: row.created_at.toISOString(),
   };
   if (row.revoked_at !== null) record.revokedAt = row.revoked_at.toISOString();
+  if (row.quotas !== null) record.quotas = row.quotas;
   return record;
 }
 
@@ -82,6 +85,7 @@ export class PostgresTokenStore implements TokenStore {
            revoked_at timestamptz
          );
          ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS first boolean NOT NULL DEFAULT false;
+         ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS quotas jsonb;
          CREATE UNIQUE INDEX IF NOT EXISTS server_tokens_first ON ${this.#table} ((true)) WHERE first`,
       )
       .then(() => undefined);
@@ -95,12 +99,12 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   async create(input: CreateTokenInput): Promise<CreatedToken> {
-    const { principal, actorId, roles } = normalizeCreateInput(input);
+    const { principal, actorId, roles, quotas } = normalizeCreateInput(input);
     const { tokenId, token } = mintToken();
     const { rows } = await this.#rows(
-      `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [tokenId, hashToken(token), principal, actorId, roles],
+      `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles, quotas)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [tokenId, hashToken(token), principal, actorId, roles, quotas === undefined ? null : JSON.stringify(quotas)],
     );
     const row = rows[0];
     if (row === undefined) throw new Error("token insert returned no row");
@@ -112,13 +116,13 @@ export class PostgresTokenStore implements TokenStore {
    * unique index on the `first` row lets one insert and makes the other's a no-op.
    */
   async createFirst(input: CreateTokenInput): Promise<CreatedToken | undefined> {
-    const { principal, actorId, roles } = normalizeCreateInput(input);
+    const { principal, actorId, roles, quotas } = normalizeCreateInput(input);
     const { tokenId, token } = mintToken();
     const { rows } = await this.#rows(
-      `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles, first)
-       SELECT $1, $2, $3, $4, $5, true WHERE NOT EXISTS (SELECT 1 FROM ${this.#table})
+      `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles, first, quotas)
+       SELECT $1, $2, $3, $4, $5, true, $6 WHERE NOT EXISTS (SELECT 1 FROM ${this.#table})
        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [tokenId, hashToken(token), principal, actorId, roles],
+      [tokenId, hashToken(token), principal, actorId, roles, quotas === undefined ? null : JSON.stringify(quotas)],
     );
     const row = rows[0];
     return row === undefined ? undefined : { token, record: recordOf(row) };

@@ -8,6 +8,7 @@
  */
 // Through the SQLite package's loader: a static `node:sqlite` import here would print Node 22's
 // ExperimentalWarning whenever this entry is imported before the store.
+import type { Quotas } from "@sema-agent/core";
 import { type DatabaseSync, openConnection } from "@sema-agent/sqlite/driver";
 import {
   type CreatedToken,
@@ -38,6 +39,7 @@ interface TokenRow {
   roles: string;
   created_at: string;
   revoked_at: string | null;
+  quotas: string | null;
 }
 
 const SCHEMA = `
@@ -48,10 +50,11 @@ const SCHEMA = `
     actor_id TEXT NOT NULL,
     roles TEXT NOT NULL,
     created_at TEXT NOT NULL,
-    revoked_at TEXT
+    revoked_at TEXT,
+    quotas TEXT
   ) STRICT`;
 
-const COLUMNS = "token_id, principal, actor_id, roles, created_at, revoked_at";
+const COLUMNS = "token_id, principal, actor_id, roles, created_at, revoked_at, quotas";
 
 function recordOf(row: TokenRow): TokenRecord {
   const record: TokenRecord = {
@@ -62,7 +65,22 @@ function recordOf(row: TokenRow): TokenRecord {
     createdAt: row.created_at,
   };
   if (row.revoked_at !== null) record.revokedAt = row.revoked_at;
+  if (row.quotas !== null) record.quotas = JSON.parse(row.quotas) as Quotas;
   return record;
+}
+
+/**
+ * Tables made before tokens carried quotas get the column. Two processes opening an old file at
+ * once may both try: the loser's "duplicate column" is the column being there.
+ */
+function addQuotasColumn(db: DatabaseSync): void {
+  const columns = db.prepare("PRAGMA table_info(server_tokens)").all() as { name: string }[];
+  if (columns.some((column) => column.name === "quotas")) return;
+  try {
+    db.exec("ALTER TABLE server_tokens ADD COLUMN quotas TEXT");
+  } catch (error) {
+    if (!String(error).includes("duplicate column")) throw error;
+  }
 }
 
 export class SqliteTokenStore implements TokenStore {
@@ -75,18 +93,29 @@ export class SqliteTokenStore implements TokenStore {
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       setup: SCHEMA,
     });
+    addQuotasColumn(this.#db);
   }
 
   async create(input: CreateTokenInput): Promise<CreatedToken> {
-    const { principal, actorId, roles } = normalizeCreateInput(input);
+    const { principal, actorId, roles, quotas } = normalizeCreateInput(input);
     const { tokenId, token } = mintToken();
     const createdAt = new Date(this.#now()).toISOString();
     this.#db
       .prepare(
-        "INSERT INTO server_tokens (token_id, token_hash, principal, actor_id, roles, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO server_tokens (token_id, token_hash, principal, actor_id, roles, created_at, quotas) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(tokenId, hashToken(token), principal, actorId, JSON.stringify(roles), createdAt);
-    return { token, record: { tokenId, principal, actorId, roles, createdAt } };
+      .run(
+        tokenId,
+        hashToken(token),
+        principal,
+        actorId,
+        JSON.stringify(roles),
+        createdAt,
+        quotas === undefined ? null : JSON.stringify(quotas),
+      );
+    const record: TokenRecord = { tokenId, principal, actorId, roles, createdAt };
+    if (quotas !== undefined) record.quotas = quotas;
+    return { token, record };
   }
 
   async verify(token: string): Promise<TokenRecord | undefined> {

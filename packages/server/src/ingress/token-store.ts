@@ -4,7 +4,7 @@
  * reaches), an actor (who speaks when it is used) and its roles.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { LABEL_ID_MAX_CHARS } from "@sema-agent/core";
+import { LABEL_ID_MAX_CHARS, type Quotas, quotasSchema } from "@sema-agent/core";
 import { checkConfig } from "@sema-agent/core/protocol";
 import { z } from "zod";
 
@@ -25,6 +25,11 @@ export interface TokenRecord {
   createdAt: string;
   /** Set once revoked; a revoked token never authenticates again. */
   revokedAt?: string;
+  /**
+   * Quotas of its principal this token narrows (the tightest of the config's and every live
+   * token's applies: see `quotaResolver`). Absent: the token sets none.
+   */
+  quotas?: Quotas;
 }
 
 /** A new token's principal, actor id (default: the principal) and roles (default none). */
@@ -34,6 +39,8 @@ export interface CreateTokenInput {
   actorId?: string;
   /** What the token may do beyond speaking for its actor. Default none. */
   roles?: readonly Role[];
+  /** Quotas of its principal to narrow (see `TokenRecord.quotas`). Default none. */
+  quotas?: Quotas;
 }
 
 /** A freshly minted token: the secret is returned here and never stored. */
@@ -95,6 +102,7 @@ const createShape = {
   actorId: z.string().optional(),
   // Each role is checked below, with the message it always had.
   roles: z.array(z.string()).readonly().optional(),
+  quotas: quotasSchema.optional(),
 } satisfies { [K in keyof CreateTokenInput]-?: z.ZodType };
 const createKeysMatch: [keyof typeof createShape] extends [keyof CreateTokenInput]
   ? [keyof CreateTokenInput] extends [keyof typeof createShape]
@@ -112,7 +120,12 @@ const createSchema = z.strictObject(createShape);
  * line break or markup; a principal has at most 128 code points, an actor id at most 64, the
  * most a speaker label shows, so every verified actor's label is its whole id and no two share one.
  */
-export function normalizeCreateInput(input: CreateTokenInput): { principal: string; actorId: string; roles: Role[] } {
+export function normalizeCreateInput(input: CreateTokenInput): {
+  principal: string;
+  actorId: string;
+  roles: Role[];
+  quotas: Quotas | undefined;
+} {
   checkConfig(createSchema, input, "tokens.create");
   const principal = input.principal.normalize("NFC");
   const actorId = (input.actorId ?? input.principal).normalize("NFC");
@@ -126,5 +139,6 @@ export function normalizeCreateInput(input: CreateTokenInput): { principal: stri
     );
   const roles = [...new Set(input.roles ?? [])].sort();
   for (const role of roles) if (!ROLES.includes(role)) throw new TypeError(`unknown role: ${String(role)}`);
-  return { principal, actorId, roles };
+  const quotas = input.quotas === undefined || Object.keys(input.quotas).length === 0 ? undefined : { ...input.quotas };
+  return { principal, actorId, roles, quotas };
 }

@@ -36,6 +36,29 @@ describe.each(kinds)("%s", (_name, make) => {
     await tokens.close();
   });
 
+  it("keeps a token's quotas on its record, and refuses ones that fail the schema", async () => {
+    const tokens = make();
+    const { token, record } = await tokens.create({
+      principal: "acme",
+      quotas: { tokensPerDay: 500, concurrentTasks: 2 },
+    });
+    expect(record.quotas).toEqual({ tokensPerDay: 500, concurrentTasks: 2 });
+    expect((await tokens.verify(token))?.quotas).toEqual({ tokensPerDay: 500, concurrentTasks: 2 });
+    const plain = await tokens.create({ principal: "acme" });
+    expect(plain.record.quotas).toBeUndefined();
+    const listed = new Map((await tokens.list()).map((r) => [r.tokenId, r.quotas]));
+    expect(listed).toEqual(
+      new Map([
+        [record.tokenId, { tokensPerDay: 500, concurrentTasks: 2 }],
+        [plain.record.tokenId, undefined],
+      ]),
+    );
+    await expect(tokens.create({ principal: "acme", quotas: { tokensPerDai: 1 } } as never)).rejects.toThrow(
+      /tokensPerDai/,
+    );
+    await tokens.close();
+  });
+
   it("refuses an unknown key by name (actor for actorId) and stores nothing", async () => {
     const tokens = make();
     const error = await tokens.create({ principal: "acme", actor: "alice" } as never).catch((thrown) => thrown);

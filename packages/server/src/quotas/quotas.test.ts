@@ -1,5 +1,5 @@
 import { restStatusFor, toJsonRpcError } from "@a2a-js/sdk/errors";
-import { MemoryStore, quotaGateFor, quotasOf, runLeg } from "@sema-agent/core";
+import { MemoryStore, type QuotaTokenSource, quotaGateFor, quotasOf, runLeg } from "@sema-agent/core";
 import { QuotaExceededError } from "@sema-agent/core/protocol";
 import { describe, expect, it } from "vitest";
 import { toA2AError } from "../a2a/errors.ts";
@@ -99,5 +99,32 @@ describe("quotaGateFor", () => {
       quota: "costUsdPerDay",
     });
     expect(await gate?.check({ principal: "p", taskId: "t", modelId: "free", inputTokens: 10 })).toBeUndefined();
+  });
+});
+
+describe("quotas on token records", () => {
+  it("a token's quotas narrow its principal's: the tightest of the settings' and its live tokens' applies", async () => {
+    // The fixture makes its token store; the app reads it through this, once it exists.
+    let source: QuotaTokenSource | undefined;
+    const fx = await apiFixture({
+      app: {
+        quotas: { default: { concurrentTasks: 5, tokensPerDay: 1000 } },
+        quotaTokens: { list: async () => (await source?.list()) ?? [] },
+      },
+    });
+    source = fx.tokenStore;
+    const tight = await fx.tokenStore.create({ principal: "acme", actorId: "carol", quotas: { concurrentTasks: 1 } });
+    const call = (method: string, path: string, body?: unknown) =>
+      fx.app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${tight.token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    expect(((await json(await call("GET", "/v1/usage"))) as { quotas: unknown }).quotas).toEqual({
+      concurrentTasks: 1,
+      tokensPerDay: 1000,
+    });
+    expect((await call("POST", "/v1/tasks", { objective: "one" })).status).toBe(201);
+    expect((await call("POST", "/v1/tasks", { objective: "two" })).status).toBe(429);
   });
 });

@@ -15,7 +15,8 @@ export function usageRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 200: { description: "The usage, read from the store's counters.", schema: UsageResponse } },
       errors: [401, 429],
       async handler({ caller, context }) {
-        return context.json(await principalUsage(deps.store, caller.principal, deps.quotas, deps.now()));
+        const quotas = await deps.quotasFor?.(caller.principal);
+        return context.json(await principalUsage(deps.store, caller.principal, deps.quotas, deps.now(), quotas));
       },
     }),
   ];

@@ -32,7 +32,7 @@ export async function createTaskFor(
   if (agent === undefined)
     throw badRequest(`${request.where.agent}: no agent named ${name}`, request.where.agent, { agents: agents.names() });
   // The store refuses past the caller's concurrentTasks quota (QuotaExceeded: 429), atomically.
-  const maxActiveTasks = quotasOf(deps.quotas, caller.principal)?.concurrentTasks;
+  const maxActiveTasks = (await deps.quotasFor?.(caller.principal))?.concurrentTasks;
   const taskId = await startTask(deps.store, {
     ...fields,
     ...(maxActiveTasks === undefined ? {} : { maxActiveTasks }),

@@ -3,7 +3,7 @@
  * server): the store, the agents, the limits, the worker pool to tell, and who may approve.
  */
 
-import type { CanApprove, QuotaSettings, Store } from "@sema-agent/core";
+import type { CanApprove, QuotaSettings, Quotas, Store } from "@sema-agent/core";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";
@@ -18,6 +18,8 @@ export interface TaskDeps {
   canApprove: (caller: Caller) => CanApprove;
   /** Inputs to one task, taken one at a time in this process (see `TaskQueue`). */
   inputs: TaskQueue;
-  /** Quotas per principal: `concurrentTasks` is checked when a task is created. */
+  /** Quotas per principal (their prices for `GET /v1/usage`). */
   quotas?: QuotaSettings;
+  /** A principal's quotas, from `quotas` and its tokens' records: `concurrentTasks` is checked when a task is created. */
+  quotasFor?: (principal: string) => Promise<Quotas | undefined>;
 }

@@ -6,7 +6,7 @@ import type { Agent } from "../agent.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { requestResume } from "../tasks/control.ts";
 import { startTask } from "../tasks/start-task.ts";
-import { storeQuotaGate } from "./quota-gate.ts";
+import { type QuotaGate, storeQuotaGate } from "./quota-gate.ts";
 import type { Quotas } from "./quotas.ts";
 
 // Only the clock is faked: the test moves it to the window's edge instead of waiting for it.
@@ -140,7 +140,7 @@ describe("HarnessOptions.quota is checked with the rest of the options", () => {
   it("refuses something that is not a QuotaGate before anything is appended", async () => {
     const store = new MemoryStore();
     const taskId = await startTask(store, { objective: "x" });
-    const quota = { allow: true } as unknown as Parameters<typeof runLeg>[0]["quota"];
+    const quota = { allow: true } as unknown as QuotaGate;
     await expect(runLeg({ store, agent: { model: new ScriptedModel([]) }, quota }, taskId)).rejects.toMatchObject({
       code: "ConfigError",
       message: expect.stringContaining("QuotaGate"),

@@ -41,17 +41,68 @@ export function quotasOf(settings: QuotaSettings | undefined, principal: string)
   return own === true ? settings.principals?.[principal] : settings.default;
 }
 
-/** The gate workers run their legs with, for `settings` over `store` (undefined without settings). */
+/** What {@link quotaResolver} reads of a token store: every record's principal, revocation and quotas. */
+export interface QuotaTokenSource {
+  list(): Promise<ReadonlyArray<{ principal: string; revokedAt?: string; quotas?: Quotas }>>;
+}
+
+/** The tightest of several quotas: each key at its smallest among those that set it; undefined when none is given. */
+export function tightestQuotas(all: ReadonlyArray<Quotas | undefined>): Quotas | undefined {
+  let out: Record<string, number> | undefined;
+  for (const quotas of all) {
+    if (quotas === undefined) continue;
+    out ??= {};
+    for (const [key, value] of Object.entries(quotas))
+      if (value !== undefined) out[key] = Math.min(out[key] ?? Number.POSITIVE_INFINITY, value);
+  }
+  return out as Quotas | undefined;
+}
+
+/**
+ * A principal's quotas from the settings and from its live tokens' records (a token created with
+ * quotas): the tightest of them, so a token can narrow what its principal may use but never widen
+ * it. The token list is read at most once per `ttlMs` (default 5 s) by `now`, so a new or revoked
+ * token applies within that.
+ */
+export function quotaResolver(
+  settings: QuotaSettings | undefined,
+  options: { tokens?: QuotaTokenSource; now?: () => number; ttlMs?: number } = {},
+): (principal: string) => Promise<Quotas | undefined> {
+  const { tokens } = options;
+  if (tokens === undefined) return async (principal) => quotasOf(settings, principal);
+  const now = options.now ?? Date.now;
+  const ttlMs = options.ttlMs ?? 5000;
+  let cached:
+    | { at: number; list: Promise<ReadonlyArray<{ principal: string; revokedAt?: string; quotas?: Quotas }>> }
+    | undefined;
+  return async (principal) => {
+    const at = now();
+    if (cached === undefined || at - cached.at >= ttlMs) {
+      cached = { at, list: tokens.list() };
+      // A failed read is asked again next time, not kept.
+      cached.list.catch(() => {
+        cached = undefined;
+      });
+    }
+    const own = (await cached.list).filter((t) => t.principal === principal && t.revokedAt === undefined);
+    return tightestQuotas([quotasOf(settings, principal), ...own.map((t) => t.quotas)]);
+  };
+}
+
+/**
+ * The gate workers run their legs with, for `settings` (and the quotas on `tokens`' records) over
+ * `store`; undefined with neither.
+ */
 export function quotaGateFor(
   store: Store,
   settings: QuotaSettings | undefined,
-  options: { now?: () => number } = {},
+  options: { now?: () => number; tokens?: QuotaTokenSource } = {},
 ): QuotaGate | undefined {
-  if (settings === undefined) return undefined;
-  const prices: Record<string, ModelPrice> | undefined = settings.prices;
+  if (settings === undefined && options.tokens === undefined) return undefined;
+  const prices: Record<string, ModelPrice> | undefined = settings?.prices;
   return storeQuotaGate({
     store,
-    quotasFor: (principal) => quotasOf(settings, principal),
+    quotasFor: quotaResolver(settings, options),
     ...(prices === undefined ? {} : { prices }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
@@ -76,6 +127,8 @@ export async function principalUsage(
   principal: string,
   settings: QuotaSettings | undefined,
   nowMs: number,
+  /** The principal's quotas when they come from elsewhere too (its tokens: `quotaResolver`). */
+  quotas: Quotas | undefined = quotasOf(settings, principal),
 ): Promise<PrincipalUsage> {
   if (store.usage === undefined)
     throw new ConfigError("principalUsage", [{ path: "store", message: "counts no usage (Store.usage)" }]);
@@ -89,6 +142,6 @@ export async function principalUsage(
     day: { since: new Date(dayWindowStartMs(nowMs)).toISOString(), ...usage.day },
     month: { since: new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)).toISOString(), ...usage.month },
     activeTasks: report.activeTasks,
-    quotas: quotasOf(settings, principal) ?? {},
+    quotas: quotas ?? {},
   };
 }

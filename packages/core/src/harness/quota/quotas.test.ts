@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { UsageBucket } from "../../ports/store.ts";
+import { quotaResolver, tightestQuotas } from "./quota-settings.ts";
 import { dayWindowStartMs, quotasSchema, quotaUsage, quotaVerdict, usageSinceMs } from "./quotas.ts";
 
 const HOUR = 3_600_000;
@@ -125,5 +126,35 @@ describe("quota windows", () => {
     expect(quotasSchema.safeParse({ tokensPerday: 10 }).success).toBe(false);
     expect(quotasSchema.safeParse({ concurrentTasks: 0 }).success).toBe(false);
     expect(quotasSchema.safeParse({ tokensPerMonth: 1.5 }).success).toBe(false);
+  });
+});
+
+describe("quotas from the settings and the principal's tokens", () => {
+  it("the tightest per key wins; revoked tokens and other principals' do not count; read once per ttl", async () => {
+    let now = T0;
+    let reads = 0;
+    const records = [
+      { principal: "acme", quotas: { tokensPerDay: 500, concurrentTasks: 9 } },
+      { principal: "acme", revokedAt: "2026-12-01T00:00:00.000Z", quotas: { tokensPerDay: 1 } },
+      { principal: "globex", quotas: { tokensPerDay: 2 } },
+      { principal: "acme" },
+    ];
+    const tokens = {
+      list: async () => {
+        reads++;
+        return records;
+      },
+    };
+    const resolve = quotaResolver({ default: { tokensPerDay: 1000, concurrentTasks: 3 } }, { tokens, now: () => now });
+    expect(await resolve("acme")).toEqual({ tokensPerDay: 500, concurrentTasks: 3 });
+    expect(await resolve("initech")).toEqual({ tokensPerDay: 1000, concurrentTasks: 3 });
+    expect(reads).toBe(1);
+    records.push({ principal: "acme", quotas: { tokensPerDay: 50, concurrentTasks: 9 } });
+    now += 5000;
+    expect(await resolve("acme")).toEqual({ tokensPerDay: 50, concurrentTasks: 3 });
+    expect(reads).toBe(2);
+    // A token's quotas apply with no settings at all.
+    expect(await quotaResolver(undefined, { tokens })("globex")).toEqual({ tokensPerDay: 2 });
+    expect(tightestQuotas([undefined, undefined])).toBeUndefined();
   });
 });
