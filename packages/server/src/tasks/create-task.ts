@@ -3,7 +3,7 @@
  * server's `run_<agent>`, the front-end protocols): the objective checked on the user lane, the agent looked up, the task
  * owned by the caller's principal (refused past its `concurrentTasks` quota), and this process's workers told.
  */
-import { quotasOf, type StartTaskInput, startTask } from "@sema-agent/core";
+import { type StartTaskInput, startTask } from "@sema-agent/core";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
