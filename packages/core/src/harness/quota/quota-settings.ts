@@ -43,6 +43,7 @@ export function quotasOf(settings: QuotaSettings | undefined, principal: string)
 
 /** What {@link quotaResolver} reads of a token store: every record's principal, revocation and quotas. */
 export interface QuotaTokenSource {
+  /** Every token record, revoked ones included (a `TokenStore`'s `list`). */
   list(): Promise<ReadonlyArray<{ principal: string; revokedAt?: string; quotas?: Quotas }>>;
 }
 
