@@ -61,8 +61,9 @@ export interface ServeOptions {
   a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
   /**
    * Quotas per principal, enforced by the API (`concurrentTasks`, 429 at creation) and by this
-   * process's workers (tokens and dollars: `parked:quota`). Nodes sharing a store should be given
-   * the same settings; a worker started elsewhere (`sema worker`) takes them from its own config.
+   * process's workers (tokens and dollars: `parked:quota`), together with those on the tokens'
+   * records (the tightest applies). Without it no quota is enforced, a token's neither; `{}` turns
+   * quotas on with none but the tokens'. Nodes sharing a store should be given the same settings.
    */
   quotas?: QuotaSettings;
   /** Milliseconds since the epoch, for the quota windows (and rate limits). Default `Date.now`. */
@@ -140,11 +141,15 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   checkAgents(options.agents, "serve");
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
-  // The quotas of the settings and of the tokens' records, for the API and this process's workers.
-  const quota = quotaGateFor(options.store, options.quotas, {
-    tokens: options.tokens,
-    ...(options.clock === undefined ? {} : { now: options.clock }),
-  });
+  // With quotas on: the settings' and the tokens' records', for the API and this process's
+  // workers. Without, no gate at all: legs run exactly as they did before quotas existed.
+  const quota =
+    options.quotas === undefined
+      ? undefined
+      : quotaGateFor(options.store, options.quotas, {
+          tokens: options.tokens,
+          ...(options.clock === undefined ? {} : { now: options.clock }),
+        });
   const workers =
     options.workers === false
       ? undefined
@@ -174,8 +179,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
     ...(push === undefined ? {} : { a2a: { push } }),
-    ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
-    quotaTokens: options.tokens,
+    ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;

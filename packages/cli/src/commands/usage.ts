@@ -37,8 +37,9 @@ export async function usage(argv: string[], io: CliIo): Promise<number> {
   const backend = await openBackend(io, values);
   try {
     const principal = values.principal ?? "local";
-    // The config's quotas and those of the principal's live tokens: what every node enforces.
-    const quotas = await quotaResolver(settings, { tokens: await backend.tokens() })(principal);
+    // With quotas on, the config's and those of the principal's live tokens: what sema serve enforces.
+    const quotas =
+      settings === undefined ? undefined : await quotaResolver(settings, { tokens: await backend.tokens() })(principal);
     const report = await principalUsage(backend.store, principal, settings, Date.now(), quotas);
     io.stdout.write(`${values.json === true ? jsonLine(report) : terminalSafe(usageText(report))}\n`);
     return 0;
