@@ -4,7 +4,7 @@ import { ApiError, apiClient, blobClient } from "./api.js";
 import { followTask } from "./stream.js";
 import { attachmentLabel, el, LiveView, logEntry, speaker, usageText } from "./task-log.js";
 import { renderTimeline } from "./timeline.js";
-import { parseTrace, renderSpanDetail, renderWaterfall } from "./trace.js";
+import { parseTrace, renderSpanDetail, renderWaterfall, spanDuration } from "./trace.js";
 
 const TOKEN_KEY = "sema.token";
 const $ = (id) => document.getElementById(id);
@@ -173,10 +173,9 @@ function drawTrace() {
     drawTrace();
   };
   renderWaterfall($("waterfall"), trace, { el, selectedId: current.selectedSpan, onSelect: select });
-  const duration = trace.spans[0] === undefined ? "" : `, ${Math.round(trace.end - trace.start)} ms`;
   $("trace-summary").textContent =
-    `Trace ${trace.traceId ?? "(empty)"}: ${trace.spans.length} spans${duration}. ` +
-    "Rebuilt from the task's log; the same trace as GET /v1/tasks/{id}/trace gives any OTLP tool.";
+    `Trace ${trace.traceId ?? "(empty)"}: ${trace.spans.length} spans over ${spanDuration(trace)}, ` +
+    "rebuilt from the task's log (GET /v1/tasks/{id}/trace gives it as OTLP/JSON). Click a span for its attributes.";
   renderSpanDetail(
     $("span-detail"),
     trace.spans.find((span) => span.id === current.selectedSpan),

@@ -103,6 +103,24 @@ export function spanDuration(span) {
   return duration > 0 && duration < 1 ? "< 1 ms" : formatDuration(Math.round(duration));
 }
 
+/** Round steps for the time axis (1, 2, 2.5 or 5 times a power of ten): three to five ticks. */
+export function axisTicks(total) {
+  if (!(total > 0)) return [0];
+  const raw = total / 4;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw) ?? raw;
+  const ticks = [];
+  for (let index = 0; index * step <= total * 1.0001; index += 1) ticks.push(index * step);
+  return ticks;
+}
+
+function axisLabel(ms) {
+  if (ms === 0) return "0";
+  if (ms < 1000) return `${Math.round(ms * 100) / 100} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 10) / 100} s`;
+  return formatDuration(Math.round(ms));
+}
+
 /** Marks worth a glance, as `[data name, label]`: open, in doubt, interrupted, an error. */
 function marksOf(span) {
   const marks = [];
@@ -134,6 +152,14 @@ function eventKind(name) {
 export function renderWaterfall(container, trace, { el, selectedId, onSelect }) {
   const total = Math.max(1, trace.end - trace.start);
   const percent = (at) => `${Math.min(100, Math.max(0, ((at - trace.start) / total) * 100))}%`;
+  const ticks = axisTicks(total);
+  // The ticks' guide lines, behind each row's bar.
+  const guides = () =>
+    ticks.slice(1).map((at) => {
+      const guide = el("span", { className: "wf-guide" });
+      guide.style.left = percent(trace.start + at);
+      return guide;
+    });
   const axis = el(
     "div",
     { className: "wf-axis", ariaHidden: "true" },
@@ -141,9 +167,9 @@ export function renderWaterfall(container, trace, { el, selectedId, onSelect }) 
     el(
       "span",
       { className: "wf-scale" },
-      ...[0, 0.25, 0.5, 0.75, 1].map((fraction) => {
-        const tick = el("span", { className: "wf-scale-tick" }, formatDuration(Math.round(total * fraction)));
-        tick.style.left = `${fraction * 100}%`;
+      ...ticks.map((at) => {
+        const tick = el("span", { className: "wf-scale-tick" }, axisLabel(at));
+        tick.style.left = percent(trace.start + at);
         return tick;
       }),
     ),
@@ -163,7 +189,7 @@ export function renderWaterfall(container, trace, { el, selectedId, onSelect }) 
     const bar = el("span", { className: "wf-bar" });
     bar.style.left = percent(span.start);
     bar.style.width = `max(2px, calc(${percent(span.end)} - ${percent(span.start)}))`;
-    const ticks = span.events.map((event) => {
+    const eventTicks = span.events.map((event) => {
       const tick = el("span", {
         className: "wf-tick",
         title: `${event.name} at +${formatDuration(Math.round(event.at - trace.start))}`,
@@ -179,7 +205,7 @@ export function renderWaterfall(container, trace, { el, selectedId, onSelect }) 
         dataset: { spanId: span.id, kind: span.kind, status: span.status.code, depth: String(span.depth) },
       },
       label,
-      el("span", { className: "wf-track" }, bar, ...ticks),
+      el("span", { className: "wf-track" }, ...guides(), bar, ...eventTicks),
       el("span", { className: "wf-duration" }, spanDuration(span)),
     );
     for (const [mark] of marks) row.dataset[mark === "in-doubt" ? "inDoubt" : mark] = "true";
@@ -216,7 +242,7 @@ export function renderSpanDetail(container, span, trace, el) {
   }
   const offset = (at) => `+${formatDuration(Math.round(at - trace.start))}`;
   container.hidden = false;
-  container.replaceChildren(
+  const parts = [
     el("h4", {}, span.name),
     el(
       "p",
@@ -240,5 +266,6 @@ export function renderSpanDetail(container, span, trace, el) {
             ),
           ),
         ),
-  );
+  ];
+  container.replaceChildren(...parts.filter((part) => part !== undefined));
 }

@@ -351,7 +351,11 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     const decided = await rows.nth(0).locator('.wf-tick[data-event="sema.approval.decided"]').boundingBox();
     expect(decided?.x).toBeGreaterThanOrEqual(leg1.x + leg1.width - 2);
     expect(decided?.x).toBeLessThanOrEqual(leg2.x + 2);
-    expect(await page.locator("#waterfall .wf-scale-tick").count()).toBe(5);
+    // The axis: round steps from 0 across the trace (3 to 5 of them).
+    const scale = await page.locator("#waterfall .wf-scale-tick").allTextContents();
+    expect(scale[0]).toBe("0");
+    expect(scale.length).toBeGreaterThanOrEqual(3);
+    expect(scale.length).toBeLessThanOrEqual(6);
 
     // A click shows the span's attributes: who approved the write.
     await page.locator(".wf-row", { hasText: "execute_tool write_note" }).locator(".wf-label").click();
