@@ -73,6 +73,7 @@ async function loadTasks() {
 function stopWatching() {
   watched?.stop.abort();
   clearTimeout(traceTimer);
+  traceTimer = undefined;
   watched = undefined;
   live.clear();
 }
@@ -158,8 +159,10 @@ function attachmentView(taskId, attachment) {
 async function refreshTrace() {
   const current = watched;
   if (current === undefined || current.view !== "trace") return;
+  // Only the latest request draws: an earlier one answering late must not replace a newer trace.
+  const asked = (current.traceAsked = (current.traceAsked ?? 0) + 1);
   const request = await api("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}/trace`);
-  if (watched !== current || current.view !== "trace") return;
+  if (watched !== current || current.view !== "trace" || asked !== current.traceAsked) return;
   current.trace = parseTrace(request);
   drawTrace();
 }
@@ -203,11 +206,13 @@ function onStored(event) {
   if (event.type === "human_input" && event.actor) $("log").lastElementChild.title = `From ${speaker(event.actor)}`;
   renderTimeline($("timeline"), current.events, el);
   if (event.type.startsWith("approval_")) renderApprovals();
-  // The trace is rebuilt by the server from the whole log: ask again once a burst of events is in.
-  if (current.view === "trace") {
-    clearTimeout(traceTimer);
-    traceTimer = setTimeout(() => refreshTrace().catch(fail), 400);
-  }
+  // The server rebuilds the trace from the whole log: ask again at most once a second while
+  // events arrive, so a busy task's view stays current without folding its log per event.
+  if (current.view === "trace" && traceTimer === undefined)
+    traceTimer = setTimeout(() => {
+      traceTimer = undefined;
+      refreshTrace().catch(fail);
+    }, 1000);
   // Status and usage come from the API's own summary, at most a few times a second.
   clearTimeout(detailTimer);
   detailTimer = setTimeout(() => refreshDetail().catch(fail), 150);
