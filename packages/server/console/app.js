@@ -160,7 +160,8 @@ async function refreshTrace() {
   const current = watched;
   if (current === undefined || current.view !== "trace") return;
   // Only the latest request draws: an earlier one answering late must not replace a newer trace.
-  const asked = (current.traceAsked = (current.traceAsked ?? 0) + 1);
+  current.traceAsked = (current.traceAsked ?? 0) + 1;
+  const asked = current.traceAsked;
   const request = await api("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}/trace`);
   if (watched !== current || current.view !== "trace" || asked !== current.traceAsked) return;
   current.trace = parseTrace(request);
