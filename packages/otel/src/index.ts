@@ -2,7 +2,8 @@
  * `@sema-agent/otel`: OpenTelemetry traces of Sema tasks, following the GenAI semantic
  * conventions. One fold maps a task's log to spans (`foldSpans`, `SpanFold`); `traceTask` rebuilds
  * any task's trace from its log with the stored timestamps, and `traceEmit` is an `emit` sink that
- * builds the same spans live. Both hand `ReadableSpan`s to an SDK `SpanExporter`.
+ * builds the same spans live. Both hand `ReadableSpan`s to an SDK `SpanExporter`;
+ * `traceTaskJson` gives the rebuilt trace as OTLP/JSON text.
  *
  * @module @sema-agent/otel
  */
@@ -19,3 +20,4 @@ export type {
 export { type TraceEmit, type TraceEmitOptions, traceEmit } from "./trace/trace-emit.ts";
 export { CAPTURE_CONTENT_ENV, type TraceOptions } from "./trace/trace-options.ts";
 export { traceTask } from "./trace/trace-task.ts";
+export { type TraceJsonOptions, traceTaskJson } from "./trace/trace-task-json.ts";

@@ -18,6 +18,7 @@ const VALUES = [
   "traceEmit",
   "traceIdOf",
   "traceTask",
+  "traceTaskJson",
 ];
 const TYPES = [
   "AttributeValue",
@@ -28,6 +29,7 @@ const TYPES = [
   "SpanStatusRecord",
   "TraceEmit",
   "TraceEmitOptions",
+  "TraceJsonOptions",
   "TraceOptions",
 ];
 

@@ -32,6 +32,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { traceRoutes } from "./routes/trace.ts";
 import {
   approversSchema,
   checkAgents,
@@ -100,6 +101,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...approvalRoutes(deps),
     ...controlRoutes(deps),
     ...eventRoutes(deps),
+    ...traceRoutes(deps),
     ...agUiRoutes(deps),
     ...chatRoutes(deps),
   ];
