@@ -3,7 +3,8 @@
  * of `@sema-agent/server`) may be in its module graph; a PostgreSQL node never loads node:sqlite.
  * Each command runs until it is up, then gets SIGTERM; the child records every module it resolved
  * (test-support/module-graph-node.ts). The controls (`sema serve` loads Hono, SQLite loads
- * node:sqlite) prove the recording sees what the other checks look for.
+ * node:sqlite, `sema serve --metrics` loads the metrics SDK) prove the recording sees what the
+ * other checks look for. Without metrics asked for, nothing of OpenTelemetry is loaded.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -28,7 +29,7 @@ async function modulesOf(args: string[], ready: RegExp): Promise<string[]> {
   const log = join(dir, "modules.txt");
   const child: ChildProcess = spawn(process.execPath, [ENTRY, ...args, "--model", "script:turns.json"], {
     cwd: dir,
-    env: { ...process.env, SEMA_STORE_URL: "", SEMA_DB: "", SEMA_MODULE_LOG: log },
+    env: { ...process.env, ...NO_OTEL, SEMA_STORE_URL: "", SEMA_DB: "", SEMA_MODULE_LOG: log },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -45,6 +46,13 @@ async function modulesOf(args: string[], ready: RegExp): Promise<string[]> {
 }
 
 const HONO = /\/node_modules\/(hono|@hono\/[^/]+)\//;
+const OTEL = /\/node_modules\/@opentelemetry\//;
+/** The OpenTelemetry variables cleared, whatever the test's own environment has. */
+const NO_OTEL = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: "",
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "",
+  OTEL_METRICS_EXPORTER: "",
+};
 const SERVER = /\/packages\/server\/|\/node_modules\/@sema-agent\/server\//;
 
 describe("what a command loads", () => {
@@ -59,6 +67,20 @@ describe("what a command loads", () => {
 
     const serve = await modulesOf(["serve", "--port", "0"], /serving http/);
     expect(serve.some((url) => HONO.test(url))).toBe(true);
+  });
+
+  it("without metrics asked for, sema worker and sema serve load nothing of OpenTelemetry; --metrics does (the control)", {
+    timeout: 90_000,
+  }, async () => {
+    const worker = await modulesOf(["worker"], /Sema worker running/);
+    expect(worker.filter((url) => OTEL.test(url))).toEqual([]);
+    const serve = await modulesOf(["serve", "--port", "0"], /serving http/);
+    expect(serve.filter((url) => OTEL.test(url))).toEqual([]);
+    // The metrics setup's entry is loaded (it decided there was nothing to do), and nothing it imports lazily.
+    expect(serve.some((url) => url.includes("/packages/otel/src/metrics-setup.ts"))).toBe(true);
+    const metered = await modulesOf(["serve", "--port", "0", "--metrics"], /serving http/);
+    expect(metered.some((url) => url.includes("/node_modules/@opentelemetry/sdk-metrics/"))).toBe(true);
+    expect(metered.some((url) => url.includes("/node_modules/@opentelemetry/exporter-prometheus/"))).toBe(true);
   });
 
   describe.skipIf(skip)("on PostgreSQL", () => {
