@@ -127,7 +127,7 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
         // Bounded memory: the least recently used task is forgotten (its fold is rebuilt from the log).
         if (tasks.size > maxTasks) {
           for (const [id, old] of tasks) {
-            if (old.filling || old.queue.length > 0) continue;
+            if (id === event.taskId || old.filling || old.queue.length > 0) continue;
             tasks.delete(id);
             break;
           }

@@ -10,6 +10,7 @@ import { foldMeasurements, type Measurement } from "./metric-fold.ts";
 import { METRIC } from "./metric-names.ts";
 import { metricsEmit } from "./metrics-emit.ts";
 import {
+  clockedStore,
   countOf,
   pointsOf,
   runScriptedTask,
@@ -164,6 +165,30 @@ function recordingMeter(into: Measurement[]): Meter {
 const key = (m: Measurement) => JSON.stringify([m.metric, m.value, Object.entries(m.attributes).sort()]);
 
 describe("metricsEmit across processes", () => {
+  it("keeps at most maxTasks folds; a forgotten task is read again and still measured once", async () => {
+    const raw = clockedStore();
+    const runs = [];
+    for (let run = 0; run < 3; run++) runs.push(await runScriptedTask((store) => store, raw));
+    const logs = await Promise.all(runs.map((run) => raw.read(run.taskId)));
+    const recorded: Measurement[] = [];
+    const sink = metricsEmit({ meter: recordingMeter(recorded), store: raw, maxTasks: 2 });
+    // Interleaved, so each task is forgotten and read again between two of its events.
+    const longest = Math.max(...logs.map((log) => log.length));
+    for (let index = 0; index < longest; index++)
+      for (const log of logs) {
+        const event = log[index];
+        if (event !== undefined) sink.emit(event);
+        await sink.flush();
+        expect(sink.tasks).toBeLessThanOrEqual(2);
+      }
+    expect(recorded.map(key).sort()).toEqual(
+      logs
+        .flatMap((log) => foldMeasurements(log))
+        .map(key)
+        .sort(),
+    );
+  });
+
   it("whichever process appended each event, together they record what one process would", async () => {
     const { raw, taskId } = await runScriptedTask((store) => store);
     const log: StoredEvent[] = await raw.read(taskId);
