@@ -46,7 +46,7 @@ async function modulesOf(args: string[], ready: RegExp): Promise<string[]> {
 }
 
 const HONO = /\/node_modules\/(hono|@hono\/[^/]+)\//;
-const OTEL = /\/node_modules\/@opentelemetry\//;
+const OTEL_SDK = /\/node_modules\/@opentelemetry\//;
 /** The OpenTelemetry variables cleared, whatever the test's own environment has. */
 const NO_OTEL = {
   OTEL_EXPORTER_OTLP_ENDPOINT: "",
@@ -73,9 +73,9 @@ describe("what a command loads", () => {
     timeout: 90_000,
   }, async () => {
     const worker = await modulesOf(["worker"], /Sema worker running/);
-    expect(worker.filter((url) => OTEL.test(url))).toEqual([]);
+    expect(worker.filter((url) => OTEL_SDK.test(url))).toEqual([]);
     const serve = await modulesOf(["serve", "--port", "0"], /serving http/);
-    expect(serve.filter((url) => OTEL.test(url))).toEqual([]);
+    expect(serve.filter((url) => OTEL_SDK.test(url))).toEqual([]);
     // Not even Sema's own OpenTelemetry package: the host imports it only when metrics may be wanted.
     expect(
       [...worker, ...serve].filter((url) => /\/packages\/otel\/|\/node_modules\/@sema-agent\/otel\//.test(url)),
