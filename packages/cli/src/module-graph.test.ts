@@ -4,7 +4,8 @@
  * `sema serve` loads nothing of OpenTelemetry until someone asks it for a task's trace.
  * Each command runs until it is up, then gets SIGTERM; the child records every module it resolved
  * (test-support/module-graph-node.ts). The controls (`sema serve` loads Hono, SQLite loads
- * node:sqlite) prove the recording sees what the other checks look for.
+ * node:sqlite, `sema serve --metrics` loads the metrics SDK) prove the recording sees what the
+ * other checks look for. Without metrics asked for, nothing of OpenTelemetry is loaded.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -55,6 +56,7 @@ function withoutOtel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 const HONO = /\/node_modules\/(hono|@hono\/[^/]+)\//;
+const OTEL_SDK = /\/node_modules\/@opentelemetry\//;
 const SERVER = /\/packages\/server\/|\/node_modules\/@sema-agent\/server\//;
 const OTEL = /\/packages\/otel\/|\/node_modules\/@sema-agent\/otel\/|\/node_modules\/@opentelemetry\//;
 
@@ -88,6 +90,22 @@ describe("what a command loads", () => {
     });
     expect(traced.some((url) => url.includes("/packages/otel/src/trace/trace-task-json.ts"))).toBe(true);
     expect(traced.some((url) => url.includes("/node_modules/@opentelemetry/otlp-transformer/"))).toBe(true);
+  });
+
+  it("without metrics asked for, sema worker and sema serve load nothing of OpenTelemetry; --metrics does (the control)", {
+    timeout: 90_000,
+  }, async () => {
+    const worker = await modulesOf(["worker"], /Sema worker running/);
+    expect(worker.filter((url) => OTEL_SDK.test(url))).toEqual([]);
+    const serve = await modulesOf(["serve", "--port", "0"], /serving http/);
+    expect(serve.filter((url) => OTEL_SDK.test(url))).toEqual([]);
+    // Not even Sema's own OpenTelemetry package: the host imports it only when metrics may be wanted.
+    expect(
+      [...worker, ...serve].filter((url) => /\/packages\/otel\/|\/node_modules\/@sema-agent\/otel\//.test(url)),
+    ).toEqual([]);
+    const metered = await modulesOf(["serve", "--port", "0", "--metrics"], /serving http/);
+    expect(metered.some((url) => url.includes("/node_modules/@opentelemetry/sdk-metrics/"))).toBe(true);
+    expect(metered.some((url) => url.includes("/node_modules/@opentelemetry/exporter-prometheus/"))).toBe(true);
   });
 
   describe.skipIf(skip)("on PostgreSQL", () => {
