@@ -157,6 +157,26 @@ export interface HarnessOptions {
   snapshotEvery?: number;
   /** Random source for fence nonces (tests pin it). */
   randomBytes?: RandomBytes;
+  /**
+   * The W3C `traceparent` of a tool call's span, given to the tool as `ToolContext.traceparent` so
+   * that a call to another service (A2A, MCP) carries it. `seq` is the call's `tool_call_started`:
+   * the span follows from the log, so a tracer can name it whether or not it saw the call (the
+   * `callTraceparent` of `@sema-agent/otel`). Absent, returning undefined, throwing or rejecting:
+   * the tool gets none, and the call runs all the same.
+   */
+  traceparentOf?: (call: ToolCallRef) => string | undefined | Promise<string | undefined>;
+}
+
+/** A running tool call, as the log places it: its task, its id and the seq of its `tool_call_started`. */
+export interface ToolCallRef {
+  /** The task the call belongs to. */
+  taskId: string;
+  /** The call's id. */
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** The seq of the call's `tool_call_started` (this run's, for a call run again after a crash). */
+  seq: number;
 }
 
 let processHolder: LeaseHolder | undefined;

@@ -40,6 +40,7 @@ const harnessShape = {
   maxToolOutputChars: z.number().int().positive().optional(),
   snapshotEvery: z.number().int().positive().optional(),
   randomBytes: functionSchema<NonNullable<HarnessOptions["randomBytes"]>>("randomBytes(length)").optional(),
+  traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
 } satisfies ShapeOf<HarnessOptions>;
 const harnessKeysMatch: Equal<keyof typeof harnessShape, keyof HarnessOptions> = true;
 
