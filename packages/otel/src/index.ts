@@ -2,17 +2,20 @@
  * `@sema-agent/otel`: OpenTelemetry traces of Sema tasks, following the GenAI semantic
  * conventions. One fold maps a task's log to spans (`foldSpans`, `SpanFold`); `traceTask` rebuilds
  * any task's trace from its log with the stored timestamps, and `traceEmit` is an `emit` sink that
- * builds the same spans live. Both hand `ReadableSpan`s to an SDK `SpanExporter`.
+ * builds the same spans live. Both hand `ReadableSpan`s to an SDK `SpanExporter`. `callTraceparent`
+ * gives a running tool call the `traceparent` of its span, for the services it calls.
  *
  * @module @sema-agent/otel
  */
 export { ERROR_TYPE, GEN_AI, LEG_SPAN, OPERATION, SEMA, SPAN_EVENT } from "./attributes.ts";
 export { spanIdOf, traceIdOf } from "./export/span-ids.ts";
+export { callTraceparent, type TracePlacement } from "./export/trace-placement.ts";
 export { foldSpans, SpanFold, type SpanFoldOptions } from "./spans/span-fold.ts";
 export type {
   AttributeValue,
   SpanAttributes,
   SpanEventRecord,
+  SpanLinkRecord,
   SpanRecord,
   SpanStatusRecord,
 } from "./spans/span-record.ts";

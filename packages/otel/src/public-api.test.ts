@@ -13,6 +13,7 @@ const VALUES = [
   "SEMA",
   "SPAN_EVENT",
   "SpanFold",
+  "callTraceparent",
   "foldSpans",
   "spanIdOf",
   "traceEmit",
@@ -24,11 +25,13 @@ const TYPES = [
   "SpanAttributes",
   "SpanEventRecord",
   "SpanFoldOptions",
+  "SpanLinkRecord",
   "SpanRecord",
   "SpanStatusRecord",
   "TraceEmit",
   "TraceEmitOptions",
   "TraceOptions",
+  "TracePlacement",
 ];
 
 describe("@sema-agent/otel's root", () => {
