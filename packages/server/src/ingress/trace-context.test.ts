@@ -48,7 +48,15 @@ describe("traceparent on the HTTP API", () => {
   it("a malformed traceparent is ignored, never refused, whatever it is", async () => {
     const fx = await apiFixture();
     // Header values a fetch client can send: printable, no CR or LF.
-    const header = fc.string({ unit: fc.constantFrom(..."0123456789abcdefABCDEF-f ,=z") }, { maxLength: 70 });
+    const noise = fc.string({ unit: fc.constantFrom(..."0123456789abcdefABCDEF-f ,=z"), maxLength: 70 });
+    const hex = (length: number) =>
+      fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: length, maxLength: length });
+    // Well-formed ones too, some with one character changed: each must be told apart.
+    const wellFormed = fc.tuple(hex(32), hex(16), hex(2)).map(([t, s, f]) => `00-${t}-${s}-${f}`);
+    const changed = fc
+      .tuple(wellFormed, fc.nat(54), fc.constantFrom("G", "A", "-", " ", "0"))
+      .map(([value, at, char]) => value.slice(0, at) + char + value.slice(at + 1));
+    const header = fc.oneof(noise, wellFormed, changed);
     await fc.assert(
       fc.asyncProperty(header, async (traceparent) => {
         const response = await fx.call("POST", "/v1/tasks", { body: { objective: "x" }, headers: { traceparent } });
