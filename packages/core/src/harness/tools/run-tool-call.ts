@@ -146,8 +146,11 @@ export async function executeCall(
     principal: settings.principal,
   };
   if (call.checkpoint !== undefined) context.lastCheckpoint = call.checkpoint;
-  const traceparent = await settings.traceparent?.(call);
-  if (traceparent !== undefined) context.traceparent = traceparent;
+  // Awaited only when the host traces: an untraced call pays no extra turn of the event loop.
+  if (settings.traceparent !== undefined) {
+    const traceparent = await settings.traceparent(call);
+    if (traceparent !== undefined) context.traceparent = traceparent;
+  }
   let settled = false;
   const record = settings.checkpoint;
   if (record !== undefined) context.checkpoint = (data) => checkpointOnce(call, data, settled, record);

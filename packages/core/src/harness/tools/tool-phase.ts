@@ -202,7 +202,9 @@ export class ToolPhase {
         ...(replaced.has(call.callId) ? { input: call.input } : {}),
       }));
       const stored = await this.#w.append([...carry, ...started]);
-      for (const event of stored) if (event.type === "tool_call_started") this.#startedSeq.set(event.callId, event.seq);
+      if (this.#o.traceparentOf !== undefined)
+        for (const event of stored)
+          if (event.type === "tool_call_started") this.#startedSeq.set(event.callId, event.seq);
       const outcomes = await this.#step.watched(() =>
         Promise.all(
           batch.map(async (call) =>
