@@ -149,6 +149,13 @@ export interface HarnessOptions {
    * observes only: a sink that throws loses its event, never the leg.
    */
   emit?: Emit;
+  /**
+   * Receives the events of the child tasks a leg runs in this process (delegation's
+   * `runChildren`), which `emit` does not (a child's events are not its parent's stream). A
+   * tracer passes its sink here too (`traceEmit`), so children run in-process are traced live.
+   * Default: none.
+   */
+  childEmit?: Emit;
   /** Default 120 s per tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
   /** Default 50,000 characters per tool result, unless the tool sets its own. */

@@ -143,7 +143,7 @@ describe("a steer and a decision with a caller's traceparent, across a restart",
 });
 
 describe("a parent with two children", () => {
-  async function team(traced: boolean) {
+  async function team(traced: boolean, inProcess = false) {
     const store = clockedStore();
     const live = new InMemorySpanExporter();
     const tracer = traced ? traceEmit({ exporter: live, store, env: {} }) : undefined;
@@ -167,9 +167,15 @@ describe("a parent with two children", () => {
     });
     // The children are run as a worker runs them (a leg of each, traced by the same host); the
     // parent parks until they report, and its next leg answers the calls.
-    const agent = { model, delegation: { runChildren: false } };
-    const harness = { store, agent, ...(tracer === undefined ? {} : { emit: tracer.emit }) };
-    expect((await runLeg(harness, taskId)).parkedReason).toBe("child");
+    // In process, the parent's leg runs its children, whose events reach the tracer by childEmit.
+    const agent = { model, delegation: { runChildren: inProcess } };
+    const harness = {
+      store,
+      agent,
+      ...(tracer === undefined ? {} : { emit: tracer.emit, ...(inProcess ? { childEmit: tracer.emit } : {}) }),
+    };
+    const first = await runLeg(harness, taskId);
+    expect(inProcess ? first.status : first.parkedReason).toBe(inProcess ? "completed" : "child");
     for (let round = 0; round < 5; round++) {
       const runnable = await store.listRunnable();
       if (runnable.length === 0) break;
@@ -224,6 +230,12 @@ describe("a parent with two children", () => {
     // The delegating calls outlived the leg that made them: the parent parked while its children worked.
     const legs = named(spans, "sema.leg").filter((leg) => leg.attributes["sema.leg.end_reason"] === "parked:child");
     expect(legs).toHaveLength(1);
+  });
+
+  it("is the same live when the parent's leg runs its children, with the tracer as childEmit", async () => {
+    const { taskId, spawned, live, spans } = await team(true, true);
+    expect(shape(live)).toEqual(shape(spans));
+    oneTree(taskId, spawned, spans);
   });
 
   it("is the same tree rebuilt when tracing was off while it ran (the log has every fact)", async () => {

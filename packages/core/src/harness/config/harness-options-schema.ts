@@ -36,6 +36,7 @@ const harnessShape = {
   holderDied: functionSchema<NonNullable<HarnessOptions["holderDied"]>>("holderDied(holder)").optional(),
   leaseTtlMs: positive.optional(),
   emit: functionSchema<NonNullable<HarnessOptions["emit"]>>("emit(event)").optional(),
+  childEmit: functionSchema<NonNullable<HarnessOptions["childEmit"]>>("childEmit(event)").optional(),
   toolTimeoutMs: positive.optional(),
   maxToolOutputChars: z.number().int().positive().optional(),
   snapshotEvery: z.number().int().positive().optional(),
