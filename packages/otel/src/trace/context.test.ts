@@ -172,7 +172,7 @@ describe("a parent with two children", () => {
     const harness = {
       store,
       agent,
-      ...(tracer === undefined ? {} : { emit: tracer.emit, ...(inProcess ? { childEmit: tracer.emit } : {}) }),
+      ...(tracer === undefined ? {} : inProcess ? tracer.harness : { emit: tracer.emit }),
     };
     const first = await runLeg(harness, taskId);
     expect(inProcess ? first.status : first.parkedReason).toBe(inProcess ? "completed" : "child");
@@ -272,5 +272,21 @@ describe("callTraceparent", () => {
     const spans = await rebuilt(store, call?.taskId ?? "");
     const [span] = named(spans, "execute_tool ask_remote");
     expect(call?.traceparent).toBe(`00-${CALLER_TRACE}-${span?.spanContext().spanId}-01`);
+  });
+});
+
+describe("TraceEmit.harness", () => {
+  it("is the sink as emit and childEmit, and with a store the calls' traceparentOf", async () => {
+    const store = clockedStore();
+    const taskId = await startTask(store, { objective: "x" });
+    const exporter = new InMemorySpanExporter();
+    const withStore = traceEmit({ exporter, store, env: {} });
+    expect(withStore.harness.emit).toBe(withStore.emit);
+    expect(withStore.harness.childEmit).toBe(withStore.emit);
+    const call = { taskId, callId: "c1", name: "ask", seq: 5 };
+    expect(await withStore.harness.traceparentOf?.(call)).toBe(
+      `00-${traceIdOf(taskId)}-${spanIdOf(taskId, "tool:5")}-01`,
+    );
+    expect(traceEmit({ exporter, env: {} }).harness.traceparentOf).toBeUndefined();
   });
 });

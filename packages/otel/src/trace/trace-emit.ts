@@ -9,10 +9,10 @@
  * tracer exported it), so it is not exported again here. Span ids follow from the task, so what
  * several processes export forms one trace.
  */
-import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
+import type { Emit, HarnessOptions, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
 import { exportSpans } from "../export/export-spans.ts";
 import { toReadableSpan } from "../export/readable-span.ts";
-import { placementOf } from "../export/trace-placement.ts";
+import { callTraceparent, placementOf } from "../export/trace-placement.ts";
 import { SpanFold } from "../spans/span-fold.ts";
 import type { SpanRecord } from "../spans/span-record.ts";
 import { resolveTraceOptions, type TraceOptions } from "./trace-options.ts";
@@ -31,6 +31,12 @@ export interface TraceEmit {
   readonly tasks: number;
   /** The sink: pass it as `HarnessOptions.emit` (it never throws). */
   emit: Emit;
+  /**
+   * What to spread into the harness's options: `emit`, `childEmit` (children run inside a leg are
+   * traced too) and, with a `store`, `traceparentOf` (`callTraceparent`), so a tool call's A2A or
+   * MCP requests carry its span: `runLeg({ store, agent, ...tracer.harness }, taskId)`.
+   */
+  readonly harness: Pick<HarnessOptions, "emit" | "childEmit" | "traceparentOf">;
   /** Exports the spans ended so far now, and resolves when every read and export has settled. */
   flush(): Promise<void>;
 }
@@ -178,11 +184,14 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     }
   };
 
+  const harness: TraceEmit["harness"] =
+    store === undefined ? { emit, childEmit: emit } : { emit, childEmit: emit, traceparentOf: callTraceparent(store) };
   return {
     get tasks() {
       return tasks.size;
     },
     emit,
+    harness,
     async flush() {
       // A read that settles may fold queued events that end more spans: drain until nothing is left.
       do {
