@@ -444,6 +444,14 @@ export class SpanFold {
 
   #endRoot(root: SpanRecord, at: string, ended: SpanRecord[]): void {
     this.#rootEnding = false;
+    // A call still open when the task ends (a cancel while it waited on a child or an external
+    // tool) ends with it: a live tracer forgets the task now, so it must not be left for a rebuild.
+    for (const [callId, tool] of this.#tools) {
+      tool.attributes[SEMA.toolInterrupted] = true;
+      this.#close(tool, at, ended, { code: "error", message: "interrupted" });
+      this.#tools.delete(callId);
+      this.#delegating.delete(callId);
+    }
     this.#close(root, at, ended);
   }
 }

@@ -6,6 +6,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import {
+  cancel,
   decideApproval,
   defineTool,
   MemoryStore,
@@ -288,5 +289,26 @@ describe("TraceEmit.harness", () => {
       `00-${traceIdOf(taskId)}-${spanIdOf(taskId, "tool:5")}-01`,
     );
     expect(traceEmit({ exporter, env: {} }).harness.traceparentOf).toBeUndefined();
+  });
+});
+
+describe("a parent cancelled while it waits for its child", () => {
+  it("ends the delegating call with the task span, not left open", async () => {
+    const store = clockedStore();
+    const model = byObjective({
+      Lead: [{ toolCalls: [{ name: "delegate", input: { objective: "Slow work" } }] }, { text: "done" }],
+      "Slow work": [{ text: "finished" }],
+    });
+    const taskId = await startTask(store, { objective: "Lead", agent: "lead" });
+    const agent = { model, delegation: { runChildren: false } };
+    expect((await runLeg({ store, agent }, taskId)).parkedReason).toBe("child");
+    await cancel(store, taskId, { reason: "no longer needed" });
+    const spans = await rebuilt(store, taskId);
+    const [call] = named(spans, "execute_tool delegate");
+    const [root] = named(spans, "invoke_agent lead");
+    expect(call?.attributes["sema.tool.interrupted"]).toBe(true);
+    expect(call?.attributes["sema.span.open"]).toBeUndefined();
+    expect(root?.attributes["sema.task.status"]).toBe("cancelled");
+    expect(call?.endTime).toEqual(root?.endTime);
   });
 });
