@@ -6,11 +6,14 @@
  * `traceTaskJson` gives the rebuilt trace as OTLP/JSON text. The metrics come from the same fold
  * (`MetricFold`): `metricsEmit` records them live, `instrumentStore` feeds it what this process
  * appends and times the appends, `observeTaskGauges` adds the host's gauges.
+ * `callTraceparent` gives a running tool call the `traceparent` of its span, for the services it
+ * calls.
  *
  * @module @sema-agent/otel
  */
 export { ERROR_TYPE, GEN_AI, LEG_SPAN, OPERATION, SEMA, SPAN_EVENT } from "./attributes.ts";
 export { spanIdOf, traceIdOf } from "./export/span-ids.ts";
+export { callTraceparent, type TracePlacement } from "./export/trace-placement.ts";
 export { type InstrumentStoreOptions, instrumentStore } from "./metrics/instrument-store.ts";
 export { METER_NAME } from "./metrics/instruments.ts";
 export { foldMeasurements, type Measurement, type MetricAttributes, MetricFold } from "./metrics/metric-fold.ts";
@@ -32,6 +35,7 @@ export type {
   AttributeValue,
   SpanAttributes,
   SpanEventRecord,
+  SpanLinkRecord,
   SpanRecord,
   SpanStatusRecord,
 } from "./spans/span-record.ts";

@@ -22,6 +22,7 @@ const VALUES = [
   "SpanFold",
   "TOKEN_BUCKETS",
   "WAIT_BUCKETS",
+  "callTraceparent",
   "foldMeasurements",
   "foldSpans",
   "instrumentStore",
@@ -45,6 +46,7 @@ const TYPES = [
   "SpanAttributes",
   "SpanEventRecord",
   "SpanFoldOptions",
+  "SpanLinkRecord",
   "SpanRecord",
   "SpanStatusRecord",
   "TaskGaugeOptions",
@@ -52,6 +54,7 @@ const TYPES = [
   "TraceEmitOptions",
   "TraceJsonOptions",
   "TraceOptions",
+  "TracePlacement",
 ];
 
 describe("@sema-agent/otel's root", () => {

@@ -18,7 +18,7 @@ import { FrameCache } from "./events/frame-cache.ts";
 import { StreamBudget } from "./events/stream-budget.ts";
 import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
-import type { Caller, Ingress } from "./ingress/caller.ts";
+import { type Caller, type Ingress, withTraceContext } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
@@ -166,10 +166,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     mountMetrics(app, { ingress: options.ingress, rateLimiter, render: options.metrics });
 
   app.use("/v1/*", async (c, next) => {
-    const caller = await options.ingress.authenticate({
-      authorization: c.req.header("authorization"),
-      speaker: c.req.header(SPEAKER_HEADER),
-    });
+    const caller = withTraceContext(
+      await options.ingress.authenticate({
+        authorization: c.req.header("authorization"),
+        speaker: c.req.header(SPEAKER_HEADER),
+      }),
+      c.req.raw.headers,
+    );
     rateLimiter.take(caller.principal);
     c.set("caller", caller);
     await next();
