@@ -8,18 +8,30 @@
 import type { Attachment } from "../protocol/content.ts";
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { CallProvenance } from "../protocol/provenance.ts";
 import { type ExternalTool, OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
+import {
+  type ApplyingInput,
+  type EntryProvenance,
+  holdsUntrusted,
+  hookProvenance,
+  inputProvenance,
+  MODEL_PROVENANCE,
+  summaryProvenance,
+  toolProvenance,
+} from "./entry-provenance.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; 3: `summary.parentReport` and `externalTools`. A snapshot of another
+ * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: `transcriptProvenance`,
+ * `applying` and `approvals[].provenance`. A snapshot of another
  * version is ignored and the log refolded, so a reader never builds a request from a state that
  * lacks what the log holds.
  */
-export const TASK_STATE_VERSION = 3;
+export const TASK_STATE_VERSION = 4;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -60,6 +72,8 @@ export interface ApprovalState {
   decision?: "approve" | "deny";
   reason?: string;
   actor?: ActorAssertion;
+  /** Why the provenance policy held the call (`approval_requested` v 2), when it did. */
+  provenance?: CallProvenance;
 }
 
 /** A durable timer not yet fired. */
@@ -107,6 +121,13 @@ export interface TaskState {
   transcript: TranscriptEntry[];
   /** Seq of the event each transcript entry came from (parallel to `transcript`), for compaction. */
   transcriptSeqs: number[];
+  /**
+   * Where each transcript entry's bytes came from (parallel to `transcript`): lanes, speakers, the
+   * tool of a result and whether its output was fenced as untrusted (docs/guide/security.md).
+   */
+  transcriptProvenance: EntryProvenance[];
+  /** Inputs whose `applied` frame is folded and whose entry is not yet (the two share an append). */
+  applying?: ApplyingInput[];
   /** Inputs waiting for a carrier, in arrival order. */
   inputs: PendingInput[];
   openToolCalls: OpenToolCall[];
@@ -145,6 +166,7 @@ export const EMPTY_STATE: TaskState = Object.freeze({
   summary: EMPTY_SUMMARY,
   transcript: [],
   transcriptSeqs: [],
+  transcriptProvenance: [],
   inputs: [],
   openToolCalls: [],
   approvals: [],
@@ -173,6 +195,7 @@ export class Folder {
       ...from,
       transcript: [...from.transcript],
       transcriptSeqs: [...from.transcriptSeqs],
+      transcriptProvenance: [...from.transcriptProvenance],
       inputs: [...from.inputs],
       openToolCalls: [...from.openToolCalls],
       approvals: [...from.approvals],
@@ -242,10 +265,15 @@ export class Folder {
             ? { role: "user", entryId: event.entryId, content: event.content }
             : { role: "user", entryId: event.entryId, content: event.content, parts: event.parts },
           seq,
+          inputProvenance(event.content, this.#takeApplying(event.inputIds)),
         );
         break;
       case "hook_feedback":
-        this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
+        this.#push(
+          { role: "user", entryId: `hook:${seq}`, content: event.content },
+          seq,
+          hookProvenance(event.content),
+        );
         if (event.hook === OUTPUT_CORRECTION) s.outputCorrections = (s.outputCorrections ?? 0) + 1;
         break;
       case "model_turn": {
@@ -254,7 +282,7 @@ export class Folder {
         if (s.modelParks !== undefined) delete s.modelParks;
         const entry: TranscriptEntry = { role: "assistant", text: event.text, toolCalls: event.toolCalls };
         if (event.reasoning !== undefined) entry.reasoning = event.reasoning;
-        this.#push(entry, seq);
+        this.#push(entry, seq, MODEL_PROVENANCE);
         for (const call of event.toolCalls) {
           if (s.openToolCalls.some((open) => open.callId === call.callId)) continue;
           s.openToolCalls.push({ ...call, started: false, attempt: 0, legId: event.legId });
@@ -291,14 +319,23 @@ export class Folder {
         this.#push(
           { role: "tool", callId: event.callId, name: event.name, status: event.status, content: event.content },
           seq,
+          toolProvenance(event.name, event.content),
         );
         if (s.approvals.length > 0) s.approvals = s.approvals.filter((approval) => approval.callId !== event.callId);
         break;
       }
-      case "approval_requested":
+      case "approval_requested": {
         if (s.approvals.some((a) => a.callId === event.callId)) break;
-        s.approvals.push({ callId: event.callId, name: event.name, inputJson: event.inputJson, digest: event.digest });
+        const approval: ApprovalState = {
+          callId: event.callId,
+          name: event.name,
+          inputJson: event.inputJson,
+          digest: event.digest,
+        };
+        if (event.provenance !== undefined) approval.provenance = event.provenance;
+        s.approvals.push(approval);
         break;
+      }
       case "approval_decided":
         s.approvals = s.approvals.map((approval) => {
           if (approval.callId !== event.callId || approval.decision !== undefined) return approval;
@@ -346,16 +383,39 @@ export class Folder {
     return this;
   }
 
-  #push(entry: TranscriptEntry, seq: number): void {
+  #push(entry: TranscriptEntry, seq: number, provenance: EntryProvenance): void {
     this.#s.transcript.push(entry);
     this.#s.transcriptSeqs.push(seq);
+    this.#s.transcriptProvenance.push(provenance);
+  }
+
+  /** The inputs an entry applies, as their `applied` frames left them (an unknown one as a user input). */
+  #takeApplying(inputIds: readonly string[]): ApplyingInput[] {
+    const s = this.#s;
+    const applying = s.applying ?? [];
+    const taken = inputIds.map(
+      (inputId) => applying.find((input) => input.inputId === inputId) ?? { inputId, source: "user" as const },
+    );
+    const rest = applying.filter((input) => !inputIds.includes(input.inputId));
+    if (rest.length === 0) delete s.applying;
+    else s.applying = rest;
+    return taken;
   }
 
   #input(event: HumanInputEvent, seq: number): void {
     const s = this.#s;
     const index = s.inputs.findIndex((input) => input.inputId === event.inputId);
     if (event.delivery === "applied" || event.delivery === "dropped") {
+      const pending = index === -1 ? undefined : s.inputs[index];
       if (index !== -1) s.inputs.splice(index, 1);
+      if (event.delivery === "applied") {
+        // Kept until the entry that renders it, whose spans it names (the same append).
+        const applying: ApplyingInput = { inputId: event.inputId, source: pending?.source ?? event.source };
+        if (pending !== undefined) applying.text = pending.text;
+        const actor = pending?.actor ?? event.actor;
+        if (actor !== undefined) applying.actor = actor;
+        s.applying = [...(s.applying ?? []).filter((input) => input.inputId !== event.inputId), applying];
+      }
       return;
     }
     const pending: PendingInput = {
@@ -396,6 +456,7 @@ export class Folder {
       this.#push(
         { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: UNSETTLED_CALL_CONTENT },
         seq,
+        toolProvenance(open.name, UNSETTLED_CALL_CONTENT),
       );
     }
     s.openToolCalls = kept;
@@ -430,15 +491,25 @@ export class Folder {
     const transcript: TranscriptEntry[] = [{ role: "user", entryId, content: summary }];
     // The summary stands for what it replaced, so it takes the last replaced seq (seqs stay ordered).
     const seqs: number[] = [keepFrom > 0 ? (s.transcriptSeqs[keepFrom - 1] ?? 0) : 0];
-    for (let i = keepFrom; i < s.transcript.length; i++) {
+    // A summary of untrusted text may carry it on: it counts as untrusted then (conservatively, whole).
+    let fromUntrusted = false;
+    const provenance: EntryProvenance[] = [];
+    for (let i = 0; i < s.transcript.length; i++) {
       const entry = s.transcript[i] as TranscriptEntry;
-      if (entry.role === "assistant") for (const call of entry.toolCalls) asked.add(call.callId);
-      if (entry.role === "tool" && !asked.has(entry.callId)) continue;
+      const origin = s.transcriptProvenance[i] ?? MODEL_PROVENANCE;
+      if (i >= keepFrom && entry.role === "assistant") for (const call of entry.toolCalls) asked.add(call.callId);
+      if (i < keepFrom || (entry.role === "tool" && !asked.has(entry.callId))) {
+        if (holdsUntrusted(origin)) fromUntrusted = true;
+        continue;
+      }
       transcript.push(entry);
       seqs.push(s.transcriptSeqs[i] ?? 0);
+      provenance.push(origin);
     }
+    provenance.unshift(summaryProvenance(summary, fromUntrusted));
     s.transcript = transcript;
     s.transcriptSeqs = seqs;
+    s.transcriptProvenance = provenance;
   }
 }
 
