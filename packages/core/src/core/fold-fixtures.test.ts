@@ -361,7 +361,7 @@ describe("v2 fixtures (provenance)", () => {
     // The external input's span is its whole fence, header included.
     const external = entry?.spans[1];
     expect(content.slice(external?.start, external?.end)).toMatch(
-      /^\n\n<untrusted-8899aabbccddeeff[^]*<\/untrusted-8899aabbccddeeff>$/,
+      /^\n\n<untrusted-8899aabbccddeeff[\s\S]*<\/untrusted-8899aabbccddeeff>$/,
     );
     expect(result).toMatchObject({
       origin: "tool",
