@@ -184,7 +184,7 @@ function excerptAt(text: string, start: number, end: number): string {
 /**
  * Classify one call of a model turn from a folded state, as a pure function: the context is the
  * transcript before the assistant entry that made the call (all of it when that entry is not
- * folded yet, as in the turn that makes it). For one-off use; a leg keeps a {@link ProvenanceIndex}.
+ * folded yet, as in the turn that makes it). For one-off use; a leg keeps a `ProvenanceIndex` and extends it turn by turn.
  */
 export function classifyToolCall(
   state: ProvenanceContext,

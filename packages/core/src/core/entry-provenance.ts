@@ -74,36 +74,52 @@ export function holdsUntrusted(entry: EntryProvenance): boolean {
 
 /**
  * The spans of an entry that applies `inputs`: each input's rendered text is found after the
- * previous one's, from its start to the end of its text and of the frame that closes it
- * (`</untrusted-…>`, `</system-reminder>`), so a fence's header and a speaker label belong to
- * the span of the input they frame. An input whose text cannot be found (rewritten by the
- * renderer) takes the rest of the content: a wider span, never a lost one.
+ * previous one's, from its start to the end of its text and of the frame that closes it (an
+ * external input's whole fence; `</system-reminder>`), so a fence's header and a speaker label
+ * belong to the span of the input they frame. An input whose text cannot be found (rewritten by
+ * the renderer) takes the rest of the content: a wider span, never a lost one.
  */
 export function inputProvenance(content: string, inputs: readonly ApplyingInput[]): EntryProvenance {
   const spans: SpanProvenance[] = [];
   let cursor = 0;
   for (const input of inputs) {
-    const text = input.text ?? "";
-    let start = cursor;
-    let end: number;
-    if (text === "") end = cursor;
-    else {
-      const at = content.indexOf(text, cursor);
-      if (at === -1) {
-        start = cursor;
-        end = content.length;
-      } else {
-        end = at + text.length;
-        if (content.startsWith("\n</", end)) {
-          const close = content.indexOf(">", end);
-          if (close !== -1) end = close + 1;
-        }
-        cursor = end;
-      }
-    }
-    const span: SpanProvenance = { lane: input.source, start, end, inputId: input.inputId };
+    const start = cursor;
+    const end = input.source === "external" ? fenceEnd(content, cursor) : textEnd(content, input.text ?? "", cursor);
+    if (end !== undefined) cursor = end;
+    const span: SpanProvenance = { lane: input.source, start, end: end ?? content.length, inputId: input.inputId };
     if (input.actor !== undefined) span.actor = input.actor;
     spans.push(span);
   }
   return { origin: "input", spans };
+}
+
+/**
+ * The end of the first fence at or after `from` (an external input is always fenced, and no other
+ * text can hold `<untrusted-`: the ingress and the reminder frame defuse it).
+ */
+function fenceEnd(content: string, from: number): number | undefined {
+  const open = content.indexOf("<untrusted-", from);
+  if (open === -1) return undefined;
+  const nonce = /^<untrusted-([0-9a-f]+(?:-[0-9]+)?)/.exec(content.slice(open, open + 64))?.[1];
+  if (nonce === undefined) return undefined;
+  const closing = `</untrusted-${nonce}>`;
+  const close = content.indexOf(closing, open);
+  return close === -1 ? undefined : close + closing.length;
+}
+
+/**
+ * The end of an input's rendered text: where `text` occurs after `from` and is followed by the
+ * entry's end, the blank line before the next input, or the frame that closes it.
+ */
+function textEnd(content: string, text: string, from: number): number | undefined {
+  if (text === "") return from;
+  for (let at = content.indexOf(text, from); at !== -1; at = content.indexOf(text, at + 1)) {
+    let end = at + text.length;
+    if (content.startsWith("\n</", end)) {
+      const close = content.indexOf(">", end);
+      if (close !== -1) end = close + 1;
+    } else if (end !== content.length && !content.startsWith("\n\n", end)) continue;
+    return end;
+  }
+  return undefined;
 }
