@@ -73,6 +73,11 @@ export class ProvenanceIndex {
   #spans: IndexedSpan[] = [];
   /** The entries indexed, in order (the same objects as the transcript's). */
   #entries: TranscriptEntry[] = [];
+  /**
+   * Entries seen before the first untrusted span, not indexed yet: a context with no untrusted
+   * text classifies every call clean, so a task that never reads any pays for no index.
+   */
+  #waiting: Array<{ content: string; provenance: EntryProvenance; seq: number }> | undefined = [];
 
   /** `trusted`: text outside the log that counts as trusted (the agent's instructions). */
   constructor(options: ProvenanceOptions = {}, trusted: readonly string[] = []) {
@@ -98,6 +103,7 @@ export class ProvenanceIndex {
       this.#taint = this.#fresh();
       this.#spans = [];
       this.#entries = [];
+      this.#waiting = [];
     }
     for (let i = this.#entries.length; i < upTo; i++) {
       const entry = transcript[i] as TranscriptEntry;
@@ -111,6 +117,19 @@ export class ProvenanceIndex {
   }
 
   #add(content: string, provenance: EntryProvenance, seq: number): void {
+    const waiting = this.#waiting;
+    if (waiting !== undefined) {
+      if (!provenance.spans.some((span) => isUntrusted(span, provenance, this.#options))) {
+        waiting.push({ content, provenance, seq });
+        return;
+      }
+      this.#waiting = undefined;
+      for (const entry of waiting) this.#index(entry.content, entry.provenance, entry.seq);
+    }
+    this.#index(content, provenance, seq);
+  }
+
+  #index(content: string, provenance: EntryProvenance, seq: number): void {
     const untrusted = provenance.spans
       .filter((span) => isUntrusted(span, provenance, this.#options))
       .map((span) => (provenance.fromUntrusted === true ? { ...span, start: 0, end: content.length } : span))
@@ -197,8 +216,10 @@ export function classifyToolCall(
 
 /** Where the context of a call ends: its assistant entry, or the transcript's end when it has none yet. */
 export function contextEnd(state: ProvenanceContext, callId: string): number {
-  const turn = state.transcript.findIndex(
-    (entry) => entry.role === "assistant" && entry.toolCalls.some((call) => call.callId === callId),
-  );
-  return turn === -1 ? state.transcript.length : turn;
+  // From the end: a call being decided or recovered is in one of the last turns.
+  for (let i = state.transcript.length - 1; i >= 0; i--) {
+    const entry = state.transcript[i];
+    if (entry?.role === "assistant" && entry.toolCalls.some((call) => call.callId === callId)) return i;
+  }
+  return state.transcript.length;
 }

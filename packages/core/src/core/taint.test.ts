@@ -195,3 +195,19 @@ describe("taint", () => {
     expect(index.taint({ confirm: "yes" })).toEqual([]);
   });
 });
+
+describe("normalization's ASCII fast path", () => {
+  it("property: equals the general path on ASCII text", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 80 }),
+        fc.boolean(),
+        (text, spaces) => {
+          // normalizeWithMap never takes the fast path.
+          expect(normalizeForTaint(text, spaces)).toBe(normalizeWithMap(text, spaces).text);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -134,8 +134,18 @@ function foldChars(input: Normalized, spaces: boolean, withMap: boolean): Normal
   return { text: out, map: outMap };
 }
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_DROPPED = /[\x00-\x20\x7f+]+/g;
+const ASCII_CONTROLS = /[\x00-\x08\x0e-\x1f\x7f]+/g;
+const ASCII_SPACES = /[\t-\r ]+/g;
+
 /** The normalized form of `text` (see the module comment); `spaces` for token extraction. */
 export function normalizeForTaint(text: string, spaces = false): string {
+  // ASCII with nothing to decode (most arguments and outputs): the same result by a few regexes.
+  if (!text.includes("%") && ASCII_ONLY.test(text)) {
+    if (!spaces) return text.replace(ASCII_DROPPED, "").toLowerCase();
+    return text.replace(ASCII_CONTROLS, "").replace(ASCII_SPACES, " ").trim().toLowerCase();
+  }
   let n: Normalized = { text, map: undefined };
   n = decodePercent(decodePercent(n, false), false);
   return foldChars(n, spaces, false).text;
@@ -191,25 +201,33 @@ const DOMAIN = /(?<![a-z0-9@._-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,2
 const PATH = /(?<![a-z0-9_.~/-])(?:~|\.{1,2})?\/?[a-z0-9_.-]+(?:\/[a-z0-9_.-]+)+\/?/g;
 const NUMBER = /\d+(?:[.,]\d+)*/g;
 
-/** The tokens of a text normalized with spaces, as `kind:token` keys. */
+function eachMatch(pattern: RegExp, text: string, visit: (match: string) => void): void {
+  pattern.lastIndex = 0;
+  for (let found = pattern.exec(text); found !== null; found = pattern.exec(text)) visit(found[0]);
+}
+
+const DIGIT = /\d/;
+
+/** The tokens of a text normalized with spaces. Each pattern runs only where its mark occurs. */
 export function taintTokens(spaced: string, minNumberDigits: number): Array<{ kind: TaintMatch; token: string }> {
   const found: Array<{ kind: TaintMatch; token: string }> = [];
-  const add = (kind: TaintMatch, raw: string) => {
+  const add = (kind: TaintMatch) => (raw: string) => {
     const token = raw.replace(TRAILING, "");
     if (token.length > 0) found.push({ kind, token });
   };
-  for (const [url] of spaced.matchAll(URL)) add("url", url);
-  for (const [email] of spaced.matchAll(EMAIL)) add("email", email);
-  for (const [domain] of spaced.matchAll(DOMAIN)) add("domain", domain);
-  for (const [path] of spaced.matchAll(PATH)) add("path", path);
-  for (const [number] of spaced.matchAll(NUMBER)) {
-    let canonical = number.replaceAll(",", "");
-    // 1,000.50 and 1000.5 are one amount; leading zeros (an account number's) are kept.
-    if (/^\d+\.\d+$/.test(canonical)) canonical = canonical.replace(/0+$/, "").replace(/\.$/, "");
-    let digits = 0;
-    for (let i = 0; i < canonical.length; i++) if (canonical.charCodeAt(i) !== 46) digits++;
-    if (digits >= minNumberDigits) found.push({ kind: "number", token: canonical });
-  }
+  if (spaced.includes("://") || spaced.includes("www.")) eachMatch(URL, spaced, add("url"));
+  if (spaced.includes("@")) eachMatch(EMAIL, spaced, add("email"));
+  if (spaced.includes(".")) eachMatch(DOMAIN, spaced, add("domain"));
+  if (spaced.includes("/")) eachMatch(PATH, spaced, add("path"));
+  if (DIGIT.test(spaced))
+    eachMatch(NUMBER, spaced, (number) => {
+      let canonical = number.replaceAll(",", "");
+      // 1,000.50 and 1000.5 are one amount; leading zeros (an account number's) are kept.
+      if (/^\d+\.\d+$/.test(canonical)) canonical = canonical.replace(/0+$/, "").replace(/\.$/, "");
+      let digits = 0;
+      for (let i = 0; i < canonical.length; i++) if (canonical.charCodeAt(i) !== 46) digits++;
+      if (digits >= minNumberDigits) found.push({ kind: "number", token: canonical });
+    });
   return found;
 }
 

@@ -74,7 +74,10 @@ export class ProvenanceGate {
     const effects = effectsOf(tool);
     const exposedRule = provenanceRule(policy, effects, "exposed");
     if (exposedRule === "allow" && provenanceRule(policy, effects, "tainted") === "allow") return ALLOW;
-    const end = contextEnd(state, call.callId);
+    // A call of the turn being decided is not folded yet (its turn is appended with its start):
+    // then the whole transcript is its context, found without a scan.
+    const fresh = !state.openToolCalls.some((open) => open.callId === call.callId);
+    const end = fresh ? state.transcript.length : contextEnd(state, call.callId);
     // The turn being decided has no entry yet: the leg's index serves. A call recovered after a
     // crash was made in a shorter context, which gets an index of its own.
     const index =
