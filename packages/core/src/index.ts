@@ -34,7 +34,12 @@ export {
   type ProvenanceContext,
   type ProvenanceOptions,
 } from "./core/call-provenance.ts";
-export type { EntryProvenance, SpanProvenance } from "./core/entry-provenance.ts";
+export {
+  type EntryProvenance,
+  type ProvenanceSource,
+  provenanceAt,
+  type SpanProvenance,
+} from "./core/entry-provenance.ts";
 export { type ApprovalState, fold, type TaskState } from "./core/fold.ts";
 export {
   buildAppliedHumanInputEvent,

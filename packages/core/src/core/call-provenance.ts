@@ -8,7 +8,7 @@
 import type { JsonValue } from "../protocol/json.ts";
 import type { CallClassification, HeldSpan } from "../protocol/provenance.ts";
 import type { TranscriptEntry } from "../protocol/transcript.ts";
-import type { EntryProvenance, SpanProvenance } from "./entry-provenance.ts";
+import { type EntryProvenance, type ProvenanceSource, provenanceAt, type SpanProvenance } from "./entry-provenance.ts";
 import { inlineUntrusted } from "./neutralizers.ts";
 import { normalizeWithMap, type TaintFinding, TaintIndex, type TaintOptions } from "./taint.ts";
 
@@ -18,11 +18,9 @@ export interface ProvenanceOptions extends TaintOptions {
   unverifiedUntrusted?: boolean;
 }
 
-/** What the index reads of a folded state (a `TaskState` has all three). */
-export interface ProvenanceContext {
-  transcript: readonly TranscriptEntry[];
+/** What the index reads of a folded state (a `TaskState` has all of it). */
+export interface ProvenanceContext extends ProvenanceSource {
   transcriptSeqs: readonly number[];
-  transcriptProvenance: readonly EntryProvenance[];
 }
 
 /** A call's classification and, for an exposed or tainted one, the spans it rests on (at most 8). */
@@ -109,9 +107,8 @@ export class ProvenanceIndex {
       const entry = transcript[i] as TranscriptEntry;
       this.#entries.push(entry);
       const content = contentOf(entry);
-      const provenance = context.transcriptProvenance[i];
-      if (content === undefined || provenance === undefined) continue;
-      this.#add(content, provenance, context.transcriptSeqs[i] ?? 0);
+      if (content === undefined) continue;
+      this.#add(content, provenanceAt(context, i), context.transcriptSeqs[i] ?? 0);
     }
     return this;
   }

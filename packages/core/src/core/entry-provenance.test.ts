@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { HumanInputSource } from "../protocol/human-input.ts";
+import type { TaskEvent } from "../protocol/task-event.ts";
 import { classifyToolCall } from "./call-provenance.ts";
-import { inputProvenance, toolProvenance } from "./entry-provenance.ts";
+import { inputProvenance, provenanceAt, toolProvenance } from "./entry-provenance.ts";
 import { fold, type PendingInput } from "./fold.ts";
 import { sanitizeHumanText } from "./human-text.ts";
 import { type DeliveryCarrier, renderInputs } from "./input-rendering.ts";
@@ -11,7 +12,7 @@ import { delimitUntrusted } from "./trust-framing.ts";
 const lanes: HumanInputSource[] = ["user", "supervisor", "operator", "external", "system"];
 const pending = fc.record({
   source: fc.constantFrom(...lanes),
-  text: fc.string({ maxLength: 80 }).map((text) => sanitizeHumanText(text)),
+  text: fc.string({ maxLength: 80 }),
   actor: fc.option(fc.record({ id: fc.string({ maxLength: 12 }), verified: fc.boolean() }), { nil: undefined }),
 });
 
@@ -27,7 +28,7 @@ describe("entry provenance", () => {
             carrier,
             source: input.source,
             delivery: "received",
-            text: input.text,
+            text: sanitizeHumanText(input.text, input.source),
             seq: i + 1,
             ...(input.actor === undefined ? {} : { actor: input.actor }),
           }));
@@ -98,9 +99,9 @@ describe("entry provenance", () => {
         throughSeq: 3,
         entryId: "s",
       },
-    ] as const;
+    ] satisfies TaskEvent[];
     const state = fold(events);
-    expect(state.transcriptProvenance).toEqual([
+    expect(state.transcript.map((_, i) => provenanceAt(state, i))).toEqual([
       {
         origin: "summary",
         spans: [

@@ -6,7 +6,7 @@
  */
 import type { HumanInputSource } from "../protocol/human-input.ts";
 import type { Lane } from "../protocol/provenance.ts";
-import type { ActorAssertion } from "../protocol/transcript.ts";
+import type { ActorAssertion, TranscriptEntry } from "../protocol/transcript.ts";
 import { fencedRange } from "./trust-framing.ts";
 
 /** One span of an entry's content: `[start, end)` in UTF-16 units, and where it came from. */
@@ -65,6 +65,24 @@ export function summaryProvenance(content: string, fromUntrusted: boolean): Entr
   const entry: EntryProvenance = { origin: "summary", spans: [{ lane: "system", start: 0, end: content.length }] };
   if (fromUntrusted) entry.fromUntrusted = true;
   return entry;
+}
+
+/** What {@link provenanceAt} reads of a folded state (a `TaskState` has both). */
+export interface ProvenanceSource {
+  transcript: readonly TranscriptEntry[];
+  inputProvenance?: { readonly [entryId: string]: EntryProvenance };
+}
+
+/**
+ * The provenance of transcript entry `index`: a user entry's as the fold recorded it (an entry
+ * with none, a hook's feedback, is system text), a tool result's from its tool and its fence, the
+ * model's own turn none.
+ */
+export function provenanceAt(state: ProvenanceSource, index: number): EntryProvenance {
+  const entry = state.transcript[index];
+  if (entry === undefined || entry.role === "assistant") return MODEL_PROVENANCE;
+  if (entry.role === "tool") return toolProvenance(entry.name, entry.content);
+  return state.inputProvenance?.[entry.entryId] ?? hookProvenance(entry.content);
 }
 
 /** Whether an entry holds text that is untrusted whatever the policy (external lane, untrusted tool). */

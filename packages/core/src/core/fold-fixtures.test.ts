@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { taskEventSchema } from "../protocol/task-event.ts";
 import { isInterruptRequest, isResumeRequest } from "./command-events.ts";
+import { provenanceAt } from "./entry-provenance.ts";
 import { validateEvents } from "./event-validation.ts";
 import { fold, UNSETTLED_CALL_CONTENT } from "./fold.ts";
 
@@ -352,7 +353,9 @@ describe("v2 fixtures (provenance)", () => {
       spans: [{ seq: 10, lane: "external", tool: "fetch_page", argument: "/to", match: "email" }],
     });
     expect(state.applying).toBeUndefined();
-    const [entry, , result] = state.transcriptProvenance;
+    const [entry, , result] = state.transcript.map((_, i) => provenanceAt(state, i));
+    // Only the entry of inputs is recorded; a tool result's follows from the result itself.
+    expect(Object.keys(state.inputProvenance ?? {})).toEqual(["entry:in-obj"]);
     const content = state.transcript[0]?.role === "user" ? state.transcript[0].content : "";
     expect(entry?.spans.map((s) => [s.lane, s.inputId, s.actor?.verified])).toEqual([
       ["user", "in-obj", true],
@@ -372,10 +375,14 @@ describe("v2 fixtures (provenance)", () => {
   it("v 1 logs fold with provenance too: a fenced tool result is an untrusted tool's, an approval has none", () => {
     const results = fold(load("tool_result"));
     expect(
-      results.transcriptProvenance.filter((p) => p.origin === "tool").map((p) => p.spans[0]?.untrustedTool),
+      results.transcript
+        .map((_, i) => provenanceAt(results, i))
+        .filter((p) => p.origin === "tool")
+        .map((p) => p.spans[0]?.untrustedTool),
     ).toEqual([true, undefined]);
     expect(fold(load("approval_requested")).approvals[0]).not.toHaveProperty("provenance");
     const compacted = fold(load("compaction"));
-    expect(compacted.transcriptProvenance).toHaveLength(compacted.transcript.length);
+    const summary = compacted.transcript[0];
+    expect(summary?.role === "user" && compacted.inputProvenance?.[summary.entryId]?.origin).toBe("summary");
   });
 });

@@ -16,17 +16,15 @@ import {
   type ApplyingInput,
   type EntryProvenance,
   holdsUntrusted,
-  hookProvenance,
   inputProvenance,
-  MODEL_PROVENANCE,
+  provenanceAt,
   summaryProvenance,
-  toolProvenance,
 } from "./entry-provenance.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: `transcriptProvenance`,
+ * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: `inputProvenance`,
  * `applying` and `approvals[].provenance`. A snapshot of another
  * version is ignored and the log refolded, so a reader never builds a request from a state that
  * lacks what the log holds.
@@ -122,10 +120,12 @@ export interface TaskState {
   /** Seq of the event each transcript entry came from (parallel to `transcript`), for compaction. */
   transcriptSeqs: number[];
   /**
-   * Where each transcript entry's bytes came from (parallel to `transcript`): lanes, speakers, the
-   * tool of a result and whether its output was fenced as untrusted (docs/guide/security.md).
+   * Where the bytes of each user entry that applies inputs came from, by `entryId`: a span per
+   * input with its lane and speaker (and a compaction summary's, whether it replaced untrusted
+   * text). Every other entry's provenance follows from the entry itself (`provenanceAt`): a tool
+   * result's from its tool and its fence. docs/guide/security.md.
    */
-  transcriptProvenance: EntryProvenance[];
+  inputProvenance?: { [entryId: string]: EntryProvenance };
   /** Inputs whose `applied` frame is folded and whose entry is not yet (the two share an append). */
   applying?: ApplyingInput[];
   /** Inputs waiting for a carrier, in arrival order. */
@@ -166,7 +166,6 @@ export const EMPTY_STATE: TaskState = Object.freeze({
   summary: EMPTY_SUMMARY,
   transcript: [],
   transcriptSeqs: [],
-  transcriptProvenance: [],
   inputs: [],
   openToolCalls: [],
   approvals: [],
@@ -195,7 +194,7 @@ export class Folder {
       ...from,
       transcript: [...from.transcript],
       transcriptSeqs: [...from.transcriptSeqs],
-      transcriptProvenance: [...from.transcriptProvenance],
+      ...(from.inputProvenance === undefined ? {} : { inputProvenance: { ...from.inputProvenance } }),
       inputs: [...from.inputs],
       openToolCalls: [...from.openToolCalls],
       approvals: [...from.approvals],
@@ -265,15 +264,11 @@ export class Folder {
             ? { role: "user", entryId: event.entryId, content: event.content }
             : { role: "user", entryId: event.entryId, content: event.content, parts: event.parts },
           seq,
-          inputProvenance(event.content, this.#takeApplying(event.inputIds)),
         );
+        this.#setProvenance(event.entryId, inputProvenance(event.content, this.#takeApplying(event.inputIds)));
         break;
       case "hook_feedback":
-        this.#push(
-          { role: "user", entryId: `hook:${seq}`, content: event.content },
-          seq,
-          hookProvenance(event.content),
-        );
+        this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
         if (event.hook === OUTPUT_CORRECTION) s.outputCorrections = (s.outputCorrections ?? 0) + 1;
         break;
       case "model_turn": {
@@ -282,7 +277,7 @@ export class Folder {
         if (s.modelParks !== undefined) delete s.modelParks;
         const entry: TranscriptEntry = { role: "assistant", text: event.text, toolCalls: event.toolCalls };
         if (event.reasoning !== undefined) entry.reasoning = event.reasoning;
-        this.#push(entry, seq, MODEL_PROVENANCE);
+        this.#push(entry, seq);
         for (const call of event.toolCalls) {
           if (s.openToolCalls.some((open) => open.callId === call.callId)) continue;
           s.openToolCalls.push({ ...call, started: false, attempt: 0, legId: event.legId });
@@ -319,7 +314,6 @@ export class Folder {
         this.#push(
           { role: "tool", callId: event.callId, name: event.name, status: event.status, content: event.content },
           seq,
-          toolProvenance(event.name, event.content),
         );
         if (s.approvals.length > 0) s.approvals = s.approvals.filter((approval) => approval.callId !== event.callId);
         break;
@@ -383,10 +377,16 @@ export class Folder {
     return this;
   }
 
-  #push(entry: TranscriptEntry, seq: number, provenance: EntryProvenance): void {
+  #push(entry: TranscriptEntry, seq: number): void {
     this.#s.transcript.push(entry);
     this.#s.transcriptSeqs.push(seq);
-    this.#s.transcriptProvenance.push(provenance);
+  }
+
+  /** Record a user entry's spans (the Folder owns its copy of the record). */
+  #setProvenance(entryId: string, provenance: EntryProvenance): void {
+    const s = this.#s;
+    if (s.inputProvenance === undefined) s.inputProvenance = {};
+    s.inputProvenance[entryId] = provenance;
   }
 
   /** The inputs an entry applies, as their `applied` frames left them (an unknown one as a user input). */
@@ -456,7 +456,6 @@ export class Folder {
       this.#push(
         { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: UNSETTLED_CALL_CONTENT },
         seq,
-        toolProvenance(open.name, UNSETTLED_CALL_CONTENT),
       );
     }
     s.openToolCalls = kept;
@@ -493,23 +492,23 @@ export class Folder {
     const seqs: number[] = [keepFrom > 0 ? (s.transcriptSeqs[keepFrom - 1] ?? 0) : 0];
     // A summary of untrusted text may carry it on: it counts as untrusted then (conservatively, whole).
     let fromUntrusted = false;
-    const provenance: EntryProvenance[] = [];
+    const kept: { [entryId: string]: EntryProvenance } = {};
     for (let i = 0; i < s.transcript.length; i++) {
       const entry = s.transcript[i] as TranscriptEntry;
-      const origin = s.transcriptProvenance[i] ?? MODEL_PROVENANCE;
       if (i >= keepFrom && entry.role === "assistant") for (const call of entry.toolCalls) asked.add(call.callId);
       if (i < keepFrom || (entry.role === "tool" && !asked.has(entry.callId))) {
-        if (holdsUntrusted(origin)) fromUntrusted = true;
+        if (holdsUntrusted(provenanceAt(s, i))) fromUntrusted = true;
         continue;
       }
       transcript.push(entry);
       seqs.push(s.transcriptSeqs[i] ?? 0);
-      provenance.push(origin);
+      const own = entry.role === "user" ? s.inputProvenance?.[entry.entryId] : undefined;
+      if (own !== undefined && entry.role === "user") kept[entry.entryId] = own;
     }
-    provenance.unshift(summaryProvenance(summary, fromUntrusted));
+    kept[entryId] = summaryProvenance(summary, fromUntrusted);
     s.transcript = transcript;
     s.transcriptSeqs = seqs;
-    s.transcriptProvenance = provenance;
+    s.inputProvenance = kept;
   }
 }
 
