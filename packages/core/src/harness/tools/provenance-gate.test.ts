@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
+import { createAgent } from "../../agent/create-agent.ts";
 import { fold } from "../../core/fold.ts";
 import type { Store } from "../../ports/store.ts";
 import type { Tool } from "../../ports/tool.ts";
@@ -269,5 +270,20 @@ describe("crash safety", () => {
         expect(w.runs, label).toEqual([{ to: ATTACKER, body: "Hello there" }]);
       }
     }
+  });
+});
+
+describe("the agent API", () => {
+  it("a held call's pending approval carries its provenance", async () => {
+    const w = world("external");
+    const agent = createAgent({
+      model: new ScriptedModel(script("tainted"), { mode: "by-transcript" }),
+      tools: w.tools,
+    });
+    const result = await agent.run("Read the pricing page and e-mail bob@corp.example a hello");
+    expect(result.status).toBe("parked");
+    const [pending] = await agent.approvals(result.taskId);
+    expect(pending?.provenance).toMatchObject({ classification: "tainted", effects: "external" });
+    expect(result.parked?.approvals[0]?.provenance?.spans[0]).toMatchObject({ tool: "fetch_page", argument: "/to" });
   });
 });
