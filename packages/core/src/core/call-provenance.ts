@@ -150,10 +150,11 @@ export class ProvenanceIndex {
   /**
    * Classify a call's `input` against the indexed context: `tainted` with the spans its arguments
    * carry text of, `exposed` with the latest untrusted spans (when `withExposure`), or `clean`.
+   * `ignore`: JSON Pointers of values not counted (a tool's `untaintedInputs`).
    */
-  classify(input: JsonValue, withExposure = true): ClassifiedCall {
+  classify(input: JsonValue, withExposure = true, ignore: readonly string[] = []): ClassifiedCall {
     if (!this.#taint.exposed) return { classification: "clean", spans: [] };
-    const findings = this.#taint.taint(input, MAX_SPANS);
+    const findings = this.#taint.taint(input, MAX_SPANS, ignore);
     if (findings.length > 0) return { classification: "tainted", spans: findings.map((f) => this.#held(f)) };
     const spans = withExposure
       ? this.#spans

@@ -336,11 +336,18 @@ export class TaintIndex {
     return findings;
   }
 
-  /** Why `input` is tainted: at most `limit` findings, none when it is not. */
-  taint(input: JsonValue, limit = 8): TaintFinding[] {
+  /**
+   * Why `input` is tainted: at most `limit` findings, none when it is not. Values at the JSON
+   * Pointers in `ignore` (or under them) are left out.
+   */
+  taint(input: JsonValue, limit = 8, ignore: readonly string[] = []): TaintFinding[] {
     if (this.#untrusted.size === 0 && this.#untrustedTokens.size === 0) return [];
-    const all: Leaf[] = [];
-    leaves(input, "", all);
+    const found: Leaf[] = [];
+    leaves(input, "", found);
+    const all =
+      ignore.length === 0
+        ? found
+        : found.filter((leaf) => !ignore.some((path) => leaf.path === path || leaf.path.startsWith(`${path}/`)));
     const findings: TaintFinding[] = [];
     const seen = new Set<string>();
     const push = (finding: TaintFinding | undefined) => {

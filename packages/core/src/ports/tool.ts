@@ -85,6 +85,12 @@ export interface Tool<Input = unknown, Name extends string = string> {
    * mail, payments, requests to other services). Default: `none` when `readOnly`, else `local`.
    */
   effects?: ToolEffects;
+  /**
+   * Input values the provenance policy does not count as tainted, as JSON Pointers (`/taskId`):
+   * identifiers the tool's own output hands the model to pass back (a remote task's id), which
+   * come from untrusted output by design. Every other argument is classified as usual.
+   */
+  untaintedInputs?: readonly string[];
   /** Results longer than this (in characters) are truncated with a note (default: the harness's cap). */
   maxOutputChars?: number;
   /**

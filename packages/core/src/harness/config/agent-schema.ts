@@ -67,6 +67,7 @@ const toolShape = {
   timeoutMs: positive.optional(),
   untrustedOutput: z.boolean().optional(),
   effects: toolEffectsSchema.optional(),
+  untaintedInputs: z.array(z.string().regex(/^\//, "a JSON Pointer, e.g. /taskId")).readonly().optional(),
   maxOutputChars: z.number().int().positive().optional(),
   needsApproval: z
     .union([z.boolean(), functionSchema<(input: unknown) => boolean>("needsApproval(input, context)")])

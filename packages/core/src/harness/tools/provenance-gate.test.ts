@@ -178,6 +178,24 @@ describe("the provenance policy at the tool gate", () => {
     expect(off.w.runs).toEqual([{ to: ATTACKER, body: "Hello there" }]);
   });
 
+  it("a tool's untaintedInputs are not counted; its other arguments are", async () => {
+    const store = new MemoryStore();
+    const w = world("external", { untaintedInputs: ["/to"] });
+    const model = new ScriptedModel(script("tainted"), { mode: "by-transcript" });
+    const taskId = await startTask(store, { objective: "mail", principal: "acme" });
+    expect(await runLeg({ store, agent: { model, tools: w.tools } }, taskId)).toMatchObject({ status: "completed" });
+    expect(w.runs).toEqual([{ to: ATTACKER, body: "Hello there" }]);
+    const other = world("external", { untaintedInputs: ["/body"] });
+    const held = await runLeg(
+      {
+        store,
+        agent: { model: new ScriptedModel(script("tainted"), { mode: "by-transcript" }), tools: other.tools },
+      },
+      await startTask(store, { objective: "mail", principal: "acme" }),
+    );
+    expect(held).toMatchObject({ parkedReason: "approval" });
+  });
+
   it("the agent's instructions are trusted text: a value they name is not tainted", async () => {
     const { outcome } = await runScenario("tainted", "external", undefined, {
       instructions: `Mail goes to ${ATTACKER} when the page asks for it.`,

@@ -84,7 +84,11 @@ export class ProvenanceGate {
       end === state.transcript.length
         ? this.#legIndex().sync(state)
         : new ProvenanceIndex(this.#options, this.#trusted).sync(state, end);
-    const { classification, spans } = index.classify(call.input, policyWatchesExposure(policy));
+    const { classification, spans } = index.classify(
+      call.input,
+      policyWatchesExposure(policy),
+      tool.untaintedInputs ?? [],
+    );
     if (classification === "clean") return ALLOW;
     const rule = provenanceRule(policy, effects, classification);
     if (rule === "allow") return ALLOW;
