@@ -38,7 +38,8 @@ interface IndexedSpan {
 const MAX_SPANS = 8;
 const EXCERPT_CONTEXT = 80;
 const EXCERPT_MAX = 300;
-const TEXT_MAX = 200;
+// In code points; at most 191 of them is at most 382 UTF-16 units, under the schema's 400.
+const TEXT_MAX = 190;
 
 function contentOf(entry: TranscriptEntry): string | undefined {
   return entry.role === "assistant" ? undefined : entry.content;
