@@ -7,7 +7,8 @@ Commands:
   run "objective" [--model provider:model-id] [--db path] [--attach file …] [--yes] [--stdin-steers]
                       Start a task and stream it. Type a line to steer it; Ctrl-C parks it.
                       --attach adds an image or a file (PNG, JPEG, GIF, WebP, PDF, text) to it.
-                      --yes runs the file tools that write without asking first;
+                      --yes runs the file tools that write without asking first (a call
+                      the provenance policy holds is still asked about);
                       --stdin-steers reads steers from stdin even when it is not a terminal
   resume <taskId> [--model provider:model-id] [--yes] [--stdin-steers]
                       Run a parked or crashed task's next leg (the model it was started with)

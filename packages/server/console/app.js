@@ -2,7 +2,7 @@
 // State that must survive a reload lives in sessionStorage (the token) and the URL (the task).
 import { ApiError, apiClient, blobClient } from "./api.js";
 import { followTask } from "./stream.js";
-import { attachmentLabel, el, LiveView, logEntry, speaker, usageText } from "./task-log.js";
+import { attachmentLabel, el, heldView, LiveView, logEntry, speaker, usageText } from "./task-log.js";
 import { renderTimeline } from "./timeline.js";
 import { parseTrace, renderSpanDetail, renderWaterfall, spanDuration } from "./trace.js";
 
@@ -131,6 +131,7 @@ function renderApprovals() {
         { dataset: { callId: request.callId } },
         el("p", {}, `${request.name} (${request.callId}) wants to run with:`),
         el("pre", {}, input),
+        heldView(request.provenance),
         el("p", { className: "meta" }, `SHA-256 ${request.digest}`),
         approve,
         deny,

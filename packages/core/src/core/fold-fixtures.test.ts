@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { taskEventSchema } from "../protocol/task-event.ts";
 import { isInterruptRequest, isResumeRequest } from "./command-events.ts";
+import { provenanceAt } from "./entry-provenance.ts";
 import { validateEvents } from "./event-validation.ts";
 import { fold, UNSETTLED_CALL_CONTENT } from "./fold.ts";
 
@@ -356,5 +357,54 @@ describe("trace-context fixtures", () => {
     expect(stripped.some((event, i) => JSON.stringify(event) !== JSON.stringify(events[i]))).toBe(true);
     expect(fold(events)).toEqual(fold(stripped));
     expect(fold(events).summary).toMatchObject({ status: "parked" });
+  });
+});
+
+// Version 2 of approval_requested: written only when the provenance policy held the call.
+describe("v2 fixtures (provenance)", () => {
+  const V2 = new URL("../../fixtures/events/v2/", import.meta.url);
+
+  it("approval_requested v 2: the held call keeps why; each entry's spans are derived from the log", () => {
+    const events = load("approval_requested", V2);
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    const state = fold(events);
+    expect(state.approvals[0]?.provenance).toMatchObject({
+      classification: "tainted",
+      effects: "external",
+      rule: "approve",
+      spans: [{ seq: 10, lane: "external", tool: "fetch_page", argument: "/to", match: "email" }],
+    });
+    expect(state.applying).toBeUndefined();
+    const [entry, , result] = state.transcript.map((_, i) => provenanceAt(state, i));
+    // Only the entry of inputs is recorded; a tool result's follows from the result itself.
+    expect(Object.keys(state.inputProvenance ?? {})).toEqual(["entry:in-obj"]);
+    const content = state.transcript[0]?.role === "user" ? state.transcript[0].content : "";
+    expect(entry?.spans.map((s) => [s.lane, s.inputId, s.actor?.verified])).toEqual([
+      ["user", "in-obj", true],
+      ["external", "in-ext", false],
+    ]);
+    // The external input's span is its whole fence, header included.
+    const external = entry?.spans[1];
+    expect(content.slice(external?.start, external?.end)).toMatch(
+      /^\n\n<untrusted-8899aabbccddeeff[\s\S]*<\/untrusted-8899aabbccddeeff>$/,
+    );
+    expect(result).toMatchObject({
+      origin: "tool",
+      spans: [{ lane: "external", tool: "fetch_page", untrustedTool: true }],
+    });
+  });
+
+  it("v 1 logs fold with provenance too: a fenced tool result is an untrusted tool's, an approval has none", () => {
+    const results = fold(load("tool_result"));
+    expect(
+      results.transcript
+        .map((_, i) => provenanceAt(results, i))
+        .filter((p) => p.origin === "tool")
+        .map((p) => p.spans[0]?.untrustedTool),
+    ).toEqual([true, undefined]);
+    expect(fold(load("approval_requested")).approvals[0]).not.toHaveProperty("provenance");
+    const compacted = fold(load("compaction"));
+    const summary = compacted.transcript[0];
+    expect(summary?.role === "user" && compacted.inputProvenance?.[summary.entryId]?.origin).toBe("summary");
   });
 });

@@ -12,6 +12,7 @@ import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { ProvenancePolicy } from "../protocol/provenance.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder, ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
@@ -76,6 +77,14 @@ export interface Agent {
    * person decide this call (say, anything that writes outside a sandbox).
    */
   approvalPolicy?: (call: { name: string; input: JsonValue }, context: ApprovalContext) => boolean | Promise<boolean>;
+  /**
+   * What happens to a tool call whose context held untrusted content (`exposed`) or whose
+   * arguments carry a run of it (`tainted`), per the tool's `effects` (docs/guide/security.md).
+   * Default: tainted `local` and `external` calls need a person's approval; everything else runs.
+   * `approvalPolicy`, `needsApproval` and a host's auto-approval do not turn these holds off;
+   * only `"allow"` does, which lets injected text act: unsafe.
+   */
+  provenancePolicy?: ProvenancePolicy;
   /** Host code that watches and steers the loop. */
   hooks?: Hooks;
   /** Timeouts and fail-open/fail-closed per hook. */

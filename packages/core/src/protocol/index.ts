@@ -11,6 +11,7 @@ export * from "./content.ts";
 export * from "./errors.ts";
 export type * from "./human-input.ts";
 export type * from "./json.ts";
+export * from "./provenance.ts";
 export * from "./stream-event.ts";
 export * from "./task-event.ts";
 export * from "./task-summary.ts";

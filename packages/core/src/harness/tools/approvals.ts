@@ -16,6 +16,7 @@ import {
   TaskFinishedError,
 } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
+import type { CallProvenance } from "../../protocol/provenance.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../../protocol/task-event.ts";
 import type { TraceContext } from "../../protocol/trace-context.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
@@ -29,15 +30,21 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
-/** The `approval_requested` event for a call and its (validated) input. */
+/**
+ * The `approval_requested` event for a call and its (validated) input; version 2, with
+ * `provenance`, when the provenance policy held it.
+ */
 export async function approvalRequest(
   legId: string,
   callId: string,
   name: string,
   input: JsonValue,
+  provenance?: CallProvenance,
 ): Promise<ApprovalRequestedEvent> {
   const inputJson = canonicalJson(input);
-  return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: await sha256Hex(inputJson) };
+  const digest = await sha256Hex(inputJson);
+  if (provenance === undefined) return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest };
+  return { type: "approval_requested", v: 2, legId, callId, name, inputJson, digest, provenance };
 }
 
 /**
