@@ -320,8 +320,10 @@ describe("v2 fixtures (the budget ledger)", () => {
       reserved: { tokens: 242, turns: 4 },
       turns: 1,
     });
-    // A second result of the same child changes nothing: it was released once.
-    expect(fold(events.slice(0, 7)).children).toEqual(released.children);
+    // A second result of the same child releases nothing more (its outcome is the last, as before).
+    const repeated = fold(events.slice(0, 7));
+    expect(outstandingReservations(repeated)).toEqual(outstandingReservations(released));
+    expect(repeated.children[0]).toEqual({ ...released.children[0], status: "failed", result: "late" });
     expect(outstandingReservations(fold(events))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });
     // The v 1 spawn holds nothing, as before the ledger.
     expect(outstandingReservations(fold(load("child_task")))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });

@@ -434,12 +434,13 @@ export class Folder {
     // The first spawn's share is the reservation; a spawn recorded again does not change it.
     if (event.phase === "spawned" && event.reserved !== undefined && index === -1) base.reserved = event.reserved;
     if (event.phase === "result") {
-      // A child ends once for its ledger: a result repeated after the first releases nothing more.
-      if (base.status !== "running") return;
+      // A child ends once for its ledger: a result repeated after the first releases nothing
+      // more and changes neither what it still held nor its turns (its outcome, as before, is the last).
+      const first = base.status === "running";
       base.status = event.status ?? "completed";
       if (event.result !== undefined) base.result = event.result;
-      if (event.turns !== undefined) base.turns = event.turns;
-      if (event.held !== undefined) base.held = event.held;
+      if (first && event.turns !== undefined) base.turns = event.turns;
+      if (first && event.held !== undefined) base.held = event.held;
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;
