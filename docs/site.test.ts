@@ -18,6 +18,7 @@ const REQUIRED = [
   "guide/tools-and-mcp.md",
   "guide/a2a-client.md",
   "guide/delegation-and-budgets.md",
+  "guide/budgets-and-quotas.md",
   "guide/stores.md",
   "guide/serving.md",
   "guide/front-ends.md",

@@ -40,6 +40,7 @@ export default defineConfig({
           { text: "Tools and MCP", link: "/guide/tools-and-mcp" },
           { text: "Delegating to A2A agents", link: "/guide/a2a-client" },
           { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },
+          { text: "Budgets and quotas", link: "/guide/budgets-and-quotas" },
           { text: "Stores and crash recovery", link: "/guide/stores" },
           { text: "Serving", link: "/guide/serving" },
           { text: "Front ends", link: "/guide/front-ends" },

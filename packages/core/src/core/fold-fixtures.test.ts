@@ -7,7 +7,7 @@ import { taskEventSchema } from "../protocol/task-event.ts";
 import { isInterruptRequest, isResumeRequest } from "./command-events.ts";
 import { provenanceAt } from "./entry-provenance.ts";
 import { validateEvents } from "./event-validation.ts";
-import { fold, UNSETTLED_CALL_CONTENT } from "./fold.ts";
+import { fold, outstandingReservations, UNSETTLED_CALL_CONTENT } from "./fold.ts";
 
 const DIR = new URL("../../fixtures/events/v1/", import.meta.url);
 
@@ -295,6 +295,39 @@ describe("v2 fixtures", () => {
     expect(state.settings?.output).toMatchObject({ type: "object", required: ["name", "year"] });
     expect(state).toMatchObject({ result: '{"name":"Ada Lovelace","year":1843}', summary: { status: "completed" } });
     expect(state.outputCorrections).toBeUndefined();
+  });
+});
+
+// child_task v 2: the budget ledger, a share held from each spawn until the child's first result.
+describe("v2 fixtures (the budget ledger)", () => {
+  const V2 = new URL("../../fixtures/events/v2/", import.meta.url);
+
+  it("child_task v 2: spawns hold their shares, a child's first result releases its own, a cancel all", () => {
+    const events = load("child_task", V2);
+    expect(outstandingReservations(fold(events.slice(0, 3)))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });
+    expect(outstandingReservations(fold(events.slice(0, 5)))).toEqual({
+      tokens: 484,
+      costUsd: 0,
+      activeMs: 0,
+      turns: 8,
+    });
+    const released = fold(events.slice(0, 6));
+    expect(outstandingReservations(released)).toEqual({ tokens: 242, costUsd: 0, activeMs: 0, turns: 4 });
+    expect(released.children[0]).toEqual({
+      childTaskId: "t-ledger~call-1",
+      callId: "call-1",
+      status: "completed",
+      result: "A done.",
+      reserved: { tokens: 242, turns: 4 },
+      turns: 1,
+    });
+    // A second result of the same child releases nothing more (its outcome is the last, as before).
+    const repeated = fold(events.slice(0, 7));
+    expect(outstandingReservations(repeated)).toEqual(outstandingReservations(released));
+    expect(repeated.children[0]).toEqual({ ...released.children[0], status: "failed", result: "late" });
+    expect(outstandingReservations(fold(events))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });
+    // The v 1 spawn holds nothing, as before the ledger.
+    expect(outstandingReservations(fold(load("child_task")))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });
   });
 });
 

@@ -4,7 +4,15 @@ import type { TaskEvent } from "../protocol/task-event.ts";
 import type { TranscriptEntry } from "../protocol/transcript.ts";
 import { make } from "../testing/event-factories.ts";
 import { validateEvents } from "./event-validation.ts";
-import { EMPTY_STATE, Folder, fold, stateFromJson, stateToJson, TASK_STATE_VERSION } from "./fold.ts";
+import {
+  EMPTY_STATE,
+  Folder,
+  fold,
+  outstandingReservations,
+  stateFromJson,
+  stateToJson,
+  TASK_STATE_VERSION,
+} from "./fold.ts";
 import { anyLog } from "./task-log.fixture.ts";
 import { waitingInputs } from "./waiting-inputs.ts";
 
@@ -66,6 +74,29 @@ describe("fold properties", () => {
         expect(base).toEqual(copy);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("the ledger: running children hold their first spawn's share, ended ones what their first result held; cancelled, nothing", () => {
+    fc.assert(
+      fc.property(anyLog, (log) => {
+        const state = fold(log);
+        const expected = { tokens: 0, turns: 0 };
+        if (state.summary.status !== "cancelled") {
+          for (const child of state.children) {
+            const first = log.find((e) => e.type === "child_task" && e.childTaskId === child.childTaskId);
+            const reserved = first?.type === "child_task" && first.phase === "spawned" ? first.reserved : undefined;
+            expect(child.reserved).toEqual(reserved);
+            const ended = log.find(
+              (e) => e.type === "child_task" && e.phase === "result" && e.childTaskId === child.childTaskId,
+            );
+            const held = child.status === "running" ? reserved : ended?.type === "child_task" ? ended.held : undefined;
+            expected.tokens += held?.tokens ?? 0;
+            expected.turns += held?.turns ?? 0;
+          }
+        }
+        expect(outstandingReservations(state)).toMatchObject(expected);
+      }),
     );
   });
 

@@ -9,7 +9,13 @@ import type { Attachment } from "../protocol/content.ts";
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { CallProvenance } from "../protocol/provenance.ts";
-import { type ExternalTool, OUTPUT_CORRECTION, type TaskEvent, type TaskSettings } from "../protocol/task-event.ts";
+import {
+  type BudgetReservation,
+  type ExternalTool,
+  OUTPUT_CORRECTION,
+  type TaskEvent,
+  type TaskSettings,
+} from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
 import {
@@ -25,11 +31,12 @@ import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
  * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: `inputProvenance`,
- * `applying` and `approvals[].provenance`. A snapshot of another
+ * `applying` and `approvals[].provenance`; 5: the budget ledger (a child's `reserved`, `turns` and
+ * `held`; `reportedEnd`). A snapshot of another
  * version is ignored and the log refolded, so a reader never builds a request from a state that
  * lacks what the log holds.
  */
-export const TASK_STATE_VERSION = 4;
+export const TASK_STATE_VERSION = 5;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -83,11 +90,21 @@ export interface TimerState {
   from?: string;
 }
 
+/**
+ * A child task as its parent's log knows it. `reserved` is its share of the parent's budget, held
+ * against the parent's limits while it runs (see `outstandingReservations`); its result releases it.
+ */
 export interface ChildState {
   childTaskId: string;
   callId?: string;
   status: "running" | "completed" | "failed" | "cancelled";
   result?: string;
+  /** What the parent set aside for it when it spawned it (`child_task` v 2). */
+  reserved?: BudgetReservation;
+  /** Model turns of its tree, from its result (only for a tree-wide `maxTurns`). */
+  turns?: number;
+  /** What its own children still held when it ended: held for good, as the parent hears no more. */
+  held?: BudgetReservation;
 }
 
 /**
@@ -150,6 +167,11 @@ export interface TaskState {
   activeMs: number;
   /** When the open leg started (ISO-8601), while one is open. */
   legStartedAt?: string;
+  /**
+   * The task told its parent it ended (`parent_notified`): the parent took its spend and released
+   * its share, so a carved budget has nothing left for a leg that runs after that (a wake).
+   */
+  reportedEnd?: true;
   /**
    * Legs in a row that parked because the model was unavailable (`parked:model`) with no model
    * turn since: what the park's backoff grows with. Absent means 0 (and in older snapshots).
@@ -368,10 +390,12 @@ export class Folder {
       case "task_cancelled":
         this.#settleOpenCalls(seq, true);
         break;
+      case "parent_notified":
+        s.reportedEnd = true;
+        break;
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
-      case "parent_notified":
         break;
     }
     return this;
@@ -467,9 +491,16 @@ export class Folder {
     const base: ChildState =
       index === -1 ? { childTaskId: event.childTaskId, status: "running" } : { ...(s.children[index] as ChildState) };
     if (event.callId !== undefined) base.callId = event.callId;
+    // The first spawn's share is the reservation; a spawn recorded again does not change it.
+    if (event.phase === "spawned" && event.reserved !== undefined && index === -1) base.reserved = event.reserved;
     if (event.phase === "result") {
+      // A child ends once for its ledger: a result repeated after the first releases nothing
+      // more and changes neither what it still held nor its turns (its outcome, as before, is the last).
+      const first = base.status === "running";
       base.status = event.status ?? "completed";
       if (event.result !== undefined) base.result = event.result;
+      if (first && event.turns !== undefined) base.turns = event.turns;
+      if (first && event.held !== undefined) base.held = event.held;
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;
@@ -510,6 +541,26 @@ export class Folder {
     s.transcriptSeqs = seqs;
     s.inputProvenance = kept;
   }
+}
+
+/**
+ * The budget the task's running children hold (design §6, the ledger): the sum of the shares
+ * recorded on their spawns, each released by the child's result — less what that child's own
+ * children still held then, which stays held. A cancelled task holds nothing: it will spend no
+ * more, and its children are cancelled with it.
+ */
+export function outstandingReservations(state: TaskState): Required<BudgetReservation> {
+  const out = { tokens: 0, costUsd: 0, activeMs: 0, turns: 0 };
+  if (state.summary.status === "cancelled") return out;
+  for (const child of state.children) {
+    const held = child.status === "running" ? child.reserved : child.held;
+    if (held === undefined) continue;
+    out.tokens += held.tokens ?? 0;
+    out.costUsd += held.costUsd ?? 0;
+    out.activeMs += held.activeMs ?? 0;
+    out.turns += held.turns ?? 0;
+  }
+  return out;
 }
 
 /** Whether a call is to one of the task's external tools (its result comes from outside). */

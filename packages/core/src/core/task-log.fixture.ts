@@ -99,6 +99,23 @@ export const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
           ? { type: "child_task", v: 1, phase: "result", childTaskId: id, status: "completed", result: "r" }
           : { type: "child_task", v: 1, phase: "spawned", childTaskId: id },
     ),
+  // The budget ledger (child_task v 2): a share on a spawn; what was still held, and turns, on a result.
+  fc.record({ id: fc.constantFrom("k1", "k2", "k3"), result: fc.boolean(), tokens: fc.nat({ max: 500 }) }).map(
+    ({ id, result, tokens }): TaskEvent =>
+      result
+        ? {
+            type: "child_task",
+            v: 2,
+            phase: "result",
+            childTaskId: id,
+            status: "failed",
+            result: "r",
+            usage: { inputTokens: tokens, outputTokens: 1 },
+            held: { tokens: tokens % 7 },
+            turns: 2,
+          }
+        : { type: "child_task", v: 2, phase: "spawned", childTaskId: id, reserved: { tokens, turns: 3 } },
+  ),
   fc.nat({ max: 40 }).map(
     (throughSeq): TaskEvent => ({
       type: "compaction",

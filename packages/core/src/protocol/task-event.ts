@@ -401,18 +401,60 @@ export const resumeRequestedSchema = z.strictObject({
   actor: actorSchema.exactOptional(),
 });
 
-/** A delegated child task: `spawned` when it is created, `result` when it ends, with its outcome and usage. */
-export const childTaskSchema = z.strictObject({
-  type: z.literal("child_task"),
-  v: v1,
-  phase: z.enum(["spawned", "result"]),
-  childTaskId: nonEmpty,
-  callId: z.string().exactOptional(),
-  status: z.enum(["completed", "failed", "cancelled"]).exactOptional(),
-  result: z.string().exactOptional(),
-  /** What the child (and its own children) used, counted against the parent's budget. */
-  usage: usageSchema.exactOptional(),
+/**
+ * What a parent set aside of its budget for a child when it spawned it (`child_task` v 2): the
+ * child's share, held against the parent's limits until the child's result releases it. Only the
+ * limits the parent has; `turns` only when its `maxTurns` counts the whole tree.
+ */
+export const budgetReservationSchema = z.strictObject({
+  tokens: count.exactOptional(),
+  costUsd: z.number().nonnegative().exactOptional(),
+  activeMs: count.exactOptional(),
+  turns: count.exactOptional(),
 });
+
+/**
+ * A delegated child task: `spawned` when it is created, `result` when it ends, with its outcome and
+ * usage. v 2 carries the budget ledger: `reserved` on a spawn (the child's share of the parent's
+ * budget), `turns` on a result (the model turns of the child's tree, for a tree-wide `maxTurns`)
+ * and `held` (what the child's own children still hold).
+ * Only an event that carries either is v 2, so a reader that predates the ledger refuses it instead
+ * of carving a child as if nothing were set aside; every other `child_task` stays v 1.
+ */
+export const childTaskSchema = z
+  .strictObject({
+    type: z.literal("child_task"),
+    v: z.union([v1, z.literal(2)]),
+    phase: z.enum(["spawned", "result"]),
+    childTaskId: nonEmpty,
+    callId: z.string().exactOptional(),
+    status: z.enum(["completed", "failed", "cancelled"]).exactOptional(),
+    result: z.string().exactOptional(),
+    /** What the child (and its own children) used, counted against the parent's budget. */
+    usage: usageSchema.exactOptional(),
+    /** The child's share of the parent's budget, set aside until its result (spawned, v 2). */
+    reserved: budgetReservationSchema.exactOptional(),
+    /** Model turns of the child and its own children (result, v 2, for `turnsScope: "tree"`). */
+    turns: count.exactOptional(),
+    /**
+     * What the child's own children still held when it ended (result, v 2): the parent will hear
+     * nothing more of their spend, so it keeps holding it.
+     */
+    held: budgetReservationSchema.exactOptional(),
+  })
+  .refine(
+    (event) =>
+      (event.v === 2) === (event.reserved !== undefined || event.turns !== undefined || event.held !== undefined),
+    { message: "reserved, turns and held are written in version 2 and only there", path: ["v"] },
+  )
+  .refine((event) => event.reserved === undefined || event.phase === "spawned", {
+    message: "reserved is written on a spawn only",
+    path: ["reserved"],
+  })
+  .refine((event) => (event.turns === undefined && event.held === undefined) || event.phase === "result", {
+    message: "turns and held are written on a result only",
+    path: ["phase"],
+  });
 
 /**
  * A child task's end has been reported to its parent (the `child_task` result is in the parent's
@@ -547,6 +589,8 @@ export type InterruptRequestedEvent = z.infer<typeof interruptRequestedSchema>;
 export type ResumeRequestedEvent = z.infer<typeof resumeRequestedSchema>;
 /** A delegated child task's spawn or result (see {@link childTaskSchema}). */
 export type ChildTaskEvent = z.infer<typeof childTaskSchema>;
+/** A child's share of its parent's budget (see {@link budgetReservationSchema}). */
+export type BudgetReservation = z.infer<typeof budgetReservationSchema>;
 /** A child's end reported to its parent (see {@link parentNotifiedSchema}). */
 export type ParentNotifiedEvent = z.infer<typeof parentNotifiedSchema>;
 /** A compaction of the transcript (see {@link compactionSchema}). */

@@ -1,11 +1,12 @@
 /**
- * Budgets: per-task limits on model turns, tokens, cost and active time. Reaching one parks the
- * task (or fails it, as configured) with an engine note that says which limit, so a person can
- * raise it and resume. Usage is what the provider reported; cost comes from the price table the
- * host configures (`Budget.prices`; core carries no vendor prices: `@sema-agent/ai-sdk` exports
- * `DEFAULT_PRICES`, which the CLI and `sema serve` pass).
+ * Budgets: limits on model turns, tokens, cost and active time. Reaching one parks the task (or
+ * fails it, as configured) with an engine note that says which limit, so a person can raise it and
+ * resume. Usage is what the provider reported; cost comes from the price table the host configures
+ * (`Budget.prices`; core carries no vendor prices: `@sema-agent/ai-sdk` exports `DEFAULT_PRICES`,
+ * which the CLI and `sema serve` pass). A task's running children hold their shares against its
+ * limits (the ledger, `budget-ledger.ts`; `docs/guide/budgets-and-quotas.md`).
  */
-import type { TaskState } from "../../core/fold.ts";
+import { outstandingReservations, type TaskState } from "../../core/fold.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Usage } from "../../protocol/transcript.ts";
 
@@ -20,13 +21,20 @@ export interface ModelPrice {
 }
 
 /**
- * Per-task limits on model turns, tokens, cost (in US dollars, from `prices`) and active time. Reaching
- * one parks the task (or fails it, with `onExceeded: "fail"`); unset limits do not apply.
+ * Limits on model turns, tokens, cost (in US dollars, from `prices`) and active time. Tokens, cost
+ * and time count the task and its children (each child is carved a share, held against this
+ * task's limits while it runs); turns count the task's own unless `turnsScope` is `"tree"`.
+ * Reaching one parks the task (or fails it, with `onExceeded: "fail"`); unset limits do not apply.
  */
 export interface Budget {
-  /** Model turns over the whole task. */
+  /** Model turns over the whole task (and its children's, with `turnsScope: "tree"`). */
   maxTurns?: number;
-  /** Input plus output tokens over the whole task. */
+  /**
+   * What `maxTurns` counts: `"task"` (default) this task's own turns, each child counting its own;
+   * `"tree"` the turns of the task and of all its children, which are carved shares of it.
+   */
+  turnsScope?: "task" | "tree";
+  /** Input plus output tokens over the whole task and its children. */
   maxTokens?: number;
   /** US dollars over the whole task, priced by `prices` (a model without a price costs nothing). */
   maxCostUsd?: number;
@@ -62,40 +70,114 @@ export function costUsd(usage: Usage, price: ModelPrice): number {
   );
 }
 
-/** The first limit the task has reached, with words for the note; undefined when within budget. */
+/** A duration for a note: milliseconds under a second, whole seconds from there. */
+export function formatDuration(ms: number): string {
+  const whole = Math.round(ms);
+  return whole < 1000 ? `${whole} ms` : `${Math.round(whole / 1000)} s`;
+}
+
+/** The model turns a task's tree has made: its own and those its ended children reported. */
+export function treeTurns(state: TaskState): number {
+  let turns = state.summary.sessionSeq;
+  for (const child of state.children) turns += child.turns ?? 0;
+  return turns;
+}
+
+/** The task's spend so far, limit by limit (tokens and cost include its ended children). */
+export function spentOf(
+  state: TaskState,
+  budget: Budget,
+  modelId: string,
+  nowMs: number,
+): { tokens: number; costUsd: number | undefined; activeMs: number; turns: number } {
+  const usage = totalUsage(state);
+  const price = budget.maxCostUsd === undefined ? undefined : priceOf(modelId, budget.prices ?? {});
+  const current = state.legStartedAt === undefined ? 0 : nowMs - Date.parse(state.legStartedAt);
+  return {
+    tokens: usage.inputTokens + usage.outputTokens,
+    costUsd: price === undefined ? undefined : costUsd(usage, price),
+    activeMs: state.activeMs + Math.max(0, current),
+    turns: budget.turnsScope === "tree" ? treeTurns(state) : state.summary.sessionSeq,
+  };
+}
+
+/**
+ * The first limit the task has reached, with words for the note; undefined when within budget.
+ * Reached means spent plus what its running children hold (the ledger) is at the limit or past it.
+ */
 export function exceededLimit(
   state: TaskState,
   budget: Budget,
   modelId: string,
   nowMs: number,
 ): { limit: BudgetLimit; text: string } | undefined {
-  const { sessionSeq } = state.summary;
-  const usage = totalUsage(state);
-  if (budget.maxTurns !== undefined && sessionSeq >= budget.maxTurns) {
-    return { limit: "turns", text: `The task reached its limit of ${budget.maxTurns} model turns.` };
+  const closed = closedShare(state);
+  if (closed !== undefined) return closed;
+  const spent = spentOf(state, budget, modelId, nowMs);
+  const held = outstandingReservations(state);
+  const holding = (amount: string) => ` and its running sub-agents hold ${amount} more`;
+  if (budget.maxTurns !== undefined && spent.turns + held.turns >= budget.maxTurns) {
+    if (budget.turnsScope !== "tree")
+      return { limit: "turns", text: `The task reached its limit of ${budget.maxTurns} model turns.` };
+    const hold = held.turns > 0 ? holding(`${held.turns}`) : "";
+    return {
+      limit: "turns",
+      text: `The task and its sub-agents made ${spent.turns} model turns${hold}, reaching their limit of ${budget.maxTurns}.`,
+    };
   }
-  const tokens = usage.inputTokens + usage.outputTokens;
-  if (budget.maxTokens !== undefined && tokens >= budget.maxTokens) {
-    return { limit: "tokens", text: `The task used ${tokens} tokens, reaching its limit of ${budget.maxTokens}.` };
+  if (budget.maxTokens !== undefined && spent.tokens + held.tokens >= budget.maxTokens) {
+    const hold = held.tokens > 0 ? holding(`${held.tokens}`) : "";
+    return {
+      limit: "tokens",
+      text: `The task used ${spent.tokens} tokens${hold}, reaching its limit of ${budget.maxTokens}.`,
+    };
   }
-  if (budget.maxCostUsd !== undefined) {
-    const price = priceOf(modelId, budget.prices ?? {});
-    const cost = price === undefined ? undefined : costUsd(usage, price);
-    if (cost !== undefined && cost >= budget.maxCostUsd) {
-      return { limit: "cost", text: `The task cost $${cost.toFixed(4)}, reaching its limit of $${budget.maxCostUsd}.` };
-    }
+  // A model without a price costs nothing: only what children hold can reach the limit then.
+  const cost = spent.costUsd ?? 0;
+  if (
+    budget.maxCostUsd !== undefined &&
+    (spent.costUsd !== undefined || held.costUsd > 0) &&
+    cost + held.costUsd >= budget.maxCostUsd
+  ) {
+    const hold = held.costUsd > 0 ? holding(`$${held.costUsd.toFixed(4)}`) : "";
+    return {
+      limit: "cost",
+      text: `The task cost $${cost.toFixed(4)}${hold}, reaching its limit of $${budget.maxCostUsd}.`,
+    };
   }
-  if (budget.maxActiveMs !== undefined) {
-    const current = state.legStartedAt === undefined ? 0 : nowMs - Date.parse(state.legStartedAt);
-    const active = state.activeMs + Math.max(0, current);
-    if (active >= budget.maxActiveMs) {
-      return {
-        limit: "time",
-        text: `The task ran for ${Math.round(active / 1000)} s, reaching its limit of ${Math.round(budget.maxActiveMs / 1000)} s.`,
-      };
-    }
+  if (budget.maxActiveMs !== undefined && spent.activeMs + held.activeMs >= budget.maxActiveMs) {
+    const hold = held.activeMs > 0 ? holding(formatDuration(held.activeMs)) : "";
+    return {
+      limit: "time",
+      text: `The task ran for ${formatDuration(spent.activeMs)}${hold}, reaching its limit of ${formatDuration(budget.maxActiveMs)}.`,
+    };
   }
   return undefined;
+}
+
+/**
+ * A child's share is closed once it has told its parent it ended: the parent took its spend then
+ * and released the rest, so a leg that runs after that (a wake) may spend nothing more of it.
+ */
+function closedShare(state: TaskState): { limit: BudgetLimit; text: string } | undefined {
+  if (state.reportedEnd !== true) return undefined;
+  const share = budgetFromMetadata(state.metadata);
+  if (share === undefined) return undefined;
+  const limit: BudgetLimit | undefined =
+    share.maxTokens !== undefined
+      ? "tokens"
+      : share.maxCostUsd !== undefined
+        ? "cost"
+        : share.maxActiveMs !== undefined
+          ? "time"
+          : share.turnsScope === "tree" && share.maxTurns !== undefined
+            ? "turns"
+            : undefined;
+  if (limit === undefined) return undefined;
+  return {
+    limit,
+    text: "The task ended and reported to its parent task, which took what it spent and released the rest of its share: it has no budget left.",
+  };
 }
 
 /** A budget's limits as JSON, for a child task's metadata. */
@@ -105,6 +187,7 @@ export function budgetToJson(budget: Budget): { [key: string]: number | string }
     const value = budget[key];
     if (value !== undefined) out[key] = value;
   }
+  if (budget.turnsScope !== undefined) out.turnsScope = budget.turnsScope;
   if (budget.onExceeded !== undefined) out.onExceeded = budget.onExceeded;
   return out;
 }
@@ -118,11 +201,12 @@ export function budgetFromMetadata(metadata: { [key: string]: JsonValue } | unde
     const value = raw[key];
     if (typeof value === "number") budget[key] = value;
   }
+  if (raw.turnsScope === "task" || raw.turnsScope === "tree") budget.turnsScope = raw.turnsScope;
   if (raw.onExceeded === "park" || raw.onExceeded === "fail") budget.onExceeded = raw.onExceeded;
   return budget;
 }
 
-/** The tighter of two budgets, limit by limit. */
+/** The tighter of two budgets, limit by limit; turns counted over the tree if either says so. */
 export function tighter(a: Budget, b: Budget | undefined): Budget {
   if (b === undefined) return a;
   const out: Budget = { ...a };
@@ -131,29 +215,8 @@ export function tighter(a: Budget, b: Budget | undefined): Budget {
     const y = b[key];
     if (y !== undefined) out[key] = x === undefined ? y : Math.min(x, y);
   }
+  if (b.turnsScope === "tree") out.turnsScope = "tree";
   if (b.onExceeded !== undefined && out.onExceeded === undefined) out.onExceeded = b.onExceeded;
-  return out;
-}
-
-/**
- * What is left of a budget for a child: each limit less what the task (and its finished
- * children) used. Turns are not carved: a child counts its own.
- */
-export function remainingBudget(state: TaskState, budget: Budget, modelId: string, nowMs: number): Budget {
-  const usage = totalUsage(state);
-  const out: Budget = {};
-  if (budget.maxTurns !== undefined) out.maxTurns = budget.maxTurns;
-  if (budget.maxTokens !== undefined)
-    out.maxTokens = Math.max(0, budget.maxTokens - usage.inputTokens - usage.outputTokens);
-  if (budget.maxCostUsd !== undefined) {
-    const price = priceOf(modelId, budget.prices ?? {});
-    out.maxCostUsd = Math.max(0, budget.maxCostUsd - (price === undefined ? 0 : costUsd(usage, price)));
-  }
-  if (budget.maxActiveMs !== undefined) {
-    const current = state.legStartedAt === undefined ? 0 : nowMs - Date.parse(state.legStartedAt);
-    out.maxActiveMs = Math.max(0, budget.maxActiveMs - state.activeMs - Math.max(0, current));
-  }
-  if (budget.onExceeded !== undefined) out.onExceeded = budget.onExceeded;
   return out;
 }
 

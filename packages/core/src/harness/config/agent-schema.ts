@@ -112,6 +112,7 @@ const priceKeysMatch: Equal<keyof typeof priceShape, keyof ModelPrice> = true;
 
 const budgetShape = {
   maxTurns: count.optional(),
+  turnsScope: z.enum(["task", "tree"]).optional(),
   maxTokens: count.optional(),
   maxCostUsd: z.number().nonnegative().optional(),
   maxActiveMs: z.number().nonnegative().optional(),

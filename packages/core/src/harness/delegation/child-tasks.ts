@@ -5,16 +5,17 @@
  * result. Child ids derive from the parent and the call, so a crash between creating the child and
  * recording it never creates two.
  */
-import type { ChildState, TaskState } from "../../core/fold.ts";
+import { type ChildState, outstandingReservations, type TaskState } from "../../core/fold.ts";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import { addUsage, isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Store } from "../../ports/store.ts";
 import { ForbiddenError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
+import type { BudgetReservation, ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { Agent } from "../agent.ts";
-import { type Budget, budgetToJson } from "../budget/budget.ts";
+import { type Budget, budgetFromMetadata, budgetToJson, treeTurns } from "../budget/budget.ts";
+import { reservationOf } from "../budget/budget-ledger.ts";
 import { loadState } from "../leg/event-writer.ts";
 import { appendToState, appendToTask } from "../tasks/append-to-task.ts";
 import { type SentInput, sendInput } from "../tasks/send-input.ts";
@@ -95,7 +96,27 @@ export async function childResultEvent(
     state.summary.childUsage === undefined
       ? state.summary.usage
       : addUsage(state.summary.usage, state.summary.childUsage);
+  // A child carved from a tree-wide maxTurns reports its tree's turns, which its parent counts.
+  if (budgetFromMetadata(state.metadata)?.turnsScope === "tree") {
+    event.v = 2;
+    event.turns = treeTurns(state);
+  }
+  // What its own children still hold stays held by the parent, which hears no more of them.
+  const held = nonZero(outstandingReservations(state));
+  if (held !== undefined) {
+    event.v = 2;
+    event.held = held;
+  }
   return event;
+}
+
+function nonZero(held: Required<BudgetReservation>): BudgetReservation | undefined {
+  const out: BudgetReservation = {};
+  if (held.tokens > 0) out.tokens = held.tokens;
+  if (held.costUsd > 0) out.costUsd = held.costUsd;
+  if (held.activeMs > 0) out.activeMs = held.activeMs;
+  if (held.turns > 0) out.turns = held.turns;
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /**
@@ -208,7 +229,8 @@ export async function steerChild(
 
 /**
  * Start a child task from host code (not through the model's delegate tool): the parent records
- * it first, then it is created; when it ends, the parent is woken with its result.
+ * it first, then it is created; when it ends, the parent is woken with its result. Its `budget`'s
+ * limits are held against the parent's (the ledger) until then.
  */
 export async function startChildTask(
   store: Store,
@@ -222,7 +244,13 @@ export async function startChildTask(
     if (parent.summary.status === "cancelled") throw new TaskFinishedError(parentTaskId, "cancelled");
     depth = depthOf(parent, parent.metadata) + 1;
     principal = parent.principal;
-    return [{ type: "child_task", v: 1, phase: "spawned", childTaskId: childId }];
+    // A budget given here is held against the parent's limits until the child ends.
+    const reserved = options.budget === undefined ? undefined : reservationOf(options.budget);
+    return [
+      reserved === undefined
+        ? { type: "child_task", v: 1, phase: "spawned", childTaskId: childId }
+        : { type: "child_task", v: 2, phase: "spawned", childTaskId: childId, reserved },
+    ];
   });
   // Created only once the parent has recorded it.
   const metadata: { [key: string]: JsonValue } = { depth };

@@ -1,12 +1,13 @@
 /**
  * What a `delegate` call does in the tool phase (design §6): answer it from its child's result,
  * wait for a child still working, or refuse it (depth, fan-out, bad input) or decide to spawn
- * one — and then create the child, with what is left of this task's budget.
+ * one — and then create the child, with the share of this task's budget its spawn set aside.
  */
-import type { ChildState, OpenToolCall } from "../../core/fold.ts";
+import { type ChildState, Folder, type OpenToolCall } from "../../core/fold.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { Agent } from "../agent.ts";
-import { effectiveBudget, remainingBudget } from "../budget/budget.ts";
+import { effectiveBudget } from "../budget/budget.ts";
+import { headroom, shareBudget, siblingShare } from "../budget/budget-ledger.ts";
 import type { LegContext } from "../leg/leg-context.ts";
 import { resultEvent } from "../tools/run-tool-call.ts";
 import { childOutcome, childResultEvent, childTaskId, depthOf, spawnChild } from "./child-tasks.ts";
@@ -51,8 +52,11 @@ export async function delegateCallEvents(
   const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
   if (typeof input === "string") return error(input);
   const depth = depthOf(state, state.metadata);
-  if (depth >= (settings.maxDepth ?? 3))
-    return error(`Delegation refused: tasks may delegate at most ${settings.maxDepth ?? 3} levels deep.`);
+  const maxDepth = settings.maxDepth ?? 3;
+  if (depth >= maxDepth)
+    return error(
+      `Delegation refused: tasks may delegate at most ${maxDepth} ${maxDepth === 1 ? "level" : "levels"} deep.`,
+    );
   if (state.children.length + spawnedBefore >= (settings.maxChildren ?? 10)) {
     return error(`Delegation refused: a task may start at most ${settings.maxChildren ?? 10} sub-agents.`);
   }
@@ -76,11 +80,46 @@ export async function delegateCallEvents(
   ];
 }
 
-/** Create the child task if it does not exist yet (idempotent). */
+/**
+ * Set aside the shares of the children one turn spawns (the ledger, design §6): each spawn in
+ * `pending` for a call of `toCreate` records, as `child_task` v 2 `reserved`, an equal share of
+ * what the task may still spend once `pending` is folded in (the turn's own usage among it). A
+ * child not waited for leaves the parent working beside it: the parent keeps a share too.
+ * Called before `pending` is appended, so the spawns and their shares are one append.
+ */
+export function reserveShares(
+  ctx: LegContext,
+  pending: TaskEvent[],
+  toCreate: ReadonlyArray<{ callId: string; input: DelegateInput }>,
+): void {
+  if (toCreate.length === 0) return;
+  const budget = effectiveBudget(ctx.agent.budget, ctx.writer.state);
+  const after = new Folder(ctx.writer.state).applyAll(pending).state;
+  const room = headroom(after, budget, ctx.agent.model.id, Date.now());
+  const share = siblingShare(
+    room,
+    toCreate.length,
+    toCreate.some((child) => !child.input.wait),
+  );
+  if (share === undefined) return;
+  const callIds = new Set(toCreate.map((child) => child.callId));
+  for (const event of pending) {
+    if (event.type !== "child_task" || event.phase !== "spawned" || !callIds.has(event.callId ?? "")) continue;
+    event.v = 2;
+    event.reserved = { ...share };
+  }
+}
+
+/**
+ * Create the child task if it does not exist yet (idempotent), with the budget its spawn set aside
+ * (a spawn recorded before the ledger set nothing aside: the child gets what is left, as then).
+ */
 export async function ensureChild(ctx: LegContext, callId: string, input: DelegateInput): Promise<void> {
   const state = ctx.writer.state;
-  // The child's budget is what is left of this task's (its own share, when it has one).
-  const budget = remainingBudget(state, effectiveBudget(ctx.agent.budget, state), ctx.agent.model.id, Date.now());
+  const budget = effectiveBudget(ctx.agent.budget, state);
+  const known = state.children.find((child) => child.callId === callId);
+  const share = known?.reserved ?? siblingShare(headroom(state, budget, ctx.agent.model.id, Date.now()), 1, false);
+  const carved = shareBudget(share, budget);
   const parent = { taskId: ctx.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
-  await spawnChild(ctx.store, Object.keys(budget).length === 0 ? parent : { ...parent, budget }, callId, input);
+  await spawnChild(ctx.store, Object.keys(carved).length === 0 ? parent : { ...parent, budget: carved }, callId, input);
 }

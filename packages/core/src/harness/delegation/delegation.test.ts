@@ -115,7 +115,7 @@ describe("delegation", () => {
     const level1 = fold(await store.read(childTaskId(root, "call-1-1")));
     expect(level1.transcript.find((e) => e.role === "tool")).toMatchObject({
       status: "error",
-      content: "Delegation refused: tasks may delegate at most 1 levels deep.",
+      content: "Delegation refused: tasks may delegate at most 1 level deep.",
     });
     const many = await startTask(store, { objective: "Many" });
     await runLeg({ store, agent: { model, delegation: { maxChildren: 2 } } }, many);

@@ -111,7 +111,12 @@ export class LegWriter {
    * conflict the leg folds the newcomers and appends the same events after them.
    */
   async append(events: TaskEvent[]): Promise<StoredEvent[]> {
-    return this.appendWhen(() => events);
+    if (!events.some(isChildResult)) return this.appendWhen(() => events);
+    // A child's result is the one fact that may have arrived meanwhile from elsewhere (the child's
+    // own report): the parent records each child's end once, so its budget is released once.
+    return this.appendWhen((state) =>
+      events.filter((event) => !isChildResult(event) || endsRunningChild(state, event)),
+    );
   }
 
   /**
@@ -191,4 +196,15 @@ export class LegWriter {
     });
     this.#sinceSnapshot = 0;
   }
+}
+
+function isChildResult(event: TaskEvent): boolean {
+  return event.type === "child_task" && event.phase === "result";
+}
+
+/** Whether a child's result is news to `state`: the child is not known to have ended yet. */
+function endsRunningChild(state: TaskState, event: TaskEvent): boolean {
+  if (event.type !== "child_task") return true;
+  const known = state.children.find((child) => child.childTaskId === event.childTaskId);
+  return known === undefined || known.status === "running";
 }

@@ -9,11 +9,13 @@ import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
 import { modelWaitRetirements } from "../../core/model-wait.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
-import type { ModelFailure, ToolSpec } from "../../ports/model.ts";
+import type { ModelFailure, ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { isSemaError, LeaseLostError, type SemaErrorCode } from "../../protocol/errors.ts";
 import type { ExternalTool, StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
-import { effectiveBudget, exceededLimit } from "../budget/budget.ts";
+import { type Budget, type BudgetLimit, effectiveBudget, exceededLimit } from "../budget/budget.ts";
+import { headroom } from "../budget/budget-ledger.ts";
+import { estimateInputTokens, fitCall } from "../budget/call-fit.ts";
 import { delegateSpec } from "../delegation/delegate-tool.ts";
 import { type HookFailure, LegHooks } from "../hooks/hook-runner.ts";
 import { compactionCut, shouldCompact, summarize } from "../model/compaction.ts";
@@ -278,6 +280,12 @@ export class LegLoop {
     const budget = effectiveBudget(agent.budget, this.#w.state);
     const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
     if (exceeded === undefined) return false;
+    await this.#endForBudget(budget, exceeded);
+    return true;
+  }
+
+  /** Park (or fail, as configured) at a budget limit, with the note that names it. */
+  async #endForBudget(budget: Budget, exceeded: { limit: BudgetLimit; text: string }): Promise<void> {
     const note: TaskEvent = {
       type: "engine_note",
       v: 1,
@@ -295,7 +303,23 @@ export class LegLoop {
     } else {
       await this.#end("parked:budget", note, exceeded.limit);
     }
-    return true;
+  }
+
+  /**
+   * Clamp the call's `maxOutputTokens` to what is left of the budget once its input (estimated) is
+   * paid for; the limit it would cross when it cannot fit at all, for the leg to park first.
+   * Synchronous: a call within budget awaits nothing more.
+   */
+  #fitBudget(request: ModelRequest): { budget: Budget; exceeded: { limit: BudgetLimit; text: string } } | undefined {
+    const { agent } = this.#o;
+    const state = this.#w.state;
+    const budget = effectiveBudget(agent.budget, state);
+    if (budget.maxTokens === undefined && budget.maxCostUsd === undefined) return undefined;
+    const room = headroom(state, budget, agent.model.id, Date.now());
+    const fit = fitCall(room, request, estimateInputTokens(request, state.lastPromptTokens), budget, agent.model.id);
+    if (!fit.fits) return { budget, exceeded: fit };
+    if (fit.maxOutputTokens !== undefined) request.maxOutputTokens = fit.maxOutputTokens;
+    return undefined;
   }
 
   /** Retire the timers of earlier model parks (see `core/model-wait.ts`). */
@@ -414,6 +438,11 @@ export class LegLoop {
     const problem = toolChoiceProblem(request);
     if (problem !== undefined) {
       await this.#failTask("InvalidInput", problem);
+      return "failed";
+    }
+    const over = this.#fitBudget(request);
+    if (over !== undefined) {
+      await this.#endForBudget(over.budget, over.exceeded);
       return "failed";
     }
     const result = await this.#watched(() =>

@@ -11,7 +11,7 @@ import type { JsonValue } from "../../protocol/json.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { DEFAULTS } from "../defaults.ts";
-import { delegateCallEvents, delegateToolName, ensureChild } from "../delegation/delegate-call.ts";
+import { delegateCallEvents, delegateToolName, ensureChild, reserveShares } from "../delegation/delegate-call.ts";
 import type { DelegateInput } from "../delegation/delegate-tool.ts";
 import type { LegHooks } from "../hooks/hook-runner.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
@@ -202,6 +202,8 @@ export class ToolPhase {
         carry.push(gate.event);
       }
     }
+    // The turn's children split what is left of the budget, recorded on their spawns.
+    reserveShares(this.#ctx, carry, toCreate);
     const signal = this.#step.signal();
     const settings = this.#settings();
     for (const batch of batchCalls(runnable, this.#tools)) {
