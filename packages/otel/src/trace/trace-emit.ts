@@ -76,20 +76,19 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         ),
       );
   };
-  const send = (spans: SpanRecord[]) => {
-    if (spans.length === 0) return;
-    batch.push(...spans);
-    timer ??= setTimeout(drain, 0);
-  };
-
   const apply = (trace: TaskTrace, event: StoredEvent, live: boolean) => {
     const ended = trace.fold.add(event);
     trace.next = event.seq + 1;
-    if (live) send(ended);
+    if (ended.length === 0) return;
+    let rootEnded = false;
+    for (const span of ended) {
+      if (live) batch.push(span);
+      if (span.parentKey === undefined) rootEnded = true;
+    }
+    if (live) timer ??= setTimeout(drain, 0);
     // The task's span has ended: forget the task, so a long-lived host holds no state per task
     // ever run. A wake after the end starts afresh, reading the log (its old spans not re-sent).
-    if (ended.some((span) => span.parentKey === undefined) && tasks.get(event.taskId) === trace)
-      tasks.delete(event.taskId);
+    if (rootEnded && tasks.get(event.taskId) === trace) tasks.delete(event.taskId);
   };
 
   const pump = (taskId: string, trace: TaskTrace) => {
@@ -131,8 +130,12 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         trace = { fold: new SpanFold(resolved.fold), next: 1, queue: [], filling: false };
         tasks.set(event.taskId, trace);
       }
-      trace.queue.push(event);
-      pump(event.taskId, trace);
+      // The usual case, the next event with nothing queued or being read, skips the queue.
+      if (event.seq === trace.next && !trace.filling && trace.queue.length === 0) apply(trace, event, true);
+      else {
+        trace.queue.push(event);
+        pump(event.taskId, trace);
+      }
     } catch (error) {
       report(error);
     }
