@@ -34,6 +34,9 @@ export interface TraceEmit {
   flush(): Promise<void>;
 }
 
+/** The most spans one export call carries: the SDK's `BatchSpanProcessor` default. */
+const MAX_BATCH = 512;
+
 interface TaskTrace {
   fold: SpanFold;
   next: number;
@@ -61,6 +64,9 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
 
   // Ended spans are batched and exported once per turn of the event loop, not one call per
   // event: an exporter call has a fixed cost (the in-memory one alone sets a timer per call).
+  // A leg whose model and tools answer at once never lets the loop turn, so a batch is also sent
+  // when it is full, and when a task's span ends (its trace is then complete, and a host that
+  // runs such tasks back to back would otherwise export them all only when it idles).
   let batch: SpanRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const drain = () => {
@@ -85,7 +91,10 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
       if (live) batch.push(span);
       if (span.parentKey === undefined) rootEnded = true;
     }
-    if (live) timer ??= setTimeout(drain, 0);
+    if (live) {
+      if (rootEnded || batch.length >= MAX_BATCH) drain();
+      else timer ??= setTimeout(drain, 0);
+    }
     // The task's span has ended: forget the task, so a long-lived host holds no state per task
     // ever run. A wake after the end starts afresh, reading the log (its old spans not re-sent).
     if (rootEnded && tasks.get(event.taskId) === trace) tasks.delete(event.taskId);

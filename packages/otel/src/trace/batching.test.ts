@@ -1,0 +1,60 @@
+// When the live tracer exports: in batches, once per turn of the event loop; and without waiting
+// for one when a batch is full or a task's span ends, so a leg whose model and tools answer at
+// once (the loop never turns) neither holds its whole trace nor leaves a finished task unexported.
+// Timers are faked and never advanced: whatever is exported here was sent without one.
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
+import { lookupTool, lookupTurns, ScriptedModel } from "@sema-agent/core/testing";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { traceEmit } from "./trace-emit.ts";
+
+/** An exporter that records each call's spans and answers at once. */
+function recording() {
+  const calls: ReadableSpan[][] = [];
+  const exporter: SpanExporter = {
+    export: (spans, done) => {
+      calls.push(spans);
+      done({ code: 0 });
+    },
+    shutdown: async () => {},
+  };
+  return { calls, exporter };
+}
+
+async function runTraced(turns: number) {
+  const { calls, exporter } = recording();
+  const store = new MemoryStore();
+  const tracer = traceEmit({ exporter, store, env: {} });
+  const taskId = await startTask(store, { objective: "Look everything up", agent: "bench" });
+  const model = new ScriptedModel(lookupTurns(turns), { recordRequests: false });
+  const outcome = await runLeg({ store, agent: { model, tools: [lookupTool] }, emit: tracer.emit }, taskId);
+  expect(outcome.status).toBe("completed");
+  return { calls, tracer };
+}
+
+describe("the live tracer's exports", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("sends a finished task's trace when its span ends, in one call, without waiting for a timer", async () => {
+    const { calls, tracer } = await runTraced(3);
+    expect(calls).toHaveLength(1);
+    const names = calls[0]?.map((span) => span.name) ?? [];
+    // Two chat spans with a call each, the final chat, the leg and the task.
+    expect(names.filter((name) => name.startsWith("chat"))).toHaveLength(3);
+    expect(names.filter((name) => name === "execute_tool lookup")).toHaveLength(2);
+    expect(names.at(-1)).toBe("invoke_agent bench");
+    expect(tracer.tasks).toBe(0);
+  });
+
+  it("sends a full batch of 512 spans at once while the leg runs", async () => {
+    const { calls } = await runTraced(600);
+    // 599 chat and tool spans each, the last chat, the leg and the task: 1,201 spans.
+    expect(calls.map((spans) => spans.length)).toEqual([512, 512, 177]);
+    expect(new Set(calls.flat().map((span) => span.spanContext().spanId)).size).toBe(1201);
+  });
+});
