@@ -96,12 +96,13 @@ async function runRound(
     };
     const agent = { model, tools: [timed] };
     const outcome = await runLeg(tracer === undefined ? { store, agent } : { store, agent, emit: tracer.emit }, taskId);
+    // flush() exports what is left at once, inside the timing; what it then waits for is the
+    // in-memory exporter's answer, on a timer (idle time, no work).
+    const flushed = tracer?.flush();
     const wall = performance.now() - start;
     const used = process.cpuUsage(cpu);
+    await flushed;
     if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);
-    // The tracer exported the task's spans when its span ended, inside the timing; flush() only
-    // waits out the in-memory exporter's answer, which it gives on a timer.
-    await tracer?.flush();
     if (traced && exporter.getFinishedSpans().length < turns) throw new Error("the tracer exported too few spans");
     const tenth = Math.floor((turns - 1) / 10);
     const lastTenth = ((calls[turns - 2] as number) - (calls[turns - 2 - tenth] as number)) / tenth;

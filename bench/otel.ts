@@ -8,8 +8,8 @@
  * state. Reports CPU and wall time per turn of each and the ratios per round: CPU time is what
  * the ratios are read on, a shared machine's other processes stretch wall time unevenly.
  *
- *   npm run bench:otel                                   # 1,000-turn tasks, 15 rounds
- *   npm run otel -w @sema-agent/bench -- --turns 1000 --rounds 15 --warm-turns 30000
+ *   npm run bench:otel                                   # 1,000-turn tasks, 20 rounds
+ *   npm run otel -w @sema-agent/bench -- --turns 1000 --rounds 20 --warm-turns 30000
  */
 import { parseArgs } from "node:util";
 import type { ExportResult } from "@opentelemetry/core";
@@ -22,7 +22,7 @@ import { describeMachine, formatMachine, formatTable, type ResultRow } from "./l
 const { values } = parseArgs({
   options: {
     turns: { type: "string", default: "1000" },
-    rounds: { type: "string", default: "15" },
+    rounds: { type: "string", default: "20" },
     "warm-turns": { type: "string", default: "30000" },
   },
 });
@@ -82,11 +82,12 @@ async function round(mode: Mode): Promise<Sample> {
       : { store, agent: { model, tools: [lookupTool] }, emit },
     taskId,
   );
+  // flush() exports what is left at once, inside the timing; what it then waits for is the
+  // in-memory exporter's answer, on a timer (at least 1 ms of idle wall time, no work of ours).
+  const flushed = tracer?.flush();
   const wall = performance.now() - start;
   const used = process.cpuUsage(cpu);
-  // The tracer sent the task's spans when its span ended, inside the timing; what is left is the
-  // in-memory exporter's answer, on a timer (at least 1 ms of idle wall time, no work of ours).
-  await tracer?.flush();
+  await flushed;
   if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);
   const exported = mode === "read" ? reading.spans : inMemory.getFinishedSpans().length;
   if (tracer !== undefined && exported < turns) throw new Error("the tracer exported too few spans");
