@@ -38,42 +38,80 @@ interface Times {
   duration: HrTime;
 }
 
-/** A `ReadableSpan` over an ended record; each derived field is computed when first read. */
+/** What a span derives from its record when first read (one object, made at the first read). */
+interface Derived {
+  own: SpanContext | undefined;
+  parent: SpanContext | undefined;
+  times: Times | undefined;
+  status: ReadableSpan["status"] | undefined;
+  attributes: SpanAttributes | undefined;
+  events: TimedEvent[] | undefined;
+  links: Link[] | undefined;
+}
+
+/**
+ * A `ReadableSpan` over an ended record; each derived field is computed when first read. Three
+ * fields until then (four with a parent): an exporter such as the in-memory one keeps every span, so its size is what
+ * tracing retains per span.
+ */
 class RecordSpan implements ReadableSpan {
-  readonly name: string;
-  readonly kind: SpanKind;
-  readonly resource: Resource;
   readonly #record: SpanRecord;
-  #own: SpanContext | undefined;
-  #times: Times | undefined;
-  #status: ReadableSpan["status"] | undefined;
-  #attributes: SpanAttributes | undefined;
-  #events: TimedEvent[] | undefined;
-  #links: Link[] | undefined;
+  readonly #resource: Resource;
+  #derived: Derived | undefined;
 
   constructor(record: SpanRecord, resource: Resource) {
-    this.name = record.name;
-    this.kind = record.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL;
-    this.resource = resource;
     this.#record = record;
+    this.#resource = resource;
+  }
+
+  /** The record, for the subclass of spans with a parent (a prototype accessor, not a field). */
+  protected get source(): SpanRecord {
+    return this.#record;
+  }
+
+  protected get derived(): Derived {
+    this.#derived ??= {
+      own: undefined,
+      parent: undefined,
+      times: undefined,
+      status: undefined,
+      attributes: undefined,
+      events: undefined,
+      links: undefined,
+    };
+    return this.#derived;
+  }
+
+  get name(): string {
+    return this.#record.name;
+  }
+
+  get kind(): SpanKind {
+    return this.#record.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL;
+  }
+
+  get resource(): Resource {
+    return this.#resource;
   }
 
   spanContext(): SpanContext {
-    if (this.#own === undefined) {
+    const derived = this.derived;
+    if (derived.own === undefined) {
       const { taskId, key } = this.#record;
-      this.#own = context(taskId, leafSpanIdOf(taskId, key));
+      derived.own = context(taskId, leafSpanIdOf(taskId, key));
     }
-    return this.#own;
+    return derived.own;
   }
 
   #timesOf(): Times {
-    if (this.#times === undefined) {
+    const derived = this.derived;
+    if (derived.times === undefined) {
       const start = Date.parse(this.#record.start);
       const end = this.#record.end === undefined ? start : Date.parse(this.#record.end);
       const durationMs = Math.max(0, end - start) || 0;
-      this.#times = { start: hrTimeOf(start), end: hrTimeOf(end), duration: hrTimeOf(durationMs) };
+      derived.times = { start: hrTimeOf(start), end: hrTimeOf(end), duration: hrTimeOf(durationMs) };
     }
-    return this.#times;
+    return derived.times;
   }
 
   get startTime(): HrTime {
@@ -89,28 +127,32 @@ class RecordSpan implements ReadableSpan {
   }
 
   get status(): ReadableSpan["status"] {
-    this.#status ??= statusOf(this.#record.status);
-    return this.#status;
+    const derived = this.derived;
+    derived.status ??= statusOf(this.#record.status);
+    return derived.status;
   }
 
   get attributes(): SpanAttributes {
     // A copy: what an exporter or processor does to it never reaches the record.
-    this.#attributes ??= { ...this.#record.attributes };
-    return this.#attributes;
+    const derived = this.derived;
+    derived.attributes ??= { ...this.#record.attributes };
+    return derived.attributes;
   }
 
   get events(): TimedEvent[] {
-    this.#events ??= this.#record.events.map((event) => ({
+    const derived = this.derived;
+    derived.events ??= this.#record.events.map((event) => ({
       name: event.name,
       time: hrTimeOf(Date.parse(event.at)),
       attributes: { ...event.attributes },
     }));
-    return this.#events;
+    return derived.events;
   }
 
   get links(): Link[] {
-    this.#links ??= [];
-    return this.#links;
+    const derived = this.derived;
+    derived.links ??= [];
+    return derived.links;
   }
 
   get ended(): boolean {
@@ -136,19 +178,20 @@ class RecordSpan implements ReadableSpan {
 
 /** A span with a parent: the root has no `parentSpanContext` at all, as an SDK root span. */
 class ChildRecordSpan extends RecordSpan {
-  readonly #taskId: string;
   readonly #parentKey: string;
-  #parent: SpanContext | undefined;
 
   constructor(record: SpanRecord, parentKey: string, resource: Resource) {
     super(record, resource);
-    this.#taskId = record.taskId;
     this.#parentKey = parentKey;
   }
 
   get parentSpanContext(): SpanContext {
-    this.#parent ??= context(this.#taskId, spanIdOf(this.#taskId, this.#parentKey));
-    return this.#parent;
+    const derived = this.derived;
+    if (derived.parent === undefined) {
+      const { taskId } = this.source;
+      derived.parent = context(taskId, spanIdOf(taskId, this.#parentKey));
+    }
+    return derived.parent;
   }
 }
 
