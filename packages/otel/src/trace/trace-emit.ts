@@ -34,6 +34,11 @@ export interface TraceEmit {
   flush(): Promise<void>;
 }
 
+/** The longest gap in a task's events read at once, on the leg's path; a longer one waits a turn. */
+const INLINE_GAP = 64;
+
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** The most spans one export call carries: the SDK's `BatchSpanProcessor` default. */
 const MAX_BATCH = 512;
 
@@ -110,7 +115,12 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
       }
       if (event.seq > trace.next && store !== undefined) {
         trace.filling = true;
-        track(fill(taskId, trace, event.seq, store));
+        // A long gap (a task met in the middle of its log: woken or resumed in another process, or
+        // woken after its end, when it was forgotten) is read and folded on a later turn of the
+        // event loop, not on the leg's path: its events wait in the queue meanwhile. A short one
+        // (the task's creation before its first leg, what arrived while it was parked) at once.
+        const read = () => fill(taskId, trace, event.seq, store);
+        track(event.seq - trace.next > INLINE_GAP ? nextTurn().then(read) : read());
         return;
       }
       trace.queue.shift();
