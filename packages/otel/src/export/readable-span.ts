@@ -12,6 +12,7 @@ import { type HrTime, type Link, type SpanContext, SpanKind, SpanStatusCode, Tra
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
 import type { SpanAttributes, SpanRecord, SpanStatusRecord } from "../spans/span-record.ts";
+import { isoMs } from "./iso-ms.ts";
 import { leafSpanIdOf, spanIdOf, traceIdOf } from "./span-ids.ts";
 
 /** The instrumentation scope every span names: this package. */
@@ -106,8 +107,8 @@ class RecordSpan implements ReadableSpan {
   #timesOf(): Times {
     const derived = this.derived;
     if (derived.times === undefined) {
-      const start = Date.parse(this.#record.start);
-      const end = this.#record.end === undefined ? start : Date.parse(this.#record.end);
+      const start = isoMs(this.#record.start);
+      const end = this.#record.end === undefined ? start : isoMs(this.#record.end);
       const durationMs = Math.max(0, end - start) || 0;
       derived.times = { start: hrTimeOf(start), end: hrTimeOf(end), duration: hrTimeOf(durationMs) };
     }
@@ -143,7 +144,7 @@ class RecordSpan implements ReadableSpan {
     const derived = this.derived;
     derived.events ??= this.#record.events.map((event) => ({
       name: event.name,
-      time: hrTimeOf(Date.parse(event.at)),
+      time: hrTimeOf(isoMs(event.at)),
       attributes: { ...event.attributes },
     }));
     return derived.events;
