@@ -23,7 +23,7 @@ Commands:
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
-        [--model provider:model-id] [--a2a-push on|off] [--workspaces dir]
+        [--model provider:model-id] [--a2a-push on|off] [--metrics] [--workspaces dir]
         [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
@@ -31,7 +31,8 @@ Commands:
                       --lease-ttl: how long the tasks of a crashed node wait before another
                       node takes them over (default 30000 ms, at least 300).
                       --a2a-push on|off: deliver A2A push notifications (default on; on one
-                      node of several sharing a database, off on the others)
+                      node of several sharing a database, off on the others).
+                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role)
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]
                       An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
@@ -44,7 +45,7 @@ Commands:
                       share slots fairly between principals, at most N legs of one per process.
                       --poll: how often it looks for runnable tasks (default 500 ms);
                       --lease-ttl as for serve
-  token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
+  token create --principal P [--actor A] [--role approver|supervisor|metrics] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
@@ -52,7 +53,9 @@ Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no 
         names the agents): anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
         openai-compatible:<id> (OPENAI_COMPATIBLE_BASE_URL), script:<file.json> (offline).
 Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
-        --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.`;
+        --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.
+Metrics: serve, worker and run export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 

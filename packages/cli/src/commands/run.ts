@@ -8,6 +8,7 @@ import { withAttachments } from "../attachments.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
+import { openHostMetrics } from "../host-metrics.ts";
 import { modelFromSpec } from "../model-spec.ts";
 import { localToolSetup } from "../tool-roots.ts";
 
@@ -36,8 +37,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const spec = requireModel(io, values.model);
   const model = modelFromSpec(spec, io.env);
   const backend = await openBackend(io, values);
-  const { store } = backend;
+  // OTLP metrics when the OpenTelemetry variables ask for them; the run writes through the measured store.
+  let metrics: Awaited<ReturnType<typeof openHostMetrics>> | undefined;
   try {
+    metrics = await openHostMetrics(io, backend.store, "sema");
+    const { store } = metrics;
     const taskId = await startTask(store, {
       objective: withAttachments(objective, values.attach ?? [], io.cwd),
       model: spec,
@@ -56,6 +60,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       stdinSteers: values["stdin-steers"] === true,
     });
   } finally {
-    await store.close();
+    await metrics?.shutdown();
+    await backend.store.close();
   }
 }

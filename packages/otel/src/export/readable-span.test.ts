@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SpanRecord } from "../spans/span-record.ts";
 import { SCOPE, toReadableSpan } from "./readable-span.ts";
-import { leafSpanIdOf, spanIdOf, traceIdOf } from "./span-ids.ts";
+import { leafSpanIdOf, spanIdOf } from "./span-ids.ts";
 
 const resource = resourceFromAttributes({ "service.name": "test" });
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
@@ -20,8 +20,14 @@ const record: fc.Arbitrary<SpanRecord> = fc
   .record(
     {
       taskId: fc.constantFrom("t1", "t2"),
+      traceId: fc.constantFrom("a".repeat(32), "b".repeat(32)),
       key: fc.constantFrom("task", "leg:a:2", "chat:3", "tool:4"),
       parentKey: fc.constantFrom("task", "leg:a:2"),
+      parentSpanId: fc.constantFrom("c".repeat(16)),
+      links: fc.array(
+        fc.record({ traceId: fc.constantFrom("d".repeat(32)), spanId: fc.constantFrom("e".repeat(16)), attributes }),
+        { maxLength: 2 },
+      ),
       name: fc.string(),
       kind: fc.constantFrom("internal", "client" as const),
       start: fc.oneof(iso, fc.constant("not a time")),
@@ -33,7 +39,7 @@ const record: fc.Arbitrary<SpanRecord> = fc
         fc.record({ code: fc.constant("error" as const), message: fc.string() }),
       ),
     },
-    { requiredKeys: ["taskId", "key", "name", "kind", "start", "attributes", "events", "status"] },
+    { requiredKeys: ["taskId", "traceId", "key", "name", "kind", "start", "attributes", "events", "status"] },
   )
   .map((r) => structuredClone(r));
 
@@ -81,10 +87,16 @@ describe("the ReadableSpan of a record", () => {
         const end = rec.end ?? rec.start;
         const durationMs = Math.max(0, Date.parse(end) - Date.parse(rec.start)) || 0;
         const context = (key: string) => ({
-          traceId: traceIdOf(rec.taskId),
+          traceId: rec.traceId,
           spanId: spanIdOf(rec.taskId, key),
           traceFlags: TraceFlags.SAMPLED,
           isRemote: false,
+        });
+        const remote = (traceId: string, spanId: string) => ({
+          traceId,
+          spanId,
+          traceFlags: TraceFlags.SAMPLED,
+          isRemote: true,
         });
         const codes = { unset: SpanStatusCode.UNSET, ok: SpanStatusCode.OK, error: SpanStatusCode.ERROR };
         const first = read(span, order);
@@ -92,7 +104,12 @@ describe("the ReadableSpan of a record", () => {
           name: rec.name,
           kind: rec.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
           context: context(rec.key),
-          parent: rec.parentKey === undefined ? undefined : context(rec.parentKey),
+          parent:
+            rec.parentKey !== undefined
+              ? context(rec.parentKey)
+              : rec.parentSpanId !== undefined
+                ? remote(rec.traceId, rec.parentSpanId)
+                : undefined,
           start: hr(rec.start),
           end: hr(end),
           duration: [Math.floor(durationMs / 1000), (durationMs % 1000) * 1_000_000],
@@ -102,7 +119,11 @@ describe("the ReadableSpan of a record", () => {
               : { code: codes[rec.status.code], message: rec.status.message },
           attributes: rec.attributes,
           events: rec.events.map((e) => ({ name: e.name, time: hr(e.at), attributes: e.attributes })),
-          links: [],
+          links: (rec.links ?? []).map((link) => ({
+            context: remote(link.traceId, link.spanId),
+            attributes: link.attributes,
+            droppedAttributesCount: 0,
+          })),
           ended: true,
           resource,
           scope: SCOPE,
@@ -120,6 +141,7 @@ describe("the ReadableSpan of a record", () => {
   it("hands out copies: what a reader changes never reaches the record", () => {
     const rec: SpanRecord = {
       taskId: "t1",
+      traceId: "a".repeat(32),
       key: "chat:3",
       parentKey: "task",
       name: "chat",

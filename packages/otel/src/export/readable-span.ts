@@ -13,7 +13,7 @@ import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
 import type { SpanAttributes, SpanRecord, SpanStatusRecord } from "../spans/span-record.ts";
 import { isoMs } from "./iso-ms.ts";
-import { leafSpanIdOf, spanIdOf, traceIdOf } from "./span-ids.ts";
+import { leafSpanIdOf, spanIdOf } from "./span-ids.ts";
 
 /** The instrumentation scope every span names: this package. */
 export const SCOPE = { name: "@sema-agent/otel", version: "0.1.0" } as const;
@@ -98,8 +98,8 @@ class RecordSpan implements ReadableSpan {
   spanContext(): SpanContext {
     const derived = this.derived;
     if (derived.own === undefined) {
-      const { taskId, key } = this.#record;
-      derived.own = context(taskId, leafSpanIdOf(taskId, key));
+      const { taskId, traceId, key } = this.#record;
+      derived.own = context(traceId, leafSpanIdOf(taskId, key));
     }
     return derived.own;
   }
@@ -152,7 +152,11 @@ class RecordSpan implements ReadableSpan {
 
   get links(): Link[] {
     const derived = this.derived;
-    derived.links ??= [];
+    derived.links ??= (this.#record.links ?? []).map((link) => ({
+      context: context(link.traceId, link.spanId, true),
+      attributes: { ...link.attributes },
+      droppedAttributesCount: 0,
+    }));
     return derived.links;
   }
 
@@ -189,20 +193,36 @@ class ChildRecordSpan extends RecordSpan {
   get parentSpanContext(): SpanContext {
     const derived = this.derived;
     if (derived.parent === undefined) {
-      const { taskId } = this.source;
-      derived.parent = context(taskId, spanIdOf(taskId, this.#parentKey));
+      const { taskId, traceId } = this.source;
+      derived.parent = context(traceId, spanIdOf(taskId, this.#parentKey));
     }
     return derived.parent;
   }
 }
 
-function context(taskId: string, spanId: string): SpanContext {
-  return { traceId: traceIdOf(taskId), spanId, traceFlags: TraceFlags.SAMPLED, isRemote: false };
+/** A task's root span whose parent is outside the task (the caller's span, or the delegating call's). */
+class RemoteChildRecordSpan extends RecordSpan {
+  readonly #parentSpanId: string;
+
+  constructor(record: SpanRecord, parentSpanId: string, resource: Resource) {
+    super(record, resource);
+    this.#parentSpanId = parentSpanId;
+  }
+
+  get parentSpanContext(): SpanContext {
+    const derived = this.derived;
+    derived.parent ??= context(this.source.traceId, this.#parentSpanId, true);
+    return derived.parent;
+  }
+}
+
+function context(traceId: string, spanId: string, isRemote = false): SpanContext {
+  return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote };
 }
 
 /** The `ReadableSpan` of an ended record (an open one is ended at its start). */
 export function toReadableSpan(record: SpanRecord, resource: Resource): ReadableSpan {
-  return record.parentKey === undefined
-    ? new RecordSpan(record, resource)
-    : new ChildRecordSpan(record, record.parentKey, resource);
+  if (record.parentKey !== undefined) return new ChildRecordSpan(record, record.parentKey, resource);
+  if (record.parentSpanId !== undefined) return new RemoteChildRecordSpan(record, record.parentSpanId, resource);
+  return new RecordSpan(record, resource);
 }
