@@ -30,8 +30,12 @@ type ToolCallInput = { name: string; input: unknown };
 /** Folds one task's stored events, in `seq` order, into span records. */
 export class SpanFold {
   readonly #options: SpanFoldOptions;
-  /** The spans still open, in the order they started: an ended span is handed out and dropped. */
-  readonly #running = new Set<SpanRecord>();
+  /**
+   * The spans still open, in the order they started: an ended span is handed out and dropped. An
+   * array, not a Set: it holds a handful (the task, a leg, its calls) and most spans end soon after
+   * they open, where a Set's add and delete of a fresh object cost more than the whole rest of a turn.
+   */
+  readonly #running: SpanRecord[] = [];
   #root: SpanRecord | undefined;
   #leg: SpanRecord | undefined;
   /** The root ends when the task ends, but not before the leg that ended it. */
@@ -42,6 +46,8 @@ export class SpanFold {
   readonly #calls = new Map<string, ToolCallInput>();
   readonly #approvals = new Map<string, SpanAttributes>();
   #pendingUserText: string[] = [];
+  #namedModel: string | undefined;
+  #namedProvider: string | undefined;
   /** The names of the calls the model asked for, until each starts or has a result (a delegating call has no start). */
   readonly #callNames = new Map<string, string>();
   /** The delegating calls whose span is open: they outlive their leg, as their child works on. */
@@ -296,7 +302,7 @@ export class SpanFold {
     const ended: SpanRecord[] = [];
     const at = this.#lastAt;
     if (at === undefined) return ended;
-    for (const span of this.#running) {
+    for (const span of [...this.#running]) {
       span.attributes[SEMA.open] = true;
       this.#close(span, at, ended);
     }
@@ -351,14 +357,18 @@ export class SpanFold {
       events: [],
       status: { code: "unset" },
     };
-    this.#running.add(root);
+    this.#running.push(root);
     this.#root = root;
     return root;
   }
 
   #provider(attributes: SpanAttributes, model: string | undefined): void {
-    const named = model?.match(/^([^:/]+)[:/]./)?.[1];
-    const provider = named ?? this.#options.providerName;
+    // Every turn names the same model: the provider is parsed out of it once.
+    if (model !== this.#namedModel) {
+      this.#namedModel = model;
+      this.#namedProvider = model?.match(/^([^:/]+)[:/]./)?.[1];
+    }
+    const provider = this.#namedProvider ?? this.#options.providerName;
     if (provider !== undefined) attributes[GEN_AI.providerName] = provider;
   }
 
@@ -392,7 +402,7 @@ export class SpanFold {
       events: [],
       status: { code: "unset" },
     };
-    this.#running.add(span);
+    this.#running.push(span);
     return span;
   }
 
@@ -400,7 +410,11 @@ export class SpanFold {
     if (span.end !== undefined) return;
     span.end = at < span.start ? span.start : at;
     if (status !== undefined) span.status = status;
-    this.#running.delete(span);
+    // The span that ends is most often the one opened last (a chat span ends as it opens).
+    const running = this.#running;
+    const index = running.lastIndexOf(span);
+    if (index >= 0 && index === running.length - 1) running.pop();
+    else if (index >= 0) running.splice(index, 1);
     ended.push(span);
   }
 

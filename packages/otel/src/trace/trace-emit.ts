@@ -41,6 +41,14 @@ export interface TraceEmit {
   flush(): Promise<void>;
 }
 
+/** The longest gap in a task's events read at once, on the leg's path; a longer one waits a turn. */
+const INLINE_GAP = 64;
+
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** The most spans one export call carries: the SDK's `BatchSpanProcessor` default. */
+const MAX_BATCH = 512;
+
 interface TaskTrace {
   fold: SpanFold;
   next: number;
@@ -73,6 +81,9 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
 
   // Ended spans are batched and exported once per turn of the event loop, not one call per
   // event: an exporter call has a fixed cost (the in-memory one alone sets a timer per call).
+  // A leg whose model and tools answer at once never lets the loop turn, so a batch is also sent
+  // when it is full, and when a task's span ends (its trace is then complete, and a host that
+  // runs such tasks back to back would otherwise export them all only when it idles).
   let batch: SpanRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const drain = () => {
@@ -88,20 +99,22 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         ),
       );
   };
-  const send = (spans: SpanRecord[]) => {
-    if (spans.length === 0) return;
-    batch.push(...spans);
-    timer ??= setTimeout(drain, 0);
-  };
-
   const apply = (trace: TaskTrace, event: StoredEvent, live: boolean) => {
     const ended = trace.fold.add(event);
     trace.next = event.seq + 1;
-    if (live) send(ended);
+    if (ended.length === 0) return;
+    let rootEnded = false;
+    for (const span of ended) {
+      if (live) batch.push(span);
+      if (span.parentKey === undefined) rootEnded = true;
+    }
+    if (live) {
+      if (rootEnded || batch.length >= MAX_BATCH) drain();
+      else timer ??= setTimeout(drain, 0);
+    }
     // The task's span has ended: forget the task, so a long-lived host holds no state per task
     // ever run. A wake after the end starts afresh, reading the log (its old spans not re-sent).
-    if (ended.some((span) => span.parentKey === undefined) && tasks.get(event.taskId) === trace)
-      tasks.delete(event.taskId);
+    if (rootEnded && tasks.get(event.taskId) === trace) tasks.delete(event.taskId);
   };
 
   const pump = (taskId: string, trace: TaskTrace) => {
@@ -114,7 +127,12 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
       }
       if (event.seq > trace.next && store !== undefined) {
         trace.filling = true;
-        track(fill(taskId, trace, event.seq, store));
+        // A long gap (a task met in the middle of its log: woken or resumed in another process, or
+        // woken after its end, when it was forgotten) is read and folded on a later turn of the
+        // event loop, not on the leg's path: its events wait in the queue meanwhile. A short one
+        // (the task's creation before its first leg, what arrived while it was parked) at once.
+        const read = () => fill(taskId, trace, event.seq, store);
+        track(event.seq - trace.next > INLINE_GAP ? nextTurn().then(read) : read());
         return;
       }
       if (needsPlacement(event) && store !== undefined) {
@@ -177,8 +195,12 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         trace = { fold: new SpanFold(resolved.fold), next: 1, queue: [], filling: false };
         tasks.set(event.taskId, trace);
       }
-      trace.queue.push(event);
-      pump(event.taskId, trace);
+      // The usual case, the next event with nothing queued or being read, skips the queue.
+      if (event.seq === trace.next && !trace.filling && trace.queue.length === 0) apply(trace, event, true);
+      else {
+        trace.queue.push(event);
+        pump(event.taskId, trace);
+      }
     } catch (error) {
       report(error);
     }
