@@ -8,6 +8,7 @@ import { withAttachments } from "../attachments.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { modelFromSpec } from "../model-spec.ts";
 import { localToolSetup } from "../tool-roots.ts";
 
@@ -37,7 +38,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const model = modelFromSpec(spec, io.env);
   const backend = await openBackend(io, values);
   const { store } = backend;
+  let tracing: HostTracing | undefined;
   try {
+    // Read before the task starts: a wrong OTEL_* variable starts nothing.
+    tracing = await hostTracing(io, store, "sema run");
     const taskId = await startTask(store, {
       objective: withAttachments(objective, values.attach ?? [], io.cwd),
       model: spec,
@@ -54,8 +58,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       }),
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
+      observe: tracing.emit,
     });
   } finally {
+    await tracing?.close();
     await store.close();
   }
 }

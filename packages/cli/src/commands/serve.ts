@@ -13,6 +13,7 @@ import { serve as startServing } from "@sema-agent/server";
 import type { CliIo } from "../context.ts";
 import { UsageError } from "../context.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -26,7 +27,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
+  let tracing: HostTracing | undefined;
   try {
+    tracing = await hostTracing(io, backend.store, "sema serve");
     const serving = await startServing({
       store: backend.store,
       tokens: await backend.tokens(),
@@ -36,6 +39,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       port,
       workers,
       onError: reportTo(io, "sema serve"),
+      ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
       // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
       // Every node that pushes delivers every owed notification: several API nodes on one
       // database run it on one of them (--a2a-push off on the others).
@@ -49,12 +53,14 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         `First start: a token for principal "local" with every role. It is shown once and only its hash is stored:\n\n  ${serving.firstToken.token}\n\nUse it as: Authorization: Bearer <token>\n`,
       );
     }
+    if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
     // Ctrl-C or SIGTERM: stop claiming, park running legs at their next boundary, then close.
     await untilInterrupted(io);
     io.stdout.write("Stopping: running tasks park at their next step and resume on the next start.\n");
     await serving.close({ deadlineMs: 10_000 });
     return 0;
   } finally {
+    await tracing?.close();
     await backend.close();
   }
 }
