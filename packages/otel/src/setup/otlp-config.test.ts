@@ -33,6 +33,7 @@ describe("readOtlpConfig", () => {
       compression: "none",
       resourceAttributes: {},
       sampler: { name: "parentbased_always_on", ratio: 1 },
+      tls: {},
     });
   });
 
@@ -62,6 +63,9 @@ describe("readOtlpConfig", () => {
       OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod,service.version=1.2",
       OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
       OTEL_TRACES_SAMPLER_ARG: "0.25",
+      OTEL_EXPORTER_OTLP_CERTIFICATE: "/etc/ca.pem",
+      OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: "/etc/traces-ca.pem",
+      OTEL_EXPORTER_OTLP_CLIENT_KEY: "/etc/key.pem",
     });
     expect(config).toEqual({
       url: "http://collector:4318/v1/traces",
@@ -72,6 +76,10 @@ describe("readOtlpConfig", () => {
       serviceName: "billing",
       resourceAttributes: { "deployment.environment.name": "prod", "service.version": "1.2" },
       sampler: { name: "parentbased_traceidratio", ratio: 0.25 },
+      tls: {
+        ca: { variable: "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", path: "/etc/traces-ca.pem" },
+        key: { variable: "OTEL_EXPORTER_OTLP_CLIENT_KEY", path: "/etc/key.pem" },
+      },
     });
     expect(
       readOtlpConfig({ ...BASE, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }, { protocol: "http/protobuf" })?.protocol,

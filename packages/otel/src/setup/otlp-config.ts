@@ -36,6 +36,12 @@ export interface OtlpTraceConfig {
   resourceAttributes: Record<string, string>;
   /** `OTEL_TRACES_SAMPLER` (default `parentbased_always_on`) and its ratio (`_ARG`, default 1). */
   sampler: { name: SamplerName; ratio: number };
+  /**
+   * PEM files for TLS, by the variable that named them: the collector's root certificate
+   * (`OTEL_EXPORTER_OTLP_CERTIFICATE`), and a client certificate and key for mutual TLS
+   * (`_CLIENT_CERTIFICATE`, `_CLIENT_KEY`); each also in its `_TRACES_` form, which wins.
+   */
+  tls: { [K in "ca" | "cert" | "key"]?: { variable: string; path: string } };
 }
 
 /** What a command's flags set instead of the environment (`sema trace --endpoint --protocol`). */
@@ -59,6 +65,12 @@ export const OTEL_VARIABLES = [
   "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
   "OTEL_EXPORTER_OTLP_COMPRESSION",
   "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+  "OTEL_EXPORTER_OTLP_CERTIFICATE",
+  "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE",
+  "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
+  "OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE",
+  "OTEL_EXPORTER_OTLP_CLIENT_KEY",
+  "OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY",
   "OTEL_SERVICE_NAME",
   "OTEL_RESOURCE_ATTRIBUTES",
   "OTEL_TRACES_SAMPLER",
@@ -177,6 +189,23 @@ function compressionOf(env: Env, problems: ConfigProblem[]): "gzip" | "none" {
   return "none";
 }
 
+function tlsOf(env: Env): OtlpTraceConfig["tls"] {
+  const tls: OtlpTraceConfig["tls"] = {};
+  for (const [key, suffix] of [
+    ["ca", "CERTIFICATE"],
+    ["cert", "CLIENT_CERTIFICATE"],
+    ["key", "CLIENT_KEY"],
+  ] as const) {
+    for (const variable of [`OTEL_EXPORTER_OTLP_TRACES_${suffix}`, `OTEL_EXPORTER_OTLP_${suffix}`]) {
+      const path = read(env, variable);
+      if (path === undefined) continue;
+      tls[key] = { variable, path };
+      break;
+    }
+  }
+  return tls;
+}
+
 /** The URL to export to, or undefined when nothing asks for an export. */
 function urlOf(env: Env, overrides: OtlpOverrides, explicitOtlp: boolean, problems: ConfigProblem[]) {
   if (overrides.endpoint !== undefined) {
@@ -249,5 +278,6 @@ export function readOtlpConfig(env: Env, overrides: OtlpOverrides = {}): OtlpTra
     ...(serviceName === undefined ? {} : { serviceName }),
     resourceAttributes,
     sampler,
+    tls: tlsOf(env),
   };
 }

@@ -110,6 +110,26 @@ describe("tracingFromEnv", () => {
     });
   }
 
+  it("names a TLS file it cannot read, before anything is exported", async () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://127.0.0.1:1",
+      OTEL_EXPORTER_OTLP_CERTIFICATE: "/nonexistent/ca.pem",
+    };
+    await expect(tracingFromEnv({ env })).rejects.toThrow(
+      /OTEL_EXPORTER_OTLP_CERTIFICATE names \/nonexistent\/ca.pem, which cannot be read/,
+    );
+  });
+
+  it("takes service.name from OTEL_RESOURCE_ATTRIBUTES when OTEL_SERVICE_NAME is unset", async () => {
+    const otlp = await receiver();
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_RESOURCE_ATTRIBUTES: "service.name=from-attributes" };
+    const tracing = await tracingFromEnv({ env });
+    if (tracing === undefined) throw new Error("no tracing");
+    await tracedRun(tracing);
+    expect(await tracing.shutdown()).toBe(true);
+    expect(new Set(otlp.spans().map((span) => span.resource["service.name"]))).toEqual(new Set(["from-attributes"]));
+  });
+
   it("gives up at its bound on a collector that never answers, and on one that refuses the connection", {
     timeout: 20_000,
   }, async () => {

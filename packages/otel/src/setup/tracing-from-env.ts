@@ -68,13 +68,14 @@ export async function tracingFromEnv(options: TracingFromEnvOptions = {}): Promi
     name === "always_off" || name === "parentbased_always_off" || (name.endsWith("traceidratio") && ratio === 0);
   if (sample && never) return undefined;
 
-  const [{ createOtlpExporter }, { SampledExporter, samplerOf }, { traceEmit }] = await Promise.all([
+  const [{ createOtlpExporter }, { HeldExporter }, { SampledExporter, samplerOf }, { traceEmit }] = await Promise.all([
     import("./otlp-exporter.ts"),
+    import("./held-exporter.ts"),
     import("./sampled-exporter.ts"),
     import("../trace/trace-emit.ts"),
   ]);
-  const inner = await createOtlpExporter(config);
-  const exporter = sample ? new SampledExporter(inner, samplerOf(config.sampler)) : inner;
+  const held = new HeldExporter(await createOtlpExporter(config));
+  const exporter = sample ? new SampledExporter(held, samplerOf(config.sampler)) : held;
   const traceOptions: TraceOptions = { exporter, resourceAttributes: config.resourceAttributes, env };
   if (config.serviceName !== undefined) traceOptions.serviceName = config.serviceName;
   const tracers = new Set<TraceEmit>();
@@ -91,13 +92,16 @@ export async function tracingFromEnv(options: TracingFromEnvOptions = {}): Promi
       if (closed) return true;
       closed = true;
       // One bound for the whole close: the exporter's own shutdown waits for its exports too.
-      return within(
+      const inTime = await within(
         (async () => {
           await Promise.all([...tracers].map((tracer) => tracer.flush()));
           await exporter.shutdown();
         })(),
         shutdownOptions.timeoutMs ?? 5000,
       );
+      // Done or given up: no export holds the process any more.
+      held.release();
+      return inTime;
     },
   };
 }

@@ -80,7 +80,12 @@ export function resolveTraceOptions(options: TraceOptions, where: string): Resol
   const deprecatedAttributes = options.deprecatedAttributes ?? deprecatedAttributesFrom(env);
   const fold: SpanFoldOptions = { captureContent, deprecatedAttributes };
   if (options.providerName !== undefined) fold.providerName = options.providerName;
-  const serviceName = options.serviceName ?? (env.OTEL_SERVICE_NAME || undefined) ?? "sema";
+  // OTEL_SERVICE_NAME wins over a service.name among the resource attributes, as specified.
+  const serviceName =
+    options.serviceName ??
+    (env.OTEL_SERVICE_NAME || undefined) ??
+    options.resourceAttributes?.["service.name"] ??
+    "sema";
   return {
     fold,
     exporter: options.exporter,
