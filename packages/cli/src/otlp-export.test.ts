@@ -5,7 +5,7 @@
  * spans again from the log. With a collector that refuses connections or never answers, the run
  * still completes and the process exits (polled with a deadline, no time asserted).
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -52,6 +52,35 @@ async function sema(dir: string, args: string[], env: Record<string, string>): P
     if (exit === undefined) child.kill("SIGKILL");
   }
   return exit ?? { code: null, stdout, stderr };
+}
+
+/** A long-running `sema <args>`: its output so far, and a stop by SIGTERM that polls for the exit. */
+function host(dir: string, args: string[], env: Record<string, string>) {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
+  const child: ChildProcess = spawn(process.execPath, [ENTRY, ...args], {
+    cwd: dir,
+    env: { ...base, SEMA_STORE_URL: "", SEMA_DB: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  let code: number | null | undefined;
+  child.on("close", (exitCode) => {
+    code = exitCode;
+  });
+  return {
+    output: () => output,
+    async stop(): Promise<number | null | undefined> {
+      child.kill("SIGTERM");
+      try {
+        await expect.poll(() => code !== undefined, { timeout: 30_000, interval: 50 }).toBe(true);
+      } finally {
+        if (code === undefined) child.kill("SIGKILL");
+      }
+      return code;
+    },
+  };
 }
 
 function workspace(): string {
@@ -162,6 +191,50 @@ describe("OTLP export from the CLI", () => {
       expect(ids(again.spans())).toEqual(ids(spans));
     });
   }
+
+  it("sema serve exports the legs of its workers, and sema worker those it runs for an API-only node", {
+    timeout: 120_000,
+  }, async () => {
+    for (const split of [false, true]) {
+      const dir = workspace();
+      const otlp = await receiver();
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: split ? "split" : "serve" };
+      const model = ["--model", "script:turns.json", "--db", "sema.db"];
+      const serve = host(dir, ["serve", "--port", "0", ...(split ? ["--workers", "0"] : []), ...model], env);
+      const hosts = [serve];
+      try {
+        await expect.poll(() => serve.output(), { timeout: 30_000, interval: 50 }).toMatch(/Bearer <token>/);
+        expect(serve.output()).toContain(`Exporting traces to ${otlp.url}/v1/traces (http/protobuf)`);
+        if (split) {
+          const worker = host(dir, ["worker", "--poll", "50", ...model], env);
+          hosts.push(worker);
+          await expect.poll(() => worker.output(), { timeout: 30_000, interval: 50 }).toMatch(/Sema worker running/);
+        }
+        const url = /serving (http:\/\/\S+)/.exec(serve.output())?.[1] ?? "";
+        const token = /\n\n {2}(\S+)\n\n/.exec(serve.output())?.[1] ?? "";
+        const created = await fetch(`${url}/v1/tasks`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ objective: "What is here?" }),
+        });
+        const { taskId } = (await created.json()) as { taskId: string };
+        // The task span ends last: once it is in, the whole trace is.
+        await expect
+          .poll(() => otlp.spans().some((span) => span.attributes["gen_ai.conversation.id"] === taskId), {
+            timeout: 30_000,
+            interval: 50,
+          })
+          .toBe(true);
+        const spans = otlp.spans();
+        const root = one(spans, "invoke_agent default");
+        expect(one(spans, "sema.leg").parentSpanId).toBe(root.spanId);
+        expect(one(spans, "execute_tool list_dir").parentSpanId).toBe(one(spans, "sema.leg").spanId);
+        expect(root.resource["service.name"]).toBe(split ? "split" : "serve");
+      } finally {
+        for (const running of hosts.reverse()) expect(await running.stop()).toBe(0);
+      }
+    }
+  });
 
   it("with a collector that refuses connections or never answers, the run completes and the process exits", {
     timeout: 180_000,
