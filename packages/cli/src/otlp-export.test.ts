@@ -264,7 +264,9 @@ describe("OTLP export from the CLI", () => {
     expect(traced.stderr).toContain(`sema trace: the trace was not exported to http://127.0.0.1:${port}/v1/traces`);
   });
 
-  it("a wrong variable stops the run before it starts, naming it (exit 2)", { timeout: 60_000 }, async () => {
+  it("a wrong variable stops the run before it starts, naming it, and sema trace needs an endpoint (exit 2)", {
+    timeout: 60_000,
+  }, async () => {
     const dir = workspace();
     const ran = await sema(dir, RUN, {
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
@@ -273,5 +275,9 @@ describe("OTLP export from the CLI", () => {
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL is "grpc"');
     expect(ran.stdout).not.toContain("started");
+    // sema trace with nowhere to send the trace says how to give one.
+    const traced = await sema(dir, ["trace", "some-task", "--db", "sema.db"], {});
+    expect(traced.code).toBe(2);
+    expect(traced.stderr).toContain("no OTLP endpoint to export to: pass --endpoint");
   });
 });

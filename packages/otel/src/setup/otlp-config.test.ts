@@ -1,10 +1,11 @@
 // What the standard variables ask for: nothing configured is undefined, the URL follows the
 // specification's rules, a flag wins, and every wrong value is named in one ConfigError.
+import { readFileSync } from "node:fs";
 import { ConfigError } from "@sema-agent/core/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseKeyValueList } from "./key-value-list.ts";
-import { readOtlpConfig } from "./otlp-config.ts";
+import { OTEL_VARIABLES, readOtlpConfig } from "./otlp-config.ts";
 
 const BASE = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
 
@@ -140,6 +141,23 @@ describe("readOtlpConfig", () => {
       name: "always_on",
       ratio: 1,
     });
+  });
+});
+
+describe("OTEL_VARIABLES", () => {
+  it("lists every variable readOtlpConfig reads, and the guide names each (its _TRACES_ form aside)", () => {
+    const asked = new Set<string>();
+    const env = new Proxy({ ...BASE, OTEL_TRACES_SAMPLER: "traceidratio" } as Record<string, string | undefined>, {
+      get(target, name) {
+        if (typeof name === "string") asked.add(name);
+        return Reflect.get(target, name);
+      },
+    });
+    readOtlpConfig(env);
+    expect([...asked].filter((name) => !(OTEL_VARIABLES as readonly string[]).includes(name))).toEqual([]);
+    expect(asked.size).toBe(OTEL_VARIABLES.length);
+    const guide = readFileSync(new URL("../../../../docs/guide/observability.md", import.meta.url), "utf8");
+    for (const name of OTEL_VARIABLES) expect(guide, name).toContain(name.replace("OTEL_EXPORTER_OTLP_TRACES_", "OTEL_EXPORTER_OTLP_"));
   });
 });
 
