@@ -157,7 +157,8 @@ describe("OTEL_VARIABLES", () => {
     expect([...asked].filter((name) => !(OTEL_VARIABLES as readonly string[]).includes(name))).toEqual([]);
     expect(asked.size).toBe(OTEL_VARIABLES.length);
     const guide = readFileSync(new URL("../../../../docs/guide/observability.md", import.meta.url), "utf8");
-    for (const name of OTEL_VARIABLES) expect(guide, name).toContain(name.replace("OTEL_EXPORTER_OTLP_TRACES_", "OTEL_EXPORTER_OTLP_"));
+    for (const name of OTEL_VARIABLES)
+      expect(guide, name).toContain(name.replace("OTEL_EXPORTER_OTLP_TRACES_", "OTEL_EXPORTER_OTLP_"));
   });
 });
 
