@@ -1,7 +1,8 @@
 /**
  * Traces of the tasks a command runs (`sema run`, `resume`, `serve`, `worker`), exported over
  * OTLP when the standard OpenTelemetry variables ask for it (@sema-agent/otel/setup). Unset, no
- * OpenTelemetry module is loaded (module-graph.test.ts). A collector that is down never fails or
+ * OpenTelemetry module is loaded, not even `@sema-agent/otel` (module-graph.test.ts): it is
+ * imported only when a variable that can ask for traces is given, and `tracingFromEnv` decides. A collector that is down never fails or
  * slows a task: the tracer exports off the leg's path, its failures are reported once, and the
  * closing flush is bounded.
  */
@@ -23,8 +24,19 @@ const OFF: HostTracing = { emit: undefined, target: undefined, close: async () =
 /** The closing flush waits at most this long (or the export timeout, if shorter). */
 const CLOSE_BOUND_MS = 5000;
 
+/** Whether a variable may ask for traces: a superset of what `tracingFromEnv` decides, read without loading it. */
+function mayWantTraces(io: CliIo): boolean {
+  const given = (value: string | undefined) => value !== undefined && value.trim() !== "";
+  return (
+    given(io.env.OTEL_EXPORTER_OTLP_ENDPOINT) ||
+    given(io.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ||
+    given(io.env.OTEL_TRACES_EXPORTER)
+  );
+}
+
 /** Tracing for `who` over `store` from `io.env`; a wrong variable is a ConfigError (exit 2). */
 export async function hostTracing(io: CliIo, store: Store, who: string): Promise<HostTracing> {
+  if (!mayWantTraces(io)) return OFF;
   const { tracingFromEnv } = await import("@sema-agent/otel/setup");
   const tracing = await tracingFromEnv({ env: io.env });
   if (tracing === undefined) return OFF;

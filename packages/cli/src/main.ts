@@ -58,7 +58,8 @@ Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no 
 Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
         --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.
 Traces: run, resume, serve and worker export their tasks' traces over OTLP when the standard
-        OpenTelemetry variables ask for it: OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT),
+        OpenTelemetry variables ask for it (OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp), with
         OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), OTEL_TRACES_SAMPLER,
         OTEL_SERVICE_NAME and the others listed in the Observability guide.`;
 

@@ -57,7 +57,8 @@ function withoutOtel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("OTEL_")));
 }
 
-const OTEL = /\/node_modules\/@opentelemetry\//;
+/** The OpenTelemetry SDK, and Sema's package over it (which must not be loaded either). */
+const OTEL = /\/node_modules\/@opentelemetry\/|\/packages\/otel\/|\/node_modules\/@sema-agent\/otel\//;
 const HONO = /\/node_modules\/(hono|@hono\/[^/]+)\//;
 const SERVER = /\/packages\/server\/|\/node_modules\/@sema-agent\/server\//;
 
