@@ -27,7 +27,7 @@ Commands:
                       else the OTEL_EXPORTER_OTLP_* variables); prints the trace id and span count.
                       An endpoint with no path gets /v1/traces
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
-        [--model provider:model-id] [--a2a-push on|off] [--workspaces dir]
+        [--model provider:model-id] [--a2a-push on|off] [--metrics] [--workspaces dir]
         [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
@@ -35,7 +35,8 @@ Commands:
                       --lease-ttl: how long the tasks of a crashed node wait before another
                       node takes them over (default 30000 ms, at least 300).
                       --a2a-push on|off: deliver A2A push notifications (default on; on one
-                      node of several sharing a database, off on the others)
+                      node of several sharing a database, off on the others).
+                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role)
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]
                       An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
@@ -48,7 +49,7 @@ Commands:
                       share slots fairly between principals, at most N legs of one per process.
                       --poll: how often it looks for runnable tasks (default 500 ms);
                       --lease-ttl as for serve
-  token create --principal P [--actor A] [--role approver] [--role supervisor] | revoke <id> | list
+  token create --principal P [--actor A] [--role approver|supervisor|metrics] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
@@ -61,7 +62,9 @@ Traces: run, resume, serve and worker export their tasks' traces over OTLP when 
         OpenTelemetry variables ask for it (OTEL_EXPORTER_OTLP_ENDPOINT,
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp), with
         OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), OTEL_TRACES_SAMPLER,
-        OTEL_SERVICE_NAME and the others listed in the Observability guide.`;
+        OTEL_SERVICE_NAME and the others listed in the Observability guide.
+Metrics: serve, worker and run export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 

@@ -270,10 +270,10 @@ describe("OTLP export from the CLI", () => {
     const dir = workspace();
     const ran = await sema(dir, RUN, {
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
-      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc",
     });
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL is "grpc"');
+    expect(ran.stderr).toContain('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL is "grpc"');
     expect(ran.stdout).not.toContain("started");
     // sema trace with nowhere to send the trace says how to give one.
     const traced = await sema(dir, ["trace", "some-task", "--db", "sema.db"], {});

@@ -43,7 +43,7 @@ export { attrEscape, inlineUntrusted } from "./core/neutralizers.ts";
 export { isTerminal } from "./core/task-summary.ts";
 export type { RandomBytes } from "./core/trust-framing.ts";
 export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
-export type { Agent, DelegationSettings, HarnessOptions, OutputSchema } from "./harness/agent.ts";
+export type { Agent, DelegationSettings, HarnessOptions, OutputSchema, ToolCallRef } from "./harness/agent.ts";
 export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
 export { validateAgent } from "./harness/config/agent-schema.ts";
 export { DEFAULTS } from "./harness/defaults.ts";
@@ -115,6 +115,7 @@ export type { JsonValue } from "./protocol/json.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
 export type { LeaseHolder, ParkReason, StoredEvent, TaskEvent, ToolChoice } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
+export { parseTraceContext, type TraceContext } from "./protocol/trace-context.ts";
 export type {
   ActorAssertion,
   FinishReason,

@@ -18,11 +18,12 @@ import { FrameCache } from "./events/frame-cache.ts";
 import { StreamBudget } from "./events/stream-budget.ts";
 import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
-import type { Caller, Ingress } from "./ingress/caller.ts";
+import { type Caller, type Ingress, withTraceContext } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMcp } from "./mcp/http-mount.ts";
+import { mountMetrics } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -32,6 +33,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { traceRoutes } from "./routes/trace.ts";
 import {
   approversSchema,
   checkAgents,
@@ -73,6 +75,12 @@ export interface AppOptions {
   canApprove?: (caller: Caller) => CanApprove;
   /** The A2A server's settings (it is always served; see `docs/guide/a2a.md`). */
   a2a?: A2AOptions;
+  /**
+   * Serve `GET /metrics`: this returns the Prometheus text of the process's metrics (e.g.
+   * `metricsFromEnv(…, { prometheus: true })` of `@sema-agent/otel/metrics-setup`). Absent: no
+   * such route (404). The route needs a token with the `metrics` role.
+   */
+  metrics?: () => Promise<string>;
 }
 
 const appShape = {
@@ -86,6 +94,7 @@ const appShape = {
   approvers: approversSchema.optional(),
   canApprove: functionSchema<(caller: Caller) => CanApprove>("canApprove(caller)").optional(),
   a2a: a2aOptionsSchema.optional(),
+  metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -100,6 +109,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...approvalRoutes(deps),
     ...controlRoutes(deps),
     ...eventRoutes(deps),
+    ...traceRoutes(deps),
     ...agUiRoutes(deps),
     ...chatRoutes(deps),
   ];
@@ -152,12 +162,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   app.get("/v1/openapi.json", (c) => c.body(openApi, 200, { "content-type": "application/json; charset=utf-8" }));
+  if (options.metrics !== undefined)
+    mountMetrics(app, { ingress: options.ingress, rateLimiter, render: options.metrics });
 
   app.use("/v1/*", async (c, next) => {
-    const caller = await options.ingress.authenticate({
-      authorization: c.req.header("authorization"),
-      speaker: c.req.header(SPEAKER_HEADER),
-    });
+    const caller = withTraceContext(
+      await options.ingress.authenticate({
+        authorization: c.req.header("authorization"),
+        speaker: c.req.header(SPEAKER_HEADER),
+      }),
+      c.req.raw.headers,
+    );
     rateLimiter.take(caller.principal);
     c.set("caller", caller);
     await next();

@@ -62,6 +62,8 @@ export interface ServeOptions {
    * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
    */
   a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
+  /** Serve `GET /metrics` with this Prometheus text (see `AppOptions.metrics`; needs the `metrics` role). */
+  metrics?: () => Promise<string>;
 }
 
 /** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
@@ -101,6 +103,7 @@ const serveShape = {
         .optional(),
     })
     .optional(),
+  metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveKeysMatch: [
   KeysMatch<keyof typeof workersShape, keyof Exclude<NonNullable<ServeOptions["workers"]>, false>>,
@@ -177,6 +180,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
     ...(push === undefined ? {} : { a2a: { push } }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;
   try {

@@ -1,5 +1,5 @@
 /**
- * `sema token create --principal P [--actor A] [--role approver] [--role supervisor] [--db path | --store url]`,
+ * `sema token create --principal P [--actor A] [--role approver] [--role supervisor] [--role metrics] [--db path | --store url]`,
  * `sema token revoke <tokenId|token>`, `sema token list`: bearer tokens for `sema serve`. The
  * token is printed once; only its hash is stored.
  */
@@ -9,7 +9,7 @@ import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.t
 import { terminalSafe } from "../terminal-safe.ts";
 
 const USAGE =
-  "usage: sema token create --principal <name> [--actor <id>] [--role approver] [--role supervisor] | sema token revoke <tokenId> | sema token list";
+  "usage: sema token create --principal <name> [--actor <id>] [--role approver|supervisor|metrics] | sema token revoke <tokenId> | sema token list";
 
 export async function token(argv: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = argv;

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { createAgentRegistry, startWorkers } from "@sema-agent/worker";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
+import { openHostMetrics } from "../host-metrics.ts";
 import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
@@ -39,9 +40,10 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   const backend = await openBackend(io, values);
   let tracing: HostTracing | undefined;
   try {
+    const metrics = await openHostMetrics(io, backend.store, "sema worker");
     tracing = await hostTracing(io, backend.store, "sema worker");
     const pool = startWorkers({
-      store: backend.store,
+      store: metrics.store,
       ...(tracing.emit === undefined ? {} : { hub: { publish: tracing.emit } }),
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       concurrency,
@@ -50,6 +52,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       leaseTtlMs,
       onError: reportTo(io, "sema worker"),
     });
+    metrics.observe(() => pool.running().length);
     io.stdout.write(
       `Sema worker running ${concurrency} legs at a time (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, pid ${process.pid})\n`,
     );
@@ -59,6 +62,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
     const stopped = await pool.stop({ deadlineMs: 10_000 });
     if (stopped.abandoned.length > 0)
       io.stderr.write(`sema worker: ${stopped.abandoned.length} legs did not stop in time; their leases expire.\n`);
+    await metrics.shutdown();
     return 0;
   } finally {
     await tracing?.close();

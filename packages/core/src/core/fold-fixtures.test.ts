@@ -336,3 +336,25 @@ describe("v2 fixtures (attachments)", () => {
     expect(state.inputs).toEqual([]);
   });
 });
+
+// A caller's trace context on task_created, human_input and approval_decided (still version 1: a
+// reader that predates it loses a link of a trace, never a behaviour, so it need not refuse).
+describe("trace-context fixtures", () => {
+  const TRACE = new URL("../../fixtures/events/trace-context/", import.meta.url);
+  const events = load("caller-trace", TRACE);
+
+  it("validates and is gapless", () => {
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("folds exactly as the same log without the trace contexts", () => {
+    const stripped = events.map((event) => {
+      const { traceContext: _trace, ...rest } = event as StoredEvent & { traceContext?: unknown };
+      return rest as StoredEvent;
+    });
+    expect(stripped.some((event, i) => JSON.stringify(event) !== JSON.stringify(events[i]))).toBe(true);
+    expect(fold(events)).toEqual(fold(stripped));
+    expect(fold(events).summary).toMatchObject({ status: "parked" });
+  });
+});

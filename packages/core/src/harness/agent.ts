@@ -149,6 +149,13 @@ export interface HarnessOptions {
    * observes only: a sink that throws loses its event, never the leg.
    */
   emit?: Emit;
+  /**
+   * Receives the events of the child tasks a leg runs in this process (delegation's
+   * `runChildren`), which `emit` does not (a child's events are not its parent's stream). A
+   * tracer passes its sink here too (`traceEmit`), so children run in-process are traced live.
+   * Default: none.
+   */
+  childEmit?: Emit;
   /** Default 120 s per tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
   /** Default 50,000 characters per tool result, unless the tool sets its own. */
@@ -157,6 +164,26 @@ export interface HarnessOptions {
   snapshotEvery?: number;
   /** Random source for fence nonces (tests pin it). */
   randomBytes?: RandomBytes;
+  /**
+   * The W3C `traceparent` of a tool call's span, given to the tool as `ToolContext.traceparent` so
+   * that a call to another service (A2A, MCP) carries it. `seq` is the call's `tool_call_started`:
+   * the span follows from the log, so a tracer can name it whether or not it saw the call (the
+   * `callTraceparent` of `@sema-agent/otel`). Absent, returning undefined, throwing or rejecting:
+   * the tool gets none, and the call runs all the same.
+   */
+  traceparentOf?: (call: ToolCallRef) => string | undefined | Promise<string | undefined>;
+}
+
+/** A running tool call, as the log places it: its task, its id and the seq of its `tool_call_started`. */
+export interface ToolCallRef {
+  /** The task the call belongs to. */
+  taskId: string;
+  /** The call's id. */
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** The seq of the call's `tool_call_started` (this run's, for a call run again after a crash). */
+  seq: number;
 }
 
 let processHolder: LeaseHolder | undefined;

@@ -31,6 +31,12 @@ export interface ToolContext {
    * settled (timed out, interrupted, returned).
    */
   checkpoint?: (data: JsonValue) => Promise<void>;
+  /**
+   * The W3C `traceparent` of this call's span, when the host traces (`HarnessOptions.traceparentOf`):
+   * a tool that calls another service sends it, so the remote work joins this task's trace. Absent
+   * when the host gave none; send nothing then.
+   */
+  traceparent?: string;
 }
 
 /** What an approval check knows besides the input. */

@@ -14,4 +14,5 @@ export type * from "./json.ts";
 export * from "./stream-event.ts";
 export * from "./task-event.ts";
 export * from "./task-summary.ts";
+export * from "./trace-context.ts";
 export type * from "./transcript.ts";

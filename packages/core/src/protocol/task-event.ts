@@ -11,6 +11,7 @@ import { z } from "zod";
 import { attachmentSchema, userPartSchema } from "./content.ts";
 import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
 import type { JsonValue } from "./json.ts";
+import { traceContextSchema } from "./trace-context.ts";
 
 /**
  * Whether a value is plain JSON: what survives a JSON round trip unchanged. A hand-written walk,
@@ -166,6 +167,8 @@ export const taskCreatedSchema = z
     actor: actorSchema.exactOptional(),
     metadata: z.record(z.string(), json).exactOptional(),
     settings: taskSettingsSchema.exactOptional(),
+    /** The W3C trace context of the request that started the task, when it carried one. */
+    traceContext: traceContextSchema.exactOptional(),
   })
   .refine((event) => (event.v === 2) === (event.settings !== undefined), {
     message: "settings are recorded on task_created v 2, and only there",
@@ -217,6 +220,8 @@ export const humanInputSchema = z
     reason: z.string().exactOptional(),
     /** The input's images and files (their bytes in the blob table), in the order given; `text` holds its text parts. */
     attachments: z.array(attachmentSchema).min(1).exactOptional(),
+    /** The W3C trace context of the request that sent the input, when it carried one (never on `applied`). */
+    traceContext: traceContextSchema.exactOptional(),
   })
   .refine((event) => (event.v === 2) === (event.attachments !== undefined), {
     message: "attachments are written in version 2 and only there",
@@ -329,6 +334,8 @@ export const approvalDecidedSchema = z.strictObject({
   scope: z.enum(["call", "tool-for-task"]).exactOptional(),
   reason: z.string().exactOptional(),
   actor: actorSchema,
+  /** The W3C trace context of the request that decided, when it carried one. */
+  traceContext: traceContextSchema.exactOptional(),
 });
 
 /**

@@ -3,7 +3,7 @@ import { type HrTime, type SpanContext, SpanKind, SpanStatusCode, TraceFlags } f
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanRecord } from "../spans/span-record.ts";
-import { spanIdOf, traceIdOf } from "./span-ids.ts";
+import { spanIdOf } from "./span-ids.ts";
 
 /** The instrumentation scope every span names: this package. */
 export const SCOPE = { name: "@sema-agent/otel", version: "0.1.0" } as const;
@@ -14,8 +14,15 @@ function hrTime(iso: string): HrTime {
   return [Math.floor(safe / 1000), (safe % 1000) * 1_000_000];
 }
 
-function context(taskId: string, key: string): SpanContext {
-  return { traceId: traceIdOf(taskId), spanId: spanIdOf(taskId, key), traceFlags: TraceFlags.SAMPLED, isRemote: false };
+function context(traceId: string, spanId: string, isRemote = false): SpanContext {
+  return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote };
+}
+
+/** The parent's context: a span of the task, or (on the root) one outside it, the caller's or the parent task's. */
+function parentOf(record: SpanRecord): SpanContext | undefined {
+  if (record.parentKey !== undefined) return context(record.traceId, spanIdOf(record.taskId, record.parentKey));
+  if (record.parentSpanId !== undefined) return context(record.traceId, record.parentSpanId, true);
+  return undefined;
 }
 
 const STATUS = { unset: SpanStatusCode.UNSET, ok: SpanStatusCode.OK, error: SpanStatusCode.ERROR } as const;
@@ -25,7 +32,8 @@ export function toReadableSpan(record: SpanRecord, resource: Resource): Readable
   const startTime = hrTime(record.start);
   const endTime = hrTime(record.end ?? record.start);
   const durationMs = Math.max(0, Date.parse(record.end ?? record.start) - Date.parse(record.start)) || 0;
-  const own = context(record.taskId, record.key);
+  const own = context(record.traceId, spanIdOf(record.taskId, record.key));
+  const parent = parentOf(record);
   const status =
     record.status.message === undefined
       ? { code: STATUS[record.status.code] }
@@ -34,12 +42,16 @@ export function toReadableSpan(record: SpanRecord, resource: Resource): Readable
     name: record.name,
     kind: record.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
     spanContext: () => own,
-    ...(record.parentKey === undefined ? {} : { parentSpanContext: context(record.taskId, record.parentKey) }),
+    ...(parent === undefined ? {} : { parentSpanContext: parent }),
     startTime,
     endTime,
     status,
     attributes: { ...record.attributes },
-    links: [],
+    links: (record.links ?? []).map((link) => ({
+      context: context(link.traceId, link.spanId, true),
+      attributes: { ...link.attributes },
+      droppedAttributesCount: 0,
+    })),
     events: record.events.map((event) => ({
       name: event.name,
       time: hrTime(event.at),

@@ -3,7 +3,8 @@
  * it, days apart, and none of them sees the others' decisions: so the decision is the SDK
  * sampler's for the trace as a root span — a function of the trace id alone (the ratio samplers
  * read only its digits) — taken again for every span, and every process agrees on every span of a
- * task. The parent-based samplers use their root sampler: a task's trace has no remote parent.
+ * task. The parent-based samplers use their root sampler: a caller's sampled flag is not read,
+ * since only the task's root span would carry it.
  */
 import { ROOT_CONTEXT, SpanKind } from "@opentelemetry/api";
 import {

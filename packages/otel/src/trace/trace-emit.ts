@@ -9,9 +9,10 @@
  * tracer exported it), so it is not exported again here. Span ids follow from the task, so what
  * several processes export forms one trace.
  */
-import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
+import type { Emit, HarnessOptions, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
 import { exportSpans } from "../export/export-spans.ts";
 import { toReadableSpan } from "../export/readable-span.ts";
+import { callTraceparent, placementOf } from "../export/trace-placement.ts";
 import { SpanFold } from "../spans/span-fold.ts";
 import type { SpanRecord } from "../spans/span-record.ts";
 import { resolveTraceOptions, type TraceOptions } from "./trace-options.ts";
@@ -30,6 +31,12 @@ export interface TraceEmit {
   readonly tasks: number;
   /** The sink: pass it as `HarnessOptions.emit` (it never throws). */
   emit: Emit;
+  /**
+   * What to spread into the harness's options: `emit`, `childEmit` (children run inside a leg are
+   * traced too) and, with a `store`, `traceparentOf` (`callTraceparent`), so a tool call's A2A or
+   * MCP requests carry its span: `runLeg({ store, agent, ...tracer.harness }, taskId)`.
+   */
+  readonly harness: Pick<HarnessOptions, "emit" | "childEmit" | "traceparentOf">;
   /** Exports the spans ended so far now, and resolves when every read and export has settled. */
   flush(): Promise<void>;
 }
@@ -39,6 +46,11 @@ interface TaskTrace {
   next: number;
   queue: StoredEvent[];
   filling: boolean;
+}
+
+/** Whether `event` is a child's `task_created`, whose trace must be read from its ancestors first. */
+function needsPlacement(event: StoredEvent): event is Extract<StoredEvent, { type: "task_created" }> {
+  return event.type === "task_created" && event.parentTaskId !== undefined && event.traceContext === undefined;
 }
 
 /** Builds the live tracer (see the module's note). */
@@ -105,15 +117,49 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         track(fill(taskId, trace, event.seq, store));
         return;
       }
+      if (needsPlacement(event) && store !== undefined) {
+        trace.filling = true;
+        track(placeThen(taskId, trace, event, store));
+        return;
+      }
       trace.queue.shift();
       apply(trace, event, true);
+    }
+  };
+
+  // A child's task_created waits for its ancestors' trace (read once per task, then remembered).
+  const place = async (trace: TaskTrace, event: Extract<StoredEvent, { type: "task_created" }>, from: Store) => {
+    try {
+      trace.fold.place(await placementOf(from, event));
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  const placeThen = async (
+    taskId: string,
+    trace: TaskTrace,
+    event: Extract<StoredEvent, { type: "task_created" }>,
+    from: Store,
+  ) => {
+    try {
+      await place(trace, event, from);
+      if (trace.queue[0] === event) trace.queue.shift();
+      if (event.seq === trace.next) apply(trace, event, true);
+    } finally {
+      trace.filling = false;
+      pump(taskId, trace);
     }
   };
 
   const fill = async (taskId: string, trace: TaskTrace, upTo: number, from: Store) => {
     try {
       const missing = await from.read(taskId, { afterSeq: trace.next - 1, limit: upTo - trace.next });
-      for (const event of missing) if (event.seq >= trace.next && event.seq < upTo) apply(trace, event, false);
+      for (const event of missing) {
+        if (event.seq < trace.next || event.seq >= upTo) continue;
+        if (needsPlacement(event)) await place(trace, event, from);
+        apply(trace, event, false);
+      }
     } finally {
       // Whatever could not be read is skipped, not waited for.
       trace.next = Math.max(trace.next, upTo);
@@ -138,11 +184,14 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     }
   };
 
+  const harness: TraceEmit["harness"] =
+    store === undefined ? { emit, childEmit: emit } : { emit, childEmit: emit, traceparentOf: callTraceparent(store) };
   return {
     get tasks() {
       return tasks.size;
     },
     emit,
+    harness,
     async flush() {
       // A read that settles may fold queued events that end more spans: drain until nothing is left.
       do {

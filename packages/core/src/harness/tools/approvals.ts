@@ -17,6 +17,7 @@ import {
 } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../../protocol/task-event.ts";
+import type { TraceContext } from "../../protocol/trace-context.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { appendToState } from "../tasks/append-to-task.ts";
 
@@ -55,6 +56,8 @@ export interface Decision {
   actor: ActorAssertion;
   /** The principal the decider is authenticated as. */
   principal: string;
+  /** The W3C trace context of the request that decided (`parseTraceContext`), recorded with the decision. */
+  traceContext?: TraceContext;
 }
 
 /**
@@ -98,6 +101,7 @@ export async function decideApproval(
   };
   if (decision.scope !== undefined) event.scope = decision.scope;
   if (decision.reason !== undefined) event.reason = decision.reason;
+  if (decision.traceContext !== undefined) event.traceContext = { ...decision.traceContext };
   // Checked against the log as it is at the append; a competing decision that got in first is seen.
   await appendToState(store, taskId, async (state) => {
     const approval = state.approvals.find((a) => a.callId === decision.callId);

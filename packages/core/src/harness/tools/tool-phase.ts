@@ -69,6 +69,8 @@ export class ToolPhase {
   readonly #step: StepControl;
   /** Checkpoint appends, one after another (the writer appends one batch at a time). */
   #checkpoints: Promise<unknown> = Promise.resolve();
+  /** The seq of each running call's `tool_call_started`, for its span's `traceparent`. */
+  readonly #startedSeq = new Map<string, number>();
 
   constructor(ctx: LegContext, hooks: LegHooks, step: StepControl) {
     this.#ctx = ctx;
@@ -199,7 +201,10 @@ export class ToolPhase {
         attempt: call.attempt + 1,
         ...(replaced.has(call.callId) ? { input: call.input } : {}),
       }));
-      await this.#w.append([...carry, ...started]);
+      const stored = await this.#w.append([...carry, ...started]);
+      if (this.#o.traceparentOf !== undefined)
+        for (const event of stored)
+          if (event.type === "tool_call_started") this.#startedSeq.set(event.callId, event.seq);
       const outcomes = await this.#step.watched(() =>
         Promise.all(
           batch.map(async (call) =>
@@ -237,6 +242,21 @@ export class ToolPhase {
     return appended.then(() => undefined);
   }
 
+  /** The call's `traceparent` from the host; tracing never fails a call, so any failure is none. */
+  async #traceparent(
+    of: NonNullable<HarnessOptions["traceparentOf"]>,
+    call: OpenToolCall,
+  ): Promise<string | undefined> {
+    const seq = this.#startedSeq.get(call.callId);
+    if (seq === undefined) return undefined;
+    try {
+      const value = await of({ taskId: this.#ctx.taskId, callId: call.callId, name: call.name, seq });
+      return typeof value === "string" && value !== "" ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   #settings(): ToolRunSettings {
     const settings: ToolRunSettings = {
       tools: this.#tools,
@@ -248,6 +268,8 @@ export class ToolPhase {
       checkpoint: (call, data) => this.#checkpoint(call, data),
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
+    const traceparentOf = this.#o.traceparentOf;
+    if (traceparentOf !== undefined) settings.traceparent = (call) => this.#traceparent(traceparentOf, call);
     return settings;
   }
 }
