@@ -23,6 +23,10 @@ Commands:
                       one JSON object a line with --json)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
+  trace <taskId> [--endpoint URL] [--protocol http/protobuf|http/json]
+                      Rebuild a task's trace from its log and export it over OTLP (to --endpoint,
+                      else the OTEL_EXPORTER_OTLP_* variables); prints the trace id and span count.
+                      An endpoint with no path gets /v1/traces
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--a2a-push on|off] [--metrics] [--workspaces dir]
         [--workspace-per principal|task]
@@ -55,6 +59,11 @@ Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no 
         openai-compatible:<id> (OPENAI_COMPATIBLE_BASE_URL), script:<file.json> (offline).
 Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
         --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.
+Traces: run, resume, serve and worker export their tasks' traces over OTLP when the standard
+        OpenTelemetry variables ask for it (OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp), with
+        OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), OTEL_TRACES_SAMPLER,
+        OTEL_SERVICE_NAME and the others listed in the Observability guide.
 Metrics: serve, worker and run export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
         OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.`;
 
@@ -70,6 +79,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   cancel: async () => (await import("./commands/cancel.ts")).cancel,
   tasks: async () => (await import("./commands/tasks.ts")).tasks,
   events: async () => (await import("./commands/events.ts")).events,
+  trace: async () => (await import("./commands/trace.ts")).trace,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,

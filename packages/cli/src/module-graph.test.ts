@@ -23,34 +23,47 @@ afterAll(() => {
 });
 
 /**
+/**
  * Run `sema <args>` until its output matches `ready`, then `then(output)` if given, and stop it
- * with SIGTERM; the modules it loaded.
+ * with SIGTERM, or (`"exit"`) until it exits by itself; the modules it loaded. `env` is added to
+ * the child's environment.
  */
-async function modulesOf(args: string[], ready: RegExp, then?: (output: string) => Promise<void>): Promise<string[]> {
+async function modulesOf(
+  args: string[],
+  ready: RegExp | "exit",
+  then?: (output: string) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "sema-graph-"));
   dirs.push(dir);
-  writeFileSync(join(dir, "turns.json"), JSON.stringify({ turns: [{ text: "done" }] }));
+  writeFileSync(
+    join(dir, "turns.json"),
+    JSON.stringify({ turns: [{ toolCalls: [{ name: "list_dir", input: { path: "." } }] }, { text: "done" }] }),
+  );
   const log = join(dir, "modules.txt");
   const child: ChildProcess = spawn(process.execPath, [ENTRY, ...args, "--model", "script:turns.json"], {
     cwd: dir,
     // No OTEL_* variable of this shell: with an exporter set up, a host loads the SDK on purpose.
-    env: { ...withoutOtel(process.env), SEMA_STORE_URL: "", SEMA_DB: "", SEMA_MODULE_LOG: log },
+    env: { ...withoutOtel(process.env), SEMA_STORE_URL: "", SEMA_DB: "", SEMA_MODULE_LOG: log, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  try {
-    await expect.poll(() => output, { timeout: 30_000, interval: 50 }).toMatch(ready);
-    await then?.(output);
-  } finally {
-    child.kill("SIGTERM");
+  if (ready !== "exit") {
+    try {
+      await expect.poll(() => output, { timeout: 30_000, interval: 50 }).toMatch(ready);
+      await then?.(output);
+    } finally {
+      child.kill("SIGTERM");
+    }
   }
   expect(await exited, output).toBe(0);
   return readFileSync(log, "utf8").split("\n");
 }
 
+/** The environment without any OTEL_* variable, so "unset" means unset whatever the test runner has. */
 function withoutOtel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("OTEL_")));
 }
@@ -106,6 +119,25 @@ describe("what a command loads", () => {
     const metered = await modulesOf(["serve", "--port", "0", "--metrics"], /serving http/);
     expect(metered.some((url) => url.includes("/node_modules/@opentelemetry/sdk-metrics/"))).toBe(true);
     expect(metered.some((url) => url.includes("/node_modules/@opentelemetry/exporter-prometheus/"))).toBe(true);
+  });
+
+  it("with no OTEL_* variable set, sema worker, serve and run load no OpenTelemetry module; with an endpoint, run loads the exporter (the control)", {
+    timeout: 120_000,
+  }, async () => {
+    const worker = await modulesOf(["worker"], /Sema worker running/);
+    const serve = await modulesOf(["serve", "--port", "0"], /serving http/);
+    const run = await modulesOf(["run", "list the files", "--yes"], "exit");
+    for (const loaded of [worker, serve, run]) expect(loaded.filter((url) => OTEL.test(url))).toEqual([]);
+    // The run did run its tool: it was not a run that stopped early.
+    expect(run.some((url) => url.includes("/packages/cli/src/tools/list-dir.ts"))).toBe(true);
+
+    // Nothing listens there; the run still ends, and exits, within its bound.
+    const traced = await modulesOf(["run", "list the files", "--yes"], "exit", undefined, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "1000",
+    });
+    expect(traced.some((url) => /\/node_modules\/@opentelemetry\/exporter-trace-otlp-proto\//.test(url))).toBe(true);
+    expect(traced.some((url) => /exporter-trace-otlp-http/.test(url))).toBe(false);
   });
 
   describe.skipIf(skip)("on PostgreSQL", () => {

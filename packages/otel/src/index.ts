@@ -40,6 +40,6 @@ export type {
   SpanStatusRecord,
 } from "./spans/span-record.ts";
 export { type TraceEmit, type TraceEmitOptions, traceEmit } from "./trace/trace-emit.ts";
-export { CAPTURE_CONTENT_ENV, type TraceOptions } from "./trace/trace-options.ts";
+export { CAPTURE_CONTENT_ENV, SEMCONV_OPT_IN_ENV, type TraceOptions } from "./trace/trace-options.ts";
 export { traceTask } from "./trace/trace-task.ts";
 export { type TraceJsonOptions, traceTaskJson } from "./trace/trace-task-json.ts";

@@ -3,7 +3,7 @@
  * store, on loopback unless told otherwise, with the first token created on an empty token store.
  * This is what `sema serve` runs.
  */
-import type { LeaseHolder, Store } from "@sema-agent/core";
+import type { Emit, LeaseHolder, Store, StreamEvent } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
@@ -53,6 +53,11 @@ export interface ServeOptions {
   /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
   /**
+   * Also given every event the in-process workers' legs emit, beside the API's own hub (a
+   * tracer's sink such as `traceEmit(…).emit` of `@sema-agent/otel`). A throw is ignored.
+   */
+  emit?: Emit;
+  /**
    * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
    * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
    */
@@ -83,6 +88,7 @@ const serveShape = {
   approvers: approversSchema.optional(),
   workers: z.union([z.literal(false), z.strictObject(workersShape)]).optional(),
   onError: functionSchema<(error: unknown, taskId: string | undefined) => void>("onError(error, taskId)").optional(),
+  emit: functionSchema<Emit>("emit(event)").optional(),
   a2aPush: z
     .strictObject({
       configs: objectWith<PushConfigStore>(["put", "get", "list", "delete", "all", "advance"], "a PushConfigStore"),
@@ -131,13 +137,28 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   checkAgents(options.agents, "serve");
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
+  const observe = options.emit;
+  // The workers publish to the hub, and to the host's own sink when it has one.
+  const sink =
+    observe === undefined
+      ? hub
+      : {
+          publish: (event: StreamEvent) => {
+            hub.publish(event);
+            try {
+              observe(event);
+            } catch {
+              // An observer's failure never reaches a leg.
+            }
+          },
+        };
   const workers =
     options.workers === false
       ? undefined
       : startWorkers({
           store: options.store,
           agents: options.agents,
-          hub,
+          hub: sink,
           ...options.workers,
           ...(options.onError === undefined ? {} : { onError: options.onError }),
         });

@@ -16,6 +16,7 @@ import type { CliIo } from "../context.ts";
 import { UsageError } from "../context.ts";
 import { openHostMetrics } from "../host-metrics.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -35,8 +36,10 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
+  let tracing: HostTracing | undefined;
   try {
     const metrics = await openHostMetrics(io, backend.store, "sema serve", { prometheus: values.metrics === true });
+    tracing = await hostTracing(io, backend.store, "sema serve");
     const serving = await startServing({
       store: metrics.store,
       tokens: await backend.tokens(),
@@ -46,6 +49,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       port,
       workers,
       onError: reportTo(io, "sema serve"),
+      ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
       // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
       // Every node that pushes delivers every owed notification: several API nodes on one
       // database run it on one of them (--a2a-push off on the others).
@@ -62,6 +66,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         `First start: a token for principal "local" with every role. It is shown once and only its hash is stored:\n\n  ${serving.firstToken.token}\n\nUse it as: Authorization: Bearer <token>\n`,
       );
     }
+    if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
     // Ctrl-C or SIGTERM: stop claiming, park running legs at their next boundary, then close.
     await untilInterrupted(io);
     io.stdout.write("Stopping: running tasks park at their next step and resume on the next start.\n");
@@ -69,6 +74,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     await metrics.shutdown();
     return 0;
   } finally {
+    await tracing?.close();
     await backend.close();
   }
 }

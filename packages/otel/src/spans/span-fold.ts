@@ -23,6 +23,11 @@ export interface SpanFoldOptions {
   captureContent?: boolean;
   /** `gen_ai.provider.name` when a model id does not name its provider (`openai:gpt-4o`). */
   providerName?: string;
+  /**
+   * Also write the deprecated duplicates that backends built on the GenAI conventions 1.36 and
+   * older read: `gen_ai.system` beside `gen_ai.provider.name`. Default false (the latest only).
+   */
+  deprecatedAttributes?: boolean;
 }
 
 type ToolCallInput = { name: string; input: unknown };
@@ -369,7 +374,9 @@ export class SpanFold {
       this.#namedProvider = model?.match(/^([^:/]+)[:/]./)?.[1];
     }
     const provider = this.#namedProvider ?? this.#options.providerName;
-    if (provider !== undefined) attributes[GEN_AI.providerName] = provider;
+    if (provider === undefined) return;
+    attributes[GEN_AI.providerName] = provider;
+    if (this.#options.deprecatedAttributes === true) attributes[GEN_AI.system] = provider;
   }
 
   #toolAttributes(callId: string, name: string): SpanAttributes {
