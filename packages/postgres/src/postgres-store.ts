@@ -25,6 +25,9 @@ import {
   type ClaimOptions,
   type CreateTaskInput,
   EMPTY_SUMMARY,
+  type GroupCommitOptions,
+  type GroupCommitSettings,
+  groupCommitSettings,
   isLeaseLive,
   type ListRunnableOptions,
   type ListTasksOptions,
@@ -44,7 +47,9 @@ import {
   watchTask,
 } from "@sema-agent/core/store-kit";
 import type pg from "pg";
+import { type BatchedAppend, commitAppendBatch } from "./append-batch.ts";
 import { appendIfUnchanged } from "./append-unchanged.ts";
+import { Coalescer } from "./coalescer.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
@@ -66,6 +71,21 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Longest a watcher waits before reading again without a notification. Default 250 ms. */
   pollMs?: number;
+  /**
+   * Group commit: the appends and lease releases of concurrent legs within one tick, or while
+   * earlier batches are in flight, go as one statement (one transaction), each append still
+   * conditional on its own task's seq and lease (see docs/guide/stores.md). Default on
+   * (`{ windowMs: 0, maxBatch: 256 }`); `false` sends each on its own. A bad value is a `ConfigError`.
+   */
+  groupCommit?: GroupCommitOptions | boolean;
+}
+
+/** A lease release waiting for its batch. */
+interface BatchedRelease {
+  taskId: string;
+  token: string;
+  resolve(released: { wantsWorker: boolean } | undefined): void;
+  reject(error: unknown): void;
 }
 
 /**
@@ -81,15 +101,74 @@ export class PostgresStore implements Store {
   readonly #notifier = new ChangeNotifier();
   readonly #summaries = new SummaryCache("PostgreSQL");
   readonly #listener: EventListener;
+  readonly #appends: Coalescer<BatchedAppend> | undefined;
+  readonly #releases: Coalescer<BatchedRelease> | undefined;
+  #soloWrites = 0;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
   constructor(options: PostgresStoreOptions) {
     this.#schema = options.schema ?? "sema";
     this.#sql = queries(quoteSchema(this.#schema));
     this.#pollMs = options.pollMs ?? 250;
+    const groupCommit = groupCommitSettings("PostgresStore", options.groupCommit);
     this.#db = new Database(options, this.#schema, this.#sql);
     this.#listener = new EventListener(this.#db.pool, this.#notifier);
+    this.#appends = groupCommit === undefined ? undefined : this.#appendCoalescer(groupCommit);
+    this.#releases = groupCommit === undefined ? undefined : this.#releaseCoalescer(groupCommit);
   }
+
+  #appendCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAppend> {
+    const host = {
+      db: this.#db,
+      sql: this.#sql,
+      summaries: this.#summaries,
+      alone: (append: BatchedAppend) =>
+        this.#appendLocked(append.taskId, append.events, {
+          expectedSeq: append.expectedSeq,
+          ...(append.leaseToken === undefined ? {} : { leaseToken: append.leaseToken }),
+        }),
+    };
+    return new Coalescer(
+      settings,
+      (append) => append.taskId,
+      (batch) =>
+        commitAppendBatch(host, batch).catch((error: unknown) => {
+          for (const append of batch) append.reject(toStoreError(error, "group commit"));
+        }),
+    );
+  }
+
+  #releaseCoalescer(settings: GroupCommitSettings): Coalescer<BatchedRelease> {
+    return new Coalescer(
+      settings,
+      (release) => release.taskId,
+      async (batch) => {
+        let rows: Array<{ task_id: string; wants_worker: boolean }>;
+        try {
+          rows = await this.#query(this.#sql.releaseLeases, [batch.map((r) => r.taskId), batch.map((r) => r.token)]);
+        } catch (error) {
+          for (const release of batch) release.reject(error);
+          return;
+        }
+        const released = new Map(rows.map((row) => [row.task_id, row.wants_worker]));
+        for (const release of batch) {
+          const wants = released.get(release.taskId);
+          release.resolve(wants === undefined ? undefined : { wantsWorker: wants });
+        }
+      },
+    );
+  }
+
+  /**
+   * Statements sent so far for appends and lease releases, and how many writes they carried
+   * (with group commit, many writes share one statement and one transaction).
+   */
+  get writeStats(): { writes: number; commits: number } {
+    const batches = (this.#appends?.batches ?? 0) + (this.#releases?.batches ?? 0);
+    return { writes: this.#soloWrites + this.#batchedWrites, commits: this.#soloWrites + batches };
+  }
+
+  #batchedWrites = 0;
 
   /** Open a store and wait until its schema is migrated. Throws `StoreUnavailable` if it cannot be. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -193,6 +272,25 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
+    if (this.#appends !== undefined && events.length > 0 && this.#summaries.peek(taskId) !== undefined) {
+      // This store wrote the task last (a leg's own appends): the batch can reduce its summary.
+      this.#batchedWrites++;
+      const appends = this.#appends;
+      const stored = await new Promise<StoredEvent[]>((resolve, reject) =>
+        appends.add({
+          taskId,
+          events,
+          expectedSeq: options.expectedSeq,
+          leaseToken: options.leaseToken,
+          runnablePayload: this.#runnablePayload(taskId),
+          resolve,
+          reject,
+        }),
+      );
+      this.#notifier.notify(taskId);
+      return stored;
+    }
+    this.#soloWrites++;
     const unchanged = await appendIfUnchanged(this.#db, this.#sql, this.#summaries, {
       taskId,
       events,
@@ -204,6 +302,11 @@ export class PostgresStore implements Store {
       this.#notifier.notify(taskId);
       return unchanged;
     }
+    return this.#appendLocked(taskId, events, options);
+  }
+
+  /** The append on the locking path: the row locked, the lease and seq checked, the writes in one statement. */
+  async #appendLocked(taskId: string, events: readonly TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
     const written = await this.#tx(async (tx) => {
       // Four round trips in all: BEGIN, this, the writes, COMMIT.
       const row = (await tx.client.query<TaskRow & { now_ms: number }>(tx.sql.lockTaskNow, [taskId])).rows[0];
@@ -337,16 +440,25 @@ export class PostgresStore implements Store {
 
   async releaseLease(taskId: string, token: string): Promise<void> {
     await this.#open();
-    let released: Array<{ wants_worker: boolean }>;
-    try {
-      released = (await this.#db.pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token])).rows;
-    } catch (error) {
-      throw toStoreError(error, "query");
+    let released: { wantsWorker: boolean } | undefined;
+    const releases = this.#releases;
+    if (releases !== undefined) {
+      this.#batchedWrites++;
+      released = await new Promise((resolve, reject) => releases.add({ taskId, token, resolve, reject }));
+    } else {
+      this.#soloWrites++;
+      try {
+        const rows = (await this.#db.pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token]))
+          .rows;
+        released = rows[0] === undefined ? undefined : { wantsWorker: rows[0].wants_worker };
+      } catch (error) {
+        throw toStoreError(error, "query");
+      }
     }
-    if (released.length === 0) return this.#requireTask(taskId);
+    if (released === undefined) return this.#requireTask(taskId);
     // A release can make a task runnable for others (work arrived as the leg ended): tell them.
     this.#notifier.notify(taskId);
-    if (released[0]?.wants_worker === true)
+    if (released.wantsWorker)
       await this.#query(this.#sql.notifyRunnable, [this.#runnablePayload(taskId)]).catch(() => undefined);
   }
 
