@@ -45,6 +45,8 @@ export class BatchWriter {
   #cancel: (() => void) | undefined;
   /** Transactions committed (for bench:live's commits per second). */
   commits = 0;
+  /** The longest a batch held the event loop, BEGIN to COMMIT, in ms (by the writer's clock). */
+  longestMs = 0;
 
   constructor(host: WriterHost, settings: GroupCommitSettings, now: () => number = () => performance.now()) {
     this.#host = host;
@@ -111,6 +113,7 @@ export class BatchWriter {
       }
       sql.commit.run();
       this.commits++;
+      this.longestMs = Math.max(this.longestMs, this.#now() - started);
     } catch (error) {
       this.#host.rollback();
       const failure = this.#host.storeError(error);

@@ -96,6 +96,8 @@ export interface WriteStats {
   writes: number;
   /** Transactions committed. */
   commits: number;
+  /** With group commit: the longest a batch held the event loop, BEGIN to COMMIT, in ms. */
+  longestBatchMs: number;
 }
 
 /**
@@ -157,7 +159,11 @@ export class SqliteStore implements Store {
 
   /** Writes made and transactions committed so far (with group commit, many writes share one). */
   get writeStats(): WriteStats {
-    return { writes: this.#writes, commits: this.#soloCommits + (this.#writer?.commits ?? 0) };
+    return {
+      writes: this.#writes,
+      commits: this.#soloCommits + (this.#writer?.commits ?? 0),
+      longestBatchMs: this.#writer?.longestMs ?? 0,
+    };
   }
 
   /** The typed form of a failure: SQLite's own become `StoreUnavailable`, the rest stay. */
