@@ -111,6 +111,40 @@ describe.skipIf(skip)("group commit (PostgresStore)", () => {
     for (const taskId of ids) expect((await store.getTask(taskId)).lease).toBeUndefined();
   });
 
+  it("takes and renews leases in batches, each by the lease rule: held by another is LeaseHeld, gone is LeaseLost", async () => {
+    const store = await open();
+    await tasks(store, 5);
+    const held = await store.acquireLease("t00", { holder: { id: "other" }, ttlMs: 60_000 });
+    const mine = await store.acquireLease("t01", { holder: { id: "me" }, ttlMs: 60_000 });
+    const dead = await store.acquireLease("t02", { holder: { id: "dead" }, ttlMs: 60_000 });
+    const before = store.writeStats.commits;
+    const outcomes = await Promise.allSettled([
+      store.acquireLease("t00", { holder: { id: "me" }, ttlMs: 5000 }),
+      store.acquireLease("t01", { holder: { id: "me" }, ttlMs: 5000 }),
+      store.acquireLease("t02", { holder: { id: "me" }, ttlMs: 5000, replaceHolderId: "dead" }),
+      store.acquireLease("t03", { holder: { id: "me" }, ttlMs: 5000 }),
+      store.acquireLease("missing", { holder: { id: "me" }, ttlMs: 5000 }),
+    ]);
+    expect(outcomes.map(codeOf)).toEqual(["LeaseHeld (retryable)", "ok", "ok", "ok", "TaskNotFound"]);
+    expect(store.writeStats.commits - before).toBeLessThan(5);
+    const leases = outcomes.map((o) => (o.status === "fulfilled" ? o.value : undefined));
+    for (const [i, lease] of leases.entries()) {
+      if (lease === undefined) continue;
+      expect(lease).toMatchObject({ taskId: `t0${i}`, holder: { id: "me" } });
+      expect((await store.getTask(lease.taskId)).lease).toEqual(lease);
+    }
+    expect(leases[1]?.token).not.toBe(mine.token);
+    const renewals = await Promise.allSettled([
+      store.renewLease("t00", held.token, 90_000),
+      store.renewLease("t01", leases[1]?.token ?? "", 90_000),
+      store.renewLease("t02", dead.token, 90_000),
+    ]);
+    expect(renewals.map(codeOf)).toEqual(["ok", "ok", "LeaseLost"]);
+    const renewed = renewals[1]?.status === "fulfilled" ? renewals[1].value : undefined;
+    expect(Date.parse(renewed?.expiresAt ?? "")).toBeGreaterThan(Date.parse(leases[1]?.expiresAt ?? ""));
+    expect((await store.getTask("t01")).lease).toEqual(renewed);
+  });
+
   it("a backend terminated mid-batch: acknowledged appends kept, the batch's appends wholly absent, callers told", async () => {
     const schema = freshSchema();
     const store = await open(schema);

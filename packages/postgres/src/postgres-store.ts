@@ -72,12 +72,29 @@ export interface PostgresStoreOptions {
   /** Longest a watcher waits before reading again without a notification. Default 250 ms. */
   pollMs?: number;
   /**
-   * Group commit: the appends and lease releases of concurrent legs within one tick, or while
+   * Group commit: the appends and lease changes of concurrent legs within one tick, or while
    * earlier batches are in flight, go as one statement (one transaction), each append still
    * conditional on its own task's seq and lease (see docs/guide/stores.md). Default on
    * (`{ windowMs: 0, maxBatch: 256 }`); `false` sends each on its own. A bad value is a `ConfigError`.
    */
   groupCommit?: GroupCommitOptions | boolean;
+}
+
+/** A lease acquisition waiting for its batch: the lease it would take (its expiry set on success). */
+interface BatchedAcquire {
+  lease: Lease;
+  options: AcquireLeaseOptions;
+  resolve(lease: Lease): void;
+  reject(error: unknown): void;
+}
+
+/** A lease renewal waiting for its batch. */
+interface BatchedRenew {
+  taskId: string;
+  token: string;
+  ttlMs: number;
+  resolve(lease: Lease): void;
+  reject(error: unknown): void;
 }
 
 /** A lease release waiting for its batch. */
@@ -103,6 +120,8 @@ export class PostgresStore implements Store {
   readonly #listener: EventListener;
   readonly #appends: Coalescer<BatchedAppend> | undefined;
   readonly #releases: Coalescer<BatchedRelease> | undefined;
+  readonly #acquires: Coalescer<BatchedAcquire> | undefined;
+  readonly #renewals: Coalescer<BatchedRenew> | undefined;
   #soloWrites = 0;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
@@ -115,6 +134,78 @@ export class PostgresStore implements Store {
     this.#listener = new EventListener(this.#db.pool, this.#notifier);
     this.#appends = groupCommit === undefined ? undefined : this.#appendCoalescer(groupCommit);
     this.#releases = groupCommit === undefined ? undefined : this.#releaseCoalescer(groupCommit);
+    this.#acquires = groupCommit === undefined ? undefined : this.#acquireCoalescer(groupCommit);
+    this.#renewals = groupCommit === undefined ? undefined : this.#renewCoalescer(groupCommit);
+  }
+
+  #acquireCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAcquire> {
+    return new Coalescer(
+      settings,
+      (acquire) => acquire.lease.taskId,
+      async (batch) => {
+        let rows: Array<{ task_id: string; expires_ms: number }>;
+        try {
+          rows = await this.#query(this.#sql.acquireLeases, [
+            batch.map((a) => a.lease.taskId),
+            batch.map((a) => a.lease.token),
+            batch.map((a) => JSON.stringify(a.lease.holder)),
+            batch.map((a) => a.lease.holder.id),
+            batch.map((a) => a.options.ttlMs),
+            batch.map((a) => a.options.replaceHolderId ?? null),
+          ]);
+        } catch (error) {
+          for (const acquire of batch) acquire.reject(error);
+          return;
+        }
+        const taken = new Map(rows.map((row) => [row.task_id, row.expires_ms]));
+        const alone: Array<Promise<void>> = [];
+        for (const acquire of batch) {
+          const expires = taken.get(acquire.lease.taskId);
+          if (expires !== undefined) acquire.resolve({ ...acquire.lease, expiresAt: new Date(expires).toISOString() });
+          // Held by another holder, or no such task: the locking path says which.
+          else
+            alone.push(
+              this.#acquireLocked(acquire.lease.taskId, acquire.options).then(acquire.resolve, acquire.reject),
+            );
+        }
+        await Promise.all(alone);
+      },
+    );
+  }
+
+  #renewCoalescer(settings: GroupCommitSettings): Coalescer<BatchedRenew> {
+    return new Coalescer(
+      settings,
+      (renew) => renew.taskId,
+      async (batch) => {
+        let rows: Array<{ task_id: string; lease_holder: string; expires_ms: number }>;
+        try {
+          rows = await this.#query(this.#sql.renewLeases, [
+            batch.map((r) => r.taskId),
+            batch.map((r) => r.token),
+            batch.map((r) => r.ttlMs),
+          ]);
+        } catch (error) {
+          for (const renew of batch) renew.reject(error);
+          return;
+        }
+        const renewed = new Map(rows.map((row) => [row.task_id, row]));
+        const alone: Array<Promise<void>> = [];
+        for (const renew of batch) {
+          const row = renewed.get(renew.taskId);
+          if (row !== undefined) {
+            renew.resolve({
+              taskId: renew.taskId,
+              token: renew.token,
+              holder: JSON.parse(row.lease_holder) as Lease["holder"],
+              expiresAt: new Date(row.expires_ms).toISOString(),
+            });
+          } else
+            alone.push(this.#renewLocked(renew.taskId, renew.token, renew.ttlMs).then(renew.resolve, renew.reject));
+        }
+        await Promise.all(alone);
+      },
+    );
   }
 
   #appendCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAppend> {
@@ -164,7 +255,11 @@ export class PostgresStore implements Store {
    * (with group commit, many writes share one statement and one transaction).
    */
   get writeStats(): { writes: number; commits: number } {
-    const batches = (this.#appends?.batches ?? 0) + (this.#releases?.batches ?? 0);
+    const batches =
+      (this.#appends?.batches ?? 0) +
+      (this.#releases?.batches ?? 0) +
+      (this.#acquires?.batches ?? 0) +
+      (this.#renewals?.batches ?? 0);
     return { writes: this.#soloWrites + this.#batchedWrites, commits: this.#soloWrites + batches };
   }
 
@@ -412,6 +507,20 @@ export class PostgresStore implements Store {
   }
 
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
+    const acquires = this.#acquires;
+    if (acquires === undefined) {
+      this.#soloWrites++;
+      return this.#acquireLocked(taskId, options);
+    }
+    await this.#open();
+    assertTtl(options.ttlMs);
+    this.#batchedWrites++;
+    // The token and holder now; the expiry is the database's, set when the batch took it.
+    const lease = newLease(taskId, options.holder, 0);
+    return new Promise((resolve, reject) => acquires.add({ lease, options, resolve, reject }));
+  }
+
+  async #acquireLocked(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
     return this.#tx(async (tx) => {
       const row = await this.#lockTask(tx, taskId);
       const record = recordOf(row);
@@ -426,6 +535,18 @@ export class PostgresStore implements Store {
   }
 
   async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
+    const renewals = this.#renewals;
+    if (renewals === undefined) {
+      this.#soloWrites++;
+      return this.#renewLocked(taskId, token, ttlMs);
+    }
+    await this.#open();
+    assertTtl(ttlMs);
+    this.#batchedWrites++;
+    return new Promise((resolve, reject) => renewals.add({ taskId, token, ttlMs, resolve, reject }));
+  }
+
+  async #renewLocked(taskId: string, token: string, ttlMs: number): Promise<Lease> {
     return this.#tx(async (tx) => {
       const row = await this.#lockTask(tx, taskId);
       const lease = recordOf(row).lease;

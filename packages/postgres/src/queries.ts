@@ -5,8 +5,11 @@
  */
 import { TASK_COLUMNS } from "./rows.ts";
 
-/** The database clock in epoch milliseconds (whole, as JS dates keep them). */
-const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::float8";
+/** A timestamp in epoch milliseconds (whole, as JS dates keep them). */
+const NOW_MS_OF = (time: string) => `floor(extract(epoch from ${time}) * 1000)::float8`;
+
+/** The database clock in epoch milliseconds. */
+const NOW_MS = NOW_MS_OF("clock_timestamp()");
 
 export function queries(s: string) {
   /** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
@@ -118,6 +121,45 @@ export function queries(s: string) {
       SELECT head.task_id, head.at, pg_notify('sema_events', head.task_id || ':' || head.last_seq),
         CASE WHEN head.wants AND head.leased IS NOT TRUE THEN pg_notify('sema_runnable', head.runnable) END
       FROM head`,
+    /**
+     * Group commit for lease acquisitions: many tasks' leases taken in one statement, each only if
+     * no other holder's lease is live at the database time (or it is held by the holder $4 itself,
+     * or by $6, the holder to replace). $1 … $6 per lease: task id, token, holder JSON, holder id,
+     * time to live in ms, replaced holder id or null. Rows are locked in task-id order first. A
+     * task left out is decided alone on the locking path (`LeaseHeld`, `TaskNotFound`).
+     */
+    acquireLeases: `WITH clock AS (SELECT clock_timestamp() AS now), b AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[])
+          AS b (task_id, token, holder, holder_id, ttl_ms, replace_id)
+      ), locked AS (
+        SELECT task_no FROM ${s}.tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE
+      ), upd AS (
+        UPDATE ${s}.tasks t SET lease_token = b.token, lease_holder = b.holder,
+          lease_expires_at = to_timestamp((${NOW_MS_OF("clock.now")} + b.ttl_ms) / 1000.0)
+        FROM b, clock, locked
+        WHERE t.task_no = locked.task_no AND t.task_id = b.task_id
+          AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= clock.now
+            OR t.lease_holder::json ->> 'id' = b.holder_id OR t.lease_holder::json ->> 'id' = b.replace_id)
+        RETURNING t.task_id, t.lease_expires_at
+      )
+      SELECT task_id, ${NOW_MS_OF("lease_expires_at")} AS expires_ms FROM upd`,
+    /**
+     * Group commit for renewals: many live leases extended in one statement ($1 task ids, $2
+     * tokens, $3 times to live in ms). A lease left out (expired, released, taken over) is
+     * decided alone on the locking path (`LeaseLost`, `TaskNotFound`).
+     */
+    renewLeases: `WITH clock AS (SELECT clock_timestamp() AS now), b AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::float8[]) AS b (task_id, token, ttl_ms)
+      ), locked AS (
+        SELECT task_no FROM ${s}.tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE
+      ), upd AS (
+        UPDATE ${s}.tasks t SET lease_expires_at = to_timestamp((${NOW_MS_OF("clock.now")} + b.ttl_ms) / 1000.0)
+        FROM b, clock, locked
+        WHERE t.task_no = locked.task_no AND t.task_id = b.task_id AND t.lease_token = b.token
+          AND t.lease_expires_at > clock.now
+        RETURNING t.task_id, t.lease_holder, t.lease_expires_at
+      )
+      SELECT task_id, lease_holder, ${NOW_MS_OF("lease_expires_at")} AS expires_ms FROM upd`,
     /**
      * Group commit for releases: many leases given up in one statement; the tasks released are
      * returned (a token that no longer holds its lease releases nothing).
