@@ -179,7 +179,13 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
         await new Promise((resolve) => setTimeout(resolve, STEER_EVERY_MS));
         if (loadDone) break;
         const inputId = `steer-${steers++}`;
-        await sendInput(store, steerTask, { text: `Steer ${inputId}`, inputId });
+        try {
+          await sendInput(store, steerTask, { text: `Steer ${inputId}`, inputId });
+        } catch (error) {
+          // The load ended while this steer was on its way, and the steer task with it.
+          if (loadDone) break;
+          throw error;
+        }
         sentAt.set(inputId, performance.now());
       }
     })();

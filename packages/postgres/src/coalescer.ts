@@ -50,11 +50,14 @@ export class Coalescer<Item> {
       const batch = this.#take();
       this.#inFlight++;
       this.batches++;
-      this.#run(batch).finally(() => {
-        this.#inFlight--;
-        // What queued up meanwhile goes at once: that wait was its window.
-        if (this.#queue.length > 0) this.#start();
-      });
+      // `run` settles every item itself; a throw past that must not become an unhandled rejection.
+      this.#run(batch)
+        .catch(() => undefined)
+        .finally(() => {
+          this.#inFlight--;
+          // What queued up meanwhile goes at once: that wait was its window.
+          if (this.#queue.length > 0) this.#start();
+        });
     }
   }
 

@@ -43,9 +43,11 @@ export class BatchWriter {
   readonly #now: () => number;
   #queue: Pending[] = [];
   #cancel: (() => void) | undefined;
+  /** The flush is due at the end of this tick (not later in a window). */
+  #soon = false;
   /** Transactions committed (for bench:live's commits per second). */
   commits = 0;
-  /** The longest a batch held the event loop, BEGIN to COMMIT, in ms (by the writer's clock). */
+  /** The longest a batch held the event loop, BEGIN to COMMIT, in ms (by the writer's clock, ms resolution with Date.now). */
   longestMs = 0;
 
   constructor(host: WriterHost, settings: GroupCommitSettings, now: () => number = () => performance.now()) {
@@ -58,7 +60,8 @@ export class BatchWriter {
   submit<T>(work: (sql: Statements) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.#queue.length >= this.#settings.maxBatch) this.#schedule(0);
+      // A full batch goes at the end of this tick, even inside a wider window.
+      if (this.#queue.length >= this.#settings.maxBatch && !this.#soon) this.#schedule(0);
       else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
     });
   }
@@ -67,13 +70,16 @@ export class BatchWriter {
   drain(): void {
     this.#cancel?.();
     this.#cancel = undefined;
+    this.#soon = false;
     while (this.#queue.length > 0) this.#runBatch(Number.POSITIVE_INFINITY);
   }
 
   #schedule(windowMs: number): void {
     this.#cancel?.();
+    this.#soon = windowMs === 0;
     this.#cancel = scheduleFlush(windowMs, () => {
       this.#cancel = undefined;
+      this.#soon = false;
       this.#runBatch(MAX_BATCH_MS);
       // What did not fit goes in the next tick's batch, so timers and I/O run in between.
       if (this.#queue.length > 0 && this.#cancel === undefined) this.#schedule(0);

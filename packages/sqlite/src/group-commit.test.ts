@@ -10,9 +10,12 @@ import { rollback } from "./schema.ts";
 import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
 
+// The store's clock also times its batches (at most ~4 ms each): a clock that stands still keeps
+// a loaded machine from splitting the batches these tests count.
+const now = () => Date.parse("2026-12-01T12:00:00Z");
 const open: SqliteStore[] = [];
 function store(path: string, groupCommit?: ConstructorParameters<typeof SqliteStore>[0]["groupCommit"]): SqliteStore {
-  const opened = new SqliteStore(groupCommit === undefined ? { path } : { path, groupCommit });
+  const opened = new SqliteStore(groupCommit === undefined ? { path, now } : { path, now, groupCommit });
   open.push(opened);
   return opened;
 }
@@ -118,7 +121,7 @@ describe("group commit (SqliteStore)", () => {
 
   it("a transaction that cannot start fails every caller of its batch with the retryable StoreUnavailable", async () => {
     const path = tempDb();
-    const s = new SqliteStore({ path, busyTimeoutMs: 0 });
+    const s = new SqliteStore({ path, busyTimeoutMs: 0, now });
     open.push(s);
     await tasks(s, 3);
     // Another connection holds the write lock: BEGIN IMMEDIATE fails at once (no busy wait).

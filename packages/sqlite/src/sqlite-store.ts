@@ -154,6 +154,8 @@ export class SqliteStore implements Store {
               storeError: (error) => this.#storeError(error),
             },
             groupCommit,
+            // The store's clock times the batches too: an injected one makes them deterministic.
+            this.#now,
           );
   }
 
