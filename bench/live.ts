@@ -161,8 +161,12 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
   try {
     const model = new ScriptedModel(turns, { mode: "by-transcript", recordRequests: false });
     const agent = { model, tools: [lookupTool] };
+    // Created before the clock starts, 100 at a time (PostgreSQL takes minutes one by one).
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push(await startTask(store, { objective: `Live task ${i}` }));
+    for (let i = 0; i < n; i += 100) {
+      const chunk = Array.from({ length: Math.min(100, n - i) }, (_, j) => `Live task ${i + j}`);
+      ids.push(...(await Promise.all(chunk.map((objective) => startTask(store, { objective })))));
+    }
     const steerTask = await startTask(store, { objective: "Take steers" });
     let loadDone = false;
     const steer = steerHarness(store, () => loadDone);
@@ -171,19 +175,27 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     const commitsBefore = subject.commits(store);
     lag.enable();
     const started = performance.now();
-    const steerLeg = runLeg({ store: steer.watched, agent: { model: steer.model, tools: [lookupTool] } }, steerTask);
+    // A saturated process can lose the steer task's lease too: that ends the steers, not the run.
+    let steerFailure: unknown;
+    const steerLeg = runLeg(
+      { store: steer.watched, agent: { model: steer.model, tools: [lookupTool] } },
+      steerTask,
+    ).catch((error: unknown) => {
+      steerFailure = error;
+    });
     const sentAt = new Map<string, number>();
     let steers = 0;
     const steering = (async () => {
-      while (!loadDone) {
+      while (!loadDone && steerFailure === undefined) {
         await new Promise((resolve) => setTimeout(resolve, STEER_EVERY_MS));
         if (loadDone) break;
         const inputId = `steer-${steers++}`;
         try {
           await sendInput(store, steerTask, { text: `Steer ${inputId}`, inputId });
         } catch (error) {
-          // The load ended while this steer was on its way, and the steer task with it.
-          if (loadDone) break;
+          // The load ended while this steer was on its way (and the steer task with it), or the
+          // steer task's leg failed: either way the steers end here.
+          if (loadDone || steerFailure !== undefined) break;
           throw error;
         }
         sentAt.set(inputId, performance.now());
@@ -195,7 +207,9 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     lag.disable();
     const commits = subject.commits(store) - commitsBefore;
     await steering;
-    await steerLeg.catch(() => undefined);
+    await steerLeg;
+    if (steerFailure !== undefined)
+      console.error(`live: ${key}, N = ${n}: the steer task failed: ${String(steerFailure)}`);
     const completed = outcomes.filter((o) => o.status === "fulfilled" && o.value.status === "completed").length;
     // A leg whose lease could not be renewed in time (a stalled event loop) stops with LeaseLost.
     const failures = new Map<string, number>();
