@@ -235,14 +235,14 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
       { subject: label, metric: "event-loop lag max", unit: "ms", samples: [ms(lag.max)] },
       { subject: label, metric: "peak RSS", unit: "MiB", samples: [rssMiB] },
       { subject: label, metric: "commits per second", unit: "/s", samples: [commits / (wallMs / 1000)] },
-      {
-        subject: label,
-        metric: `steer latency p50 (${latencies.length} steers)`,
-        unit: "ms",
-        samples: [percentileMs(latencies, 50)],
-      },
-      { subject: label, metric: "steer latency p99", unit: "ms", samples: [percentileMs(latencies, 99)] },
+      { subject: label, metric: "steers applied during the load", unit: "steers", samples: [latencies.length] },
     ];
+    // No steer got through a saturated process: there is no latency to report (NaN is no JSON).
+    if (latencies.length > 0)
+      rows.push(
+        { subject: label, metric: "steer latency p50", unit: "ms", samples: [percentileMs(latencies, 50)] },
+        { subject: label, metric: "steer latency p99", unit: "ms", samples: [percentileMs(latencies, 99)] },
+      );
     if (subject.longestBatchMs !== undefined)
       rows.push({
         subject: label,
