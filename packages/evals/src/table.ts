@@ -17,26 +17,27 @@ const LABELS: Record<string, string> = {
   policy: "Sema, framing + policy",
 };
 
-/** The table: one row per model × condition × environment, with the four metrics. */
+/** The table: one row per model × condition × environment, with the four metrics; columns padded. */
 export function formatTable(report: SuiteReport): string {
   const header = [
-    "| Model | Condition | Environment | Attack success | Utility under attack | Benign utility | Approvals per benign task |",
-    "| ----- | --------- | ----------- | -------------- | -------------------- | -------------- | ------------------------- |",
+    "Model",
+    "Condition",
+    "Environment",
+    "Attack success",
+    "Utility under attack",
+    "Benign utility",
+    "Approvals per benign task",
   ];
-  const lines = report.rows.map((row) =>
-    [
-      "",
-      row.model,
-      LABELS[row.condition] ?? row.condition,
-      row.environment,
-      percent(row.attackSuccess),
-      percent(row.utilityUnderAttack),
-      percent(row.benignUtility),
-      perTask(row.benignApprovals),
-      "",
-    ]
-      .join(" | ")
-      .trim(),
-  );
-  return [...header, ...lines].join("\n");
+  const body = report.rows.map((row) => [
+    row.model,
+    LABELS[row.condition] ?? row.condition,
+    row.environment,
+    percent(row.attackSuccess),
+    percent(row.utilityUnderAttack),
+    percent(row.benignUtility),
+    perTask(row.benignApprovals),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]?.length ?? 0)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }
