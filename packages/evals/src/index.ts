@@ -3,6 +3,8 @@
  * file workspace, banking, and `limits`) with benign user tasks and injection tasks; scripted
  * obedient and task-following models, or any `Model`; and three conditions: a naive loop, Sema
  * with framing only, Sema with framing and the provenance policy.
+ *
+ * @module @sema-agent/evals
  */
 export { ATTACKS, type AttackTemplate, attackText, callText } from "./attacks.ts";
 export { type BankingState, banking } from "./environments/banking.ts";

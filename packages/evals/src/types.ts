@@ -27,6 +27,7 @@ export interface UserTask<State> {
   prompt: string;
   /** Text relayed to the task on the `external` lane before it starts (a webhook, a ticket). */
   external?: string;
+  /** The next call of the ground truth, given the results of its calls so far; undefined when done. */
   plan(results: readonly Observation[]): PlannedCall | undefined;
   /** The final answer, from the plan's results. */
   answer(results: readonly Observation[]): string;
@@ -53,7 +54,9 @@ export interface InjectionTask<State> {
 export interface Environment<State> {
   name: string;
   description: string;
+  /** A fresh state, every injection slot holding `injection` (its benign text when undefined). */
   createState(injection: string | undefined): State;
+  /** The environment's tools, acting on `state`. */
   tools(state: State): Tool[];
   userTasks: readonly UserTask<State>[];
   injectionTasks: readonly InjectionTask<State>[];
@@ -65,6 +68,7 @@ export interface AnyEnvironment {
   description: string;
   /** Run-time view of {@link Environment}, with the state opaque. */
   createState(injection: string | undefined): unknown;
+  /** The tools acting on a state this environment made. */
   tools(state: unknown): Tool[];
   userTasks: readonly UserTask<unknown>[];
   injectionTasks: readonly InjectionTask<unknown>[];
