@@ -24,6 +24,8 @@ export async function runSema(input: LoopInput, policy: ProvenancePolicy | undef
   const agent = {
     model: input.model,
     tools: [...input.tools],
+    // The naive loop's step cap, as a budget: a real model that loops parks instead of running on.
+    budget: { maxTurns: input.maxSteps },
     ...(policy === undefined ? {} : { provenancePolicy: policy }),
   };
   const taskId = await startTask(store, { objective: input.prompt, principal: PRINCIPAL });
