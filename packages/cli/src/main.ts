@@ -52,6 +52,11 @@ Commands:
                       --lease-ttl as for serve
   token create --principal P [--actor A] [--role approver|supervisor|metrics] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored)
+  eval injection [--model provider:model-id] [--suite mailbox|workspace|banking|limits|all]
+                      The offline prompt-injection suite: attack success, utility and approvals
+                      of a naive loop, Sema's framing, and framing + the provenance policy, on
+                      the scripted obedient and task-following models (or --model); prints the
+                      table. --suite (repeatable): default mailbox, workspace and banking
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
 Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no sema.config.*
@@ -84,6 +89,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,
   token: async () => (await import("./commands/token.ts")).token,
+  eval: async () => (await import("./commands/eval.ts")).evaluate,
   demo: async () => (await import("./commands/demo.ts")).demo,
 };
 
