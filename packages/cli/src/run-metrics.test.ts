@@ -36,12 +36,15 @@ const receiver = createServer((request, response) => {
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
 function metricsReceived(): OtlpMetric[] {
-  return received.flatMap((request) => {
-    const body = JSON.parse(request.body) as {
-      resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
-    };
-    return body.resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
-  });
+  // The same endpoint also receives the run's traces (at /v1/traces): only metrics are read here.
+  return received
+    .filter((request) => request.path === "/v1/metrics")
+    .flatMap((request) => {
+      const body = JSON.parse(request.body) as {
+        resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
+      };
+      return body.resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
+    });
 }
 
 describe("metrics over OTLP from the environment", () => {
