@@ -7,7 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { fold, type TaskEvent } from "@sema-agent/core";
-import { stateFromJson, stateToJson } from "@sema-agent/core/store-kit";
+import { stateFromJson, stateToJson, TASK_STATE_VERSION } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
 import {
   describeMachine,
@@ -43,7 +43,7 @@ for (let round = 0; round < rounds; round++) {
   fromStoredSnapshot.push(
     (
       await timed(() => {
-        const state = stateFromJson(1, JSON.parse(snapshotJson));
+        const state = stateFromJson(TASK_STATE_VERSION, JSON.parse(snapshotJson));
         if (state === undefined) throw new Error("snapshot version");
         return fold(tail, state);
       })

@@ -29,6 +29,7 @@ import {
 const FRAMEWORKS: Record<string, { module: string; sourceCondition: boolean; durable: boolean }> = {
   sema: { module: "./peers/sema.ts", sourceCondition: true, durable: true },
   "sema-agent": { module: "./peers/sema-agent.ts", sourceCondition: true, durable: true },
+  "sema-traced": { module: "./peers/sema-traced.ts", sourceCondition: true, durable: true },
   pi: { module: "./peers/frameworks/pi.ts", sourceCondition: false, durable: false },
   "ai-sdk": { module: "./peers/frameworks/ai-sdk.ts", sourceCondition: false, durable: false },
   langgraph: { module: "./peers/frameworks/langgraph.ts", sourceCondition: false, durable: true },

@@ -14,7 +14,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name: string) => join(repo, "node_modules", ".bin", name);
-const PUBLISHED = ["core", "sqlite", "postgres", "ai-sdk", "mcp", "a2a", "otel", "worker", "server", "cli"] as const;
+const PUBLISHED = [
+  "core",
+  "sqlite",
+  "postgres",
+  "ai-sdk",
+  "mcp",
+  "a2a",
+  "otel",
+  "evals",
+  "worker",
+  "server",
+  "cli",
+] as const;
 const root = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { workspaces: string[] };
 const version = (dir: string): string =>
   (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;

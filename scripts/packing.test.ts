@@ -30,7 +30,19 @@ const bin = (name: string) => join(repo, "node_modules", ".bin", name);
 /** Node 22, the oldest line the packages' `engines` admit, pinned by the tools/node22 workspace. */
 const node22 = join(repo, "tools", "node22", "node_modules", "node", "bin", "node");
 /** Every published package, by folder. */
-const PACKAGES = ["core", "sqlite", "postgres", "ai-sdk", "mcp", "a2a", "otel", "worker", "server", "cli"] as const;
+const PACKAGES = [
+  "core",
+  "sqlite",
+  "postgres",
+  "ai-sdk",
+  "mcp",
+  "a2a",
+  "otel",
+  "evals",
+  "worker",
+  "server",
+  "cli",
+] as const;
 /** Packages with an importable entry (the CLI is a command only). */
 const LIBRARIES = PACKAGES.filter((name) => name !== "cli");
 

@@ -36,6 +36,7 @@ export default defineConfig({
           { text: "Concepts", link: "/guide/concepts" },
           { text: "Steering", link: "/guide/steering" },
           { text: "Approvals and hooks", link: "/guide/approvals-and-hooks" },
+          { text: "Security: lanes, frames, provenance", link: "/guide/security" },
           { text: "Tools and MCP", link: "/guide/tools-and-mcp" },
           { text: "Delegating to A2A agents", link: "/guide/a2a-client" },
           { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },

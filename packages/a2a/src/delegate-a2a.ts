@@ -54,6 +54,9 @@ export function delegateA2A<const Name extends string = typeof DEFAULT_TOOL_NAME
       `Send a sub-task to the remote agent at ${options.url} (A2A) and wait for its answer. Give the whole task in message; the agent sees nothing else of this conversation.`,
     inputSchema,
     untrustedOutput: true,
+    // It sends text to the remote agent; the ids of a remote task come from its own output, by design.
+    effects: "external",
+    untaintedInputs: ["/taskId", "/contextId"],
     // Re-run after a crash is safe: the call resumes from its checkpoints and never sends twice.
     idempotent: true,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

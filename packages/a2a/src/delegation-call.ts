@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { type Message, type Part, Role, type StreamResponse, TaskState } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
+import type { Client, RequestOptions } from "@a2a-js/sdk/client";
 import type { ToolContext } from "@sema-agent/core";
 import { A2AToolError } from "./a2a-tool-error.ts";
 import { checkpointJson, type DelegationCheckpoint, readCheckpoint } from "./checkpoint.ts";
@@ -81,6 +81,18 @@ export class DelegationCall {
     this.#signal = context.signal;
   }
 
+  /**
+   * Each request's options: the call's signal, and the `traceparent` of the call's span when the
+   * host traces (the SDK sends service parameters as HTTP headers), so the remote task joins this
+   * trace. None without it.
+   */
+  #request(): RequestOptions {
+    const traceparent = this.#context.traceparent;
+    return traceparent === undefined
+      ? { signal: this.#signal }
+      : { signal: this.#signal, serviceParameters: { traceparent } };
+  }
+
   async run(): Promise<string> {
     try {
       return await this.#run();
@@ -133,7 +145,7 @@ export class DelegationCall {
     const holds = (history: readonly Message[]) => history.some((message) => message.messageId === last.messageId);
     try {
       if (last.continues !== undefined) {
-        const task = await client.getTask({ tenant: "", id: last.continues }, { signal: this.#signal });
+        const task = await client.getTask({ tenant: "", id: last.continues }, this.#request());
         return holds(task.history) ? task.id : undefined;
       }
       let pageToken = "";
@@ -146,7 +158,7 @@ export class DelegationCall {
             pageToken,
             statusTimestampAfter: undefined,
           },
-          { signal: this.#signal },
+          this.#request(),
         );
         const found = page.tasks.find((task) => holds(task.history));
         if (found !== undefined) return found.id;
@@ -189,7 +201,7 @@ export class DelegationCall {
     const task = new RemoteTask(contextId, continues);
     const stream = this.#need().sendMessageStream(
       { tenant: "", message, configuration: undefined, metadata: undefined },
-      { signal: this.#signal },
+      this.#request(),
     );
     try {
       await this.#consume(task, stream);
@@ -210,7 +222,7 @@ export class DelegationCall {
       await wait(BACKOFF_MS[Math.min(round, BACKOFF_MS.length - 1)] ?? 0, this.#signal);
       let streamed = false;
       try {
-        await this.#consume(task, client.resubscribeTask({ tenant: "", id }, { signal: this.#signal }));
+        await this.#consume(task, client.resubscribeTask({ tenant: "", id }, this.#request()));
         streamed = true;
       } catch (error) {
         this.#passThrough(error);
@@ -219,7 +231,7 @@ export class DelegationCall {
       if (!streamed || !task.final)
         await this.#guard(task, async () => {
           task.apply({
-            payload: { $case: "task", value: await client.getTask({ tenant: "", id }, { signal: this.#signal }) },
+            payload: { $case: "task", value: await client.getTask({ tenant: "", id }, this.#request()) },
           });
           await this.#recordState(task);
         });

@@ -53,6 +53,24 @@ describe("sema.config", () => {
     ).toBe(true);
   });
 
+  it("takes a provenance policy per agent in sema.config.json, checked as a ConfigError", async () => {
+    const cwd = dir();
+    const script = join(cwd, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "hi" }] }));
+    const policy = { local: { exposed: "approve", tainted: "deny" }, minChars: 16 };
+    writeFileSync(
+      join(cwd, "sema.config.json"),
+      JSON.stringify({ agents: { a: { model: `script:${script}`, approve: [], provenancePolicy: policy } } }),
+    );
+    expect((await loadAgents(cwd, {}, noModel)).agents.a?.provenancePolicy).toEqual(policy);
+    writeFileSync(
+      join(cwd, "sema.config.json"),
+      JSON.stringify({ agents: { a: { model: `script:${script}`, provenancePolicy: { local: { tainted: "yes" } } } } }),
+    );
+    const error = await loadAgents(cwd, {}, noModel).catch((e: unknown) => e);
+    expect(isSemaError(error, "ConfigError")).toBe(true);
+  });
+
   it("reads agents defined in code from sema.config.mjs", async () => {
     const cwd = dir();
     writeFileSync(

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
 import { type Agent, type QuotaSettings, quotaSettingsSchema, validateAgent } from "@sema-agent/core";
-import { checkConfig } from "@sema-agent/core/protocol";
+import { checkConfig, provenancePolicySchema } from "@sema-agent/core/protocol";
 import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
 import { UsageError } from "./context.ts";
@@ -61,6 +61,11 @@ const jsonAgent = z.strictObject({
   maxCostUsd: z.number().positive().exactOptional(),
   /** Who may decide this agent's approvals under `sema serve`; default `approver-role`. */
   approvers: approverRule.exactOptional(),
+  /**
+   * What happens to calls made with untrusted content in view or carrying it (docs/guide/security.md);
+   * default: tainted calls of the writing tools need approval, whatever `approve` says.
+   */
+  provenancePolicy: provenancePolicySchema.exactOptional(),
 });
 
 const jsonConfig = z.strictObject({
@@ -89,6 +94,7 @@ function fromJson(
     tools: createFileTools(tools.root, tools.options).filter((tool) => wanted.has(tool.name)),
   };
   if (raw.instructions !== undefined) agent.instructions = raw.instructions;
+  if (raw.provenancePolicy !== undefined) agent.provenancePolicy = raw.provenancePolicy;
   if (approve.size > 0) agent.approvalPolicy = (call) => approve.has(call.name);
   const budget: NonNullable<Agent["budget"]> = {};
   if (raw.maxTurns !== undefined) budget.maxTurns = raw.maxTurns;

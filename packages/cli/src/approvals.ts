@@ -7,6 +7,7 @@ import { userInfo } from "node:os";
 import {
   type ActorAssertion,
   type ApprovalState,
+  type CallProvenance,
   decideApproval,
   loadTaskOverview,
   type Store,
@@ -31,15 +32,35 @@ async function pending(store: Store, taskId: string): Promise<ApprovalState[]> {
   return (await loadTaskOverview(store, await store.getTask(taskId))).pendingApprovals;
 }
 
+/**
+ * Why the provenance policy held a call, for the person deciding: its classification and each
+ * untrusted span the arguments came from (the argument, what matched, where it was read).
+ */
+export function describeHold(provenance: CallProvenance): string {
+  const lines =
+    provenance.classification === "tainted"
+      ? [`  ! Held: its arguments carry text from untrusted content (a ${provenance.effects} effect).`]
+      : [`  ! Held: untrusted content was in the context it was made in (a ${provenance.effects} effect).`];
+  for (const span of provenance.spans) {
+    const where = span.tool === undefined ? `the ${span.lane} lane` : `the output of ${span.tool}`;
+    const who = span.actor === undefined ? "" : ` from "${span.actor.id}"${span.actor.verified ? "" : " (unverified)"}`;
+    const what =
+      span.argument === undefined ? "" : `${span.argument} (${span.match ?? "text"} "${span.text ?? ""}") from `;
+    lines.push(`    ${what}${where}${who}, event ${span.seq}`);
+    if (span.excerpt !== undefined) lines.push(`      "${span.excerpt}"`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 function describeCall(approval: ApprovalState): string {
   const input = JSON.stringify(JSON.parse(approval.inputJson), null, 2);
   const shown = input.length > 2000 ? `${input.slice(0, 2000)}\n… (${input.length - 2000} more characters)` : input;
-  // The tool's name and input are the model's: nothing in them may act on the terminal.
+  // The tool's name and input are the model's, the spans a third party's: nothing in them may act on the terminal.
   return terminalSafe(
     `? ${approval.name} wants to run (call ${approval.callId}, digest ${approval.digest.slice(0, 12)}…):\n${shown
       .split("\n")
       .map((line) => `    ${line}`)
-      .join("\n")}\n`,
+      .join("\n")}\n${approval.provenance === undefined ? "" : describeHold(approval.provenance)}`,
   );
 }
 

@@ -5,6 +5,7 @@
 import { createInterface } from "node:readline";
 import {
   type Agent,
+  type Emit,
   isSemaError,
   type LegOptions,
   type LegOutcome,
@@ -16,6 +17,7 @@ import { nodeHost } from "@sema-agent/core/node";
 import type { LeaseHeldError } from "@sema-agent/core/protocol";
 import { askApprovals, printPendingApprovals } from "./approvals.ts";
 import type { CliIo } from "./context.ts";
+import { withTracing } from "./host-tracing.ts";
 import { Renderer } from "./render.ts";
 import { terminalSafe } from "./terminal-safe.ts";
 
@@ -42,6 +44,8 @@ export interface DriveOptions {
   dbFlag: string;
   stdinSteers: boolean;
   trigger?: LegOptions["trigger"];
+  /** Also given every event the legs emit (the tracer's sink, when traces are exported). */
+  observe?: Emit | undefined;
 }
 
 /**
@@ -77,7 +81,12 @@ async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome |
         if (io.interrupt !== undefined) legOptions.signal = io.interrupt;
         if (options.trigger !== undefined) legOptions.trigger = options.trigger;
         outcome = await runLeg(
-          { store: options.store, agent: options.agent, emit: renderer.emit, ...nodeHost() },
+          {
+            store: options.store,
+            agent: options.agent,
+            emit: withTracing(renderer.emit, options.observe),
+            ...nodeHost(),
+          },
           options.taskId,
           legOptions,
         );

@@ -7,7 +7,8 @@ Commands:
   run "objective" [--model provider:model-id] [--db path] [--attach file …] [--yes] [--stdin-steers]
                       Start a task and stream it. Type a line to steer it; Ctrl-C parks it.
                       --attach adds an image or a file (PNG, JPEG, GIF, WebP, PDF, text) to it.
-                      --yes runs the file tools that write without asking first;
+                      --yes runs the file tools that write without asking first (a call
+                      the provenance policy holds is still asked about);
                       --stdin-steers reads steers from stdin even when it is not a terminal
   resume <taskId> [--model provider:model-id] [--yes] [--stdin-steers]
                       Run a parked or crashed task's next leg (the model it was started with)
@@ -26,8 +27,12 @@ Commands:
                       default principal local; --json: the object GET /v1/usage answers with)
   events <taskId> [--json] [--follow]
                       Print a task's log (exactly as stored with --json)
+  trace <taskId> [--endpoint URL] [--protocol http/protobuf|http/json]
+                      Rebuild a task's trace from its log and export it over OTLP (to --endpoint,
+                      else the OTEL_EXPORTER_OTLP_* variables); prints the trace id and span count.
+                      An endpoint with no path gets /v1/traces
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
-        [--model provider:model-id] [--a2a-push on|off] [--workspaces dir]
+        [--model provider:model-id] [--a2a-push on|off] [--metrics] [--workspaces dir]
         [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
@@ -35,7 +40,8 @@ Commands:
                       --lease-ttl: how long the tasks of a crashed node wait before another
                       node takes them over (default 30000 ms, at least 300).
                       --a2a-push on|off: deliver A2A push notifications (default on; on one
-                      node of several sharing a database, off on the others)
+                      node of several sharing a database, off on the others).
+                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role)
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]
                       An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
@@ -48,17 +54,29 @@ Commands:
                       share slots fairly between principals, at most N legs of one per process.
                       --poll: how often it looks for runnable tasks (default 500 ms);
                       --lease-ttl as for serve
-  token create --principal P [--actor A] [--role approver] [--role supervisor]
+  token create --principal P [--actor A] [--role approver|supervisor|metrics]
                [--quota name=value …] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored); --quota
                       (e.g. tokensPerDay=100000) narrows the principal's quotas while it lives
+  eval injection [--model provider:model-id] [--suite mailbox|workspace|banking|limits|all]
+                      The offline prompt-injection suite: attack success, utility and approvals
+                      of a naive loop, Sema's framing, and framing + the provenance policy, on
+                      the scripted obedient and task-following models (or --model); prints the
+                      table. --suite (repeatable): default mailbox, workspace and banking
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
 Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no sema.config.*
         names the agents): anthropic:<id> (ANTHROPIC_API_KEY), openai:<id> (OPENAI_API_KEY),
         openai-compatible:<id> (OPENAI_COMPATIBLE_BASE_URL), script:<file.json> (offline).
 Store:  --db path or SEMA_DB; default .sema/sema.db in the working directory.
-        --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.`;
+        --store postgres://user@host/db or SEMA_STORE_URL: PostgreSQL, shared by many nodes.
+Traces: run, resume, serve and worker export their tasks' traces over OTLP when the standard
+        OpenTelemetry variables ask for it (OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp), with
+        OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), OTEL_TRACES_SAMPLER,
+        OTEL_SERVICE_NAME and the others listed in the Observability guide.
+Metrics: serve, worker and run export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
@@ -73,10 +91,12 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   tasks: async () => (await import("./commands/tasks.ts")).tasks,
   usage: async () => (await import("./commands/usage.ts")).usage,
   events: async () => (await import("./commands/events.ts")).events,
+  trace: async () => (await import("./commands/trace.ts")).trace,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,
   token: async () => (await import("./commands/token.ts")).token,
+  eval: async () => (await import("./commands/eval.ts")).evaluate,
   demo: async () => (await import("./commands/demo.ts")).demo,
 };
 

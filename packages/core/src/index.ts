@@ -28,6 +28,18 @@ export type {
   ToolCallOf,
 } from "./agent/agent-types.ts";
 export { createAgent } from "./agent/create-agent.ts";
+export {
+  type ClassifiedCall,
+  classifyToolCall,
+  type ProvenanceContext,
+  type ProvenanceOptions,
+} from "./core/call-provenance.ts";
+export {
+  type EntryProvenance,
+  type ProvenanceSource,
+  provenanceAt,
+  type SpanProvenance,
+} from "./core/entry-provenance.ts";
 export { type ApprovalState, fold, type TaskState } from "./core/fold.ts";
 export {
   buildAppliedHumanInputEvent,
@@ -40,10 +52,11 @@ export {
 } from "./core/human-input-projection.ts";
 export { sanitizeHumanText } from "./core/human-text.ts";
 export { attrEscape, inlineUntrusted } from "./core/neutralizers.ts";
+export { DEFAULT_PROVENANCE_RULES, provenanceRule } from "./core/provenance-policy.ts";
 export { isTerminal } from "./core/task-summary.ts";
 export type { RandomBytes } from "./core/trust-framing.ts";
 export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
-export type { Agent, DelegationSettings, HarnessOptions, OutputSchema } from "./harness/agent.ts";
+export type { Agent, DelegationSettings, HarnessOptions, OutputSchema, ToolCallRef } from "./harness/agent.ts";
 export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
 export { validateAgent } from "./harness/config/agent-schema.ts";
 export { DEFAULTS } from "./harness/defaults.ts";
@@ -116,6 +129,7 @@ export {
   type ToolInputOf,
   type ToolInputSchema,
 } from "./harness/tools/define-tool.ts";
+export { effectsOf } from "./harness/tools/provenance-gate.ts";
 export type * from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
 export type { Lease, Store, StoreClock, TaskRecord } from "./ports/store.ts";
@@ -139,9 +153,21 @@ export type {
   TaskEventIdentity,
 } from "./protocol/human-input.ts";
 export type { JsonValue } from "./protocol/json.ts";
+export type {
+  CallClassification,
+  CallProvenance,
+  EffectRules,
+  HeldSpan,
+  Lane,
+  ProvenancePolicy,
+  ProvenanceRule,
+  TaintMatch,
+  ToolEffects,
+} from "./protocol/provenance.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
 export type { LeaseHolder, ParkReason, StoredEvent, TaskEvent, ToolChoice } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
+export { parseTraceContext, type TraceContext } from "./protocol/trace-context.ts";
 export type {
   ActorAssertion,
   FinishReason,

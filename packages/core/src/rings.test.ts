@@ -136,4 +136,19 @@ describe("the rings, as linted", () => {
     );
     expect(found).toEqual({ "probe.ts": Array(4).fill("style/noRestrictedImports") });
   });
+
+  it("keeps the evals suite on core's public entries: no host, store, adapter or test-only code", () => {
+    const found = lint(
+      {
+        "probe.ts":
+          'import { createApp } from "@sema-agent/server";\nimport { ScriptedModel } from "@sema-agent/core/testing";\nimport { SqliteStore } from "@sema-agent/sqlite";\nimport { fold } from "../../core/src/core/fold.ts";\nexport const x = [createApp, ScriptedModel, SqliteStore, fold];\n',
+        "allowed.ts":
+          'import { MemoryStore, runLeg } from "@sema-agent/core";\nimport { z } from "zod";\nexport const x = [MemoryStore, runLeg, z];\n',
+        "probe.test.ts":
+          'import { ScriptedModel } from "@sema-agent/core/testing";\nexport const x = [ScriptedModel];\n',
+      },
+      "packages/evals/src",
+    );
+    expect(found).toEqual({ "probe.ts": Array(4).fill("style/noRestrictedImports") });
+  });
 });

@@ -9,6 +9,12 @@
 
 export { claimByListing } from "./adapters/claim-by-listing.ts";
 export { fairListing, fairOrder, limitPerPrincipal } from "./adapters/fair-claims.ts";
+export {
+  type GroupCommitOptions,
+  type GroupCommitSettings,
+  groupCommitSettings,
+  scheduleFlush,
+} from "./adapters/group-commit.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
 export { SummaryCache } from "./adapters/summary-cache.ts";

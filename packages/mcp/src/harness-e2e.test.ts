@@ -82,6 +82,34 @@ describe("MCP tools in a Sema leg", () => {
     await expect.poll(called).toEqual(["echo", "get-resource-reference"]);
   });
 
+  it("sends the call span's traceparent as _meta.traceparent when the host gives one, and nothing otherwise", async () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    for (const [message, traced] of [
+      ["traced call", true],
+      ["untraced call", false],
+    ] as const) {
+      const store = new MemoryStore();
+      const model = new ScriptedModel([
+        { toolCalls: [{ name: "everything__echo", input: { message } }] },
+        { text: "ok" },
+      ]);
+      const taskId = await startTask(store, { objective: "Echo" });
+      const host = traced ? { traceparentOf: () => traceparent } : {};
+      expect((await runLeg({ store, agent: { model, tools: connection.tools }, ...host }, taskId)).status).toBe(
+        "completed",
+      );
+    }
+    const callOf = (message: string) =>
+      received(stderr).find(
+        (m) =>
+          m.method === "tools/call" && (m.params?.arguments as { message?: string } | undefined)?.message === message,
+      );
+    // The tap's stderr may trail the answers on stdout: wait for each call to show.
+    await expect.poll(() => callOf("traced call")?.params?._meta).toMatchObject({ traceparent });
+    await expect.poll(() => callOf("untraced call")).toBeDefined();
+    expect(callOf("untraced call")?.params?._meta?.traceparent).toBeUndefined();
+  });
+
   it("cancels the MCP request when the leg is interrupted mid-call", async () => {
     const store = new MemoryStore();
     const model = new ScriptedModel([

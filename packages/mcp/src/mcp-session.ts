@@ -32,6 +32,8 @@ export interface CallRequest {
   args: { [key: string]: unknown };
   signal: AbortSignal;
   timeoutMs: number | undefined;
+  /** The W3C `traceparent` of the calling span, sent as `_meta.traceparent` (MCP's convention); absent: none. */
+  traceparent?: string | undefined;
 }
 
 function quote(error: unknown): string {
@@ -152,7 +154,13 @@ export class McpSession {
     this.#inflight.add(controller);
     const timeout = request.timeoutMs ?? this.#callTimeoutMs ?? NO_TIMEOUT_MS;
     try {
-      const result = await this.#client.callTool({ name: request.mcpName, arguments: request.args }, undefined, {
+      const params = {
+        name: request.mcpName,
+        arguments: request.args,
+        // The calling span, so a server that traces puts its work in the caller's trace.
+        ...(request.traceparent === undefined ? {} : { _meta: { traceparent: request.traceparent } }),
+      };
+      const result = await this.#client.callTool(params, undefined, {
         signal: controller.signal,
         timeout,
       });

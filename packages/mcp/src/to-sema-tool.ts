@@ -53,6 +53,7 @@ export function toSemaTool(mcp: McpTool, mapping: ToolMapping): Tool<McpArgument
         args: input,
         signal: context.signal,
         timeoutMs,
+        traceparent: context.traceparent,
       });
       const text = resultText(result);
       if (result.isError === true) throw toolFailure(text, name, session.label);

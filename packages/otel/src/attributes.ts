@@ -20,6 +20,7 @@ import {
   ATTR_GEN_AI_REQUEST_TOP_P,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_SYSTEM,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
@@ -39,6 +40,8 @@ export const GEN_AI = {
   agentName: ATTR_GEN_AI_AGENT_NAME,
   conversationId: ATTR_GEN_AI_CONVERSATION_ID,
   providerName: ATTR_GEN_AI_PROVIDER_NAME,
+  /** Deprecated (1.37) for `providerName`; written beside it for older backends unless opted out (see `deprecatedAttributes`). */
+  system: ATTR_GEN_AI_SYSTEM,
   requestModel: ATTR_GEN_AI_REQUEST_MODEL,
   responseModel: ATTR_GEN_AI_RESPONSE_MODEL,
   temperature: ATTR_GEN_AI_REQUEST_TEMPERATURE,

@@ -3,44 +3,101 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as root from "./index.ts";
+import * as setup from "./setup/index.ts";
 
 const VALUES = [
   "CAPTURE_CONTENT_ENV",
+  "DURATION_BUCKETS",
   "ERROR_TYPE",
   "GEN_AI",
   "LEG_SPAN",
+  "METER_NAME",
+  "METRIC",
+  "METRIC_ATTRIBUTE",
+  "METRIC_SPECS",
+  "MetricFold",
   "OPERATION",
   "SEMA",
+  "SEMCONV_OPT_IN_ENV",
   "SPAN_EVENT",
+  "STORE_BUCKETS",
   "SpanFold",
+  "TOKEN_BUCKETS",
+  "WAIT_BUCKETS",
+  "callTraceparent",
+  "foldMeasurements",
   "foldSpans",
+  "instrumentStore",
+  "metricsEmit",
+  "observeTaskGauges",
   "spanIdOf",
   "traceEmit",
   "traceIdOf",
   "traceTask",
+  "traceTaskJson",
 ];
 const TYPES = [
   "AttributeValue",
+  "InstrumentStoreOptions",
+  "Measurement",
+  "MetricAttributes",
+  "MetricName",
+  "MetricSpec",
+  "MetricsEmit",
+  "MetricsEmitOptions",
   "SpanAttributes",
   "SpanEventRecord",
   "SpanFoldOptions",
+  "SpanLinkRecord",
   "SpanRecord",
   "SpanStatusRecord",
+  "TaskGaugeOptions",
   "TraceEmit",
   "TraceEmitOptions",
+  "TraceJsonOptions",
   "TraceOptions",
+  "TracePlacement",
 ];
+
+const SETUP_VALUES = ["OTEL_VARIABLES", "readOtlpConfig", "tracingFromEnv"];
+const SETUP_TYPES = [
+  "OtlpOverrides",
+  "OtlpProtocol",
+  "OtlpTraceConfig",
+  "OtlpTracing",
+  "SamplerName",
+  "TracingFromEnvOptions",
+];
+
+/** The names an entry's source exports, values and types. */
+function exportedNames(file: string): string[] {
+  const text = readFileSync(new URL(file, import.meta.url), "utf8");
+  return [...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gm)].flatMap(([, list = ""]) =>
+    list
+      .split(",")
+      .map((item) => item.trim().replace(/^type\s+/, ""))
+      .filter((name) => name !== ""),
+  );
+}
 
 describe("@sema-agent/otel's root", () => {
   it("exports these values and types, nothing else", () => {
     expect(Object.keys(root).sort()).toEqual([...VALUES].sort());
-    const text = readFileSync(new URL("./index.ts", import.meta.url), "utf8");
-    const names = [...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gm)].flatMap(([, list = ""]) =>
-      list
-        .split(",")
-        .map((item) => item.trim().replace(/^type\s+/, ""))
-        .filter((name) => name !== ""),
-    );
-    expect(names.filter((name) => !VALUES.includes(name)).sort()).toEqual(TYPES);
+    expect(
+      exportedNames("./index.ts")
+        .filter((name) => !VALUES.includes(name))
+        .sort(),
+    ).toEqual(TYPES);
+  });
+});
+
+describe("@sema-agent/otel/setup", () => {
+  it("exports these values and types, nothing else", () => {
+    expect(Object.keys(setup).sort()).toEqual([...SETUP_VALUES].sort());
+    expect(
+      exportedNames("./setup/index.ts")
+        .filter((name) => !SETUP_VALUES.includes(name))
+        .sort(),
+    ).toEqual(SETUP_TYPES);
   });
 });

@@ -12,6 +12,27 @@ describe.skipIf(skip)("PostgresStore against a real server", () => {
     expect(unreachable, `no PostgreSQL at ${POSTGRES_URL}`).toBeUndefined();
   });
 
+  // Group commit is on by default (above); the contract holds with it off too.
+  runStoreConformance("PostgresStore (group commit off)", {
+    test: vitest,
+    create: async () => {
+      const schema = freshSchema();
+      const store = await PostgresStore.open({
+        connectionString: POSTGRES_URL,
+        schema,
+        pollMs: 100,
+        groupCommit: false,
+      });
+      schemas.set(store, schema);
+      return store;
+    },
+    destroy: async (store) => {
+      await store.close();
+      const schema = schemas.get(store);
+      if (schema !== undefined) await dropSchema(schema);
+    },
+  });
+
   runStoreConformance("PostgresStore", {
     test: vitest,
     create: async () => {

@@ -25,6 +25,9 @@ import {
   type ClaimOptions,
   type CreateTaskInput,
   EMPTY_SUMMARY,
+  type GroupCommitOptions,
+  type GroupCommitSettings,
+  groupCommitSettings,
   isLeaseLive,
   type ListRunnableOptions,
   type ListTasksOptions,
@@ -47,7 +50,9 @@ import {
   watchTask,
 } from "@sema-agent/core/store-kit";
 import type pg from "pg";
+import { type BatchedAppend, commitAppendBatch } from "./append-batch.ts";
 import { appendIfUnchanged } from "./append-unchanged.ts";
+import { Coalescer } from "./coalescer.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
@@ -70,6 +75,38 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Longest a watcher waits before reading again without a notification. Default 250 ms. */
   pollMs?: number;
+  /**
+   * Group commit: the appends and lease changes of concurrent legs within one tick, or while
+   * earlier batches are in flight, go as one statement (one transaction), each append still
+   * conditional on its own task's seq and lease (see docs/guide/stores.md). Default on
+   * (`{ windowMs: 0, maxBatch: 256 }`); `false` sends each on its own. A bad value is a `ConfigError`.
+   */
+  groupCommit?: GroupCommitOptions | boolean;
+}
+
+/** A lease acquisition waiting for its batch: the lease it would take (its expiry set on success). */
+interface BatchedAcquire {
+  lease: Lease;
+  options: AcquireLeaseOptions;
+  resolve(lease: Lease): void;
+  reject(error: unknown): void;
+}
+
+/** A lease renewal waiting for its batch. */
+interface BatchedRenew {
+  taskId: string;
+  token: string;
+  ttlMs: number;
+  resolve(lease: Lease): void;
+  reject(error: unknown): void;
+}
+
+/** A lease release waiting for its batch. */
+interface BatchedRelease {
+  taskId: string;
+  token: string;
+  resolve(released: { wantsWorker: boolean } | undefined): void;
+  reject(error: unknown): void;
 }
 
 /**
@@ -86,6 +123,11 @@ export class PostgresStore implements Store {
   readonly #notifier = new ChangeNotifier();
   readonly #summaries = new SummaryCache("PostgreSQL");
   readonly #listener: EventListener;
+  readonly #appends: Coalescer<BatchedAppend> | undefined;
+  readonly #releases: Coalescer<BatchedRelease> | undefined;
+  readonly #acquires: Coalescer<BatchedAcquire> | undefined;
+  readonly #renewals: Coalescer<BatchedRenew> | undefined;
+  #soloWrites = 0;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
   constructor(options: PostgresStoreOptions) {
@@ -93,9 +135,141 @@ export class PostgresStore implements Store {
     this.#sql = queries(quoteSchema(this.#schema));
     this.#usage = new UsageCounters(quoteSchema(this.#schema));
     this.#pollMs = options.pollMs ?? 250;
+    const groupCommit = groupCommitSettings("PostgresStore", options.groupCommit);
     this.#db = new Database(options, this.#schema, this.#sql);
     this.#listener = new EventListener(this.#db.pool, this.#notifier);
+    this.#appends = groupCommit === undefined ? undefined : this.#appendCoalescer(groupCommit);
+    this.#releases = groupCommit === undefined ? undefined : this.#releaseCoalescer(groupCommit);
+    this.#acquires = groupCommit === undefined ? undefined : this.#acquireCoalescer(groupCommit);
+    this.#renewals = groupCommit === undefined ? undefined : this.#renewCoalescer(groupCommit);
   }
+
+  #acquireCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAcquire> {
+    return new Coalescer(
+      settings,
+      (acquire) => acquire.lease.taskId,
+      async (batch) => {
+        let rows: Array<{ task_id: string; expires_ms: number }>;
+        try {
+          rows = await this.#query(this.#sql.acquireLeases, [
+            batch.map((a) => a.lease.taskId),
+            batch.map((a) => a.lease.token),
+            batch.map((a) => JSON.stringify(a.lease.holder)),
+            batch.map((a) => a.lease.holder.id),
+            batch.map((a) => a.options.ttlMs),
+            batch.map((a) => a.options.replaceHolderId ?? null),
+          ]);
+        } catch (error) {
+          for (const acquire of batch) acquire.reject(error);
+          return;
+        }
+        const taken = new Map(rows.map((row) => [row.task_id, row.expires_ms]));
+        const alone: Array<Promise<void>> = [];
+        for (const acquire of batch) {
+          const expires = taken.get(acquire.lease.taskId);
+          if (expires !== undefined) acquire.resolve({ ...acquire.lease, expiresAt: new Date(expires).toISOString() });
+          // Held by another holder, or no such task: the locking path says which.
+          else
+            alone.push(
+              this.#acquireLocked(acquire.lease.taskId, acquire.options).then(acquire.resolve, acquire.reject),
+            );
+        }
+        await Promise.all(alone);
+      },
+    );
+  }
+
+  #renewCoalescer(settings: GroupCommitSettings): Coalescer<BatchedRenew> {
+    return new Coalescer(
+      settings,
+      (renew) => renew.taskId,
+      async (batch) => {
+        let rows: Array<{ task_id: string; lease_holder: string; expires_ms: number }>;
+        try {
+          rows = await this.#query(this.#sql.renewLeases, [
+            batch.map((r) => r.taskId),
+            batch.map((r) => r.token),
+            batch.map((r) => r.ttlMs),
+          ]);
+        } catch (error) {
+          for (const renew of batch) renew.reject(error);
+          return;
+        }
+        const renewed = new Map(rows.map((row) => [row.task_id, row]));
+        const alone: Array<Promise<void>> = [];
+        for (const renew of batch) {
+          const row = renewed.get(renew.taskId);
+          if (row !== undefined) {
+            renew.resolve({
+              taskId: renew.taskId,
+              token: renew.token,
+              holder: JSON.parse(row.lease_holder) as Lease["holder"],
+              expiresAt: new Date(row.expires_ms).toISOString(),
+            });
+          } else
+            alone.push(this.#renewLocked(renew.taskId, renew.token, renew.ttlMs).then(renew.resolve, renew.reject));
+        }
+        await Promise.all(alone);
+      },
+    );
+  }
+
+  #appendCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAppend> {
+    const host = {
+      db: this.#db,
+      sql: this.#sql,
+      summaries: this.#summaries,
+      alone: (append: BatchedAppend) =>
+        this.#appendLocked(append.taskId, append.events, {
+          expectedSeq: append.expectedSeq,
+          ...(append.leaseToken === undefined ? {} : { leaseToken: append.leaseToken }),
+        }),
+    };
+    return new Coalescer(
+      settings,
+      (append) => append.taskId,
+      (batch) =>
+        commitAppendBatch(host, batch).catch((error: unknown) => {
+          for (const append of batch) append.reject(toStoreError(error, "group commit"));
+        }),
+    );
+  }
+
+  #releaseCoalescer(settings: GroupCommitSettings): Coalescer<BatchedRelease> {
+    return new Coalescer(
+      settings,
+      (release) => release.taskId,
+      async (batch) => {
+        let rows: Array<{ task_id: string; wants_worker: boolean }>;
+        try {
+          rows = await this.#query(this.#sql.releaseLeases, [batch.map((r) => r.taskId), batch.map((r) => r.token)]);
+        } catch (error) {
+          for (const release of batch) release.reject(error);
+          return;
+        }
+        const released = new Map(rows.map((row) => [row.task_id, row.wants_worker]));
+        for (const release of batch) {
+          const wants = released.get(release.taskId);
+          release.resolve(wants === undefined ? undefined : { wantsWorker: wants });
+        }
+      },
+    );
+  }
+
+  /**
+   * Statements sent so far for appends and lease releases, and how many writes they carried
+   * (with group commit, many writes share one statement and one transaction).
+   */
+  get writeStats(): { writes: number; commits: number } {
+    const batches =
+      (this.#appends?.batches ?? 0) +
+      (this.#releases?.batches ?? 0) +
+      (this.#acquires?.batches ?? 0) +
+      (this.#renewals?.batches ?? 0);
+    return { writes: this.#soloWrites + this.#batchedWrites, commits: this.#soloWrites + batches };
+  }
+
+  #batchedWrites = 0;
 
   /** Open a store and wait until its schema is migrated. Throws `StoreUnavailable` if it cannot be. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -202,21 +376,47 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
-    // An append that moves a usage counter takes the locking path, which counts it in its transaction.
-    const counted = movesUsage(events);
-    const unchanged = counted
-      ? undefined
-      : await appendIfUnchanged(this.#db, this.#sql, this.#summaries, {
+    // An append that moves a usage counter (a model turn) takes the locking path, which counts it
+    // in its own transaction: neither the batched statement nor the one-round-trip path counts.
+    if (movesUsage(events)) {
+      this.#soloWrites++;
+      return this.#appendLocked(taskId, events, options);
+    }
+    if (this.#appends !== undefined && events.length > 0 && this.#summaries.peek(taskId) !== undefined) {
+      // This store wrote the task last (a leg's own appends): the batch can reduce its summary.
+      this.#batchedWrites++;
+      const appends = this.#appends;
+      const stored = await new Promise<StoredEvent[]>((resolve, reject) =>
+        appends.add({
           taskId,
           events,
           expectedSeq: options.expectedSeq,
           leaseToken: options.leaseToken,
           runnablePayload: this.#runnablePayload(taskId),
-        });
+          resolve,
+          reject,
+        }),
+      );
+      this.#notifier.notify(taskId);
+      return stored;
+    }
+    this.#soloWrites++;
+    const unchanged = await appendIfUnchanged(this.#db, this.#sql, this.#summaries, {
+      taskId,
+      events,
+      expectedSeq: options.expectedSeq,
+      leaseToken: options.leaseToken,
+      runnablePayload: this.#runnablePayload(taskId),
+    });
     if (unchanged !== undefined) {
       this.#notifier.notify(taskId);
       return unchanged;
     }
+    return this.#appendLocked(taskId, events, options);
+  }
+
+  /** The append on the locking path: the row locked, the lease and seq checked, the writes in one statement. */
+  async #appendLocked(taskId: string, events: readonly TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
     const written = await this.#tx(async (tx) => {
       // Four round trips in all: BEGIN, this, the writes, COMMIT.
       const row = (await tx.client.query<TaskRow & { now_ms: number }>(tx.sql.lockTaskNow, [taskId])).rows[0];
@@ -255,7 +455,9 @@ export class PostgresStore implements Store {
         if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
         throw error;
       }
-      if (counted)
+      // The turns' usage moves its counters in this same transaction (append routes every append
+      // that moves one here, never to the batched statement).
+      if (movesUsage(events))
         await this.#usage.countAppend(tx.client, { taskNo: row.task_no, principal: record.principal }, events, now);
       return { stored: storedEvents(bodies, taskId, record.lastSeq, at), text, summary };
     });
@@ -333,6 +535,20 @@ export class PostgresStore implements Store {
   }
 
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
+    const acquires = this.#acquires;
+    if (acquires === undefined) {
+      this.#soloWrites++;
+      return this.#acquireLocked(taskId, options);
+    }
+    await this.#open();
+    assertTtl(options.ttlMs);
+    this.#batchedWrites++;
+    // The token and holder now; the expiry is the database's, set when the batch took it.
+    const lease = newLease(taskId, options.holder, 0);
+    return new Promise((resolve, reject) => acquires.add({ lease, options, resolve, reject }));
+  }
+
+  async #acquireLocked(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
     return this.#tx(async (tx) => {
       const row = await this.#lockTask(tx, taskId);
       const record = recordOf(row);
@@ -347,6 +563,18 @@ export class PostgresStore implements Store {
   }
 
   async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
+    const renewals = this.#renewals;
+    if (renewals === undefined) {
+      this.#soloWrites++;
+      return this.#renewLocked(taskId, token, ttlMs);
+    }
+    await this.#open();
+    assertTtl(ttlMs);
+    this.#batchedWrites++;
+    return new Promise((resolve, reject) => renewals.add({ taskId, token, ttlMs, resolve, reject }));
+  }
+
+  async #renewLocked(taskId: string, token: string, ttlMs: number): Promise<Lease> {
     return this.#tx(async (tx) => {
       const row = await this.#lockTask(tx, taskId);
       const lease = recordOf(row).lease;
@@ -361,16 +589,25 @@ export class PostgresStore implements Store {
 
   async releaseLease(taskId: string, token: string): Promise<void> {
     await this.#open();
-    let released: Array<{ wants_worker: boolean }>;
-    try {
-      released = (await this.#db.pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token])).rows;
-    } catch (error) {
-      throw toStoreError(error, "query");
+    let released: { wantsWorker: boolean } | undefined;
+    const releases = this.#releases;
+    if (releases !== undefined) {
+      this.#batchedWrites++;
+      released = await new Promise((resolve, reject) => releases.add({ taskId, token, resolve, reject }));
+    } else {
+      this.#soloWrites++;
+      try {
+        const rows = (await this.#db.pool.query<{ wants_worker: boolean }>(this.#sql.releaseLease, [taskId, token]))
+          .rows;
+        released = rows[0] === undefined ? undefined : { wantsWorker: rows[0].wants_worker };
+      } catch (error) {
+        throw toStoreError(error, "query");
+      }
     }
-    if (released.length === 0) return this.#requireTask(taskId);
+    if (released === undefined) return this.#requireTask(taskId);
     // A release can make a task runnable for others (work arrived as the leg ended): tell them.
     this.#notifier.notify(taskId);
-    if (released[0]?.wants_worker === true)
+    if (released.wantsWorker)
       await this.#query(this.#sql.notifyRunnable, [this.#runnablePayload(taskId)]).catch(() => undefined);
   }
 

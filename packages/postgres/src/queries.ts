@@ -5,8 +5,11 @@
  */
 import { TASK_COLUMNS } from "./rows.ts";
 
-/** The database clock in epoch milliseconds (whole, as JS dates keep them). */
-const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::float8";
+/** A timestamp in epoch milliseconds (whole, as JS dates keep them). */
+const NOW_MS_OF = (time: string) => `floor(extract(epoch from ${time}) * 1000)::float8`;
+
+/** The database clock in epoch milliseconds. */
+const NOW_MS = NOW_MS_OF("clock_timestamp()");
 
 export function queries(s: string) {
   /** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
@@ -78,6 +81,92 @@ export function queries(s: string) {
       SELECT head.at, pg_notify('sema_events', $12),
         CASE WHEN $8 AND head.leased IS NOT TRUE THEN pg_notify('sema_runnable', $13) END
       FROM head`,
+    /**
+     * Group commit: many tasks' appends in one statement, one transaction (`appendIfUnchanged`
+     * for a batch, one append per task). $1 … $9 are per append (task id, expected seq, the
+     * summary text it was reduced from, lease token or null, new last seq, new summary, status,
+     * wants a worker, the runnable payload); $10 … $13 per event (task id, seq, body, input id or
+     * null). The rows are locked in task-id order first, so two batches never deadlock. A task
+     * whose row moved is left out of the result, with nothing of it written: the locking path
+     * decides (and reports why).
+     */
+    appendBatch: `WITH clock AS (
+        SELECT t AS now, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+        FROM (SELECT clock_timestamp() AS t) AS c
+      ), b AS (
+        SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::integer[], $6::text[],
+          $7::text[], $8::boolean[], $9::text[])
+          AS b (task_id, expected, known, token, last_seq, summary, status, wants, runnable)
+      ), locked AS (
+        SELECT task_no FROM ${s}.tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE
+      ), head AS (
+        UPDATE ${s}.tasks t SET last_seq = b.last_seq, updated_at = clock.at, summary = b.summary,
+          status = b.status, wants_worker = b.wants
+        FROM b, clock, locked
+        WHERE t.task_no = locked.task_no AND t.task_id = b.task_id AND t.last_seq = b.expected
+          AND t.summary = b.known
+          AND (b.token IS NULL OR (t.lease_token = b.token AND t.lease_expires_at > clock.now))
+        RETURNING t.task_no, t.task_id, clock.at, t.lease_expires_at > clock.now AS leased, b.last_seq, b.wants,
+          b.runnable
+      ), ev AS (
+        SELECT * FROM unnest($10::text[], $11::integer[], $12::text[], $13::text[]) AS e (task_id, seq, body, input_id)
+      ), ins AS (
+        INSERT INTO ${s}.events (task_no, seq, at, body)
+        SELECT head.task_no, ev.seq, head.at, ev.body FROM head JOIN ev ON ev.task_id = head.task_id
+      ), inp AS (
+        INSERT INTO ${s}.inputs (task_no, input_id, seq)
+        SELECT head.task_no, ev.input_id, ev.seq FROM head JOIN ev ON ev.task_id = head.task_id
+        WHERE ev.input_id IS NOT NULL ON CONFLICT DO NOTHING
+      )
+      SELECT head.task_id, head.at, pg_notify('sema_events', head.task_id || ':' || head.last_seq),
+        CASE WHEN head.wants AND head.leased IS NOT TRUE THEN pg_notify('sema_runnable', head.runnable) END
+      FROM head`,
+    /**
+     * Group commit for lease acquisitions: many tasks' leases taken in one statement, each only if
+     * no other holder's lease is live at the database time (or it is held by the holder $4 itself,
+     * or by $6, the holder to replace). $1 … $6 per lease: task id, token, holder JSON, holder id,
+     * time to live in ms, replaced holder id or null. Rows are locked in task-id order first. A
+     * task left out is decided alone on the locking path (`LeaseHeld`, `TaskNotFound`).
+     */
+    acquireLeases: `WITH clock AS (SELECT clock_timestamp() AS now), b AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[])
+          AS b (task_id, token, holder, holder_id, ttl_ms, replace_id)
+      ), locked AS (
+        SELECT task_no FROM ${s}.tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE
+      ), upd AS (
+        UPDATE ${s}.tasks t SET lease_token = b.token, lease_holder = b.holder,
+          lease_expires_at = to_timestamp((${NOW_MS_OF("clock.now")} + b.ttl_ms) / 1000.0)
+        FROM b, clock, locked
+        WHERE t.task_no = locked.task_no AND t.task_id = b.task_id
+          AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= clock.now
+            OR t.lease_holder::json ->> 'id' = b.holder_id OR t.lease_holder::json ->> 'id' = b.replace_id)
+        RETURNING t.task_id, t.lease_expires_at
+      )
+      SELECT task_id, ${NOW_MS_OF("lease_expires_at")} AS expires_ms FROM upd`,
+    /**
+     * Group commit for renewals: many live leases extended in one statement ($1 task ids, $2
+     * tokens, $3 times to live in ms). A lease left out (expired, released, taken over) is
+     * decided alone on the locking path (`LeaseLost`, `TaskNotFound`).
+     */
+    renewLeases: `WITH clock AS (SELECT clock_timestamp() AS now), b AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::float8[]) AS b (task_id, token, ttl_ms)
+      ), locked AS (
+        SELECT task_no FROM ${s}.tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE
+      ), upd AS (
+        UPDATE ${s}.tasks t SET lease_expires_at = to_timestamp((${NOW_MS_OF("clock.now")} + b.ttl_ms) / 1000.0)
+        FROM b, clock, locked
+        WHERE t.task_no = locked.task_no AND t.task_id = b.task_id AND t.lease_token = b.token
+          AND t.lease_expires_at > clock.now
+        RETURNING t.task_id, t.lease_holder, t.lease_expires_at
+      )
+      SELECT task_id, lease_holder, ${NOW_MS_OF("lease_expires_at")} AS expires_ms FROM upd`,
+    /**
+     * Group commit for releases: many leases given up in one statement; the tasks released are
+     * returned (a token that no longer holds its lease releases nothing).
+     */
+    releaseLeases: `UPDATE ${s}.tasks t SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
+      FROM unnest($1::text[], $2::text[]) AS r (task_id, token)
+      WHERE t.task_id = r.task_id AND t.lease_token = r.token RETURNING t.task_id, t.wants_worker`,
     /** The first stage of each input (the key keeps only the first); ids null for other events. */
     insertInputs: `INSERT INTO ${s}.inputs (task_no, input_id, seq)
       SELECT $1, u.input_id, u.seq FROM unnest($2::integer[], $3::text[]) AS u (seq, input_id)

@@ -2,8 +2,9 @@
 // State that must survive a reload lives in sessionStorage (the token) and the URL (the task).
 import { ApiError, apiClient, blobClient } from "./api.js";
 import { followTask } from "./stream.js";
-import { attachmentLabel, el, LiveView, logEntry, speaker, usageText } from "./task-log.js";
+import { attachmentLabel, el, heldView, LiveView, logEntry, speaker, usageText } from "./task-log.js";
 import { renderTimeline } from "./timeline.js";
+import { parseTrace, renderSpanDetail, renderWaterfall, spanDuration } from "./trace.js";
 
 const TOKEN_KEY = "sema.token";
 const $ = (id) => document.getElementById(id);
@@ -11,7 +12,10 @@ const $ = (id) => document.getElementById(id);
 let api;
 let blobs;
 let token;
-/** The task being watched: its id, stored events in order, and how to stop following it. */
+/**
+ * The task being watched: its id, stored events in order, how to stop following it, the view shown
+ * (`activity` or `trace`) and, in the trace view, the last trace and the span chosen in it.
+ */
 let watched;
 const live = new LiveView($("live"));
 
@@ -68,6 +72,8 @@ async function loadTasks() {
 
 function stopWatching() {
   watched?.stop.abort();
+  clearTimeout(traceTimer);
+  traceTimer = undefined;
   watched = undefined;
   live.clear();
 }
@@ -125,6 +131,7 @@ function renderApprovals() {
         { dataset: { callId: request.callId } },
         el("p", {}, `${request.name} (${request.callId}) wants to run with:`),
         el("pre", {}, input),
+        heldView(request.provenance),
         el("p", { className: "meta" }, `SHA-256 ${request.digest}`),
         approve,
         deny,
@@ -149,6 +156,49 @@ function attachmentView(taskId, attachment) {
   return image;
 }
 
+/** The trace of the watched task, fetched again (the server rebuilds it from the log) and drawn. */
+async function refreshTrace() {
+  const current = watched;
+  if (current === undefined || current.view !== "trace") return;
+  // Only the latest request draws: an earlier one answering late must not replace a newer trace.
+  current.traceAsked = (current.traceAsked ?? 0) + 1;
+  const asked = current.traceAsked;
+  const request = await api("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}/trace`);
+  if (watched !== current || current.view !== "trace" || asked !== current.traceAsked) return;
+  current.trace = parseTrace(request);
+  drawTrace();
+}
+
+function drawTrace() {
+  const current = watched;
+  const trace = current.trace;
+  if (trace === undefined) return;
+  const select = (span) => {
+    current.selectedSpan = span.id;
+    drawTrace();
+  };
+  renderWaterfall($("waterfall"), trace, { el, selectedId: current.selectedSpan, onSelect: select });
+  $("trace-summary").textContent =
+    `Trace ${trace.traceId ?? "(empty)"}: ${trace.spans.length} spans over ${spanDuration(trace)}, ` +
+    "rebuilt from the task's log (GET /v1/tasks/{id}/trace gives it as OTLP/JSON). Click a span for its attributes.";
+  renderSpanDetail(
+    $("span-detail"),
+    trace.spans.find((span) => span.id === current.selectedSpan),
+    trace,
+    el,
+  );
+}
+
+function showView(view) {
+  watched.view = view;
+  for (const tab of document.querySelectorAll('[role="tab"]'))
+    tab.setAttribute("aria-selected", String(tab.dataset.view === view));
+  $("activity").hidden = view !== "activity";
+  $("trace-view").hidden = view !== "trace";
+  if (view === "trace") refreshTrace().catch(fail);
+}
+
+let traceTimer;
 let detailTimer;
 function onStored(event) {
   const current = watched;
@@ -158,6 +208,13 @@ function onStored(event) {
   if (event.type === "human_input" && event.actor) $("log").lastElementChild.title = `From ${speaker(event.actor)}`;
   renderTimeline($("timeline"), current.events, el);
   if (event.type.startsWith("approval_")) renderApprovals();
+  // The server rebuilds the trace from the whole log: ask again at most once a second while
+  // events arrive, so a busy task's view stays current without folding its log per event.
+  if (current.view === "trace" && traceTimer === undefined)
+    traceTimer = setTimeout(() => {
+      traceTimer = undefined;
+      refreshTrace().catch(fail);
+    }, 1000);
   // Status and usage come from the API's own summary, at most a few times a second.
   clearTimeout(detailTimer);
   detailTimer = setTimeout(() => refreshDetail().catch(fail), 150);
@@ -165,11 +222,14 @@ function onStored(event) {
 
 function watch(taskId) {
   stopWatching();
-  watched = { taskId, events: [], stop: new AbortController() };
+  watched = { taskId, events: [], stop: new AbortController(), view: "activity" };
   $("task").hidden = false;
   $("task-title").textContent = `Task ${taskId}`;
   $("log").replaceChildren();
   $("timeline").replaceChildren();
+  $("waterfall").replaceChildren();
+  $("trace-summary").textContent = "";
+  renderSpanDetail($("span-detail"), undefined);
   $("approvals").hidden = true;
   for (const button of $("task-list").querySelectorAll("button"))
     button.setAttribute("aria-current", String(button.dataset.taskId === taskId));
@@ -192,18 +252,22 @@ function watch(taskId) {
   }).catch(fail);
 }
 
-function taskFromHash() {
-  const match = /^#task=(.+)$/.exec(location.hash);
-  return match === null ? undefined : decodeURIComponent(match[1]);
+/** `#task=<id>` or `#task=<id>&view=trace`: the task and the view, so either can be linked to. */
+function fromHash() {
+  const match = /^#task=([^&]+)(?:&view=(activity|trace))?$/.exec(location.hash);
+  return match === null ? {} : { taskId: decodeURIComponent(match[1]), view: match[2] ?? "activity" };
 }
 
 function route() {
   if (api === undefined) return;
-  const taskId = taskFromHash();
+  const { taskId, view } = fromHash();
   if (taskId === undefined) {
     stopWatching();
     $("task").hidden = true;
-  } else if (watched?.taskId !== taskId) watch(taskId);
+    return;
+  }
+  if (watched?.taskId !== taskId) watch(taskId);
+  showView(view);
 }
 
 $("sign-in-form").addEventListener("submit", async (event) => {
@@ -268,6 +332,12 @@ for (const [id, action] of [
     }
   });
 }
+
+for (const tab of document.querySelectorAll('[role="tab"]'))
+  tab.addEventListener("click", () => {
+    const view = tab.dataset.view === "trace" ? "&view=trace" : "";
+    location.hash = `task=${encodeURIComponent(watched.taskId)}${view}`;
+  });
 
 window.addEventListener("hashchange", route);
 

@@ -26,6 +26,25 @@ export function speaker(actor) {
   return `${actor.id} (unverified${actor.issuer ? `, relayed by ${actor.issuer}` : ""})`;
 }
 
+/**
+ * Why the provenance policy held a call (an `approval_requested` v 2's `provenance`): the
+ * classification and, per untrusted span, the argument, what matched, where it was read.
+ */
+export function heldView(provenance) {
+  if (provenance === undefined) return undefined;
+  const head =
+    provenance.classification === "tainted"
+      ? `Held: its arguments carry text from untrusted content (a ${provenance.effects} effect).`
+      : `Held: untrusted content was in the context it was made in (a ${provenance.effects} effect).`;
+  const items = provenance.spans.map((span) => {
+    const where = span.tool === undefined ? `the ${span.lane} lane` : `the output of ${span.tool}`;
+    const who = span.actor === undefined ? "" : ` from ${speaker(span.actor)}`;
+    const what = span.argument === undefined ? "" : `${span.argument} (${span.match} "${span.text}") from `;
+    return el("li", {}, `${what}${where}${who}, event ${span.seq}`, span.excerpt && pre(span.excerpt));
+  });
+  return el("div", { className: "held" }, el("p", { className: "warning" }, head), el("ul", {}, ...items));
+}
+
 export function usageText(usage) {
   if (usage === undefined) return "";
   let text = `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
@@ -125,7 +144,10 @@ function describe(event, show) {
         [pre(event.content)],
       ];
     case "approval_requested":
-      return [`Approval requested for ${event.name} (${event.callId})`, [pre(event.inputJson)]];
+      return [
+        `Approval requested for ${event.name} (${event.callId})`,
+        [pre(event.inputJson), heldView(event.provenance)],
+      ];
     case "approval_decided":
       return [
         `Approval ${event.decision === "approve" ? "granted" : "denied"} by ${speaker(event.actor)}`,

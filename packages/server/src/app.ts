@@ -20,11 +20,12 @@ import { FrameCache } from "./events/frame-cache.ts";
 import { StreamBudget } from "./events/stream-budget.ts";
 import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
-import type { Caller, Ingress } from "./ingress/caller.ts";
+import { type Caller, type Ingress, withTraceContext } from "./ingress/caller.ts";
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMcp } from "./mcp/http-mount.ts";
+import { mountMetrics } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -34,6 +35,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { traceRoutes } from "./routes/trace.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import {
   approversSchema,
@@ -87,6 +89,12 @@ export interface AppOptions {
    * tightest of the settings' and the principal's live tokens' applies (`quotaResolver`).
    */
   quotaTokens?: QuotaTokenSource;
+  /**
+   * Serve `GET /metrics`: this returns the Prometheus text of the process's metrics (e.g.
+   * `metricsFromEnv(…, { prometheus: true })` of `@sema-agent/otel/metrics-setup`). Absent: no
+   * such route (404). The route needs a token with the `metrics` role.
+   */
+  metrics?: () => Promise<string>;
 }
 
 const appShape = {
@@ -102,6 +110,7 @@ const appShape = {
   a2a: a2aOptionsSchema.optional(),
   quotas: quotaSettingsSchema.optional(),
   quotaTokens: objectWith<QuotaTokenSource>(["list"], "a TokenStore").optional(),
+  metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -116,6 +125,7 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...approvalRoutes(deps),
     ...controlRoutes(deps),
     ...eventRoutes(deps),
+    ...traceRoutes(deps),
     ...agUiRoutes(deps),
     ...chatRoutes(deps),
     ...usageRoutes(deps),
@@ -178,12 +188,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   app.get("/v1/openapi.json", (c) => c.body(openApi, 200, { "content-type": "application/json; charset=utf-8" }));
+  if (options.metrics !== undefined)
+    mountMetrics(app, { ingress: options.ingress, rateLimiter, render: options.metrics });
 
   app.use("/v1/*", async (c, next) => {
-    const caller = await options.ingress.authenticate({
-      authorization: c.req.header("authorization"),
-      speaker: c.req.header(SPEAKER_HEADER),
-    });
+    const caller = withTraceContext(
+      await options.ingress.authenticate({
+        authorization: c.req.header("authorization"),
+        speaker: c.req.header(SPEAKER_HEADER),
+      }),
+      c.req.raw.headers,
+    );
     rateLimiter.take(caller.principal);
     c.set("caller", caller);
     await next();

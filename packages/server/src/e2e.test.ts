@@ -53,7 +53,10 @@ describe("sema serve, end to end", () => {
     try {
       expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const admin = serving.firstToken?.token ?? "";
-      expect(serving.firstToken?.record).toMatchObject({ principal: "local", roles: ["approver", "supervisor"] });
+      expect(serving.firstToken?.record).toMatchObject({
+        principal: "local",
+        roles: ["approver", "metrics", "supervisor"],
+      });
       const dana = (await tokens.create({ principal: "local", actorId: "dana", roles: ["approver"] })).token;
       const erin = (await tokens.create({ principal: "local", actorId: "erin" })).token;
       const api = (method: string, route: string, token: string, body?: unknown) =>

@@ -51,6 +51,7 @@ describe("/v1/openapi.json", () => {
     const detail = await json<{ pendingApprovals: { digest: string }[] }>(await fx.call("GET", `/v1/tasks/${taskId}`));
     check("TaskDetail", detail);
     check("EventPage", await json(await fx.call("GET", `/v1/tasks/${taskId}/events?format=json&limit=2`)));
+    check("TraceRequest", await json(await fx.call("GET", `/v1/tasks/${taskId}/trace`)));
     check("ErrorBody", await json(await fx.call("GET", "/v1/tasks/nope")));
     check(
       "DecideApprovalResponse",

@@ -3,8 +3,7 @@
  * store, on loopback unless told otherwise, with the first token created on an empty token store.
  * This is what `sema serve` runs.
  */
-
-import type { LeaseHolder, Store } from "@sema-agent/core";
+import type { Emit, LeaseHolder, Store, StreamEvent } from "@sema-agent/core";
 import { type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
@@ -55,6 +54,11 @@ export interface ServeOptions {
   /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
   /**
+   * Also given every event the in-process workers' legs emit, beside the API's own hub (a
+   * tracer's sink such as `traceEmit(…).emit` of `@sema-agent/otel`). A throw is ignored.
+   */
+  emit?: Emit;
+  /**
    * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
    * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
    */
@@ -68,6 +72,8 @@ export interface ServeOptions {
   quotas?: QuotaSettings;
   /** Milliseconds since the epoch, for the quota windows (and rate limits). Default `Date.now`. */
   clock?: () => number;
+  /** Serve `GET /metrics` with this Prometheus text (see `AppOptions.metrics`; needs the `metrics` role). */
+  metrics?: () => Promise<string>;
 }
 
 /** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
@@ -92,6 +98,7 @@ const serveShape = {
   approvers: approversSchema.optional(),
   workers: z.union([z.literal(false), z.strictObject(workersShape)]).optional(),
   onError: functionSchema<(error: unknown, taskId: string | undefined) => void>("onError(error, taskId)").optional(),
+  emit: functionSchema<Emit>("emit(event)").optional(),
   a2aPush: z
     .strictObject({
       configs: objectWith<PushConfigStore>(["put", "get", "list", "delete", "all", "advance"], "a PushConfigStore"),
@@ -108,6 +115,7 @@ const serveShape = {
     .optional(),
   quotas: quotaSettingsSchema.optional(),
   clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
+  metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveKeysMatch: [
   KeysMatch<keyof typeof workersShape, keyof Exclude<NonNullable<ServeOptions["workers"]>, false>>,
@@ -150,13 +158,28 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           tokens: options.tokens,
           ...(options.clock === undefined ? {} : { now: options.clock }),
         });
+  const observe = options.emit;
+  // The workers publish to the hub, and to the host's own sink when it has one.
+  const sink =
+    observe === undefined
+      ? hub
+      : {
+          publish: (event: StreamEvent) => {
+            hub.publish(event);
+            try {
+              observe(event);
+            } catch {
+              // An observer's failure never reaches a leg.
+            }
+          },
+        };
   const workers =
     options.workers === false
       ? undefined
       : startWorkers({
           store: options.store,
           agents: options.agents,
-          hub,
+          hub: sink,
           ...options.workers,
           ...(quota === undefined ? {} : { quota }),
           ...(options.onError === undefined ? {} : { onError: options.onError }),
@@ -181,6 +204,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(push === undefined ? {} : { a2a: { push } }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   let listening: Awaited<ReturnType<typeof listen>>;
   try {

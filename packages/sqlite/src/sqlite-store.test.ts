@@ -21,6 +21,18 @@ runStoreConformance("SqliteStore (file)", {
   },
 });
 
+// Group commit is on by default (above); the contract holds with it off and with a wider window too.
+runStoreConformance("SqliteStore (file, group commit off)", {
+  test: vitest,
+  create: async () => new SqliteStore({ path: tempDb(), groupCommit: false }),
+  destroy: (store) => store.close(),
+});
+runStoreConformance("SqliteStore (file, group commit in a 2 ms window)", {
+  test: vitest,
+  create: async () => new SqliteStore({ path: tempDb(), groupCommit: { windowMs: 2, maxBatch: 8 } }),
+  destroy: (store) => store.close(),
+});
+
 /** Await `promise` and return the Sema error code it rejected with. */
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {

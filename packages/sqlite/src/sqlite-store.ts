@@ -33,6 +33,8 @@ import {
   type CreateTaskInput,
   claimByListing,
   EMPTY_SUMMARY,
+  type GroupCommitOptions,
+  groupCommitSettings,
   isoTime,
   isRunnableRecord,
   type ListRunnableOptions,
@@ -54,6 +56,7 @@ import {
   wantsWorker,
   watchTask,
 } from "@sema-agent/core/store-kit";
+import { BatchWriter } from "./batch-writer.ts";
 import { CommitPoller } from "./commit-poller.ts";
 import { isSqliteFailure, openDatabase } from "./connection.ts";
 import {
@@ -82,6 +85,22 @@ export interface SqliteStoreOptions extends StoreClock {
   pollMs?: number;
   /** How long a call waits for another connection's write lock before `StoreUnavailable`. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Group commit: the writes of concurrent legs within one tick share one transaction, each still
+   * atomic and conditional on its own (see docs/guide/stores.md). Default on (`{ windowMs: 0,
+   * maxBatch: 256 }`); `false` makes every write its own transaction. A bad value is a `ConfigError`.
+   */
+  groupCommit?: GroupCommitOptions | boolean;
+}
+
+/** How many writes a store made and in how many transactions: group commit makes the second smaller. */
+export interface WriteStats {
+  /** Writes (appends, creations, lease and snapshot changes) committed or refused. */
+  writes: number;
+  /** Transactions committed. */
+  commits: number;
+  /** With group commit: the longest a batch held the event loop, BEGIN to COMMIT, in ms. */
+  longestBatchMs: number;
 }
 
 /**
@@ -103,10 +122,13 @@ export class SqliteStore implements Store {
   readonly #notifier = new ChangeNotifier();
   readonly #summaries = new SummaryCache("SQLite");
   readonly #poller: CommitPoller;
+  readonly #writer: BatchWriter | undefined;
   #db: DatabaseSync | undefined;
   #sql: Statements | undefined;
   readonly #usage: UsageCounters;
   #dataVersion = 0;
+  #writes = 0;
+  #soloCommits = 0;
 
   /**
    * Open (creating if needed) and migrate the database. Throws `StoreUnavailable` when the file is
@@ -115,6 +137,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.#path = options.path;
     this.#now = options.now ?? Date.now;
+    const groupCommit = groupCommitSettings("SqliteStore", options.groupCommit);
     const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
     this.#db = db;
     this.#sql = statements;
@@ -124,6 +147,36 @@ export class SqliteStore implements Store {
       changed: () => this.#foreignCommit(),
       wake: () => this.#notifier.notifyAll(),
     });
+    this.#writer =
+      groupCommit === undefined
+        ? undefined
+        : new BatchWriter(
+            {
+              statements: () => this.#statements(),
+              rollback: () => {
+                if (this.#db !== undefined) rollback(this.#db);
+              },
+              storeError: (error) => this.#storeError(error),
+            },
+            groupCommit,
+            // The store's clock times the batches too: an injected one makes them deterministic.
+            this.#now,
+          );
+  }
+
+  /** Writes made and transactions committed so far (with group commit, many writes share one). */
+  get writeStats(): WriteStats {
+    return {
+      writes: this.#writes,
+      commits: this.#soloCommits + (this.#writer?.commits ?? 0),
+      longestBatchMs: this.#writer?.longestMs ?? 0,
+    };
+  }
+
+  /** The typed form of a failure: SQLite's own become `StoreUnavailable`, the rest stay. */
+  #storeError(error: unknown): unknown {
+    if (isSemaError(error) || !isSqliteFailure(error)) return error;
+    return new StoreUnavailableError(`SQLite store ${this.#path}: ${error.message}`, error);
   }
 
   /** Run `work` on the open database, turning every SQLite failure into `StoreUnavailable`. */
@@ -131,8 +184,7 @@ export class SqliteStore implements Store {
     try {
       return work();
     } catch (error) {
-      if (isSemaError(error) || !isSqliteFailure(error)) throw error;
-      throw new StoreUnavailableError(`SQLite store ${this.#path}: ${error.message}`, error);
+      throw this.#storeError(error);
     }
   }
 
@@ -143,14 +195,29 @@ export class SqliteStore implements Store {
     return this.#sql;
   }
 
-  /** Run `work` in a write transaction (the write lock is taken first, so what it reads stays true). */
-  #write<T>(work: (sql: Statements) => T): T {
+  /**
+   * Run `work` in a write transaction (the write lock is taken first, so what it reads stays
+   * true): the next group commit's, or one of its own when group commit is off. Resolves once
+   * the transaction committed.
+   */
+  async #write<T>(work: (sql: Statements) => T): Promise<T> {
+    this.#writes++;
+    if (this.#writer !== undefined) {
+      this.#statements();
+      return this.#writer.submit(work);
+    }
+    return this.#writeNow(work);
+  }
+
+  /** `work` in a transaction of its own, now. */
+  #writeNow<T>(work: (sql: Statements) => T): T {
     return this.#guard(() => {
       const sql = this.#statements();
       sql.begin.run();
       try {
         const result = work(sql);
         sql.commit.run();
+        this.#soloCommits++;
         return result;
       } catch (error) {
         rollback(this.#db as DatabaseSync);
@@ -185,7 +252,7 @@ export class SqliteStore implements Store {
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
     const taskId = input.taskId ?? newId();
-    const stored = this.#write((sql) => {
+    const stored = await this.#write((sql) => {
       if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
       const nowMs = this.#now();
       const at = isoTime(nowMs);
@@ -224,10 +291,11 @@ export class SqliteStore implements Store {
       this.#requireTask(taskId);
       throw error;
     }
-    const stored = this.#write((sql) => {
+    const stored = await this.#write((sql) => {
       const nowMs = this.#now();
       const written = appendEvents(sql, this.#summaries, taskId, events, options, nowMs);
-      // The turns' usage moves its counters in this same transaction.
+      // The turns' usage moves its counters in this same transaction (with group commit, inside
+      // this append's savepoint: refused or rolled back, it counts nothing).
       if (written.length > 0) this.#usage.countAppend(taskId, events, nowMs);
       return written;
     });
@@ -320,10 +388,13 @@ export class SqliteStore implements Store {
   }
 
   async releaseLease(taskId: string, token: string): Promise<void> {
-    const released = this.#guard(() => Number(this.#statements().releaseLease.run(taskId, token).changes) > 0);
-    if (!released) this.#requireTask(taskId);
+    const released = await this.#write((sql) => {
+      if (Number(sql.releaseLease.run(taskId, token).changes) > 0) return true;
+      if (sql.taskNo.get(taskId) === undefined) throw new TaskNotFoundError(taskId);
+      return false;
+    });
     // A release can make a task runnable for others; wake anyone tailing it.
-    else this.#notifier.notify(taskId);
+    if (released) this.#notifier.notify(taskId);
   }
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
@@ -394,8 +465,7 @@ export class SqliteStore implements Store {
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {
-    const sql = this.#statements();
-    this.#guard(() => {
+    await this.#write((sql) => {
       const row = this.#row(sql, snapshot.taskId);
       assertSnapshotSeq(snapshot.seq, row.last_seq);
       // The upsert keeps the snapshot with the highest seq, whatever order writers arrive in.
@@ -416,6 +486,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     const db = this.#db;
     if (db === undefined) return;
+    // Writes waiting for the tick commit first: their callers were promised an answer.
+    this.#writer?.drain();
     this.#db = undefined;
     this.#sql = undefined;
     this.#poller.stop();

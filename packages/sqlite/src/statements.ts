@@ -29,6 +29,10 @@ export class Statements {
 
   readonly begin: StatementSync;
   readonly commit: StatementSync;
+  /** One write's savepoint inside a group commit's transaction (see `BatchWriter`). */
+  readonly savepoint: StatementSync;
+  readonly releaseSavepoint: StatementSync;
+  readonly rollbackToSavepoint: StatementSync;
   readonly task: StatementSync;
   /** `AppendHead` by task id. */
   readonly appendHead: StatementSync;
@@ -60,6 +64,9 @@ export class Statements {
     this.#db = db;
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
+    this.savepoint = db.prepare("SAVEPOINT write");
+    this.releaseSavepoint = db.prepare("RELEASE write");
+    this.rollbackToSavepoint = db.prepare("ROLLBACK TO write");
     this.task = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ?`);
     this.taskNo = db.prepare("SELECT task_no FROM tasks WHERE task_id = ?");
     this.insertTask = db.prepare(

@@ -4,6 +4,7 @@ import type { Store } from "@sema-agent/core";
 import { type CliIo, openStore, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { modelFromSpec } from "../model-spec.ts";
 import { localToolSetup } from "../tool-roots.ts";
 import { RUN_OPTIONS, requireModel } from "./run.ts";
@@ -22,7 +23,9 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
   const [taskId] = positionals;
   if (taskId === undefined) throw new UsageError("usage: sema resume <taskId> [--model provider:model-id] [--db path]");
   const store = await openStore(io, values);
+  let tracing: HostTracing | undefined;
   try {
+    tracing = await hostTracing(io, store, "sema resume");
     const spec = requireModel(io, values.model ?? (await recordedModel(store, taskId)));
     return await driveLeg(io, {
       store,
@@ -34,8 +37,10 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
       }),
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
+      observe: tracing.emit,
     });
   } finally {
+    await tracing?.close();
     await store.close();
   }
 }

@@ -8,6 +8,8 @@ import { withAttachments } from "../attachments.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
+import { openHostMetrics } from "../host-metrics.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { modelFromSpec } from "../model-spec.ts";
 import { localToolSetup } from "../tool-roots.ts";
 
@@ -36,8 +38,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const spec = requireModel(io, values.model);
   const model = modelFromSpec(spec, io.env);
   const backend = await openBackend(io, values);
-  const { store } = backend;
+  // OTLP metrics when the OpenTelemetry variables ask for them; the run writes through the measured store.
+  let metrics: Awaited<ReturnType<typeof openHostMetrics>> | undefined;
+  let tracing: HostTracing | undefined;
   try {
+    metrics = await openHostMetrics(io, backend.store, "sema");
+    const { store } = metrics;
+    // Read before the task starts: a wrong OTEL_* variable starts nothing.
+    tracing = await hostTracing(io, backend.store, "sema run");
     const taskId = await startTask(store, {
       objective: withAttachments(objective, values.attach ?? [], io.cwd),
       model: spec,
@@ -54,8 +62,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       }),
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
+      observe: tracing.emit,
     });
   } finally {
-    await store.close();
+    await tracing?.close();
+    await metrics?.shutdown();
+    await backend.store.close();
   }
 }

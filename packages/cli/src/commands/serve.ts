@@ -7,18 +7,28 @@
  * sema.config.ts/.js/.mjs/.json in the working directory, or the default agent on --model.
  * The built-in file tools work in a workspace per principal (or per task) under `--workspaces`,
  * which may contain neither the store nor the config. On the first start it creates a token for principal `local` with every role and prints it once.
+ * `--metrics` serves `GET /metrics` (Prometheus text, for a token with the `metrics` role); the
+ * OpenTelemetry variables export metrics over OTLP.
  */
 import { parseArgs } from "node:util";
 import { serve as startServing } from "@sema-agent/server";
 import type { CliIo } from "../context.ts";
 import { UsageError } from "../context.ts";
+import { openHostMetrics } from "../host-metrics.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { host: { type: "string" }, port: { type: "string" }, "a2a-push": { type: "string" }, ...SERVED_OPTIONS },
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      "a2a-push": { type: "string" },
+      metrics: { type: "boolean" },
+      ...SERVED_OPTIONS,
+    },
   });
   const push = values["a2a-push"] ?? "on";
   if (push !== "on" && push !== "off") throw new UsageError(`--a2a-push must be on or off, got ${push}`);
@@ -26,9 +36,12 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
   const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
+  let tracing: HostTracing | undefined;
   try {
+    const metrics = await openHostMetrics(io, backend.store, "sema serve", { prometheus: values.metrics === true });
+    tracing = await hostTracing(io, backend.store, "sema serve");
     const serving = await startServing({
-      store: backend.store,
+      store: metrics.store,
       tokens: await backend.tokens(),
       agents,
       approvers: { agents: set.approvers },
@@ -37,25 +50,32 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       port,
       workers,
       onError: reportTo(io, "sema serve"),
+      ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
       // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
       // Every node that pushes delivers every owed notification: several API nodes on one
       // database run it on one of them (--a2a-push off on the others).
       ...(push === "on" ? { a2aPush: { configs: await backend.pushConfigs() } } : {}),
+      ...(metrics.prometheus === undefined ? {} : { metrics: metrics.prometheus }),
     });
+    const pool = serving.workers;
+    metrics.observe(pool === undefined ? undefined : () => pool.running().length);
     io.stdout.write(
-      `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`})\n`,
+      `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`}${metrics.prometheus === undefined ? "" : `, metrics at ${serving.url}/metrics`})\n`,
     );
     if (serving.firstToken !== undefined) {
       io.stdout.write(
         `First start: a token for principal "local" with every role. It is shown once and only its hash is stored:\n\n  ${serving.firstToken.token}\n\nUse it as: Authorization: Bearer <token>\n`,
       );
     }
+    if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
     // Ctrl-C or SIGTERM: stop claiming, park running legs at their next boundary, then close.
     await untilInterrupted(io);
     io.stdout.write("Stopping: running tasks park at their next step and resume on the next start.\n");
     await serving.close({ deadlineMs: 10_000 });
+    await metrics.shutdown();
     return 0;
   } finally {
+    await tracing?.close();
     await backend.close();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `sema token create --principal P [--actor A] [--role approver] [--role supervisor] [--quota name=value …] [--db path | --store url]`,
+ * `sema token create --principal P [--actor A] [--role approver] [--role supervisor] [--role metrics] [--quota name=value …] [--db path | --store url]`,
  * `sema token revoke <tokenId|token>`, `sema token list`: bearer tokens for `sema serve`. The
  * token is printed once; only its hash is stored.
  */
@@ -9,7 +9,7 @@ import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.t
 import { terminalSafe } from "../terminal-safe.ts";
 
 const USAGE =
-  "usage: sema token create --principal <name> [--actor <id>] [--role approver] [--role supervisor] [--quota name=value …] | sema token revoke <tokenId> | sema token list";
+  "usage: sema token create --principal <name> [--actor <id>] [--role approver|supervisor|metrics] [--quota name=value …] | sema token revoke <tokenId> | sema token list";
 
 /** `--quota tokensPerDay=100000` (repeatable) as a quotas object; the token store checks names and values. */
 function quotasOfFlags(flags: readonly string[] | undefined): Record<string, number> | undefined {

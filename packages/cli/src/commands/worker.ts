@@ -11,7 +11,9 @@ import { quotaGateFor } from "@sema-agent/core";
 import { createAgentRegistry, startWorkers } from "@sema-agent/worker";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";
+import { openHostMetrics } from "../host-metrics.ts";
 import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
+import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
 import { requireModel } from "./run.ts";
 
@@ -37,12 +39,16 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   const tools = servedToolSetup(io, storeLocation(io, values), values);
   const set = await loadAgents(io.cwd, io.env, () => requireModel(io, values.model), tools);
   const backend = await openBackend(io, values);
+  let tracing: HostTracing | undefined;
   try {
+    const metrics = await openHostMetrics(io, backend.store, "sema worker");
+    tracing = await hostTracing(io, backend.store, "sema worker");
     // The config's quotas over the shared store. Not the tokens' records: a worker loads nothing
     // of the server (module-graph.test.ts), so their quotas hold in sema serve's legs only.
     const quota = quotaGateFor(backend.store, set.quotas);
     const pool = startWorkers({
-      store: backend.store,
+      store: metrics.store,
+      ...(tracing.emit === undefined ? {} : { hub: { publish: tracing.emit } }),
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       concurrency,
       ...perPrincipal,
@@ -52,16 +58,20 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       ...(quota === undefined ? {} : { quota }),
       onError: reportTo(io, "sema worker"),
     });
+    metrics.observe(() => pool.running().length);
     io.stdout.write(
       `Sema worker running ${concurrency} legs at a time (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, pid ${process.pid})\n`,
     );
+    if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
     await untilInterrupted(io);
     io.stdout.write("Stopping: running tasks park at their next step; any worker resumes them.\n");
     const stopped = await pool.stop({ deadlineMs: 10_000 });
     if (stopped.abandoned.length > 0)
       io.stderr.write(`sema worker: ${stopped.abandoned.length} legs did not stop in time; their leases expire.\n`);
+    await metrics.shutdown();
     return 0;
   } finally {
+    await tracing?.close();
     await backend.close();
   }
 }

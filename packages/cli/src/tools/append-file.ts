@@ -29,6 +29,7 @@ export function createAppendFileTool(root: FileToolsRoot, options: FileToolsOpti
       "directories) if it does not exist. Each call appends again. To replace a file's content, use write_file.",
     inputSchema,
     // Not idempotent: a re-run appends the content a second time.
+    effects: "local",
     execute: (input, context) => appendToFile(root, options, input, context),
   });
 }

@@ -40,6 +40,7 @@ export function createListDirTool(root: FileToolsRoot, options: FileToolsOptions
     inputSchema,
     readOnly: true,
     idempotent: true,
+    effects: "none",
     // File names are chosen by whoever wrote the files, so they are third-party text too.
     untrustedOutput: true,
     execute: (input, context) => listDirectory(root, options, input, context),

@@ -43,6 +43,7 @@ export function createReadFileTool(root: FileToolsRoot, options: FileToolsOption
     inputSchema,
     readOnly: true,
     idempotent: true,
+    effects: "none",
     // A file's contents are whatever someone put there: the model must not take them as instructions.
     untrustedOutput: true,
     execute: (input, context) => readFileText(root, options, input, context),

@@ -56,6 +56,7 @@ export function createSearchTextTool(root: FileToolsRoot, options: FileToolsOpti
     inputSchema,
     readOnly: true,
     idempotent: true,
+    effects: "none",
     // Matching lines are file contents: third-party text.
     untrustedOutput: true,
     execute: (input, context) => searchText(root, options, input, context),

@@ -29,6 +29,8 @@ export function createWriteFileTool(root: FileToolsRoot, options: FileToolsOptio
     // The same path and content leave the same file and return the same result, so a re-run after a
     // crash is harmless.
     idempotent: true,
+    // Changes files in the workspace: a tainted call is held by the provenance policy.
+    effects: "local",
     execute: (input, context) => writeFileAtomically(root, options, input, context),
   });
 }

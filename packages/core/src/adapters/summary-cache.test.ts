@@ -49,8 +49,13 @@ describe("SummaryCache", () => {
   it("forgets the oldest task past its capacity", () => {
     const cache = new SummaryCache("Test");
     const first = cache.parse("t0", text(0));
-    for (let i = 1; i <= 256; i++) cache.parse(`t${i}`, text(i));
+    for (let i = 1; i <= 16_384; i++) cache.parse(`t${i}`, text(i));
     expect(cache.parse("t0", text(0))).not.toBe(first);
-    expect(cache.parse("t256", text(256))).toBe(cache.parse("t256", text(256)));
+    // Just under the capacity, the first is still remembered.
+    const again = new SummaryCache("Test");
+    const kept = again.parse("t0", text(0));
+    for (let i = 1; i < 16_384; i++) again.parse(`t${i}`, text(i));
+    expect(again.parse("t0", text(0))).toBe(kept);
+    expect(cache.parse("t16384", text(16_384))).toBe(cache.parse("t16384", text(16_384)));
   });
 });

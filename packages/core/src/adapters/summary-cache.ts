@@ -8,11 +8,15 @@ import { deepFreeze } from "../core/canonical-json.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import { parseColumn } from "./sql-rows.ts";
 
-/** Tasks remembered at once: the legs a host runs concurrently, with room to spare. */
-const CAPACITY = 256;
+/**
+ * Tasks remembered at once: the legs a host runs concurrently, with room to spare. At 10,000 live
+ * legs (bench:live) a smaller cache is evicted before a leg's next append, and every append
+ * parses its summary again; PostgreSQL's group commit needs the remembered summary too.
+ */
+const CAPACITY = 16_384;
 
 /**
- * The parsed task summaries of the last appends, by task (up to 256), reused while the row's JSON
+ * The parsed task summaries of the last appends, by task (up to 16,384), reused while the row's JSON
  * text is the one parsed: an SQL store rereads the text it wrote last, so it skips parsing it
  * again. Entries are deep-frozen.
  */

@@ -13,6 +13,7 @@ import type { Tool } from "../ports/tool.ts";
 import type { ContentPart } from "../protocol/content.ts";
 import type { SemaError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { CallProvenance } from "../protocol/provenance.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
 import type { ParkReason } from "../protocol/task-event.ts";
 import type { TaskStatus } from "../protocol/task-summary.ts";
@@ -83,6 +84,8 @@ export interface PendingApproval {
   input: JsonValue;
   /** The SHA-256 of the input's canonical JSON: what a decision is bound to. */
   digest: string;
+  /** Why the provenance policy held the call, when it did: the spans the arguments came from. */
+  provenance?: CallProvenance;
 }
 
 /** One tool call of a step, with its result once it has one. */

@@ -42,6 +42,7 @@ export async function pendingApprovals(
       toolName: approval.name,
       input: parsedInput(approval.inputJson),
       digest: approval.digest,
+      ...(approval.provenance === undefined ? {} : { provenance: approval.provenance }),
     }));
   if (depth >= MAX_CHILD_DEPTH) return own;
   const running = folded.children.filter((child) => child.status === "running");

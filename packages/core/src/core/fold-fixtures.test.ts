@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { taskEventSchema } from "../protocol/task-event.ts";
 import { isInterruptRequest, isResumeRequest } from "./command-events.ts";
+import { provenanceAt } from "./entry-provenance.ts";
 import { validateEvents } from "./event-validation.ts";
 import { fold, outstandingReservations, UNSETTLED_CALL_CONTENT } from "./fold.ts";
 
@@ -320,8 +321,10 @@ describe("v2 fixtures (the budget ledger)", () => {
       reserved: { tokens: 242, turns: 4 },
       turns: 1,
     });
-    // A second result of the same child changes nothing: it was released once.
-    expect(fold(events.slice(0, 7)).children).toEqual(released.children);
+    // A second result of the same child releases nothing more (its outcome is the last, as before).
+    const repeated = fold(events.slice(0, 7));
+    expect(outstandingReservations(repeated)).toEqual(outstandingReservations(released));
+    expect(repeated.children[0]).toEqual({ ...released.children[0], status: "failed", result: "late" });
     expect(outstandingReservations(fold(events))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });
     // The v 1 spawn holds nothing, as before the ledger.
     expect(outstandingReservations(fold(load("child_task")))).toEqual({ tokens: 0, costUsd: 0, activeMs: 0, turns: 0 });
@@ -365,5 +368,76 @@ describe("v2 fixtures (attachments)", () => {
       { role: "user", entryId: "entry:in-obj", content: text, parts: [{ type: "text", text }, image] },
     ]);
     expect(state.inputs).toEqual([]);
+  });
+});
+
+// A caller's trace context on task_created, human_input and approval_decided (still version 1: a
+// reader that predates it loses a link of a trace, never a behaviour, so it need not refuse).
+describe("trace-context fixtures", () => {
+  const TRACE = new URL("../../fixtures/events/trace-context/", import.meta.url);
+  const events = load("caller-trace", TRACE);
+
+  it("validates and is gapless", () => {
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("folds exactly as the same log without the trace contexts", () => {
+    const stripped = events.map((event) => {
+      const { traceContext: _trace, ...rest } = event as StoredEvent & { traceContext?: unknown };
+      return rest as StoredEvent;
+    });
+    expect(stripped.some((event, i) => JSON.stringify(event) !== JSON.stringify(events[i]))).toBe(true);
+    expect(fold(events)).toEqual(fold(stripped));
+    expect(fold(events).summary).toMatchObject({ status: "parked" });
+  });
+});
+
+// Version 2 of approval_requested: written only when the provenance policy held the call.
+describe("v2 fixtures (provenance)", () => {
+  const V2 = new URL("../../fixtures/events/v2/", import.meta.url);
+
+  it("approval_requested v 2: the held call keeps why; each entry's spans are derived from the log", () => {
+    const events = load("approval_requested", V2);
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    const state = fold(events);
+    expect(state.approvals[0]?.provenance).toMatchObject({
+      classification: "tainted",
+      effects: "external",
+      rule: "approve",
+      spans: [{ seq: 10, lane: "external", tool: "fetch_page", argument: "/to", match: "email" }],
+    });
+    expect(state.applying).toBeUndefined();
+    const [entry, , result] = state.transcript.map((_, i) => provenanceAt(state, i));
+    // Only the entry of inputs is recorded; a tool result's follows from the result itself.
+    expect(Object.keys(state.inputProvenance ?? {})).toEqual(["entry:in-obj"]);
+    const content = state.transcript[0]?.role === "user" ? state.transcript[0].content : "";
+    expect(entry?.spans.map((s) => [s.lane, s.inputId, s.actor?.verified])).toEqual([
+      ["user", "in-obj", true],
+      ["external", "in-ext", false],
+    ]);
+    // The external input's span is its whole fence, header included.
+    const external = entry?.spans[1];
+    expect(content.slice(external?.start, external?.end)).toMatch(
+      /^\n\n<untrusted-8899aabbccddeeff[\s\S]*<\/untrusted-8899aabbccddeeff>$/,
+    );
+    expect(result).toMatchObject({
+      origin: "tool",
+      spans: [{ lane: "external", tool: "fetch_page", untrustedTool: true }],
+    });
+  });
+
+  it("v 1 logs fold with provenance too: a fenced tool result is an untrusted tool's, an approval has none", () => {
+    const results = fold(load("tool_result"));
+    expect(
+      results.transcript
+        .map((_, i) => provenanceAt(results, i))
+        .filter((p) => p.origin === "tool")
+        .map((p) => p.spans[0]?.untrustedTool),
+    ).toEqual([true, undefined]);
+    expect(fold(load("approval_requested")).approvals[0]).not.toHaveProperty("provenance");
+    const compacted = fold(load("compaction"));
+    const summary = compacted.transcript[0];
+    expect(summary?.role === "user" && compacted.inputProvenance?.[summary.entryId]?.origin).toBe("summary");
   });
 });

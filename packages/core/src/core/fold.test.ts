@@ -77,7 +77,7 @@ describe("fold properties", () => {
     );
   });
 
-  it("the ledger: running children hold their first spawn's share, ended ones what they still held; cancelled, nothing", () => {
+  it("the ledger: running children hold their first spawn's share, ended ones what their first result held; cancelled, nothing", () => {
     fc.assert(
       fc.property(anyLog, (log) => {
         const state = fold(log);
@@ -87,7 +87,10 @@ describe("fold properties", () => {
             const first = log.find((e) => e.type === "child_task" && e.childTaskId === child.childTaskId);
             const reserved = first?.type === "child_task" && first.phase === "spawned" ? first.reserved : undefined;
             expect(child.reserved).toEqual(reserved);
-            const held = child.status === "running" ? reserved : child.held;
+            const ended = log.find(
+              (e) => e.type === "child_task" && e.phase === "result" && e.childTaskId === child.childTaskId,
+            );
+            const held = child.status === "running" ? reserved : ended?.type === "child_task" ? ended.held : undefined;
             expected.tokens += held?.tokens ?? 0;
             expected.turns += held?.turns ?? 0;
           }

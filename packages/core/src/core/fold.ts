@@ -8,6 +8,7 @@
 import type { Attachment } from "../protocol/content.ts";
 import type { HumanInputEvent, HumanInputPolicy, HumanInputSource } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { CallProvenance } from "../protocol/provenance.ts";
 import {
   type BudgetReservation,
   type ExternalTool,
@@ -17,16 +18,25 @@ import {
 } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import type { ActorAssertion, ToolCall, TranscriptEntry } from "../protocol/transcript.ts";
+import {
+  type ApplyingInput,
+  type EntryProvenance,
+  holdsUntrusted,
+  inputProvenance,
+  provenanceAt,
+  summaryProvenance,
+} from "./entry-provenance.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "./task-summary.ts";
 
 /**
  * Schema version of {@link TaskState}, stored with snapshots. 2: `settings` and
- * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: the budget ledger (a
- * child's `reserved`, `turns` and `held`; `reportedEnd`). A snapshot of another
+ * `outputCorrections`; 3: `summary.parentReport` and `externalTools`; 4: `inputProvenance`,
+ * `applying` and `approvals[].provenance`; 5: the budget ledger (a child's `reserved`, `turns` and
+ * `held`; `reportedEnd`). A snapshot of another
  * version is ignored and the log refolded, so a reader never builds a request from a state that
  * lacks what the log holds.
  */
-export const TASK_STATE_VERSION = 4;
+export const TASK_STATE_VERSION = 5;
 
 /** An input that was received or parked and is neither applied nor dropped yet. */
 export interface PendingInput {
@@ -67,6 +77,8 @@ export interface ApprovalState {
   decision?: "approve" | "deny";
   reason?: string;
   actor?: ActorAssertion;
+  /** Why the provenance policy held the call (`approval_requested` v 2), when it did. */
+  provenance?: CallProvenance;
 }
 
 /** A durable timer not yet fired. */
@@ -124,6 +136,15 @@ export interface TaskState {
   transcript: TranscriptEntry[];
   /** Seq of the event each transcript entry came from (parallel to `transcript`), for compaction. */
   transcriptSeqs: number[];
+  /**
+   * Where the bytes of each user entry that applies inputs came from, by `entryId`: a span per
+   * input with its lane and speaker (and a compaction summary's, whether it replaced untrusted
+   * text). Every other entry's provenance follows from the entry itself (`provenanceAt`): a tool
+   * result's from its tool and its fence. docs/guide/security.md.
+   */
+  inputProvenance?: { [entryId: string]: EntryProvenance };
+  /** Inputs whose `applied` frame is folded and whose entry is not yet (the two share an append). */
+  applying?: ApplyingInput[];
   /** Inputs waiting for a carrier, in arrival order. */
   inputs: PendingInput[];
   openToolCalls: OpenToolCall[];
@@ -195,6 +216,7 @@ export class Folder {
       ...from,
       transcript: [...from.transcript],
       transcriptSeqs: [...from.transcriptSeqs],
+      ...(from.inputProvenance === undefined ? {} : { inputProvenance: { ...from.inputProvenance } }),
       inputs: [...from.inputs],
       openToolCalls: [...from.openToolCalls],
       approvals: [...from.approvals],
@@ -265,6 +287,7 @@ export class Folder {
             : { role: "user", entryId: event.entryId, content: event.content, parts: event.parts },
           seq,
         );
+        this.#setProvenance(event.entryId, inputProvenance(event.content, this.#takeApplying(event.inputIds)));
         break;
       case "hook_feedback":
         this.#push({ role: "user", entryId: `hook:${seq}`, content: event.content }, seq);
@@ -317,10 +340,18 @@ export class Folder {
         if (s.approvals.length > 0) s.approvals = s.approvals.filter((approval) => approval.callId !== event.callId);
         break;
       }
-      case "approval_requested":
+      case "approval_requested": {
         if (s.approvals.some((a) => a.callId === event.callId)) break;
-        s.approvals.push({ callId: event.callId, name: event.name, inputJson: event.inputJson, digest: event.digest });
+        const approval: ApprovalState = {
+          callId: event.callId,
+          name: event.name,
+          inputJson: event.inputJson,
+          digest: event.digest,
+        };
+        if (event.provenance !== undefined) approval.provenance = event.provenance;
+        s.approvals.push(approval);
         break;
+      }
       case "approval_decided":
         s.approvals = s.approvals.map((approval) => {
           if (approval.callId !== event.callId || approval.decision !== undefined) return approval;
@@ -375,11 +406,40 @@ export class Folder {
     this.#s.transcriptSeqs.push(seq);
   }
 
+  /** Record a user entry's spans (the Folder owns its copy of the record). */
+  #setProvenance(entryId: string, provenance: EntryProvenance): void {
+    const s = this.#s;
+    if (s.inputProvenance === undefined) s.inputProvenance = {};
+    s.inputProvenance[entryId] = provenance;
+  }
+
+  /** The inputs an entry applies, as their `applied` frames left them (an unknown one as a user input). */
+  #takeApplying(inputIds: readonly string[]): ApplyingInput[] {
+    const s = this.#s;
+    const applying = s.applying ?? [];
+    const taken = inputIds.map(
+      (inputId) => applying.find((input) => input.inputId === inputId) ?? { inputId, source: "user" as const },
+    );
+    const rest = applying.filter((input) => !inputIds.includes(input.inputId));
+    if (rest.length === 0) delete s.applying;
+    else s.applying = rest;
+    return taken;
+  }
+
   #input(event: HumanInputEvent, seq: number): void {
     const s = this.#s;
     const index = s.inputs.findIndex((input) => input.inputId === event.inputId);
     if (event.delivery === "applied" || event.delivery === "dropped") {
+      const pending = index === -1 ? undefined : s.inputs[index];
       if (index !== -1) s.inputs.splice(index, 1);
+      if (event.delivery === "applied") {
+        // Kept until the entry that renders it, whose spans it names (the same append).
+        const applying: ApplyingInput = { inputId: event.inputId, source: pending?.source ?? event.source };
+        if (pending !== undefined) applying.text = pending.text;
+        const actor = pending?.actor ?? event.actor;
+        if (actor !== undefined) applying.actor = actor;
+        s.applying = [...(s.applying ?? []).filter((input) => input.inputId !== event.inputId), applying];
+      }
       return;
     }
     const pending: PendingInput = {
@@ -434,12 +494,13 @@ export class Folder {
     // The first spawn's share is the reservation; a spawn recorded again does not change it.
     if (event.phase === "spawned" && event.reserved !== undefined && index === -1) base.reserved = event.reserved;
     if (event.phase === "result") {
-      // A child ends once for its ledger: a result repeated after the first releases nothing more.
-      if (base.status !== "running") return;
+      // A child ends once for its ledger: a result repeated after the first releases nothing
+      // more and changes neither what it still held nor its turns (its outcome, as before, is the last).
+      const first = base.status === "running";
       base.status = event.status ?? "completed";
       if (event.result !== undefined) base.result = event.result;
-      if (event.turns !== undefined) base.turns = event.turns;
-      if (event.held !== undefined) base.held = event.held;
+      if (first && event.turns !== undefined) base.turns = event.turns;
+      if (first && event.held !== undefined) base.held = event.held;
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;
@@ -460,15 +521,25 @@ export class Folder {
     const transcript: TranscriptEntry[] = [{ role: "user", entryId, content: summary }];
     // The summary stands for what it replaced, so it takes the last replaced seq (seqs stay ordered).
     const seqs: number[] = [keepFrom > 0 ? (s.transcriptSeqs[keepFrom - 1] ?? 0) : 0];
-    for (let i = keepFrom; i < s.transcript.length; i++) {
+    // A summary of untrusted text may carry it on: it counts as untrusted then (conservatively, whole).
+    let fromUntrusted = false;
+    const kept: { [entryId: string]: EntryProvenance } = {};
+    for (let i = 0; i < s.transcript.length; i++) {
       const entry = s.transcript[i] as TranscriptEntry;
-      if (entry.role === "assistant") for (const call of entry.toolCalls) asked.add(call.callId);
-      if (entry.role === "tool" && !asked.has(entry.callId)) continue;
+      if (i >= keepFrom && entry.role === "assistant") for (const call of entry.toolCalls) asked.add(call.callId);
+      if (i < keepFrom || (entry.role === "tool" && !asked.has(entry.callId))) {
+        if (holdsUntrusted(provenanceAt(s, i))) fromUntrusted = true;
+        continue;
+      }
       transcript.push(entry);
       seqs.push(s.transcriptSeqs[i] ?? 0);
+      const own = entry.role === "user" ? s.inputProvenance?.[entry.entryId] : undefined;
+      if (own !== undefined && entry.role === "user") kept[entry.entryId] = own;
     }
+    kept[entryId] = summaryProvenance(summary, fromUntrusted);
     s.transcript = transcript;
     s.transcriptSeqs = seqs;
+    s.inputProvenance = kept;
   }
 }
 

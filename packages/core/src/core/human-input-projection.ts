@@ -90,6 +90,7 @@ const OPTIONAL_KEYS = [
   "policy",
   "reason",
   "attachments",
+  "traceContext",
 ] as const;
 
 /**
@@ -118,7 +119,8 @@ export function buildHumanInputEvent(
     else if (key === "attachments") {
       const refs = value as readonly object[];
       if (refs.length > 0) target[key] = refs.map((ref) => ({ ...ref }));
-    } else target[key] = value;
+    } else if (key === "traceContext") target[key] = { ...(value as object) };
+    else target[key] = value;
   }
   return event;
 }

@@ -109,6 +109,7 @@ export const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
             phase: "result",
             childTaskId: id,
             status: "failed",
+            result: "r",
             usage: { inputTokens: tokens, outputTokens: 1 },
             held: { tokens: tokens % 7 },
             turns: 2,

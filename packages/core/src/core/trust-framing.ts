@@ -83,3 +83,21 @@ export function frameOperatorInput(projected: string): string {
   if (projected.trim() === "") return projected;
   return OPERATOR_HEAD + projected;
 }
+
+const FENCE_OPEN = /^<untrusted-([0-9a-f]+(?:-[0-9]+)?)(?: kind="[^"\n]*")?(?: from="[^"\n]*")?>\n/;
+
+/**
+ * Where the fenced text of a {@link delimitUntrusted} result starts and ends, when `content` is
+ * one whole fence (its head first, its own closing boundary last); `undefined` otherwise. What the
+ * fold reads to know that a tool result was an untrusted tool's output: Sema wrote the fence, and
+ * no tool, speaker or page can write one around trusted text (a trusted tool that prints one only
+ * makes its own output count as untrusted).
+ */
+export function fencedRange(content: string): { start: number; end: number } | undefined {
+  if (!content.startsWith("<untrusted-")) return undefined;
+  const open = FENCE_OPEN.exec(content.slice(0, 256));
+  if (open === null) return undefined;
+  const close = `\n</untrusted-${open[1]}>`;
+  if (!content.endsWith(close) || content.length < open[0].length + close.length) return undefined;
+  return { start: open[0].length, end: content.length - close.length };
+}

@@ -12,6 +12,7 @@ import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { ProvenancePolicy } from "../protocol/provenance.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder, ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
@@ -77,6 +78,14 @@ export interface Agent {
    * person decide this call (say, anything that writes outside a sandbox).
    */
   approvalPolicy?: (call: { name: string; input: JsonValue }, context: ApprovalContext) => boolean | Promise<boolean>;
+  /**
+   * What happens to a tool call whose context held untrusted content (`exposed`) or whose
+   * arguments carry a run of it (`tainted`), per the tool's `effects` (docs/guide/security.md).
+   * Default: tainted `local` and `external` calls need a person's approval; everything else runs.
+   * `approvalPolicy`, `needsApproval` and a host's auto-approval do not turn these holds off;
+   * only `"allow"` does, which lets injected text act: unsafe.
+   */
+  provenancePolicy?: ProvenancePolicy;
   /** Host code that watches and steers the loop. */
   hooks?: Hooks;
   /** Timeouts and fail-open/fail-closed per hook. */
@@ -150,6 +159,13 @@ export interface HarnessOptions {
    * observes only: a sink that throws loses its event, never the leg.
    */
   emit?: Emit;
+  /**
+   * Receives the events of the child tasks a leg runs in this process (delegation's
+   * `runChildren`), which `emit` does not (a child's events are not its parent's stream). A
+   * tracer passes its sink here too (`traceEmit`), so children run in-process are traced live.
+   * Default: none.
+   */
+  childEmit?: Emit;
   /** Default 120 s per tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
   /** Default 50,000 characters per tool result, unless the tool sets its own. */
@@ -163,6 +179,26 @@ export interface HarnessOptions {
    * (`storeQuotaGate`); a verdict parks the task (`parked:quota`) until the window allows it.
    */
   quota?: QuotaGate;
+  /**
+   * The W3C `traceparent` of a tool call's span, given to the tool as `ToolContext.traceparent` so
+   * that a call to another service (A2A, MCP) carries it. `seq` is the call's `tool_call_started`:
+   * the span follows from the log, so a tracer can name it whether or not it saw the call (the
+   * `callTraceparent` of `@sema-agent/otel`). Absent, returning undefined, throwing or rejecting:
+   * the tool gets none, and the call runs all the same.
+   */
+  traceparentOf?: (call: ToolCallRef) => string | undefined | Promise<string | undefined>;
+}
+
+/** A running tool call, as the log places it: its task, its id and the seq of its `tool_call_started`. */
+export interface ToolCallRef {
+  /** The task the call belongs to. */
+  taskId: string;
+  /** The call's id. */
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** The seq of the call's `tool_call_started` (this run's, for a call run again after a crash). */
+  seq: number;
 }
 
 let processHolder: LeaseHolder | undefined;

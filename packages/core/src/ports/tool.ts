@@ -3,6 +3,7 @@
  * the definition and derives the JSON Schema the model sees from the input schema.
  */
 import type { JsonValue } from "../protocol/json.ts";
+import type { ToolEffects } from "../protocol/provenance.ts";
 import type { StandardSchemaV1 } from "./standard-schema.ts";
 
 /** What a tool's `execute` gets besides its input. */
@@ -31,6 +32,12 @@ export interface ToolContext {
    * settled (timed out, interrupted, returned).
    */
   checkpoint?: (data: JsonValue) => Promise<void>;
+  /**
+   * The W3C `traceparent` of this call's span, when the host traces (`HarnessOptions.traceparentOf`):
+   * a tool that calls another service sends it, so the remote work joins this task's trace. Absent
+   * when the host gave none; send nothing then.
+   */
+  traceparent?: string;
 }
 
 /** What an approval check knows besides the input. */
@@ -78,6 +85,18 @@ export interface Tool<Input = unknown, Name extends string = string> {
   timeoutMs?: number;
   /** Its output is third-party text (a web page, a file, an API): fenced as untrusted for the model. */
   untrustedOutput?: boolean;
+  /**
+   * What a call can do, for the agent's provenance policy (docs/guide/security.md): `none` (reads
+   * only), `local` (changes local state: files, a database), `external` (sends or spends outside:
+   * mail, payments, requests to other services). Default: `none` when `readOnly`, else `local`.
+   */
+  effects?: ToolEffects;
+  /**
+   * Input values the provenance policy does not count as tainted, as JSON Pointers (`/taskId`):
+   * identifiers the tool's own output hands the model to pass back (a remote task's id), which
+   * come from untrusted output by design. Every other argument is classified as usual.
+   */
+  untaintedInputs?: readonly string[];
   /** Results longer than this (in characters) are truncated with a note (default: the harness's cap). */
   maxOutputChars?: number;
   /**

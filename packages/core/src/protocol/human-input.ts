@@ -1,4 +1,5 @@
 import type { Attachment } from "./content.ts";
+import type { TraceContext } from "./trace-context.ts";
 import type { ActorAssertion } from "./transcript.ts";
 
 /**
@@ -83,4 +84,6 @@ export interface HumanInputEvent extends TaskEventIdentity {
    * the concatenation of its text parts, so a reader of text sees what it always saw.
    */
   attachments?: Attachment[];
+  /** The W3C trace context of the request that sent the input, when it carried one (never on `applied`). */
+  traceContext?: TraceContext;
 }

@@ -11,6 +11,8 @@ import { z } from "zod";
 import { attachmentSchema, userPartSchema } from "./content.ts";
 import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
 import type { JsonValue } from "./json.ts";
+import { callProvenanceSchema } from "./provenance.ts";
+import { traceContextSchema } from "./trace-context.ts";
 
 /**
  * Whether a value is plain JSON: what survives a JSON round trip unchanged. A hand-written walk,
@@ -170,6 +172,8 @@ export const taskCreatedSchema = z
     actor: actorSchema.exactOptional(),
     metadata: z.record(z.string(), json).exactOptional(),
     settings: taskSettingsSchema.exactOptional(),
+    /** The W3C trace context of the request that started the task, when it carried one. */
+    traceContext: traceContextSchema.exactOptional(),
   })
   .refine((event) => (event.v === 2) === (event.settings !== undefined), {
     message: "settings are recorded on task_created v 2, and only there",
@@ -221,6 +225,8 @@ export const humanInputSchema = z
     reason: z.string().exactOptional(),
     /** The input's images and files (their bytes in the blob table), in the order given; `text` holds its text parts. */
     attachments: z.array(attachmentSchema).min(1).exactOptional(),
+    /** The W3C trace context of the request that sent the input, when it carried one (never on `applied`). */
+    traceContext: traceContextSchema.exactOptional(),
   })
   .refine((event) => (event.v === 2) === (event.attachments !== undefined), {
     message: "attachments are written in version 2 and only there",
@@ -309,18 +315,30 @@ export const toolCheckpointSchema = z.strictObject({
   data: json,
 });
 
-/** A tool call needs a decision before it runs; the task parks with `parked:approval` until one is recorded. */
-export const approvalRequestedSchema = z.strictObject({
-  type: z.literal("approval_requested"),
-  v: v1,
-  legId: nonEmpty,
-  callId: nonEmpty,
-  name: nonEmpty,
-  /** The call's input as canonical JSON (sorted keys, no insignificant whitespace). */
-  inputJson: z.string(),
-  /** SHA-256 of `inputJson`, lowercase hex. */
-  digest: z.string().regex(/^[0-9a-f]{64}$/),
-});
+/**
+ * A tool call needs a decision before it runs; the task parks with `parked:approval` until one is
+ * recorded. Version 2 is written only when the provenance policy held the call (`provenance`: its
+ * classification and the untrusted spans it rests on), so a reader that predates it refuses the
+ * event instead of showing a person the call without why it was held; v 1 stays what it was.
+ */
+export const approvalRequestedSchema = z
+  .strictObject({
+    type: z.literal("approval_requested"),
+    v: z.union([v1, z.literal(2)]),
+    legId: nonEmpty,
+    callId: nonEmpty,
+    name: nonEmpty,
+    /** The call's input as canonical JSON (sorted keys, no insignificant whitespace). */
+    inputJson: z.string(),
+    /** SHA-256 of `inputJson`, lowercase hex. */
+    digest: z.string().regex(/^[0-9a-f]{64}$/),
+    /** Why the provenance policy held the call (docs/guide/security.md). */
+    provenance: callProvenanceSchema.exactOptional(),
+  })
+  .refine((event) => (event.v === 2) === (event.provenance !== undefined), {
+    message: "provenance is recorded on approval_requested v 2, and only there",
+    path: ["v"],
+  });
 
 /** The decision on a requested approval, bound to the call's input by `digest`, with who decided. */
 export const approvalDecidedSchema = z.strictObject({
@@ -333,6 +351,8 @@ export const approvalDecidedSchema = z.strictObject({
   scope: z.enum(["call", "tool-for-task"]).exactOptional(),
   reason: z.string().exactOptional(),
   actor: actorSchema,
+  /** The W3C trace context of the request that decided, when it carried one. */
+  traceContext: traceContextSchema.exactOptional(),
 });
 
 /**

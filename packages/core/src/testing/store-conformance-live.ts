@@ -248,7 +248,9 @@ export function liveConformance(context: ConformanceContext): void {
         for await (const event of store.watch(id, { signal: controller.signal })) seen.push(event.seq);
         return "ended";
       })();
-      await sleep(30);
+      // Abort once the watch has delivered what the log holds and so is waiting for more (a
+      // fixed sleep was too short for a loaded machine's PostgreSQL).
+      await eventually("the watch deliver the first event", async () => seen.length === 1);
       controller.abort();
       expect(await Promise.race([loop, sleep(2000).then(() => "hung")])).toBe("ended");
       expect(seen).toEqual([1]);

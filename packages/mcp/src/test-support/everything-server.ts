@@ -41,7 +41,7 @@ export interface TappedMessage {
   jsonrpc: "2.0";
   method?: string;
   id?: number;
-  params?: { name?: string; requestId?: number; reason?: string; arguments?: unknown };
+  params?: { name?: string; requestId?: number; reason?: string; arguments?: unknown; _meta?: Record<string, unknown> };
 }
 
 /** Spawn options for the stdio server; `tapStdin` mirrors what it receives to its stderr. */

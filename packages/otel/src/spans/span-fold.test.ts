@@ -51,6 +51,19 @@ const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
   fc.constant<TaskEvent>({ type: "task_cancelled", v: 1 }),
   fc.constant<TaskEvent>({ type: "interrupt_requested", v: 1 }),
   fc.constant<TaskEvent>({ type: "parent_notified", v: 1 }),
+  // A delegating call: its span opens at the spawn and outlives its leg until the call's result.
+  callId.map(
+    (id) => ({ type: "child_task", v: 1, phase: "spawned", childTaskId: `t1~${id}`, callId: id }) as TaskEvent,
+  ),
+  fc.tuple(callId, fc.boolean()).map(([id, linked]) =>
+    linked
+      ? ({
+          ...make.input("parked"),
+          inputId: `in-${id}`,
+          traceContext: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+        } as TaskEvent)
+      : make.input("received"),
+  ),
 );
 
 function wellFormed(spans: readonly SpanRecord[], events: readonly StoredEvent[]): void {
@@ -58,6 +71,8 @@ function wellFormed(spans: readonly SpanRecord[], events: readonly StoredEvent[]
   expect(new Set(keys).size).toBe(keys.length);
   const roots = spans.filter((span) => span.parentKey === undefined);
   expect(roots.map((span) => span.key)).toEqual(events.length === 0 ? [] : ["task"]);
+  // One trace: every span of the task is in its root's.
+  expect(new Set(spans.map((span) => span.traceId)).size).toBe(events.length === 0 ? 0 : 1);
   const ats = new Set(events.map((event) => event.at));
   for (const span of spans) {
     if (span.parentKey !== undefined) expect(keys).toContain(span.parentKey);

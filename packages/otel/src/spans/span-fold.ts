@@ -6,6 +6,14 @@
  */
 import type { StoredEvent } from "@sema-agent/core";
 import { ERROR_TYPE, GEN_AI, LEG_SPAN, OPERATION, SEMA, SPAN_EVENT } from "../attributes.ts";
+import { traceIdOf } from "../export/span-ids.ts";
+import {
+  childPlacement,
+  delegateKey,
+  ownPlacement,
+  type TracePlacement,
+  traceparentIds,
+} from "../export/trace-placement.ts";
 import { instantOf } from "./instant-events.ts";
 import type { SpanAttributes, SpanRecord } from "./span-record.ts";
 
@@ -15,6 +23,11 @@ export interface SpanFoldOptions {
   captureContent?: boolean;
   /** `gen_ai.provider.name` when a model id does not name its provider (`openai:gpt-4o`). */
   providerName?: string;
+  /**
+   * Also write the deprecated duplicates that backends built on the GenAI conventions 1.36 and
+   * older read: `gen_ai.system` beside `gen_ai.provider.name`. Default false (the latest only).
+   */
+  deprecatedAttributes?: boolean;
 }
 
 type ToolCallInput = { name: string; input: unknown };
@@ -22,8 +35,12 @@ type ToolCallInput = { name: string; input: unknown };
 /** Folds one task's stored events, in `seq` order, into span records. */
 export class SpanFold {
   readonly #options: SpanFoldOptions;
-  /** The spans still open, in the order they started: an ended span is handed out and dropped. */
-  readonly #running = new Set<SpanRecord>();
+  /**
+   * The spans still open, in the order they started: an ended span is handed out and dropped. An
+   * array, not a Set: it holds a handful (the task, a leg, its calls) and most spans end soon after
+   * they open, where a Set's add and delete of a fresh object cost more than the whole rest of a turn.
+   */
+  readonly #running: SpanRecord[] = [];
   #root: SpanRecord | undefined;
   #leg: SpanRecord | undefined;
   /** The root ends when the task ends, but not before the leg that ended it. */
@@ -34,9 +51,29 @@ export class SpanFold {
   readonly #calls = new Map<string, ToolCallInput>();
   readonly #approvals = new Map<string, SpanAttributes>();
   #pendingUserText: string[] = [];
+  #namedModel: string | undefined;
+  #namedProvider: string | undefined;
+  /** The names of the calls the model asked for, until each starts or has a result (a delegating call has no start). */
+  readonly #callNames = new Map<string, string>();
+  /** The delegating calls whose span is open: they outlive their leg, as their child works on. */
+  readonly #delegating = new Set<string>();
+  /** Every call a delegating span was opened for (a handful per task: delegation caps the children). */
+  readonly #delegated = new Set<string>();
+  #placement: TracePlacement | undefined;
+  #traceId: string | undefined;
 
-  constructor(options: SpanFoldOptions = {}) {
+  constructor(options: SpanFoldOptions = {}, placement?: TracePlacement) {
     this.#options = options;
+    this.#placement = placement;
+  }
+
+  /**
+   * Where the task's root span hangs when its `task_created` cannot say by itself: a child's
+   * parent trace, read from its ancestors (see `placementOf`). Only before the first event; later it
+   * changes nothing, so no span changes trace half-way.
+   */
+  place(placement: TracePlacement): void {
+    if (this.#root === undefined) this.#placement = placement;
   }
 
   /** The spans still open, in the order they started (the fold keeps nothing it has ended). */
@@ -66,7 +103,7 @@ export class SpanFold {
         if (leg === undefined) break;
         for (const [callId, tool] of this.#tools) {
           // A call to an external tool is answered from outside, after the leg: it stays open.
-          if (event.reason === "parked:tool" || tool.parentKey !== leg.key) continue;
+          if (event.reason === "parked:tool" || tool.parentKey !== leg.key || this.#delegating.has(callId)) continue;
           // A crashed leg (its end recorded by whoever recovered it) leaves its calls in doubt.
           const outcome = event.reason === "parked:crash" ? "in_doubt" : "interrupted";
           tool.attributes[outcome === "in_doubt" ? SEMA.toolInDoubt : SEMA.toolInterrupted] = true;
@@ -111,6 +148,7 @@ export class SpanFold {
           ]);
         }
         this.#pendingUserText = [];
+        for (const call of event.toolCalls) this.#callNames.set(call.callId, call.name);
         if (this.#options.captureContent === true)
           for (const call of event.toolCalls) this.#calls.set(call.callId, { name: call.name, input: call.input });
         // The turn began when the leg's previous event was written: the log has no "model called" event.
@@ -139,6 +177,7 @@ export class SpanFold {
           previous.attributes[SEMA.toolInDoubt] = true;
           this.#close(previous, event.at, ended, { code: "error", message: "in_doubt" });
         }
+        this.#callNames.delete(event.callId);
         const attributes = this.#toolAttributes(event.callId, event.name);
         attributes[SEMA.toolAttempt] = event.attempt;
         if (this.#options.captureContent === true) {
@@ -163,6 +202,8 @@ export class SpanFold {
         let span = this.#tools.get(event.callId);
         this.#tools.delete(event.callId);
         this.#calls.delete(event.callId);
+        this.#callNames.delete(event.callId);
+        this.#delegating.delete(event.callId);
         // A call denied before it ran (or answered from outside) has no start of its own.
         span ??= this.#open(
           event,
@@ -198,13 +239,33 @@ export class SpanFold {
         });
         this.#instant(event);
         break;
+      case "child_task":
+        // A delegating call's span runs from the spawn to its result: the child's root hangs under it.
+        // Once per call (its key is the call's): a spawn recorded again is only the span event.
+        if (event.phase === "spawned" && event.callId !== undefined && !this.#delegated.has(event.callId)) {
+          this.#delegated.add(event.callId);
+          const name = this.#callNames.get(event.callId) ?? "delegate";
+          const attributes = this.#toolAttributes(event.callId, name);
+          attributes["sema.child.task_id"] = event.childTaskId;
+          const span = this.#open(
+            event,
+            delegateKey(event.callId),
+            `execute_tool ${name}`,
+            "internal",
+            attributes,
+            this.#leg ?? root,
+          );
+          this.#tools.set(event.callId, span);
+          this.#delegating.add(event.callId);
+        }
+        this.#instant(event);
+        break;
       case "human_input":
       case "approval_requested":
       case "hook_feedback":
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
-      case "child_task":
       case "compaction":
       case "wake_scheduled":
       case "external_tools":
@@ -246,7 +307,7 @@ export class SpanFold {
     const ended: SpanRecord[] = [];
     const at = this.#lastAt;
     if (at === undefined) return ended;
-    for (const span of this.#running) {
+    for (const span of [...this.#running]) {
       span.attributes[SEMA.open] = true;
       this.#close(span, at, ended);
     }
@@ -281,8 +342,18 @@ export class SpanFold {
         ]);
     }
     const name = created?.agent === undefined ? "invoke_agent" : `invoke_agent ${created.agent}`;
+    // The caller's context wins; a child's parent trace comes from `place` (else the parent's own).
+    const placement =
+      (created === undefined ? undefined : ownPlacement(created)) ??
+      this.#placement ??
+      (created === undefined
+        ? { traceId: traceIdOf(event.taskId) }
+        : childPlacement(created, traceIdOf(created.parentTaskId ?? created.taskId)));
+    this.#traceId = placement.traceId;
     const root: SpanRecord = {
       taskId: event.taskId,
+      traceId: placement.traceId,
+      ...(placement.parentSpanId === undefined ? {} : { parentSpanId: placement.parentSpanId }),
       key: "task",
       name,
       kind: "internal",
@@ -291,15 +362,21 @@ export class SpanFold {
       events: [],
       status: { code: "unset" },
     };
-    this.#running.add(root);
+    this.#running.push(root);
     this.#root = root;
     return root;
   }
 
   #provider(attributes: SpanAttributes, model: string | undefined): void {
-    const named = model?.match(/^([^:/]+)[:/]./)?.[1];
-    const provider = named ?? this.#options.providerName;
-    if (provider !== undefined) attributes[GEN_AI.providerName] = provider;
+    // Every turn names the same model: the provider is parsed out of it once.
+    if (model !== this.#namedModel) {
+      this.#namedModel = model;
+      this.#namedProvider = model?.match(/^([^:/]+)[:/]./)?.[1];
+    }
+    const provider = this.#namedProvider ?? this.#options.providerName;
+    if (provider === undefined) return;
+    attributes[GEN_AI.providerName] = provider;
+    if (this.#options.deprecatedAttributes === true) attributes[GEN_AI.system] = provider;
   }
 
   #toolAttributes(callId: string, name: string): SpanAttributes {
@@ -322,6 +399,7 @@ export class SpanFold {
   ): SpanRecord {
     const span: SpanRecord = {
       taskId: event.taskId,
+      traceId: this.#traceId ?? parent.traceId,
       key,
       parentKey: parent.key,
       name,
@@ -331,7 +409,7 @@ export class SpanFold {
       events: [],
       status: { code: "unset" },
     };
-    this.#running.add(span);
+    this.#running.push(span);
     return span;
   }
 
@@ -339,27 +417,43 @@ export class SpanFold {
     if (span.end !== undefined) return;
     span.end = at < span.start ? span.start : at;
     if (status !== undefined) span.status = status;
-    this.#running.delete(span);
+    // The span that ends is most often the one opened last (a chat span ends as it opens).
+    const running = this.#running;
+    const index = running.lastIndexOf(span);
+    if (index >= 0 && index === running.length - 1) running.pop();
+    else if (index >= 0) running.splice(index, 1);
     ended.push(span);
   }
 
   /** The span event of an arm that happens at an instant (see `instantOf`). */
   #instant(event: StoredEvent): void {
     const instant = instantOf(event, this.#options.captureContent === true);
-    if (instant !== undefined) this.#event(event, instant.name, instant.attributes);
+    if (instant === undefined) return;
+    const span = this.#event(event, instant.name, instant.attributes);
+    // A caller's steer or decision links the span it lands in to the caller's span.
+    if (span === undefined || (event.type !== "human_input" && event.type !== "approval_decided")) return;
+    const ids = event.traceContext === undefined ? undefined : traceparentIds(event.traceContext.traceparent);
+    if (ids === undefined) return;
+    const attributes: SpanAttributes = { "sema.link.event": event.type };
+    if (event.type === "human_input") attributes["sema.input.id"] = event.inputId;
+    else attributes[GEN_AI.toolCallId] = event.callId;
+    const link = { traceId: ids.traceId, spanId: ids.spanId, attributes };
+    if (span.links === undefined) span.links = [link];
+    else span.links.push(link);
   }
 
-  /** A span event on the innermost open span: the running leg, else the task. */
-  #event(event: StoredEvent, name: string, attributes: SpanAttributes): void {
+  /** A span event on the innermost open span: the running leg, else the task. Returns that span. */
+  #event(event: StoredEvent, name: string, attributes: SpanAttributes): SpanRecord | undefined {
     // Only on an open span: an ended one has been exported and must not change.
     const span = this.#leg ?? (this.#root?.end === undefined ? this.#root : undefined);
     span?.events.push({ name, at: event.at, attributes });
+    return span;
   }
 
   /** A leg that ended without a record (its holder died): ended at the next leg's start, its calls in doubt. */
   #loseLeg(leg: SpanRecord, at: string, ended: SpanRecord[]): void {
     for (const [callId, tool] of this.#tools) {
-      if (tool.parentKey !== leg.key) continue;
+      if (tool.parentKey !== leg.key || this.#delegating.has(callId)) continue;
       tool.attributes[SEMA.toolInDoubt] = true;
       this.#close(tool, at, ended, { code: "error", message: "in_doubt" });
       this.#tools.delete(callId);
@@ -371,6 +465,14 @@ export class SpanFold {
 
   #endRoot(root: SpanRecord, at: string, ended: SpanRecord[]): void {
     this.#rootEnding = false;
+    // A call still open when the task ends (a cancel while it waited on a child or an external
+    // tool) ends with it: a live tracer forgets the task now, so it must not be left for a rebuild.
+    for (const [callId, tool] of this.#tools) {
+      tool.attributes[SEMA.toolInterrupted] = true;
+      this.#close(tool, at, ended, { code: "error", message: "interrupted" });
+      this.#tools.delete(callId);
+      this.#delegating.delete(callId);
+    }
     this.#close(root, at, ended);
   }
 }
@@ -379,8 +481,12 @@ export class SpanFold {
  * The spans of a whole log (`seq` order): the fold of every event, open spans ended at the last
  * event, in the order they started.
  */
-export function foldSpans(events: readonly StoredEvent[], options: SpanFoldOptions = {}): SpanRecord[] {
-  const fold = new SpanFold(options);
+export function foldSpans(
+  events: readonly StoredEvent[],
+  options: SpanFoldOptions = {},
+  placement?: TracePlacement,
+): SpanRecord[] {
+  const fold = new SpanFold(options, placement);
   const spans: SpanRecord[] = [];
   for (const event of events) spans.push(...fold.add(event));
   spans.push(...fold.close());

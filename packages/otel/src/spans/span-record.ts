@@ -24,17 +24,37 @@ export interface SpanStatusRecord {
   message?: string;
 }
 
+/** A span of another trace, or of this one elsewhere, that a span points at (a caller's steer or decision). */
+export interface SpanLinkRecord {
+  /** The linked span's trace. */
+  traceId: string;
+  /** The linked span. */
+  spanId: string;
+  /** What the link is: the event that recorded it (`sema.link.event`) and its input or call id. */
+  attributes: SpanAttributes;
+}
+
 /**
  * One span as the log defines it: `key` is stable for the same task and log (the span's id is
  * derived from it), `parentKey` names the parent's key (absent on the task's root span).
  */
 export interface SpanRecord {
-  /** The task the span belongs to (its trace). */
+  /** The task the span belongs to. */
   taskId: string;
-  /** Stable within the task: `task`, `leg:<legId>:<seq>`, `chat:<seq>`, `tool:<seq>` (the seq of the event that opened it). */
+  /**
+   * The trace it is in: the caller's when the task was started with a trace context, the
+   * delegating parent's for a child task, else one derived from the task id (`traceIdOf`).
+   */
+  traceId: string;
+  /** Stable within the task: `task`, `leg:<legId>:<seq>`, `chat:<seq>`, `tool:<seq>` (the seq of the event that opened it), `delegate:<callId>` (a delegating call). */
   key: string;
   /** The parent span's key; absent on the root. */
   parentKey?: string;
+  /**
+   * On the root only: the id of its parent span outside this task — the caller's span, or the
+   * parent task's `execute_tool` span of the delegating call. Absent when the task's trace is its own.
+   */
+  parentSpanId?: string;
   /** The span's name, per the GenAI conventions (`invoke_agent …`, `chat …`, `execute_tool …`). */
   name: string;
   /** `client` for a model call, `internal` for everything else. */
@@ -47,6 +67,8 @@ export interface SpanRecord {
   attributes: SpanAttributes;
   /** Its span events, in log order. */
   events: SpanEventRecord[];
+  /** Spans it links to (a caller's span that steered or decided), in log order; absent when none. */
+  links?: SpanLinkRecord[];
   /** Its status. */
   status: SpanStatusRecord;
 }

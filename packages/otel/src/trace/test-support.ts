@@ -77,7 +77,7 @@ export async function runScriptedTask(makeEmit?: (store: Store, leg: number) => 
   return { store, taskId };
 }
 
-/** A span as the tests compare it: everything but the SDK's object identity, sorted by id. */
+/** A span as the tests compare it: everything but the SDK's object identity (links included), sorted by id. */
 export function shape(spans: readonly ReadableSpan[]) {
   return spans
     .map((span) => ({
@@ -91,6 +91,7 @@ export function shape(spans: readonly ReadableSpan[]) {
       status: span.status,
       attributes: span.attributes,
       events: span.events,
+      links: span.links,
     }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -9,9 +9,10 @@
  * tracer exported it), so it is not exported again here. Span ids follow from the task, so what
  * several processes export forms one trace.
  */
-import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
+import type { Emit, HarnessOptions, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
 import { exportSpans } from "../export/export-spans.ts";
 import { toReadableSpan } from "../export/readable-span.ts";
+import { callTraceparent, placementOf } from "../export/trace-placement.ts";
 import { SpanFold } from "../spans/span-fold.ts";
 import type { SpanRecord } from "../spans/span-record.ts";
 import { resolveTraceOptions, type TraceOptions } from "./trace-options.ts";
@@ -30,15 +31,34 @@ export interface TraceEmit {
   readonly tasks: number;
   /** The sink: pass it as `HarnessOptions.emit` (it never throws). */
   emit: Emit;
+  /**
+   * What to spread into the harness's options: `emit`, `childEmit` (children run inside a leg are
+   * traced too) and, with a `store`, `traceparentOf` (`callTraceparent`), so a tool call's A2A or
+   * MCP requests carry its span: `runLeg({ store, agent, ...tracer.harness }, taskId)`.
+   */
+  readonly harness: Pick<HarnessOptions, "emit" | "childEmit" | "traceparentOf">;
   /** Exports the spans ended so far now, and resolves when every read and export has settled. */
   flush(): Promise<void>;
 }
+
+/** The longest gap in a task's events read at once, on the leg's path; a longer one waits a turn. */
+const INLINE_GAP = 64;
+
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** The most spans one export call carries: the SDK's `BatchSpanProcessor` default. */
+const MAX_BATCH = 512;
 
 interface TaskTrace {
   fold: SpanFold;
   next: number;
   queue: StoredEvent[];
   filling: boolean;
+}
+
+/** Whether `event` is a child's `task_created`, whose trace must be read from its ancestors first. */
+function needsPlacement(event: StoredEvent): event is Extract<StoredEvent, { type: "task_created" }> {
+  return event.type === "task_created" && event.parentTaskId !== undefined && event.traceContext === undefined;
 }
 
 /** Builds the live tracer (see the module's note). */
@@ -61,6 +81,9 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
 
   // Ended spans are batched and exported once per turn of the event loop, not one call per
   // event: an exporter call has a fixed cost (the in-memory one alone sets a timer per call).
+  // A leg whose model and tools answer at once never lets the loop turn, so a batch is also sent
+  // when it is full, and when a task's span ends (its trace is then complete, and a host that
+  // runs such tasks back to back would otherwise export them all only when it idles).
   let batch: SpanRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const drain = () => {
@@ -76,20 +99,22 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         ),
       );
   };
-  const send = (spans: SpanRecord[]) => {
-    if (spans.length === 0) return;
-    batch.push(...spans);
-    timer ??= setTimeout(drain, 0);
-  };
-
   const apply = (trace: TaskTrace, event: StoredEvent, live: boolean) => {
     const ended = trace.fold.add(event);
     trace.next = event.seq + 1;
-    if (live) send(ended);
+    if (ended.length === 0) return;
+    let rootEnded = false;
+    for (const span of ended) {
+      if (live) batch.push(span);
+      if (span.parentKey === undefined) rootEnded = true;
+    }
+    if (live) {
+      if (rootEnded || batch.length >= MAX_BATCH) drain();
+      else timer ??= setTimeout(drain, 0);
+    }
     // The task's span has ended: forget the task, so a long-lived host holds no state per task
     // ever run. A wake after the end starts afresh, reading the log (its old spans not re-sent).
-    if (ended.some((span) => span.parentKey === undefined) && tasks.get(event.taskId) === trace)
-      tasks.delete(event.taskId);
+    if (rootEnded && tasks.get(event.taskId) === trace) tasks.delete(event.taskId);
   };
 
   const pump = (taskId: string, trace: TaskTrace) => {
@@ -102,7 +127,17 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
       }
       if (event.seq > trace.next && store !== undefined) {
         trace.filling = true;
-        track(fill(taskId, trace, event.seq, store));
+        // A long gap (a task met in the middle of its log: woken or resumed in another process, or
+        // woken after its end, when it was forgotten) is read and folded on a later turn of the
+        // event loop, not on the leg's path: its events wait in the queue meanwhile. A short one
+        // (the task's creation before its first leg, what arrived while it was parked) at once.
+        const read = () => fill(taskId, trace, event.seq, store);
+        track(event.seq - trace.next > INLINE_GAP ? nextTurn().then(read) : read());
+        return;
+      }
+      if (needsPlacement(event) && store !== undefined) {
+        trace.filling = true;
+        track(placeThen(taskId, trace, event, store));
         return;
       }
       trace.queue.shift();
@@ -110,10 +145,39 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
     }
   };
 
+  // A child's task_created waits for its ancestors' trace (read once per task, then remembered).
+  const place = async (trace: TaskTrace, event: Extract<StoredEvent, { type: "task_created" }>, from: Store) => {
+    try {
+      trace.fold.place(await placementOf(from, event));
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  const placeThen = async (
+    taskId: string,
+    trace: TaskTrace,
+    event: Extract<StoredEvent, { type: "task_created" }>,
+    from: Store,
+  ) => {
+    try {
+      await place(trace, event, from);
+      if (trace.queue[0] === event) trace.queue.shift();
+      if (event.seq === trace.next) apply(trace, event, true);
+    } finally {
+      trace.filling = false;
+      pump(taskId, trace);
+    }
+  };
+
   const fill = async (taskId: string, trace: TaskTrace, upTo: number, from: Store) => {
     try {
       const missing = await from.read(taskId, { afterSeq: trace.next - 1, limit: upTo - trace.next });
-      for (const event of missing) if (event.seq >= trace.next && event.seq < upTo) apply(trace, event, false);
+      for (const event of missing) {
+        if (event.seq < trace.next || event.seq >= upTo) continue;
+        if (needsPlacement(event)) await place(trace, event, from);
+        apply(trace, event, false);
+      }
     } finally {
       // Whatever could not be read is skipped, not waited for.
       trace.next = Math.max(trace.next, upTo);
@@ -131,18 +195,25 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
         trace = { fold: new SpanFold(resolved.fold), next: 1, queue: [], filling: false };
         tasks.set(event.taskId, trace);
       }
-      trace.queue.push(event);
-      pump(event.taskId, trace);
+      // The usual case, the next event with nothing queued or being read, skips the queue.
+      if (event.seq === trace.next && !trace.filling && trace.queue.length === 0) apply(trace, event, true);
+      else {
+        trace.queue.push(event);
+        pump(event.taskId, trace);
+      }
     } catch (error) {
       report(error);
     }
   };
 
+  const harness: TraceEmit["harness"] =
+    store === undefined ? { emit, childEmit: emit } : { emit, childEmit: emit, traceparentOf: callTraceparent(store) };
   return {
     get tasks() {
       return tasks.size;
     },
     emit,
+    harness,
     async flush() {
       // A read that settles may fold queued events that end more spans: drain until nothing is left.
       do {

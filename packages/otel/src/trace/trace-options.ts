@@ -11,6 +11,15 @@ import type { SpanFoldOptions } from "../spans/span-fold.ts";
 /** The variable the GenAI instrumentations read to record message content (`true` turns it on). */
 export const CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 
+/** The conventions' opt-in list (comma-separated); `gen_ai_latest_experimental` drops the deprecated names. */
+export const SEMCONV_OPT_IN_ENV = "OTEL_SEMCONV_STABILITY_OPT_IN";
+
+/** True unless `OTEL_SEMCONV_STABILITY_OPT_IN` lists `gen_ai_latest_experimental` (see `deprecatedAttributes`). */
+export function deprecatedAttributesFrom(env: Readonly<Record<string, string | undefined>>): boolean {
+  const list = (env[SEMCONV_OPT_IN_ENV] ?? "").split(",").map((item) => item.trim().toLowerCase());
+  return !list.includes("gen_ai_latest_experimental");
+}
+
 /** Where the spans go and what they carry. */
 export interface TraceOptions {
   /** The SDK exporter that receives the spans (`InMemorySpanExporter`, an OTLP exporter, …). */
@@ -25,6 +34,14 @@ export interface TraceOptions {
   providerName?: string;
   /** `service.name` of the spans' resource. Default `OTEL_SERVICE_NAME`, else `sema`. */
   serviceName?: string;
+  /** More attributes of the spans' resource (`deployment.environment.name`, …); `service.name` comes from `serviceName`. */
+  resourceAttributes?: Readonly<Record<string, string>>;
+  /**
+   * Also write the deprecated duplicates older GenAI backends read (`gen_ai.system` beside
+   * `gen_ai.provider.name`). Default: on, unless `OTEL_SEMCONV_STABILITY_OPT_IN` lists
+   * `gen_ai_latest_experimental` (then the latest conventions only).
+   */
+  deprecatedAttributes?: boolean;
   /** The environment read for the defaults. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -37,7 +54,14 @@ const schema = z.strictObject({
   captureContent: z.boolean().optional(),
   providerName: z.string().min(1).optional(),
   serviceName: z.string().min(1).optional(),
-  env: z.record(z.string(), z.string().optional()).optional(),
+  resourceAttributes: z.record(z.string().min(1), z.string()).optional(),
+  deprecatedAttributes: z.boolean().optional(),
+  // Not z.record: process.env is not a plain object, and it is what a host passes.
+  env: z
+    .custom<Readonly<Record<string, string | undefined>>>((value) => typeof value === "object" && value !== null, {
+      error: "must be an object of variables, such as process.env",
+    })
+    .optional(),
 });
 
 /** The options resolved: the fold's, the exporter and the resource. */
@@ -53,8 +77,18 @@ export function resolveTraceOptions(options: TraceOptions, where: string): Resol
   const env =
     options.env ?? (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
   const captureContent = options.captureContent ?? env[CAPTURE_CONTENT_ENV]?.toLowerCase() === "true";
-  const fold: SpanFoldOptions = { captureContent };
+  const deprecatedAttributes = options.deprecatedAttributes ?? deprecatedAttributesFrom(env);
+  const fold: SpanFoldOptions = { captureContent, deprecatedAttributes };
   if (options.providerName !== undefined) fold.providerName = options.providerName;
-  const serviceName = options.serviceName ?? (env.OTEL_SERVICE_NAME || undefined) ?? "sema";
-  return { fold, exporter: options.exporter, resource: resourceFromAttributes({ "service.name": serviceName }) };
+  // OTEL_SERVICE_NAME wins over a service.name among the resource attributes, as specified.
+  const serviceName =
+    options.serviceName ??
+    (env.OTEL_SERVICE_NAME || undefined) ??
+    options.resourceAttributes?.["service.name"] ??
+    "sema";
+  return {
+    fold,
+    exporter: options.exporter,
+    resource: resourceFromAttributes({ ...options.resourceAttributes, "service.name": serviceName }),
+  };
 }

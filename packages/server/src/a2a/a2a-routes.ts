@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { errorResponse, HttpError, toHttpError } from "../http-error.ts";
-import type { Ingress } from "../ingress/caller.ts";
+import { type Ingress, withTraceContext } from "../ingress/caller.ts";
 import type { RateLimiter } from "../ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "../ingress/speaker.ts";
 import type { RouteDeps } from "../routes/deps.ts";
@@ -93,10 +93,13 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
   app.use("/a2a/*", async (c, next) => {
     if (c.req.path.endsWith("/.well-known/agent-card.json")) return next();
     try {
-      const caller = await mount.ingress.authenticate({
-        authorization: c.req.header("authorization"),
-        speaker: c.req.header(SPEAKER_HEADER),
-      });
+      const caller = withTraceContext(
+        await mount.ingress.authenticate({
+          authorization: c.req.header("authorization"),
+          speaker: c.req.header(SPEAKER_HEADER),
+        }),
+        c.req.raw.headers,
+      );
       mount.rateLimiter.take(caller.principal);
       c.set("caller", caller);
     } catch (error) {

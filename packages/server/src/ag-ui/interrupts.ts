@@ -55,6 +55,8 @@ export function approvalInterrupt(approval: ApprovalState): Interrupt {
       input: parsedInput(approval.inputJson) as never,
       inputJson: approval.inputJson,
       digest: approval.digest,
+      // Why the provenance policy held it: the untrusted spans its arguments came from.
+      ...(approval.provenance === undefined ? {} : { provenance: approval.provenance as never }),
     },
   };
 }

@@ -72,6 +72,7 @@ async function sendFor(
     actor: caller.actor,
     inputId,
     content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
+    ...(caller.traceContext === undefined ? {} : { traceContext: caller.traceContext }),
   };
   try {
     return await sendInput(deps.store, taskId, options);

@@ -3,13 +3,16 @@
  * playwright-core), against `serve()` on a free loopback port with a scripted agent over SQLite:
  * sign in, create a task, watch it stream, steer it mid-run and see the steer reach the model with
  * its label, reload mid-run, approve the call shown with its input, reload again and find every
- * stored event exactly once. Without the browser this says it was skipped and why, unless
- * SEMA_REQUIRE_BROWSER=1 (CI), where a missing browser fails.
+ * stored event exactly once; and the task's trace as a waterfall, live while it waits for the
+ * approval and complete once it has ended. Without the browser this says it was skipped and why,
+ * unless SEMA_REQUIRE_BROWSER=1 (CI), where a missing browser fails.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineTool } from "@sema-agent/core";
+import { defineTool, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
+import { ScriptedModel } from "@sema-agent/core/testing";
+import { traceTaskJson } from "@sema-agent/otel";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -96,6 +99,49 @@ const loggedSeqs = (page: Page) =>
 async function storedSeqs(taskId: string) {
   return (await store?.read(taskId))?.map((event) => event.seq) ?? [];
 }
+
+/** The OTLP/JSON trace of a task whose host died running a tool call, recovered by another host. */
+async function crashedTrace(): Promise<string> {
+  let now = Date.parse("2026-11-30T10:00:00.000Z");
+  const memory = new MemoryStore({ now: () => (now += 10) });
+  const fetchPage = defineTool({
+    name: "fetch_page",
+    description: "fetch a page",
+    inputSchema: z.object({ url: z.string() }),
+    idempotent: true,
+    execute: () => "page",
+  });
+  const model = new ScriptedModel(
+    [{ toolCalls: [{ name: "fetch_page", input: { url: "https://a.example" } }] }, { text: "done" }],
+    { mode: "by-transcript" },
+  );
+  const agent = { model, tools: [fetchPage] };
+  const taskId = await startTask(memory, { objective: "Fetch it", agent: "fetcher" });
+  // The first host dies instead of storing the call's result, and stays dead.
+  let dead = false;
+  const dying = new Proxy(memory, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (key === "append" && (args[1] as Parameters<Store["append"]>[1]).some((e) => e.type === "tool_result"))
+          dead = true;
+        return dead ? Promise.reject(new Error("host died")) : value.apply(target, args);
+      };
+    },
+  });
+  await runLeg({ store: dying, agent, holder: { id: "host-1" } }, taskId).catch(() => undefined);
+  now += 120_000; // its lease expires
+  await runLeg({ store: memory, agent, holder: { id: "host-2" } }, taskId);
+  return traceTaskJson(memory, taskId, { env: {} });
+}
+
+const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+  fetch(`${serving?.url}${path}`, {
+    method: init.method ?? "GET",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
 
 describe.runIf(present || required)("the web console in Chromium", () => {
   beforeAll(async () => {
@@ -221,6 +267,139 @@ describe.runIf(present || required)("the web console in Chromium", () => {
         hasText: "File (application/pdf, 5 bytes, a.pdf)",
       })
       .waitFor();
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it("shows the task's trace as a waterfall: nested spans on a time axis, events as ticks, attributes on a click", async () => {
+    if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
+    const created = await api("/v1/tasks", { method: "POST", body: { objective: "Tidy the notes, traced" } });
+    const { taskId } = (await created.json()) as { taskId: string };
+    const page = await (browser as Browser).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) problems.push(message.text());
+    });
+    // The view is in the link: a reload or a shared URL opens the trace again.
+    await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}&view=trace`);
+    await page.fill("#token", token);
+    await page.click("#sign-in-form button");
+    await page.locator("#trace-view").waitFor({ state: "visible" });
+    expect(await page.locator("#activity").isHidden()).toBe(true);
+    expect(await page.getAttribute("#view-trace", "aria-selected")).toBe("true");
+
+    // While it waits for the approval, the trace is drawn as far as the log goes, the task still open.
+    await page.locator('#approval-list li[data-call-id="call-write"]').waitFor();
+    const rows = page.locator("#waterfall .wf-row");
+    await page.locator('.wf-row[data-kind="tool"]', { hasText: "execute_tool lookup" }).waitFor();
+    await page.locator('.wf-row[data-kind="leg"] .wf-tick[data-event="sema.approval.requested"]').waitFor();
+    const root = page.locator('.wf-row[data-kind="agent"]');
+    expect(await root.getAttribute("data-open")).toBe("true");
+    expect(await root.locator(".wf-mark").allTextContents()).toEqual(["open"]);
+
+    // Approved in the console: the view follows the log to the end, two legs now.
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator("#task-status", { hasText: "completed" }).waitFor();
+    await page.locator('.wf-row[data-kind="leg"]').nth(1).waitFor();
+    await page.locator('.wf-row[data-kind="agent"]:not([data-open])').waitFor();
+
+    // Every span of the API's trace is a row, nested by parent: the task, its legs, their calls.
+    const trace = (await (await api(`/v1/tasks/${taskId}/trace`)).json()) as {
+      resourceSpans: { scopeSpans: { spans: { spanId: string; name: string }[] }[] }[];
+    };
+    const spans = trace.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+    const shown = await rows.evaluateAll((items) =>
+      items.map((item) => ({
+        id: item.getAttribute("data-span-id"),
+        name: item.querySelector(".wf-name")?.textContent,
+        kind: item.getAttribute("data-kind"),
+        depth: Number(item.getAttribute("data-depth")),
+      })),
+    );
+    expect(shown.map((row) => row.id).sort()).toEqual(spans.map((span) => span.spanId).sort());
+    expect(shown.map((row) => [row.kind, row.depth])).toEqual([
+      ["agent", 0],
+      ["leg", 1],
+      ["chat", 2],
+      ["tool", 2],
+      ["chat", 2],
+      ["leg", 1],
+      ["tool", 2],
+      ["chat", 2],
+    ]);
+    expect(shown.filter((row) => row.kind === "tool").map((row) => row.name)).toEqual([
+      "execute_tool lookup",
+      "execute_tool write_note",
+    ]);
+
+    // On one time axis: the task's bar spans the track, each leg's lies inside it, in order.
+    const box = async (row: number, part: string) => {
+      const found = await rows.nth(row).locator(part).boundingBox();
+      if (found === null) throw new Error(`row ${row} has no ${part}`);
+      return found;
+    };
+    const track = await box(0, ".wf-track");
+    const task = await box(0, ".wf-bar");
+    expect(Math.abs(task.x - track.x)).toBeLessThan(2);
+    expect(Math.abs(task.width - track.width)).toBeLessThan(2);
+    const [leg1, leg2] = [await box(1, ".wf-bar"), await box(5, ".wf-bar")];
+    // (Within 2 px: the layout rounds each bar's percentages to its own sub-pixels.)
+    expect(leg1.x).toBeGreaterThanOrEqual(task.x - 2);
+    expect(leg1.x + leg1.width).toBeLessThanOrEqual(leg2.x + 2);
+    expect(leg2.x + leg2.width).toBeLessThanOrEqual(task.x + task.width + 2);
+    // The approval decided while parked is a tick on the task, where it happened: between the legs.
+    const decided = await rows.nth(0).locator('.wf-tick[data-event="sema.approval.decided"]').boundingBox();
+    expect(decided?.x).toBeGreaterThanOrEqual(leg1.x + leg1.width - 2);
+    expect(decided?.x).toBeLessThanOrEqual(leg2.x + 2);
+    // The axis: round steps from 0 across the trace (3 to 5 of them).
+    const scale = await page.locator("#waterfall .wf-scale-tick").allTextContents();
+    expect(scale[0]).toBe("0");
+    expect(scale.length).toBeGreaterThanOrEqual(3);
+    expect(scale.length).toBeLessThanOrEqual(6);
+
+    // A click shows the span's attributes: who approved the write.
+    await page.locator(".wf-row", { hasText: "execute_tool write_note" }).locator(".wf-label").click();
+    const detail = page.locator("#span-detail");
+    await detail.waitFor({ state: "visible" });
+    expect(await detail.locator("h4").textContent()).toBe("execute_tool write_note");
+    expect(await detail.locator('tr[data-key="sema.approval.decision"] td').textContent()).toBe("approve");
+    expect(await detail.locator('tr[data-key="sema.approval.actor.id"] td').textContent()).toBe("dana");
+    expect(await detail.locator('tr[data-key="gen_ai.tool.call.id"] td').textContent()).toBe("call-write");
+    expect(await page.locator('.wf-row[aria-current="true"] .wf-name').textContent()).toBe("execute_tool write_note");
+
+    // The other view is one click away, and back.
+    await page.click("#view-activity");
+    await page.locator("#activity").waitFor({ state: "visible" });
+    expect(await page.locator("#trace-view").isHidden()).toBe(true);
+    expect(new URL(page.url()).hash).toBe(`#task=${encodeURIComponent(taskId)}`);
+    await page.click("#view-trace");
+    await page.locator("#trace-view").waitFor({ state: "visible" });
+
+    // A crashed and recovered task: the lost leg is an error, the call it ran is in doubt.
+    const crashed = await crashedTrace();
+    type Mark = { name: string; status: string; inDoubt: boolean; marks: string[] };
+    // A string, not a function: vitest would rewrite a function's import() for Node.
+    const marks = await page.evaluate<Mark[]>(`(async (json) => {
+      const { parseTrace, renderWaterfall } = await import("/console/trace.js");
+      const { el } = await import("/console/task-log.js");
+      const container = document.createElement("div");
+      renderWaterfall(container, parseTrace(JSON.parse(json)), { el, onSelect: () => undefined });
+      return [...container.querySelectorAll(".wf-row")].map((row) => ({
+        name: row.querySelector(".wf-name").textContent,
+        status: row.getAttribute("data-status"),
+        inDoubt: row.hasAttribute("data-in-doubt"),
+        marks: [...row.querySelectorAll(".wf-mark")].map((mark) => mark.textContent),
+      }));
+    })(${JSON.stringify(crashed)})`);
+    const legs = marks.filter((row) => row.name === "sema.leg");
+    expect(legs.map((row) => [row.status, row.marks])).toEqual([
+      ["error", ["parked:crash"]],
+      ["unset", []],
+    ]);
+    expect(marks.filter((row) => row.name === "execute_tool fetch_page")).toEqual([
+      { name: "execute_tool fetch_page", status: "error", inDoubt: true, marks: ["in doubt"] },
+      { name: "execute_tool fetch_page", status: "unset", inDoubt: false, marks: [] },
+    ]);
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -38,6 +38,7 @@ export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof
   "/console/stream.js": { file: "stream.js", type: "js" },
   "/console/task-log.js": { file: "task-log.js", type: "js" },
   "/console/timeline.js": { file: "timeline.js", type: "js" },
+  "/console/trace.js": { file: "trace.js", type: "js" },
 };
 
 /**

@@ -4,6 +4,7 @@
 import { MemoryStore, runLeg, sendInput, startTask } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
+import { until } from "../test-support/until.ts";
 import { sseStream } from "./sse-stream.ts";
 import type { StreamFramer } from "./sse-subscriber.ts";
 import { TaskTails } from "./task-tail.ts";
@@ -60,7 +61,7 @@ describe("a stream with a framer", () => {
     };
     // Read in the background, so the stream is level with the log and on the task's tail.
     const closed = readUntil("close\n");
-    while (tails.size === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    await until(() => tails.size > 0, "the stream to join the task's tail");
     for (let wake = 0; wake < 2; wake++) {
       await sendInput(store, taskId, { text: `again ${wake}`, carrier: "wake" });
       await runLeg({ store, agent }, taskId);

@@ -3,7 +3,7 @@
  * and the token's roles. Minted by an `Ingress` from credentials only; nothing in a request body
  * can change any of it.
  */
-import type { ActorAssertion } from "@sema-agent/core";
+import { type ActorAssertion, parseTraceContext, type TraceContext } from "@sema-agent/core";
 import type { Role } from "./token-store.ts";
 
 /**
@@ -24,6 +24,25 @@ export interface Caller {
    * authentication: an open event stream asks it periodically and ends when it says no.
    */
   stillValid?: () => Promise<boolean>;
+  /**
+   * The request's W3C trace context (`traceparent`, `tracestate`), when it carried a valid one:
+   * recorded on the event the request causes. A malformed header is ignored, never refused.
+   */
+  traceContext?: TraceContext;
+}
+
+/** `caller` with the trace context of `headers` (a malformed or absent `traceparent`: none). */
+export function withTraceContext(caller: Caller, headers: Headers): Caller {
+  const traceContext = parseTraceContext({
+    traceparent: headers.get("traceparent"),
+    tracestate: headers.get("tracestate"),
+  });
+  if (traceContext === undefined) {
+    if (caller.traceContext === undefined) return caller;
+    const { traceContext: _dropped, ...rest } = caller;
+    return rest;
+  }
+  return { ...caller, traceContext };
 }
 
 /** The credentials part of a request, as the ingress needs it. */

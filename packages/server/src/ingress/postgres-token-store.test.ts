@@ -65,7 +65,7 @@ describe.skipIf(skip)("PostgresTokenStore", () => {
     const [tokens] = await nodes(1);
     if (tokens === undefined) throw new Error("one node");
     const first = await ensureFirstToken(tokens);
-    expect(first?.record).toMatchObject({ principal: "local", roles: ["approver", "supervisor"] });
+    expect(first?.record).toMatchObject({ principal: "local", roles: ["approver", "metrics", "supervisor"] });
     expect(await ensureFirstToken(tokens)).toBeUndefined();
     const secret = first?.token.slice(18) ?? "";
     const dump = await withClient(async (client) => {

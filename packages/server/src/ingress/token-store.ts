@@ -8,11 +8,15 @@ import { LABEL_ID_MAX_CHARS, type Quotas, quotasSchema } from "@sema-agent/core"
 import { checkConfig } from "@sema-agent/core/protocol";
 import { z } from "zod";
 
-/** What a token may do beyond speaking for its actor on its principal's tasks. */
-export type Role = "approver" | "supervisor";
+/**
+ * What a token may do beyond speaking for its actor on its principal's tasks: decide approvals
+ * (`approver`), speak on the supervisor lane (`supervisor`), read the process's metrics
+ * (`metrics`, `GET /metrics`, which counts every principal's tasks).
+ */
+export type Role = "approver" | "supervisor" | "metrics";
 
 /** Every role, for a token that may do everything (the first token has them all). */
-export const ROLES: readonly Role[] = ["approver", "supervisor"];
+export const ROLES: readonly Role[] = ["approver", "metrics", "supervisor"];
 
 /** A stored token, without its secret. */
 export interface TokenRecord {

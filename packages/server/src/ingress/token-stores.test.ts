@@ -121,7 +121,11 @@ describe.each(kinds)("%s", (_name, make) => {
   it("creates the first token for `local` with every role, once", async () => {
     const tokens = make();
     const first = await ensureFirstToken(tokens);
-    expect(first?.record).toMatchObject({ principal: "local", actorId: "local", roles: ["approver", "supervisor"] });
+    expect(first?.record).toMatchObject({
+      principal: "local",
+      actorId: "local",
+      roles: ["approver", "metrics", "supervisor"],
+    });
     expect(await ensureFirstToken(tokens)).toBeUndefined();
     await tokens.close();
   });

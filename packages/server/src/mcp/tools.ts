@@ -17,6 +17,7 @@ import { progressOf, type ToolExtra } from "./progress.ts";
 import type { McpSession } from "./session.ts";
 import { taskText } from "./task-text.ts";
 import { guarded, toolResult } from "./tool-result.ts";
+import { withCallTrace } from "./trace-meta.ts";
 import { waitForTask } from "./wait-for-task.ts";
 
 const taskId = z.string().min(1).max(200).describe("The task's id (from run_<agent> or list_tasks).");
@@ -72,7 +73,7 @@ export function registerTools(server: McpServer, session: McpSession): void {
       },
       (args, extra) =>
         guarded(async () => {
-          const id = await createTaskFor(deps, caller, {
+          const id = await createTaskFor(deps, withCallTrace(caller, extra), {
             objective: args.objective,
             agent: name,
             where: { objective: "arguments.objective", agent: "arguments.agent" },
@@ -104,7 +105,7 @@ export function registerTools(server: McpServer, session: McpSession): void {
         const { lastSeq } = await deps.store.getTask(args.taskId).catch(() => ({ lastSeq: 0 }));
         const sent = await sendTaskInput(
           deps,
-          caller,
+          withCallTrace(caller, extra),
           args.taskId,
           { text: args.text, ...(args.policy === undefined ? {} : { policy: args.policy }) },
           "arguments",
@@ -172,7 +173,7 @@ export function registerTools(server: McpServer, session: McpSession): void {
         const { lastSeq } = await deps.store.getTask(args.taskId).catch(() => ({ lastSeq: 0 }));
         const decided = await decideTaskApproval(
           deps,
-          caller,
+          withCallTrace(caller, extra),
           args.taskId,
           args.callId,
           {

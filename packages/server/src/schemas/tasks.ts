@@ -1,5 +1,5 @@
 /** Request and response bodies of `/v1/tasks` and `/v1/tasks/{taskId}`. */
-import { taskSettingsSchema } from "@sema-agent/core/protocol";
+import { callProvenanceSchema, taskSettingsSchema } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { idSchema, JsonValue, ParkReason, TaskStatus, textOrParts, Usage } from "./common.ts";
 import { named } from "./registry.ts";
@@ -64,6 +64,11 @@ export const PendingApproval = named(
     digest: z.string().describe("SHA-256 of `inputJson`; a decision must name it."),
     inputJson: z.string().describe("The call's input as canonical JSON, exactly as it will run."),
     input: JsonValue,
+    provenance: callProvenanceSchema
+      .optional()
+      .describe(
+        "Why the provenance policy held the call: its classification and the untrusted spans its arguments came from (docs/guide/security.md).",
+      ),
   }),
 );
 

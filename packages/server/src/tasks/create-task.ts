@@ -42,6 +42,7 @@ export async function createTaskFor(
     agent: name,
     model: agent.model.id,
     content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
+    ...(caller.traceContext === undefined ? {} : { traceContext: caller.traceContext }),
   });
   deps.workers?.notify(taskId);
   return taskId;

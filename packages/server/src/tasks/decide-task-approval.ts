@@ -31,6 +31,7 @@ export async function decideTaskApproval(
     ...(reason === undefined ? {} : { reason }),
     ...(body.scope === undefined ? {} : { scope: body.scope }),
     canApprove: deps.canApprove(caller),
+    ...(caller.traceContext === undefined ? {} : { traceContext: caller.traceContext }),
   });
   deps.workers?.notify(taskId);
   return { callId: decided.callId, decision: decided.decision, digest: decided.digest };

@@ -59,6 +59,7 @@ export async function sendTaskInput(
       ...(body.policy === undefined ? {} : { policy: body.policy }),
       ...(body.legId === undefined ? {} : { legId: body.legId }),
       ...(body.inputId === undefined ? {} : { inputId: body.inputId }),
+      ...(caller.traceContext === undefined ? {} : { traceContext: caller.traceContext }),
     }),
   );
   if (sent.delivery === "parked") deps.workers?.notify(taskId);

@@ -45,6 +45,7 @@ export function taskDetail(record: TaskRecord, overview: TaskOverview): TaskDeta
       digest: approval.digest,
       inputJson: approval.inputJson,
       input: parsed(approval.inputJson),
+      ...(approval.provenance === undefined ? {} : { provenance: approval.provenance }),
     })),
     children: overview.children.map((child) => ({
       taskId: child.childTaskId,

@@ -12,7 +12,7 @@ import { isTerminal } from "../../core/task-summary.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { Store } from "../../ports/store.ts";
 import { isSemaError } from "../../protocol/errors.ts";
-import type { StoredEvent } from "../../protocol/task-event.ts";
+import type { BudgetReservation, StoredEvent } from "../../protocol/task-event.ts";
 import { dyingStore, SimulatedDeath } from "../../testing/dying-store.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
@@ -120,7 +120,21 @@ async function familyOf(store: Store, taskId: string): Promise<Map<string, Store
 const tolerated = (error: unknown) =>
   error instanceof SimulatedDeath || isSemaError(error, "LeaseLost") || isSemaError(error, "LeaseHeld");
 
-async function runTree(limit: number, plan: Plan, dieAfter: number, when: "before" | "after", withError: boolean) {
+/** The limit a run holds the tree to: tokens, or dollars at one price for every task. */
+type Kind = "tokens" | "cost";
+const PRICE = { input: 1000, output: 2000 }; // $ per million: a tenth and a fifth of a cent a token
+const dollars = (tokens: number) => tokens / 1000;
+const costOf = (usage: { inputTokens: number; outputTokens: number }) =>
+  (usage.inputTokens * PRICE.input + usage.outputTokens * PRICE.output) / 1_000_000;
+
+async function runTree(
+  kind: Kind,
+  limit: number,
+  plan: Plan,
+  dieAfter: number,
+  when: "before" | "after",
+  withError: boolean,
+) {
   const clock = jumpingClock();
   const store = new MemoryStore({ now: clock.now });
   const rootId = await startTask(store, { objective: "root" });
@@ -129,7 +143,7 @@ async function runTree(limit: number, plan: Plan, dieAfter: number, when: "befor
     standingInstructions: false,
     model: treeModel(plans, withError),
     delegation: { maxDepth: 4, maxChildren: 20 },
-    budget: { maxTokens: limit },
+    budget: kind === "tokens" ? { maxTokens: limit } : { maxCostUsd: dollars(limit), prices: { inline: PRICE } },
   };
   const options = { agent, leaseTtlMs: LEASE_TTL_MS };
   const doomed = dyingStore(store, { appendsBeforeDeath: dieAfter, when });
@@ -139,8 +153,14 @@ async function runTree(limit: number, plan: Plan, dieAfter: number, when: "befor
     if (!tolerated(error)) throw error;
   }
   clock.jump(LEASE_TTL_MS + 1);
+  let before = -1;
   for (let round = 0; round < 40; round++) {
     const family = await familyOf(store, rootId);
+    // Done when nothing is runnable, or when a round only started legs that parked at once: a
+    // parent parked for a child with an input it cannot take yet stays runnable (see the report).
+    const progress = [...family.values()].flat().filter((e) => e.type !== "leg_started" && e.type !== "leg_ended");
+    if (progress.length === before) break;
+    before = progress.length;
     const runnable = (await store.listRunnable()).filter((r) => family.has(r.taskId));
     if (runnable.length === 0) break;
     // Every runnable task of the tree at once: a parent goes on while the children it did not wait for run.
@@ -158,56 +178,107 @@ async function runTree(limit: number, plan: Plan, dieAfter: number, when: "befor
   return { store, rootId, died: doomed.dead };
 }
 
+/**
+ * The ledger's promises, read from the logs: the family's recorded spend is within the limit plus
+ * one estimate error per task; each child's result is recorded once, and only once it ended; what
+ * a task holds is its running children's shares and what ended ones still held; and each child
+ * was created with exactly the share its parent's log recorded (even by a leg resumed later).
+ */
+async function checkLedger(kind: Kind, store: Store, rootId: string, limit: number, withError: boolean) {
+  const family = await familyOf(store, rootId);
+  let spend = 0;
+  for (const events of family.values())
+    for (const e of events)
+      if (e.type === "model_turn")
+        spend += kind === "tokens" ? e.usage.inputTokens + e.usage.outputTokens : costOf(e.usage);
+  // One estimate error per task at most: each task's overshooting call is its last.
+  const error = withError ? family.size * EXTRA : 0;
+  if (kind === "tokens") expect(spend).toBeLessThanOrEqual(limit + error);
+  else expect(spend).toBeLessThanOrEqual(dollars(limit) + costOf({ inputTokens: error, outputTokens: 0 }) + 1e-9);
+  const amount = (share: BudgetReservation | undefined) => (kind === "tokens" ? share?.tokens : share?.costUsd) ?? 0;
+  for (const [id, events] of family) {
+    const state = fold(events);
+    let held = 0;
+    for (const child of state.children) {
+      const results = events.filter(
+        (e) => e.type === "child_task" && e.phase === "result" && e.childTaskId === child.childTaskId,
+      );
+      const record = await store.getTask(child.childTaskId).catch(() => undefined);
+      const ended = record !== undefined && isTerminal(record.summary.status);
+      // Released exactly once: by the child's one result, which an ended child has made. (A
+      // child woken after its report, by a child of its own, may be parked again now.)
+      expect(results.length, `${id} → ${child.childTaskId}`).toBeLessThanOrEqual(1);
+      if (ended) expect(results.length, `${id} → ${child.childTaskId}`).toBe(1);
+      expect(child.status === "running", `${child.childTaskId}`).toBe(results.length === 0);
+      expect(child.reserved, `${child.childTaskId} spawned without a share`).toBeDefined();
+      // A child that ended keeps holding what its own running children held then.
+      held += amount(child.status === "running" ? child.reserved : child.held);
+      // Created (maybe by a resumed leg) with exactly the share the parent's log holds.
+      const created = family.get(child.childTaskId);
+      if (created === undefined) continue;
+      const carved = budgetFromMetadata(fold(created).metadata);
+      expect(kind === "tokens" ? carved?.maxTokens : carved?.maxCostUsd).toBe(amount(child.reserved));
+    }
+    const outstanding = outstandingReservations(state);
+    expect(kind === "tokens" ? outstanding.tokens : outstanding.costUsd).toBeCloseTo(held, 9);
+  }
+}
+
 describe("the budget ledger over random trees", () => {
   it("family spend ≤ limit + bound; each share released once; a child gets the share its parent recorded", async () => {
     let deaths = 0;
     await fc.assert(
       fc.asyncProperty(
+        fc.constantFrom("tokens" as const, "cost" as const),
         fc.integer({ min: 50, max: 3000 }),
         planArb(2),
         fc.integer({ min: 0, max: 40 }),
         fc.constantFrom("before" as const, "after" as const),
         fc.boolean(),
-        async (limit, plan, dieAfter, when, withError) => {
-          const { store, rootId, died } = await runTree(limit, plan, dieAfter, when, withError);
+        async (kind, limit, plan, dieAfter, when, withError) => {
+          const { store, rootId, died } = await runTree(kind, limit, plan, dieAfter, when, withError);
           if (died) deaths++;
-          const family = await familyOf(store, rootId);
-          let spend = 0;
-          for (const events of family.values())
-            for (const e of events) if (e.type === "model_turn") spend += e.usage.inputTokens + e.usage.outputTokens;
-          // One estimate error per task at most: each task's overshooting call is its last.
-          const bound = withError ? family.size * EXTRA : 0;
-          expect(spend).toBeLessThanOrEqual(limit + bound);
-          for (const [id, events] of family) {
-            const state = fold(events);
-            let held = 0;
-            for (const child of state.children) {
-              const results = events.filter(
-                (e) => e.type === "child_task" && e.phase === "result" && e.childTaskId === child.childTaskId,
-              );
-              const record = await store.getTask(child.childTaskId).catch(() => undefined);
-              const ended = record !== undefined && isTerminal(record.summary.status);
-              // Released exactly once: by the child's one result, which an ended child has made. (A
-              // child woken after its report, by a child of its own, may be parked again now.)
-              expect(results.length, `${id} → ${child.childTaskId}`).toBeLessThanOrEqual(1);
-              if (ended) expect(results.length, `${id} → ${child.childTaskId}`).toBe(1);
-              expect(child.status === "running", `${child.childTaskId}`).toBe(results.length === 0);
-              expect(child.reserved, `${child.childTaskId} spawned without a share`).toBeDefined();
-              // A child that ended keeps holding what its own running children held then.
-              held += (child.status === "running" ? child.reserved?.tokens : child.held?.tokens) ?? 0;
-              // Created (maybe by a resumed leg) with exactly the share the parent's log holds.
-              const created = family.get(child.childTaskId);
-              if (created !== undefined)
-                expect(budgetFromMetadata(fold(created).metadata)?.maxTokens).toBe(child.reserved?.tokens);
-            }
-            expect(outstandingReservations(state).tokens).toBe(held);
-          }
+          await checkLedger(kind, store, rootId, limit, withError);
         },
       ),
       { numRuns: 60 },
     );
     // The host died mid-tree in many runs (a death at an append past a run's last is no death).
     expect(deaths).toBeGreaterThan(15);
+  }, 120_000);
+
+  it("a fixed tree killed at every append, before and after it commits, keeps the same promises", async () => {
+    const leaf: Plan = { turns: [{ delegate: [], out: 120, extra: 0 }] };
+    const middle: Plan = {
+      turns: [
+        { delegate: [{ child: leaf, wait: false }], out: 40, extra: 0 },
+        { delegate: [], out: 60, extra: 0 },
+      ],
+    };
+    const plan: Plan = {
+      turns: [
+        {
+          delegate: [
+            { child: middle, wait: true },
+            { child: leaf, wait: false },
+          ],
+          out: 30,
+          extra: 0,
+        },
+        { delegate: [{ child: leaf, wait: true }], out: 200, extra: 0 },
+        { delegate: [], out: 300, extra: 0 },
+      ],
+    };
+    let deaths = 0;
+    // Every append for tokens; every third for dollars (the random runs above cover both).
+    for (const kind of ["tokens", "cost"] as const)
+      for (let n = 0; n < 42; n += kind === "tokens" ? 1 : 3)
+        for (const when of ["before", "after"] as const) {
+          const { store, rootId, died } = await runTree(kind, 900, plan, n, when, false);
+          if (died) deaths++;
+          await checkLedger(kind, store, rootId, 900, false);
+        }
+    expect(deaths).toBeGreaterThan(30);
   }, 120_000);
 
   it("siblings' shares never hold more than there is", () => {

@@ -8,8 +8,10 @@ import { fold, outstandingReservations } from "../../core/fold.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import { ScriptedModel, type ScriptedTurn } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
+import { startChildTask } from "../delegation/child-tasks.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { startTask } from "../tasks/start-task.ts";
+import { budgetFromMetadata } from "./budget.ts";
 
 /**
  * The provider's count of a request's input: a token per four characters of what the user wrote,
@@ -181,5 +183,21 @@ describe("a child that ends before a child of its own", () => {
     expect(middle.find((e) => e.type === "engine_note" && e.kind === "budget")).toMatchObject({
       text: "The task ended and reported to its parent task, which took what it spent and released the rest of its share: it has no budget left.",
     });
+  });
+});
+
+describe("a child a host starts with a budget", () => {
+  it("holds that budget against the parent's until it ends", async () => {
+    const store = new MemoryStore();
+    const parentId = await startTask(store, { objective: "Parent" });
+    const childId = await startChildTask(store, parentId, { objective: "Child", budget: { maxTokens: 100 } });
+    const spawn = (await store.read(parentId)).find((e) => e.type === "child_task");
+    expect(spawn).toMatchObject({ v: 2, phase: "spawned", childTaskId: childId, reserved: { tokens: 100 } });
+    expect(outstandingReservations(fold(await store.read(parentId))).tokens).toBe(100);
+    const child = fold(await store.read(childId));
+    expect(budgetFromMetadata(child.metadata)).toEqual({ maxTokens: 100 });
+    const agent: Agent = { standingInstructions: false, model: new ScriptedModel([{ text: "Done." }]) };
+    expect(await runLeg({ store, agent }, childId)).toMatchObject({ status: "completed" });
+    expect(outstandingReservations(fold(await store.read(parentId))).tokens).toBe(0);
   });
 });

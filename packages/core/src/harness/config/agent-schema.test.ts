@@ -98,6 +98,21 @@ describe("an agent is checked when a leg is asked for", () => {
     await task.expectUntouched();
   });
 
+  it("checks the provenance policy and a tool's effects: an unknown rule, effect class or key is named", async () => {
+    const task = await untouchedTask();
+    const agent = untyped({
+      model: model(),
+      tools: [{ ...add, effects: "remote" }],
+      provenancePolicy: { external: { tainted: "ask" }, minChar: 10 },
+    });
+    const error = await configErrorOf(() => runLeg({ store: task.store, agent }, task.taskId));
+    expect(error.problems.map((problem) => problem.path)).toEqual(
+      expect.arrayContaining(["agent.tools.0.effects", "agent.provenancePolicy"]),
+    );
+    await task.expectUntouched();
+    expect(() => validateAgent({ model: model(), provenancePolicy: "allow" })).not.toThrow();
+  });
+
   it("a model that is not a Model, and a tool that is a bare JSON Schema, are named with the fix", async () => {
     const task = await untouchedTask();
     const agent = untyped({ model: "openai:gpt-5", tools: [{ type: "object" }] });

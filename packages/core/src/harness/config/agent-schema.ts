@@ -10,6 +10,7 @@ import type { StandardSchemaV1 } from "../../ports/standard-schema.ts";
 import type { Tool } from "../../ports/tool.ts";
 import { checkConfig, functionSchema, kindOf } from "../../protocol/config-check.ts";
 import { ConfigError } from "../../protocol/errors.ts";
+import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
 import { providerOptionsSchema, toolChoiceSchema } from "../../protocol/task-event.ts";
 import type { Agent, DelegationSettings, OutputSchema } from "../agent.ts";
 import type { Budget, ModelPrice } from "../budget/budget.ts";
@@ -65,6 +66,8 @@ const toolShape = {
   idempotent: z.boolean().optional(),
   timeoutMs: positive.optional(),
   untrustedOutput: z.boolean().optional(),
+  effects: toolEffectsSchema.optional(),
+  untaintedInputs: z.array(z.string().regex(/^\//, "a JSON Pointer, e.g. /taskId")).readonly().optional(),
   maxOutputChars: z.number().int().positive().optional(),
   needsApproval: z
     .union([z.boolean(), functionSchema<(input: unknown) => boolean>("needsApproval(input, context)")])
@@ -160,6 +163,7 @@ const agentShape = {
     .optional(),
   outputAttempts: z.number().int().min(1).optional(),
   approvalPolicy: functionSchema<NonNullable<Agent["approvalPolicy"]>>("approvalPolicy(call, context)").optional(),
+  provenancePolicy: provenancePolicySchema.optional(),
   hooks: z.strictObject(hookShape).optional(),
   hookSettings: z.strictObject(hookSettingsShape).optional(),
   delegation: z.strictObject(delegationShape).optional(),

@@ -36,6 +36,7 @@ const harnessShape = {
   holderDied: functionSchema<NonNullable<HarnessOptions["holderDied"]>>("holderDied(holder)").optional(),
   leaseTtlMs: positive.optional(),
   emit: functionSchema<NonNullable<HarnessOptions["emit"]>>("emit(event)").optional(),
+  childEmit: functionSchema<NonNullable<HarnessOptions["childEmit"]>>("childEmit(event)").optional(),
   toolTimeoutMs: positive.optional(),
   maxToolOutputChars: z.number().int().positive().optional(),
   snapshotEvery: z.number().int().positive().optional(),
@@ -47,6 +48,7 @@ const harnessShape = {
       { error: (issue) => `must be a QuotaGate (storeQuotaGate(...)), got ${kindOf(issue.input)}` },
     )
     .optional(),
+  traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
 } satisfies ShapeOf<HarnessOptions>;
 const harnessKeysMatch: Equal<keyof typeof harnessShape, keyof HarnessOptions> = true;
 

@@ -44,9 +44,11 @@ async function runChild(
   const [created] = await parent.store.read(childId, { limit: 1 });
   const name = created?.type === "task_created" ? created.agent : undefined;
   const agent = childAgent(parent.agent, name);
+  // The parent's sink is its own stream's; a child's events go to `childEmit` (its children's too).
   const { emit: _parentsSink, ...rest } = parent;
+  const sink = rest.childEmit === undefined ? {} : { emit: rest.childEmit };
   try {
-    return await runLeg({ ...rest, agent }, childId, host === undefined ? {} : { signal: host });
+    return await runLeg({ ...rest, ...sink, agent }, childId, host === undefined ? {} : { signal: host });
   } catch (error) {
     // Another host (a worker) runs the child already: its end reports to the parent.
     if (isSemaError(error, "LeaseHeld")) return undefined;

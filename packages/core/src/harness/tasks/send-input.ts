@@ -10,6 +10,7 @@ import type { Store, TaskRecord } from "../../ports/store.ts";
 import type { ContentPart } from "../../protocol/content.ts";
 import { InputRejectedError, InvalidInputError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { HumanInputDelivery, HumanInputPolicy, HumanInputSource } from "../../protocol/human-input.ts";
+import type { TraceContext } from "../../protocol/trace-context.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 
@@ -40,6 +41,11 @@ export interface SendInputOptions {
    * the same id, and an input already recorded under it is not recorded again.
    */
   inputId?: string;
+  /**
+   * The W3C trace context of the request that sent the input (`parseTraceContext`), recorded on
+   * its `human_input` so a trace links the task to the caller's.
+   */
+  traceContext?: TraceContext;
 }
 
 /**
@@ -94,6 +100,7 @@ export async function sendInput(store: Store, taskId: string, options: SendInput
         : { actor: options.actor, ...(options.actor.issuer === undefined ? {} : { issuer: options.actor.issuer }) }),
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.legId === undefined ? {} : { legId: options.legId }),
+      ...(options.traceContext === undefined ? {} : { traceContext: options.traceContext }),
     };
     const rejected = running && options.policy === "reject";
     const delivery: HumanInputDelivery = rejected ? "dropped" : running && !forOtherLeg ? "received" : "parked";

@@ -18,6 +18,7 @@ import {
   type TaskSettings,
   taskSettingsSchema,
 } from "../../protocol/task-event.ts";
+import { type TraceContext, traceContextSchema } from "../../protocol/trace-context.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import type { OutputSchema } from "../agent.ts";
 import type { Equal, ShapeOf } from "../config/agent-schema.ts";
@@ -88,6 +89,11 @@ export interface StartTaskInput {
    * `usage` (`ConfigError` otherwise); the store checks it atomically with the creation.
    */
   maxActiveTasks?: number;
+  /**
+   * The W3C trace context of the request that starts the task (`parseTraceContext`), recorded on
+   * `task_created`: a trace of the task is then a child of the caller's span.
+   */
+  traceContext?: TraceContext;
 }
 
 /** The settings to record, validated; undefined when the input has none. */
@@ -145,6 +151,7 @@ const startShape = {
     })
     .optional(),
   maxActiveTasks: z.number().int().positive().optional(),
+  traceContext: traceContextSchema.optional(),
 } satisfies ShapeOf<StartTaskInput>;
 const startKeysMatch: Equal<keyof typeof startShape, keyof StartTaskInput> = true;
 void startKeysMatch;
@@ -182,6 +189,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
   if (input.parentTaskId !== undefined) created.parentTaskId = input.parentTaskId;
   if (input.actor !== undefined) created.actor = input.actor;
   if (input.metadata !== undefined) created.metadata = input.metadata;
+  if (input.traceContext !== undefined) created.traceContext = { ...input.traceContext };
   if (settings !== undefined) {
     // v 2: a reader that predates settings refuses the event rather than run without them.
     created.v = 2;

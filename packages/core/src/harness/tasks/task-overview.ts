@@ -71,8 +71,10 @@ async function fromSeqs(store: Store, record: TaskRecord, seqs: EventSeqs): Prom
   }
   for (const event of approvals) {
     if (event?.type !== "approval_requested") continue;
-    const { callId, name, inputJson, digest } = event;
-    overview.pendingApprovals.push({ callId, name, inputJson, digest });
+    const { callId, name, inputJson, digest, provenance } = event;
+    overview.pendingApprovals.push(
+      provenance === undefined ? { callId, name, inputJson, digest } : { callId, name, inputJson, digest, provenance },
+    );
   }
   for (const event of children) {
     if (event?.type !== "child_task") continue;

@@ -16,7 +16,9 @@ import {
   TaskFinishedError,
 } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
+import type { CallProvenance } from "../../protocol/provenance.ts";
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from "../../protocol/task-event.ts";
+import type { TraceContext } from "../../protocol/trace-context.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import { appendToState } from "../tasks/append-to-task.ts";
 
@@ -28,15 +30,21 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
-/** The `approval_requested` event for a call and its (validated) input. */
+/**
+ * The `approval_requested` event for a call and its (validated) input; version 2, with
+ * `provenance`, when the provenance policy held it.
+ */
 export async function approvalRequest(
   legId: string,
   callId: string,
   name: string,
   input: JsonValue,
+  provenance?: CallProvenance,
 ): Promise<ApprovalRequestedEvent> {
   const inputJson = canonicalJson(input);
-  return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest: await sha256Hex(inputJson) };
+  const digest = await sha256Hex(inputJson);
+  if (provenance === undefined) return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest };
+  return { type: "approval_requested", v: 2, legId, callId, name, inputJson, digest, provenance };
 }
 
 /**
@@ -55,6 +63,8 @@ export interface Decision {
   actor: ActorAssertion;
   /** The principal the decider is authenticated as. */
   principal: string;
+  /** The W3C trace context of the request that decided (`parseTraceContext`), recorded with the decision. */
+  traceContext?: TraceContext;
 }
 
 /**
@@ -98,6 +108,7 @@ export async function decideApproval(
   };
   if (decision.scope !== undefined) event.scope = decision.scope;
   if (decision.reason !== undefined) event.reason = decision.reason;
+  if (decision.traceContext !== undefined) event.traceContext = { ...decision.traceContext };
   // Checked against the log as it is at the append; a competing decision that got in first is seen.
   await appendToState(store, taskId, async (state) => {
     const approval = state.approvals.find((a) => a.callId === decision.callId);

@@ -26,6 +26,8 @@ export interface ToolRunSettings {
   principal: string;
   /** Records a call's checkpoint durably (the tool phase's; absent: tools get no `checkpoint`). */
   checkpoint?: (call: OpenToolCall, data: JsonValue) => Promise<void>;
+  /** The `traceparent` of a call's span (the tool phase's, from `HarnessOptions.traceparentOf`). */
+  traceparent?: (call: OpenToolCall) => Promise<string | undefined>;
 }
 
 /** The largest checkpoint a tool call may record, as JSON text. */
@@ -144,6 +146,11 @@ export async function executeCall(
     principal: settings.principal,
   };
   if (call.checkpoint !== undefined) context.lastCheckpoint = call.checkpoint;
+  // Awaited only when the host traces: an untraced call pays no extra turn of the event loop.
+  if (settings.traceparent !== undefined) {
+    const traceparent = await settings.traceparent(call);
+    if (traceparent !== undefined) context.traceparent = traceparent;
+  }
   let settled = false;
   const record = settings.checkpoint;
   if (record !== undefined) context.checkpoint = (data) => checkpointOnce(call, data, settled, record);

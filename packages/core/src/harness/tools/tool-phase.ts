@@ -17,6 +17,7 @@ import type { LegHooks } from "../hooks/hook-runner.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
 import type { LegContext } from "../leg/leg-context.ts";
 import { approvalRequest } from "./approvals.ts";
+import { ProvenanceGate, provenanceDeniedContent } from "./provenance-gate.ts";
 import { batchCalls, executeCall, NOT_RUN_CONTENT, resultEvent, type ToolRunSettings } from "./run-tool-call.ts";
 
 /** What the model is told about a non-idempotent call that was running when its host died. */
@@ -48,7 +49,7 @@ export function waitsOutside(ctx: LegContext, call: OpenToolCall): boolean {
 
 type Gate =
   | { kind: "run"; call: OpenToolCall; frozen: boolean; replaced: boolean }
-  | { kind: "deny"; content: string }
+  | { kind: "deny"; content: string; note?: TaskEvent }
   | { kind: "request"; event: TaskEvent }
   | { kind: "wait" };
 
@@ -67,8 +68,11 @@ export class ToolPhase {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #hooks: LegHooks;
   readonly #step: StepControl;
+  readonly #provenance: ProvenanceGate;
   /** Checkpoint appends, one after another (the writer appends one batch at a time). */
   #checkpoints: Promise<unknown> = Promise.resolve();
+  /** The seq of each running call's `tool_call_started`, for its span's `traceparent`. */
+  readonly #startedSeq = new Map<string, number>();
 
   constructor(ctx: LegContext, hooks: LegHooks, step: StepControl) {
     this.#ctx = ctx;
@@ -78,6 +82,7 @@ export class ToolPhase {
     this.#tools = ctx.tools;
     this.#hooks = hooks;
     this.#step = step;
+    this.#provenance = new ProvenanceGate(ctx.agent);
   }
 
   /**
@@ -128,22 +133,38 @@ export class ToolPhase {
     const replaced = decision.action === "replace";
     const asked = decision.action === "require_approval";
     const tool = this.#tools.get(call.name);
-    if (tool === undefined || (!asked && state.grantedTools.includes(call.name)))
+    if (tool === undefined) return { kind: "run", call, frozen: false, replaced };
+    // The provenance policy comes first: no grant, approval rule or missing needsApproval turns it off.
+    const verdict = this.#provenance.check(state, call, tool);
+    if (verdict.rule === "deny") {
+      const note: TaskEvent = {
+        type: "engine_note",
+        v: 1,
+        kind: "provenance_denied",
+        text: `The provenance policy refused call ${call.callId} of ${call.name} (${verdict.provenance.classification}).`,
+        data: { callId: call.callId, ...verdict.provenance },
+        legId: this.#legId,
+      };
+      return { kind: "deny", content: provenanceDeniedContent(verdict.provenance), note };
+    }
+    const held = verdict.rule === "approve" ? verdict.provenance : undefined;
+    if (held === undefined && !asked && state.grantedTools.includes(call.name))
       return { kind: "run", call, frozen: false, replaced };
     const policy = this.#o.agent.approvalPolicy;
-    if (!asked && tool.needsApproval === undefined && policy === undefined)
+    if (held === undefined && !asked && tool.needsApproval === undefined && policy === undefined)
       return { kind: "run", call, frozen: false, replaced };
     // The checks see the validated input; input that fails its schema runs (and fails) without asking.
     const checked = await tool.inputSchema["~standard"].validate(call.input);
     if (checked.issues !== undefined) return { kind: "run", call, frozen: false, replaced };
     const context = { taskId: this.#ctx.taskId, callId: call.callId, principal: state.principal };
     const needs =
+      held !== undefined ||
       asked ||
       tool.needsApproval === true ||
       (typeof tool.needsApproval === "function" && (await tool.needsApproval(checked.value, context))) ||
       (policy !== undefined && (await policy({ name: call.name, input: call.input }, context)));
     if (!needs) return { kind: "run", call, frozen: false, replaced };
-    return { kind: "request", event: await approvalRequest(this.#legId, call.callId, call.name, call.input) };
+    return { kind: "request", event: await approvalRequest(this.#legId, call.callId, call.name, call.input, held) };
   }
 
   /**
@@ -175,6 +196,7 @@ export class ToolPhase {
         if (gate.frozen) frozen.add(call.callId);
         if (gate.replaced && !gate.frozen) replaced.add(call.callId);
       } else if (gate.kind === "deny") {
+        if (gate.note !== undefined) carry.push(gate.note);
         carry.push(resultEvent(call, { status: "denied", content: gate.content, durationMs: 0 }));
       } else if (gate.kind === "request") {
         carry.push(gate.event);
@@ -201,7 +223,10 @@ export class ToolPhase {
         attempt: call.attempt + 1,
         ...(replaced.has(call.callId) ? { input: call.input } : {}),
       }));
-      await this.#w.append([...carry, ...started]);
+      const stored = await this.#w.append([...carry, ...started]);
+      if (this.#o.traceparentOf !== undefined)
+        for (const event of stored)
+          if (event.type === "tool_call_started") this.#startedSeq.set(event.callId, event.seq);
       const outcomes = await this.#step.watched(() =>
         Promise.all(
           batch.map(async (call) =>
@@ -239,6 +264,21 @@ export class ToolPhase {
     return appended.then(() => undefined);
   }
 
+  /** The call's `traceparent` from the host; tracing never fails a call, so any failure is none. */
+  async #traceparent(
+    of: NonNullable<HarnessOptions["traceparentOf"]>,
+    call: OpenToolCall,
+  ): Promise<string | undefined> {
+    const seq = this.#startedSeq.get(call.callId);
+    if (seq === undefined) return undefined;
+    try {
+      const value = await of({ taskId: this.#ctx.taskId, callId: call.callId, name: call.name, seq });
+      return typeof value === "string" && value !== "" ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   #settings(): ToolRunSettings {
     const settings: ToolRunSettings = {
       tools: this.#tools,
@@ -250,6 +290,8 @@ export class ToolPhase {
       checkpoint: (call, data) => this.#checkpoint(call, data),
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
+    const traceparentOf = this.#o.traceparentOf;
+    if (traceparentOf !== undefined) settings.traceparent = (call) => this.#traceparent(traceparentOf, call);
     return settings;
   }
 }

@@ -1,0 +1,282 @@
+/**
+ * Live load (issue 21): N concurrent 3-turn tasks run by `runLeg` in one process, each model turn
+ * taking 1 s (real timers: it is a benchmark), the first two turns calling the read-only `lookup`
+ * tool, the third answering. Per store, in a process of its own: wall time ÷ the model's time
+ * (3 s), event-loop lag p50 / p99 / max (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution),
+ * peak RSS, commits per second (transactions; a MemoryStore's appends), the longest group-commit
+ * batch (SQLite), and the steer latency of one extra task during the load: a steer every 100 ms,
+ * from `sendInput` resolving (appended) to the leg's append that applies it committing.
+ *
+ *   npm run bench:live                                         # N = 1,000 and 10,000, every store
+ *   npm run live -w @sema-agent/bench -- --n 10000 --store sqlite,sqlite-off
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { MemoryStore, runLeg, type Store, sendInput, startTask } from "@sema-agent/core";
+import { lookupTool, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { PostgresStore } from "@sema-agent/postgres";
+import { SqliteStore } from "@sema-agent/sqlite";
+import pg from "pg";
+import {
+  describeMachine,
+  formatMachine,
+  formatTable,
+  type ResultRow,
+  reportToParent,
+  runInChild,
+} from "./lib/index.ts";
+
+const POSTGRES_URL = process.env.SEMA_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const MODEL_MS = 1000;
+const TURNS = 3;
+const STEER_EVERY_MS = 100;
+/** The steer task's model steps: short, so a steer waits for a step boundary, not a 1 s turn. */
+const STEER_STEP_MS = 20;
+
+const { values } = parseArgs({
+  options: {
+    n: { type: "string", default: "1000,10000" },
+    store: { type: "string", default: "memory,sqlite-off,sqlite,postgres-off,postgres" },
+    child: { type: "string" },
+  },
+});
+
+interface Subject {
+  name: string;
+  open(dir: string): Promise<Store>;
+  commits(store: Store): number;
+  longestBatchMs?(store: Store): number;
+}
+
+const sqliteStats = (store: Store) => (store as SqliteStore).writeStats;
+const postgresStats = (store: Store) => (store as PostgresStore).writeStats;
+let memoryAppends = 0;
+
+const SUBJECTS: Record<string, Subject> = {
+  memory: { name: "MemoryStore", open: async () => new MemoryStore(), commits: () => memoryAppends },
+  "sqlite-off": {
+    name: "SqliteStore (file), group commit off",
+    open: async (dir) => new SqliteStore({ path: join(dir, "live.db"), groupCommit: false }),
+    commits: (store) => sqliteStats(store).commits,
+  },
+  sqlite: {
+    name: "SqliteStore (file), group commit on",
+    open: async (dir) => new SqliteStore({ path: join(dir, "live.db") }),
+    commits: (store) => sqliteStats(store).commits,
+    longestBatchMs: (store) => sqliteStats(store).longestBatchMs,
+  },
+  "postgres-off": {
+    name: "PostgresStore, group commit off",
+    open: (dir) => openPostgres(dir, false),
+    commits: (store) => postgresStats(store).commits,
+  },
+  postgres: {
+    name: "PostgresStore, group commit on",
+    open: (dir) => openPostgres(dir, true),
+    commits: (store) => postgresStats(store).commits,
+  },
+};
+
+/** The schema is named after the temp dir, so each run has its own (dropped after). */
+async function openPostgres(dir: string, groupCommit: boolean): Promise<Store> {
+  const schema = `bench_live_${dir
+    .slice(-6)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "_")}`;
+  return PostgresStore.open({ connectionString: POSTGRES_URL, schema, groupCommit });
+}
+
+async function dropPostgres(store: Store): Promise<void> {
+  if (!(store instanceof PostgresStore)) return;
+  const schema = store.schema;
+  await store.close();
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
+
+const turns: ScriptedTurn[] = Array.from({ length: TURNS }, (_, i) =>
+  i === TURNS - 1
+    ? { text: "Done.", delayMs: MODEL_MS }
+    : { text: "Checking.", toolCalls: [{ name: "lookup", input: { key: `k${i}` } }], delayMs: MODEL_MS },
+);
+
+const percentileMs = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/** The steer task: short steps until `done()`, recording when each steer's application committed. */
+function steerHarness(store: Store, done: () => boolean) {
+  const appliedAt = new Map<string, number>();
+  const watched: Store = new Proxy(store, {
+    get(target, key) {
+      if (key === "append") {
+        return async (...args: Parameters<Store["append"]>) => {
+          const stored = await target.append(...args);
+          const now = performance.now();
+          for (const event of stored)
+            if (event.type === "human_input" && event.delivery === "applied") appliedAt.set(event.inputId, now);
+          return stored;
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const step = (): ScriptedTurn =>
+    done()
+      ? { text: "Steered.", delayMs: STEER_STEP_MS }
+      : { toolCalls: [{ name: "lookup", input: { key: "s" } }], delayMs: STEER_STEP_MS };
+  const model = new ScriptedModel(
+    Array.from({ length: 100_000 }, () => step),
+    { mode: "by-transcript", recordRequests: false },
+  );
+  return { watched, model, appliedAt };
+}
+
+/** One subject at one N, in this process: the rows of that run. */
+async function runOne(key: string, n: number): Promise<ResultRow[]> {
+  const subject = SUBJECTS[key];
+  if (subject === undefined) throw new Error(`unknown store ${key}; known: ${Object.keys(SUBJECTS).join(", ")}`);
+  const dir = mkdtempSync(join(tmpdir(), "sema-live-"));
+  const base = await subject.open(dir);
+  const store: Store =
+    key === "memory"
+      ? new Proxy(base, {
+          get(target, prop) {
+            if (prop === "append")
+              return (...args: Parameters<Store["append"]>) => {
+                memoryAppends++;
+                return target.append(...args);
+              };
+            const value: unknown = Reflect.get(target, prop, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        })
+      : base;
+  try {
+    const model = new ScriptedModel(turns, { mode: "by-transcript", recordRequests: false });
+    const agent = { model, tools: [lookupTool] };
+    // Created before the clock starts, 100 at a time (PostgreSQL takes minutes one by one).
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 100) {
+      const chunk = Array.from({ length: Math.min(100, n - i) }, (_, j) => `Live task ${i + j}`);
+      ids.push(...(await Promise.all(chunk.map((objective) => startTask(store, { objective })))));
+    }
+    const steerTask = await startTask(store, { objective: "Take steers" });
+    let loadDone = false;
+    const steer = steerHarness(store, () => loadDone);
+
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    const commitsBefore = subject.commits(store);
+    lag.enable();
+    const started = performance.now();
+    // A saturated process can lose the steer task's lease too: that ends the steers, not the run.
+    let steerFailure: unknown;
+    const steerLeg = runLeg(
+      { store: steer.watched, agent: { model: steer.model, tools: [lookupTool] } },
+      steerTask,
+    ).catch((error: unknown) => {
+      steerFailure = error;
+    });
+    const sentAt = new Map<string, number>();
+    let steers = 0;
+    const steering = (async () => {
+      while (!loadDone && steerFailure === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, STEER_EVERY_MS));
+        if (loadDone) break;
+        const inputId = `steer-${steers++}`;
+        try {
+          await sendInput(store, steerTask, { text: `Steer ${inputId}`, inputId });
+        } catch (error) {
+          // The load ended while this steer was on its way (and the steer task with it), or the
+          // steer task's leg failed: either way the steers end here.
+          if (loadDone || steerFailure !== undefined) break;
+          throw error;
+        }
+        sentAt.set(inputId, performance.now());
+      }
+    })();
+    const outcomes = await Promise.allSettled(ids.map((taskId) => runLeg({ store, agent }, taskId)));
+    const wallMs = performance.now() - started;
+    loadDone = true;
+    lag.disable();
+    const commits = subject.commits(store) - commitsBefore;
+    await steering;
+    await steerLeg;
+    if (steerFailure !== undefined)
+      console.error(`live: ${key}, N = ${n}: the steer task failed: ${String(steerFailure)}`);
+    const completed = outcomes.filter((o) => o.status === "fulfilled" && o.value.status === "completed").length;
+    // A leg whose lease could not be renewed in time (a stalled event loop) stops with LeaseLost.
+    const failures = new Map<string, number>();
+    for (const o of outcomes) {
+      const why = o.status === "rejected" ? String((o.reason as { code?: string }).code ?? o.reason) : o.value.status;
+      if (why !== "completed") failures.set(why, (failures.get(why) ?? 0) + 1);
+    }
+    if (failures.size > 0) console.error(`live: ${key}, N = ${n}: not completed: ${JSON.stringify([...failures])}`);
+    const latencies = [...sentAt]
+      .flatMap(([inputId, sent]) => {
+        const applied = steer.appliedAt.get(inputId);
+        return applied === undefined ? [] : [Math.max(0, applied - sent)];
+      })
+      .sort((a, b) => a - b);
+    const rssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20;
+    const ms = (ns: number) => ns / 1e6;
+    const label = `${subject.name}, N = ${n}`;
+    const rows: ResultRow[] = [
+      { subject: label, metric: "tasks completed", unit: "%", samples: [(100 * completed) / n] },
+      { subject: label, metric: "wall ÷ model time (3 s)", unit: "×", samples: [wallMs / (TURNS * MODEL_MS)] },
+      { subject: label, metric: "event-loop lag p50", unit: "ms", samples: [ms(lag.percentile(50))] },
+      { subject: label, metric: "event-loop lag p99", unit: "ms", samples: [ms(lag.percentile(99))] },
+      { subject: label, metric: "event-loop lag max", unit: "ms", samples: [ms(lag.max)] },
+      { subject: label, metric: "peak RSS", unit: "MiB", samples: [rssMiB] },
+      { subject: label, metric: "commits per second", unit: "/s", samples: [commits / (wallMs / 1000)] },
+      { subject: label, metric: "steers applied during the load", unit: "steers", samples: [latencies.length] },
+    ];
+    // No steer got through a saturated process: there is no latency to report (NaN is no JSON).
+    if (latencies.length > 0)
+      rows.push(
+        { subject: label, metric: "steer latency p50", unit: "ms", samples: [percentileMs(latencies, 50)] },
+        { subject: label, metric: "steer latency p99", unit: "ms", samples: [percentileMs(latencies, 99)] },
+      );
+    if (subject.longestBatchMs !== undefined)
+      rows.push({
+        subject: label,
+        metric: "longest batch (BEGIN … COMMIT)",
+        unit: "ms",
+        samples: [subject.longestBatchMs(store)],
+      });
+    return rows;
+  } finally {
+    if (key.startsWith("postgres")) await dropPostgres(store);
+    else await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (values.child !== undefined) {
+  const [key, nText] = values.child.split(":");
+  reportToParent(await runOne(key ?? "", Number(nText)));
+} else {
+  const machine = describeMachine();
+  console.log(formatMachine(machine));
+  const script = fileURLToPath(import.meta.url);
+  const rows: ResultRow[] = [];
+  for (const n of (values.n ?? "").split(",").map(Number)) {
+    for (const key of (values.store ?? "").split(",")) {
+      console.error(`live: ${key}, N = ${n} …`);
+      try {
+        rows.push(...(await runInChild(script, ["--child", `${key}:${n}`])));
+      } catch (error) {
+        console.error(`live: ${key}, N = ${n} failed: ${String(error)}`);
+      }
+      // Each subject's rows as it ends, so a long run shows what it has so far.
+      console.error(formatTable(rows.slice(-10)));
+    }
+  }
+  console.log(formatTable(rows));
+}

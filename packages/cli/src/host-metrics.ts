@@ -1,0 +1,68 @@
+/**
+ * A host's metrics (`sema serve`, `sema worker`, `sema run`): OTLP when the standard variables ask
+ * for it, and the Prometheus text of `GET /metrics` on `sema serve --metrics`. With neither,
+ * nothing of OpenTelemetry is loaded, not even `@sema-agent/otel` (imported only when a variable
+ * or the flag may ask for metrics; `metricsFromEnv` then decides) and the host runs on its store
+ * as it is. With either, the host writes through the instrumented store, so
+ * every event this process appends is counted once.
+ */
+import type { Store } from "@sema-agent/core";
+import type { CliIo } from "./context.ts";
+import { terminalSafe } from "./terminal-safe.ts";
+
+/** Runnable tasks counted at most, per collection (a listing of the store). */
+const RUNNABLE_CAP = 1000;
+
+/** The host's metrics, or nothing to do. */
+export interface HostMetrics {
+  /** The store to run on: instrumented when metrics are on. */
+  store: Store;
+  /** The Prometheus text, when asked for. */
+  prometheus?: () => Promise<string>;
+  /** Feeds the gauges: legs running here (the pool) and runnable tasks (a bounded store listing). */
+  observe(running?: () => number): void;
+  /** Exports what is left, bounded (a collector that does not answer never keeps the host up). */
+  shutdown(): Promise<void>;
+}
+
+/** Whether the flag or a variable may ask for metrics: a superset of what `metricsFromEnv` decides, read without loading it. */
+function mayWantMetrics(io: CliIo, prometheus: boolean): boolean {
+  const given = (value: string | undefined) => value !== undefined && value.trim() !== "";
+  return (
+    prometheus ||
+    given(io.env.OTEL_METRICS_EXPORTER) ||
+    given(io.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) ||
+    given(io.env.OTEL_EXPORTER_OTLP_ENDPOINT)
+  );
+}
+
+/** Sets the host's metrics up over `store` (a bad variable is a `ConfigError`, before anything runs). */
+export async function openHostMetrics(
+  io: CliIo,
+  store: Store,
+  who: string,
+  options: { prometheus?: boolean } = {},
+): Promise<HostMetrics> {
+  const report = (error: unknown) =>
+    io.stderr.write(`${terminalSafe(`${who}: metrics: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+  const off: HostMetrics = { store, observe: () => {}, shutdown: async () => {} };
+  if (!mayWantMetrics(io, options.prometheus === true)) return off;
+  const { metricsFromEnv } = await import("@sema-agent/otel/metrics-setup");
+  const metrics = await metricsFromEnv(io.env, {
+    store,
+    ...(options.prometheus === true ? { prometheus: true } : {}),
+    onError: report,
+  });
+  if (metrics === undefined) return off;
+  return {
+    store: metrics.store ?? store,
+    ...(metrics.prometheus === undefined ? {} : { prometheus: metrics.prometheus }),
+    observe(running) {
+      metrics.observe({
+        runnable: async () => (await store.listRunnable({ limit: RUNNABLE_CAP })).length,
+        ...(running === undefined ? {} : { running }),
+      });
+    },
+    shutdown: () => metrics.shutdown(5000),
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Provenance (design §5, docs/guide/security.md): where each span of the transcript came from,
+ * how a tool call's arguments relate to the untrusted spans the model saw, and the policy that
+ * holds a side effect an untrusted source asked for. The schemas validate what is recorded on
+ * `approval_requested` (v 2) and an agent's `provenancePolicy`; the types derive from them.
+ */
+import { z } from "zod";
+
+const count = z.number().int().nonnegative();
+
+/** The lanes text reaches the model on (design §5), plus `system` for machine text and trusted tools. */
+export const laneSchema = z.enum(["user", "supervisor", "operator", "external", "system"]);
+/** A lane (see {@link laneSchema}). */
+export type Lane = z.infer<typeof laneSchema>;
+
+/**
+ * What a tool may do, for the provenance policy: `none` (reads only), `local` (changes local
+ * state: files, a database), `external` (sends or spends outside: mail, payments, web requests).
+ */
+export const toolEffectsSchema = z.enum(["none", "local", "external"]);
+/** A tool's effect class (see {@link toolEffectsSchema}). */
+export type ToolEffects = z.infer<typeof toolEffectsSchema>;
+
+/**
+ * How a model turn's tool call relates to untrusted content: `clean` (none in the context the
+ * model saw), `exposed` (some was there), `tainted` (an argument carries a run of it).
+ */
+export const callClassificationSchema = z.enum(["clean", "exposed", "tainted"]);
+/** A call's classification (see {@link callClassificationSchema}). */
+export type CallClassification = z.infer<typeof callClassificationSchema>;
+
+/** What the policy does with a call: run it, ask a person first, or refuse it (the model is told). */
+export const provenanceRuleSchema = z.enum(["allow", "approve", "deny"]);
+/** One rule of the provenance policy (see {@link provenanceRuleSchema}). */
+export type ProvenanceRule = z.infer<typeof provenanceRuleSchema>;
+
+/** The rules for one effect class: for exposed calls and for tainted ones (a clean call always runs). */
+export const effectRulesSchema = z.strictObject({
+  exposed: provenanceRuleSchema.optional(),
+  tainted: provenanceRuleSchema.optional(),
+});
+/** The rules for one effect class (see {@link effectRulesSchema}). */
+export type EffectRules = z.infer<typeof effectRulesSchema>;
+
+/**
+ * An agent's provenance policy: rules per effect class (defaults: tainted `local` and tainted
+ * `external` calls need approval, everything else runs), and how taint is found: `minChars` (N,
+ * default 24) is the shortest run of untrusted text, counted after normalization, that taints an
+ * argument; `minNumberDigits` (default 3) the fewest digits a number token needs;
+ * `unverifiedUntrusted` (default false) counts text of an unverified speaker on the user and
+ * operator lanes as untrusted too. The string `"allow"` turns the policy off: unsafe, documented.
+ */
+export const provenancePolicySchema = z.union([
+  z.literal("allow"),
+  z.strictObject({
+    none: effectRulesSchema.optional(),
+    local: effectRulesSchema.optional(),
+    external: effectRulesSchema.optional(),
+    minChars: z.number().int().min(4).max(4096).optional(),
+    minNumberDigits: z.number().int().min(1).max(64).optional(),
+    unverifiedUntrusted: z.boolean().optional(),
+  }),
+]);
+/** An agent's provenance policy (see {@link provenancePolicySchema}). */
+export type ProvenancePolicy = z.infer<typeof provenancePolicySchema>;
+
+/** How an argument matched untrusted text: a run of at least N characters, or a token. */
+export const taintMatchSchema = z.enum(["substring", "url", "email", "domain", "path", "number"]);
+/** How an argument matched untrusted text (see {@link taintMatchSchema}). */
+export type TaintMatch = z.infer<typeof taintMatchSchema>;
+
+const actor = z.strictObject({ id: z.string(), verified: z.boolean(), issuer: z.string().exactOptional() });
+
+/**
+ * One untrusted span a held call rests on: the event it was recorded by (`seq`), its lane, the
+ * tool whose output it is, the speaker; for a tainted call also the argument (a JSON Pointer into
+ * the input, `a + b` when the run crosses two), what matched (`match`, `text`: the argument's
+ * normalized text) and an `excerpt` of the span around it, as the model read it.
+ */
+export const heldSpanSchema = z.strictObject({
+  seq: count,
+  lane: laneSchema,
+  tool: z.string().exactOptional(),
+  untrustedTool: z.literal(true).exactOptional(),
+  actor: actor.exactOptional(),
+  argument: z.string().exactOptional(),
+  match: taintMatchSchema.exactOptional(),
+  text: z.string().max(400).exactOptional(),
+  excerpt: z.string().max(800).exactOptional(),
+});
+/** One untrusted span a held call rests on (see {@link heldSpanSchema}). */
+export type HeldSpan = z.infer<typeof heldSpanSchema>;
+
+/**
+ * Why the provenance policy held (or refused) a call: its classification, the tool's effect
+ * class, the rule that applied, and the untrusted spans it rests on (at most 8).
+ */
+export const callProvenanceSchema = z.strictObject({
+  classification: z.enum(["exposed", "tainted"]),
+  effects: toolEffectsSchema,
+  rule: z.enum(["approve", "deny"]),
+  spans: z.array(heldSpanSchema).max(8),
+});
+/** Why the provenance policy held or refused a call (see {@link callProvenanceSchema}). */
+export type CallProvenance = z.infer<typeof callProvenanceSchema>;

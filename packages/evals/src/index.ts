@@ -1,0 +1,33 @@
+/**
+ * `@sema-agent/evals`: an offline, AgentDojo-style prompt-injection suite. Environments (mailbox,
+ * file workspace, banking, and `limits`) with benign user tasks and injection tasks; scripted
+ * obedient and task-following models, or any `Model`; and three conditions: a naive loop, Sema
+ * with framing only, Sema with framing and the provenance policy.
+ *
+ * @module @sema-agent/evals
+ */
+export { ATTACKS, type AttackTemplate, attackText, callText } from "./attacks.ts";
+export { type BankingState, banking } from "./environments/banking.ts";
+export { type LimitsState, limits } from "./environments/limits.ts";
+export { type MailboxState, mailbox } from "./environments/mailbox.ts";
+export { type WorkspaceState, workspace } from "./environments/workspace.ts";
+export { findInstructions } from "./instructions.ts";
+export { type ConditionRun, type LoopInput, runNaiveLoop } from "./naive-loop.ts";
+export {
+  CONDITIONS,
+  type ConditionName,
+  type ModelChoice,
+  type Ratio,
+  runInjectionSuite,
+  type ScenarioResult,
+  type SuiteOptions,
+  type SuiteReport,
+  type SuiteRow,
+} from "./run-suite.ts";
+export { modelChoice, SCRIPTED_MODELS, scriptedChoice } from "./scripted-choices.ts";
+export { type ScriptedKind, scriptedModel } from "./scripted-models.ts";
+export { runSema } from "./sema-run.ts";
+export { DEFAULT_SUITES, ENVIRONMENTS, environmentsOf } from "./suites.ts";
+export { formatTable } from "./table.ts";
+export type { AnyEnvironment, Environment, InjectionTask, Observation, PlannedCall, UserTask } from "./types.ts";
+export { anyEnvironment } from "./types.ts";

@@ -1,0 +1,74 @@
+/**
+ * `instrumentStore`: the store as this process writes to it, measured. Every `append` and
+ * `createTask` records its latency (`sema.store.append.duration`) and hands the events it stored
+ * to `emit`, so a metrics sink sees exactly what this process appended — a leg's events, and the
+ * steers, approvals and cancels an API node writes — and nothing that another process wrote.
+ * Everything else passes through untouched, optional methods included.
+ */
+import type { Meter, MeterProvider } from "@opentelemetry/api";
+import { type Emit, isSemaError, type Store, type StoredEvent } from "@sema-agent/core";
+import { ERROR_TYPE } from "../attributes.ts";
+import { instrumentsOf, meterOf } from "./instruments.ts";
+import { METRIC, METRIC_ATTRIBUTE } from "./metric-names.ts";
+
+/** What the wrapper measures with and whom it tells. */
+export interface InstrumentStoreOptions {
+  /** The meter; or give `meterProvider`. */
+  meter?: Meter;
+  /** Its meter `@sema-agent/otel` is used. */
+  meterProvider?: MeterProvider;
+  /** Given every event this process stored, once it is stored (e.g. `metricsEmit(…).emit`); must not throw. */
+  emit?: Emit;
+  /** Milliseconds for the latency, monotonic. Default `performance.now`. */
+  now?: () => number;
+}
+
+const WRAPPED = new Set(["append", "createTask"]);
+
+/** Wraps `store` (see the module's note); the result is a `Store` with the same methods. */
+export function instrumentStore(store: Store, options: InstrumentStoreOptions): Store {
+  const instruments = instrumentsOf(meterOf(options, "instrumentStore"));
+  const now = options.now ?? (() => performance.now());
+  const { emit } = options;
+  const measured = (
+    operation: "append" | "create_task",
+    call: () => Promise<StoredEvent[]>,
+  ): Promise<StoredEvent[]> => {
+    const started = now();
+    const record = (error?: unknown) => {
+      const attributes: Record<string, string> = { [METRIC_ATTRIBUTE.storeOperation]: operation };
+      if (error !== undefined) attributes[ERROR_TYPE] = isSemaError(error) ? error.code : "_OTHER";
+      instruments.record({ metric: METRIC.storeAppend, value: Math.max(0, now() - started) / 1000, attributes });
+    };
+    return call().then(
+      (events) => {
+        try {
+          record();
+          if (emit !== undefined) for (const event of events) emit(event);
+        } catch {
+          // Measuring never fails an append that succeeded.
+        }
+        return events;
+      },
+      (error: unknown) => {
+        try {
+          record(error);
+        } catch {
+          // The append's own error is what the caller must see.
+        }
+        throw error;
+      },
+    );
+  };
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === "append")
+        return (...args: Parameters<Store["append"]>) => measured("append", () => target.append(...args));
+      if (property === "createTask")
+        return (...args: Parameters<Store["createTask"]>) => measured("create_task", () => target.createTask(...args));
+      const value: unknown = Reflect.get(target, property, receiver);
+      // Methods run on the store itself, so its private fields work.
+      return typeof value === "function" && !WRAPPED.has(String(property)) ? value.bind(target) : value;
+    },
+  });
+}

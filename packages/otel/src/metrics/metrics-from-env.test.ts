@@ -1,0 +1,160 @@
+// metricsFromEnv: nothing when nothing is asked, a ConfigError naming each bad variable, the
+// Prometheus text of a task's metrics, and OTLP over a real socket to a receiver on loopback.
+
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ConfigError } from "@sema-agent/core/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { metricsFromEnv, metricsWanted, otlpMetricsSettings } from "./metrics-from-env.ts";
+import { clockedStore, runScriptedTask } from "./test-support.ts";
+
+const shutdowns: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const shutdown of shutdowns.splice(0)) await shutdown();
+});
+
+/** Every sample line of a Prometheus text exposition is `name{labels} value`; metadata comments name a metric. */
+function checkPrometheusText(text: string): void {
+  const sample =
+    /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)( -?[0-9]+)?$/;
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    if (line.startsWith("#")) expect(line).toMatch(/^# (HELP|TYPE|UNIT) [a-zA-Z_:][a-zA-Z0-9_:]* /);
+    else expect(line).toMatch(sample);
+  }
+}
+
+describe("metricsFromEnv", () => {
+  it("is undefined when neither OTLP nor Prometheus is asked for", async () => {
+    expect(await metricsFromEnv({})).toBeUndefined();
+    expect(metricsWanted({ OTEL_METRICS_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).toBe(
+      false,
+    );
+    expect(metricsWanted({ OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).toBe(false);
+    expect(metricsWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).toBe(true);
+    expect(metricsWanted({}, { prometheus: true })).toBe(true);
+  });
+
+  it("reads the standard variables, the metrics-specific ones first", () => {
+    expect(
+      otlpMetricsSettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/",
+        OTEL_EXPORTER_OTLP_HEADERS: "a=1,b=two%20words",
+        OTEL_EXPORTER_OTLP_METRICS_HEADERS: "b=3",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_METRIC_EXPORT_INTERVAL: "1000",
+      }),
+    ).toEqual({
+      exporter: "otlp",
+      protocol: "http/json",
+      url: "http://collector:4318/v1/metrics",
+      headers: { a: "1", b: "3" },
+      timeoutMillis: undefined,
+      intervalMillis: 1000,
+      exportTimeoutMillis: 1000,
+      temporality: "cumulative",
+    });
+    expect(
+      otlpMetricsSettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "http://other:4318/custom",
+      })?.url,
+    ).toBe("http://other:4318/custom");
+  });
+
+  it("refuses a bad variable with a ConfigError naming it", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        otlpMetricsSettings(env);
+        return [];
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        return error.problems.map((problem) => problem.path);
+      }
+    };
+    expect(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc", OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" })).toEqual([
+      "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+    ]);
+    expect(problems({ OTEL_METRICS_EXPORTER: "prometheus" })).toEqual(["OTEL_METRICS_EXPORTER"]);
+    expect(problems({ OTEL_METRIC_EXPORT_INTERVAL: "soon", OTEL_EXPORTER_OTLP_ENDPOINT: "c:4318" })).toEqual([
+      "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+      "OTEL_METRIC_EXPORT_INTERVAL",
+    ]);
+  });
+
+  it("serves a task's metrics as Prometheus text, the GenAI histograms with their buckets", async () => {
+    const raw = clockedStore();
+    const metrics = await metricsFromEnv({}, { store: raw, prometheus: true });
+    if (metrics?.store === undefined || metrics.prometheus === undefined) throw new Error("no Prometheus metrics");
+    shutdowns.push(() => metrics.shutdown());
+    const store = metrics.store;
+    metrics.observe({ runnable: () => 3, running: () => 1 });
+    await runScriptedTask(() => store, raw);
+    const text = await metrics.prometheus();
+    checkPrometheusText(text);
+    expect(text).toContain("# TYPE gen_ai_client_operation_duration histogram");
+    expect(text).toContain("# UNIT gen_ai_client_operation_duration s");
+    expect(text).toMatch(
+      /gen_ai_client_operation_duration_count\{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="openai:gpt-test"[^}]*\} 3/,
+    );
+    expect(text).toMatch(/gen_ai_client_token_usage_bucket\{[^}]*gen_ai_token_type="input"[^}]*le="16"\} 3/);
+    expect(text).toMatch(/sema_task_ended_total\{[^}]*sema_task_status="completed"[^}]*\} 1/);
+    expect(text).toMatch(/sema_tasks_runnable\{[^}]*\} 3/);
+    expect(text).toMatch(/sema_legs_running\{[^}]*\} 1/);
+  });
+});
+
+describe("OTLP export", () => {
+  it("sends the metrics to the collector the variables name (http/json), on shutdown at the latest", async () => {
+    const bodies: { type: string | undefined; body: string }[] = [];
+    const server = createServer((request: IncomingMessage, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      request.on("end", () => {
+        bodies.push({ type: request.headers["content-type"], body });
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    shutdowns.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_METRIC_EXPORT_INTERVAL: "3600000",
+      OTEL_SERVICE_NAME: "sema-test",
+    };
+    const raw = clockedStore();
+    const metrics = await metricsFromEnv(env, { store: raw });
+    if (metrics?.store === undefined) throw new Error("no metrics");
+    expect(metrics.prometheus).toBeUndefined();
+    const store = metrics.store;
+    await runScriptedTask(() => store, raw);
+    await metrics.shutdown();
+    const sent = bodies.map((body) => JSON.stringify(JSON.parse(body.body)));
+    expect(bodies.every((body) => body.type === "application/json")).toBe(true);
+    const all = sent.join("\n");
+    expect(all).toContain('"gen_ai.client.operation.duration"');
+    expect(all).toContain('"gen_ai.client.token.usage"');
+    expect(all).toContain('"sema.task.ended"');
+    expect(all).toContain('"sema-test"');
+  });
+
+  it("never holds the host up when the collector is unreachable: shutdown is bounded", async () => {
+    const raw = clockedStore();
+    // A port nothing listens on (a server bound and closed again).
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const metrics = await metricsFromEnv(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_METRIC_EXPORT_INTERVAL: "3600000" },
+      { store: raw },
+    );
+    if (metrics?.store === undefined) throw new Error("no metrics");
+    const store = metrics.store;
+    const { taskId } = await runScriptedTask(() => store, raw);
+    expect((await raw.getTask(taskId)).summary.status).toBe("completed");
+    await metrics.shutdown(500);
+  });
+});

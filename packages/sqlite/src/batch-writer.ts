@@ -1,0 +1,134 @@
+/**
+ * Group commit on one SQLite connection: the writes (appends, leases, snapshots, creations) that
+ * concurrent callers make within a tick run in one `BEGIN IMMEDIATE … COMMIT`, each inside a
+ * savepoint of its own, so a write that fails (a `SeqConflict`, a lost lease) is rolled back alone
+ * and the others commit. A caller's promise settles only after the COMMIT of the transaction that
+ * holds its write; a failed COMMIT fails every write of the batch with `StoreUnavailable`.
+ *
+ * node:sqlite is synchronous, so a batch holds the event loop while it runs: it is bounded by a
+ * count (`maxBatch`) and by time (`maxBatchMs`), and what is left waits for the next tick, letting
+ * timers and I/O in between.
+ */
+import { type GroupCommitSettings, scheduleFlush } from "@sema-agent/core/store-kit";
+import { isSqliteFailure } from "./connection.ts";
+import type { Statements } from "./statements.ts";
+
+/** One caller's write: its work inside the transaction and how to tell it the outcome. */
+interface Pending {
+  work: (sql: Statements) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What the writer needs from its store: the open connection's statements, and the store's error mapping. */
+export interface WriterHost {
+  /** The statements of the open connection; throws `StoreUnavailable` when the store is closed. */
+  statements(): Statements;
+  /** Roll back whatever transaction is open (a failure here must not mask the first). */
+  rollback(): void;
+  /** The store's typed form of a failure (SQLite failures become `StoreUnavailable`). */
+  storeError(error: unknown): unknown;
+}
+
+/**
+ * Longest a batch runs its writes before it commits and leaves the rest for the next tick, in ms.
+ * A few ms keeps the longest synchronous step short at 10,000 concurrent legs (bench:live).
+ */
+const MAX_BATCH_MS = 4;
+
+/** Writes coalesced into one transaction per tick; see the module comment. */
+export class BatchWriter {
+  readonly #host: WriterHost;
+  readonly #settings: GroupCommitSettings;
+  readonly #now: () => number;
+  #queue: Pending[] = [];
+  #cancel: (() => void) | undefined;
+  /** The flush is due at the end of this tick (not later in a window). */
+  #soon = false;
+  /** Transactions committed (for bench:live's commits per second). */
+  commits = 0;
+  /** The longest a batch held the event loop, BEGIN to COMMIT, in ms (by the writer's clock, ms resolution with Date.now). */
+  longestMs = 0;
+
+  constructor(host: WriterHost, settings: GroupCommitSettings, now: () => number = () => performance.now()) {
+    this.#host = host;
+    this.#settings = settings;
+    this.#now = now;
+  }
+
+  /** Run `work` in the next batch's transaction; resolves with its result once that transaction committed. */
+  submit<T>(work: (sql: Statements) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // A full batch goes at the end of this tick, even inside a wider window.
+      if (this.#queue.length >= this.#settings.maxBatch && !this.#soon) this.#schedule(0);
+      else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
+    });
+  }
+
+  /** Commit everything queued now, in batches, without waiting for the tick (on close). */
+  drain(): void {
+    this.#cancel?.();
+    this.#cancel = undefined;
+    this.#soon = false;
+    while (this.#queue.length > 0) this.#runBatch(Number.POSITIVE_INFINITY);
+  }
+
+  #schedule(windowMs: number): void {
+    this.#cancel?.();
+    this.#soon = windowMs === 0;
+    this.#cancel = scheduleFlush(windowMs, () => {
+      this.#cancel = undefined;
+      this.#soon = false;
+      this.#runBatch(MAX_BATCH_MS);
+      // What did not fit goes in the next tick's batch, so timers and I/O run in between.
+      if (this.#queue.length > 0 && this.#cancel === undefined) this.#schedule(0);
+    });
+  }
+
+  /** Run one transaction of queued writes, at most `maxBatch` or for about `budgetMs`. */
+  #runBatch(budgetMs: number): void {
+    const started = this.#now();
+    const taken: Array<{ pending: Pending; ok: boolean; value: unknown }> = [];
+    let sql: Statements;
+    try {
+      sql = this.#host.statements();
+      sql.begin.run();
+    } catch (error) {
+      const failed = this.#queue;
+      this.#queue = [];
+      for (const pending of failed) pending.reject(this.#host.storeError(error));
+      return;
+    }
+    try {
+      while (this.#queue.length > 0 && taken.length < this.#settings.maxBatch) {
+        const entry = { pending: this.#queue.shift() as Pending, ok: false, value: undefined as unknown };
+        taken.push(entry);
+        sql.savepoint.run();
+        try {
+          entry.value = entry.pending.work(sql);
+          sql.releaseSavepoint.run();
+          entry.ok = true;
+        } catch (error) {
+          // Only this write is undone; if the transaction itself is gone, the whole batch fails.
+          sql.rollbackToSavepoint.run();
+          sql.releaseSavepoint.run();
+          entry.value = isSqliteFailure(error) ? this.#host.storeError(error) : error;
+        }
+        if (this.#now() - started >= budgetMs) break;
+      }
+      sql.commit.run();
+      this.commits++;
+      this.longestMs = Math.max(this.longestMs, this.#now() - started);
+    } catch (error) {
+      this.#host.rollback();
+      const failure = this.#host.storeError(error);
+      for (const { pending } of taken) pending.reject(failure);
+      return;
+    }
+    for (const { pending, ok, value } of taken) {
+      if (ok) pending.resolve(value);
+      else pending.reject(value);
+    }
+  }
+}
