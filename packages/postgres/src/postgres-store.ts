@@ -56,7 +56,7 @@ import { type Queries, queries } from "./queries.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
-import { inputIdsOf, insertEvents, storedEvents } from "./write-events.ts";
+import { inputIdsOf, storedEvents } from "./write-events.ts";
 
 /**
  * How a {@link PostgresStore} reaches its database (a connection string, or a pool the caller owns:
@@ -325,29 +325,25 @@ export class PostgresStore implements Store {
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
     const taskId = input.taskId ?? newId();
-    const created = await this.#tx(async (tx) => {
-      const at = new Date(await this.#dbNow(tx)).toISOString();
-      const principal = input.created.principal;
-      const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
-      const text = JSON.stringify(summary);
-      const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
-      const inserted = await tx.client.query<{ task_no: string }>(tx.sql.insertTask, [
-        taskId,
-        principal,
-        input.created.parentTaskId ?? null,
-        at,
-        events.length,
-        summary.status,
-        wantsWorker(record.summary),
-        text,
-      ]);
-      const taskNo = inserted.rows[0]?.task_no;
-      if (taskNo === undefined) throw new TaskExistsError(taskId);
-      const stored = await insertEvents(tx, taskNo, taskId, events, at);
-      await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
-      if (wantsWorker(record.summary)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
-      return { stored, text, summary };
-    });
+    const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
+    const text = JSON.stringify(summary);
+    const bodies = events.map((event) => JSON.stringify(event));
+    const wants = wantsWorker(summary);
+    const [row] = await this.#query<{ at: string }>(this.#sql.createTask, [
+      taskId,
+      input.created.principal,
+      input.created.parentTaskId ?? null,
+      events.length,
+      summary.status,
+      wants,
+      text,
+      events.map((_, i) => i + 1),
+      bodies,
+      inputIdsOf(events),
+      wants ? this.#runnablePayload(taskId) : null,
+    ]);
+    if (row === undefined) throw new TaskExistsError(taskId);
+    const created = { stored: storedEvents(bodies, taskId, 0, row.at), text, summary };
     this.#summaries.remember(taskId, created.text, created.summary);
     this.#notifier.notify(taskId);
     return created.stored;

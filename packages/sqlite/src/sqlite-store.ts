@@ -248,11 +248,11 @@ export class SqliteStore implements Store {
     validateEvents(events);
     const taskId = input.taskId ?? newId();
     const stored = await this.#write((sql) => {
-      if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
       const at = isoTime(this.#now());
       const principal = input.created.principal;
       const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
-      const { lastInsertRowid } = sql.insertTask.run(
+      // An existing task id inserts nothing (no lookup first: one statement fewer per task).
+      const { changes, lastInsertRowid } = sql.insertTask.run(
         taskId,
         principal,
         input.created.parentTaskId ?? null,
@@ -263,6 +263,7 @@ export class SqliteStore implements Store {
         wantsWorker(summary) ? 1 : 0,
         JSON.stringify(summary),
       );
+      if (Number(changes) === 0) throw new TaskExistsError(taskId);
       const task = { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
       return writeEvents(sql, task, events, at).stored;
     });
