@@ -60,7 +60,7 @@ import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type Ta
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
 import { UsageCounters } from "./usage-counters.ts";
-import { inputIdsOf, insertEvents, storedEvents } from "./write-events.ts";
+import { inputIdsOf, storedEvents } from "./write-events.ts";
 
 /**
  * How a {@link PostgresStore} reaches its database (a connection string, or a pool the caller owns:
@@ -331,32 +331,40 @@ export class PostgresStore implements Store {
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
     const taskId = input.taskId ?? newId();
-    const created = await this.#tx(async (tx) => {
-      const nowMs = await this.#dbNow(tx);
-      const at = new Date(nowMs).toISOString();
-      const principal = input.created.principal;
-      await this.#usage.checkCreate(tx.client, principal, input.created.parentTaskId, input.maxActiveTasks);
-      const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
-      const text = JSON.stringify(summary);
-      const record: TaskRecord = { taskId, principal, lastSeq: events.length, createdAt: at, updatedAt: at, summary };
-      const inserted = await tx.client.query<{ task_no: string }>(tx.sql.insertTask, [
-        taskId,
-        principal,
-        input.created.parentTaskId ?? null,
-        at,
-        events.length,
-        summary.status,
-        wantsWorker(record.summary),
-        text,
-      ]);
-      const taskNo = inserted.rows[0]?.task_no;
-      if (taskNo === undefined) throw new TaskExistsError(taskId);
-      const stored = await insertEvents(tx, taskNo, taskId, events, at);
-      await this.#usage.countCreate(tx.client, principal, input.created.model, events, nowMs);
-      await tx.client.query(tx.sql.notify, [`${taskId}:${events.length}`]);
-      if (wantsWorker(record.summary)) await tx.client.query(tx.sql.notifyRunnable, [this.#runnablePayload(taskId)]);
-      return { stored, text, summary };
-    });
+    const principal = input.created.principal;
+    const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
+    const text = JSON.stringify(summary);
+    const bodies = events.map((event) => JSON.stringify(event));
+    const wants = wantsWorker(summary);
+    const params = [
+      taskId,
+      principal,
+      input.created.parentTaskId ?? null,
+      events.length,
+      summary.status,
+      wants,
+      text,
+      events.map((_, i) => i + 1),
+      bodies,
+      inputIdsOf(events),
+      wants ? this.#runnablePayload(taskId) : null,
+    ];
+    // Quotas: a creation held to maxActiveTasks, or whose first events hold a model turn, runs the
+    // same statement in a transaction that takes the principal's lock and checks its active tasks
+    // first, and counts the turns' usage after, so racing creations on any node never both take
+    // the last slot. Every other creation stays one statement.
+    const checked = input.maxActiveTasks !== undefined || movesUsage(events);
+    const row = checked
+      ? await this.#tx(async (tx) => {
+          await this.#usage.checkCreate(tx.client, principal, input.created.parentTaskId, input.maxActiveTasks);
+          const [inserted] = (await tx.client.query<{ at: string }>(tx.sql.createTask, params)).rows;
+          if (inserted === undefined) throw new TaskExistsError(taskId);
+          await this.#usage.countCreate(tx.client, principal, input.created.model, events, Date.parse(inserted.at));
+          return inserted;
+        })
+      : (await this.#query<{ at: string }>(this.#sql.createTask, params))[0];
+    if (row === undefined) throw new TaskExistsError(taskId);
+    const created = { stored: storedEvents(bodies, taskId, 0, row.at), text, summary };
     this.#summaries.remember(taskId, created.text, created.summary);
     this.#notifier.notify(taskId);
     return created.stored;

@@ -27,13 +27,31 @@ export function queries(s: string) {
     lockTaskNow: `SELECT ${TASK_COLUMNS}, ${NOW_MS} AS now_ms FROM ${s}.tasks WHERE task_id = $1 FOR UPDATE`,
     task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
     taskNo: `SELECT task_no FROM ${s}.tasks WHERE task_id = $1`,
-    /** ON CONFLICT waits for a racing creator's commit, then reports nothing inserted: TaskExists. */
-    insertTask: `INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
-        status, wants_worker, summary) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)
-      ON CONFLICT (task_id) DO NOTHING RETURNING task_no`,
-    /** All events of a batch in one statement, whatever its size: seqs and bodies as two arrays. */
-    insertEvents: `INSERT INTO ${s}.events (task_no, seq, at, body)
-      SELECT $1, u.seq, $2, u.body FROM unnest($3::integer[], $4::text[]) AS u (seq, body)`,
+    /**
+     * A new task in one statement (one round trip, its own transaction): the row, stamped by the
+     * database clock, its first events and their input index, and the notifications. ON CONFLICT
+     * waits for a racing creator's commit; then nothing is inserted and no row comes back:
+     * TaskExists. $11: the runnable payload, or null.
+     */
+    createTask: `WITH clock AS (
+        SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+        FROM (SELECT clock_timestamp() AS t) AS c
+      ), head AS (
+        INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
+          status, wants_worker, summary)
+        SELECT $1::text, $2::text, $3::text, clock.at, clock.at, $4::integer, $5::text, $6::boolean, $7::text
+        FROM clock
+        ON CONFLICT (task_id) DO NOTHING RETURNING task_no, created_at AS at
+      ), ins AS (
+        INSERT INTO ${s}.events (task_no, seq, at, body)
+        SELECT head.task_no, u.seq, head.at, u.body FROM head, unnest($8::integer[], $9::text[]) AS u (seq, body)
+      ), inp AS (
+        INSERT INTO ${s}.inputs (task_no, input_id, seq)
+        SELECT head.task_no, u.input_id, u.seq FROM head, unnest($8::integer[], $10::text[]) AS u (seq, input_id)
+        WHERE u.input_id IS NOT NULL
+      )
+      SELECT head.at, pg_notify('sema_events', $1::text || ':' || $4::integer),
+        CASE WHEN $11::text IS NOT NULL THEN pg_notify('sema_runnable', $11) END FROM head`,
     advance: `UPDATE ${s}.tasks SET last_seq = $2, updated_at = $3, summary = $4, status = $5, wants_worker = $6
       WHERE task_no = $1`,
     notify: "SELECT pg_notify('sema_events', $1)",
@@ -168,9 +186,6 @@ export function queries(s: string) {
       FROM unnest($1::text[], $2::text[]) AS r (task_id, token)
       WHERE t.task_id = r.task_id AND t.lease_token = r.token RETURNING t.task_id, t.wants_worker`,
     /** The first stage of each input (the key keeps only the first); ids null for other events. */
-    insertInputs: `INSERT INTO ${s}.inputs (task_no, input_id, seq)
-      SELECT $1, u.input_id, u.seq FROM unnest($2::integer[], $3::text[]) AS u (seq, input_id)
-      WHERE u.input_id IS NOT NULL ON CONFLICT DO NOTHING`,
     findInput: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.inputs i ON i.task_no = t.task_no
       JOIN ${s}.events e ON e.task_no = i.task_no AND e.seq = i.seq WHERE t.task_id = $1 AND i.input_id = $2`,
     readEvents: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.events e ON e.task_no = t.task_no

@@ -171,6 +171,56 @@ describe("group commit (SqliteStore)", () => {
     }
   });
 
+  it("a lone write runs without a savepoint: its failure, or its COMMIT's, rolls back all it wrote", async () => {
+    const { db, statements } = openDatabase(tempDb(), 1000, Date.now);
+    try {
+      db.exec("CREATE TABLE parent (id INTEGER PRIMARY KEY)");
+      db.exec("CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent (id))");
+      db.exec("CREATE TABLE kept (id INTEGER PRIMARY KEY)");
+      db.exec("PRAGMA defer_foreign_keys = ON");
+      let savepoints = 0;
+      const counting = Object.create(statements, {
+        savepoint: {
+          value: {
+            run: () => {
+              savepoints++;
+              return statements.savepoint.run();
+            },
+          },
+        },
+      }) as typeof statements;
+      const writer = new BatchWriter(
+        {
+          statements: () => counting,
+          rollback: () => rollback(db),
+          storeError: (error) => new Error(`store: ${String(error)}`),
+        },
+        { windowMs: 0, maxBatch: 256 },
+      );
+      const insert = db.prepare("INSERT INTO kept (id) VALUES (?)");
+      const thrown = writer.submit(() => {
+        insert.run(1);
+        throw new Error("refused");
+      });
+      await expect(thrown).rejects.toThrow("refused");
+      // Fails at COMMIT (deferred foreign key): the store's error, and its row gone too.
+      const failedCommit = writer.submit(() => {
+        insert.run(2);
+        db.prepare("INSERT INTO child (id, parent) VALUES (1, 42)").run();
+      });
+      await expect(failedCommit).rejects.toThrow("store: ");
+      await writer.submit(() => insert.run(3));
+      expect(db.prepare("SELECT id FROM kept").all()).toEqual([{ id: 3 }]);
+      expect(writer.commits).toBe(1);
+      expect(savepoints).toBe(0);
+      // Two writes in one batch still get a savepoint each.
+      await Promise.all([writer.submit(() => insert.run(4)), writer.submit(() => insert.run(5))]);
+      expect(savepoints).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
   it("a batch stops after its time budget and leaves the rest to the next tick, letting others run between", async () => {
     const { db, statements } = openDatabase(tempDb(), 1000, Date.now);
     try {

@@ -253,13 +253,13 @@ export class SqliteStore implements Store {
     validateEvents(events);
     const taskId = input.taskId ?? newId();
     const stored = await this.#write((sql) => {
-      if (sql.taskNo.get(taskId) !== undefined) throw new TaskExistsError(taskId);
       const nowMs = this.#now();
       const at = isoTime(nowMs);
       const principal = input.created.principal;
       this.#usage.checkCreate(principal, input.created.parentTaskId, input.maxActiveTasks);
       const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
-      const { lastInsertRowid } = sql.insertTask.run(
+      // An existing task id inserts nothing (no lookup first: one statement fewer per task).
+      const { changes, lastInsertRowid } = sql.insertTask.run(
         taskId,
         principal,
         input.created.parentTaskId ?? null,
@@ -270,6 +270,7 @@ export class SqliteStore implements Store {
         wantsWorker(summary) ? 1 : 0,
         JSON.stringify(summary),
       );
+      if (Number(changes) === 0) throw new TaskExistsError(taskId);
       const task = { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
       const written = writeEvents(sql, task, events, at).stored;
       this.#usage.countCreate(principal, input.created.model, events, nowMs);

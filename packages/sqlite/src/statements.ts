@@ -71,7 +71,7 @@ export class Statements {
     this.taskNo = db.prepare("SELECT task_no FROM tasks WHERE task_id = ?");
     this.insertTask = db.prepare(
       `INSERT INTO tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq, status,
-        wants_worker, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        wants_worker, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING`,
     );
     this.appendHead = db.prepare(
       "SELECT task_no, last_seq, summary, lease_token, lease_expires_at FROM tasks WHERE task_id = ?",

@@ -136,7 +136,8 @@ export async function startOtlpReceiver(options: { silent?: boolean } = {}): Pro
         path: request.url ?? "",
         contentType,
         headers: request.headers,
-        spans: decode(contentType, bytes),
+        // The same collector also takes metrics (and logs): only trace exports are decoded.
+        spans: /\/v1\/(metrics|logs)$/.test(request.url ?? "") ? [] : decode(contentType, bytes),
       });
       if (options.silent === true) return;
       const json = contentType.startsWith("application/json");
