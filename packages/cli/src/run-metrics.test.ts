@@ -36,7 +36,9 @@ const receiver = createServer((request, response) => {
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
 function metricsReceived(): OtlpMetric[] {
+  // The same endpoint also receives the run's traces (on /v1/traces): only the metrics are read.
   return received.flatMap((request) => {
+    if (request.path !== "/v1/metrics") return [];
     const body = JSON.parse(request.body) as {
       resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
     };

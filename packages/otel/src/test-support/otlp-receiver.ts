@@ -132,11 +132,13 @@ export async function startOtlpReceiver(options: { silent?: boolean } = {}): Pro
       const raw = Buffer.concat(chunks);
       const bytes = request.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw;
       const contentType = request.headers["content-type"] ?? "";
+      const path = request.url ?? "";
       requests.push({
-        path: request.url ?? "",
+        path,
         contentType,
         headers: request.headers,
-        spans: decode(contentType, bytes),
+        // A host given OTEL_EXPORTER_OTLP_ENDPOINT posts its metrics here too (/v1/metrics): not spans.
+        spans: path.startsWith("/v1/traces") ? decode(contentType, bytes) : [],
       });
       if (options.silent === true) return;
       const json = contentType.startsWith("application/json");
