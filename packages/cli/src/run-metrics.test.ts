@@ -36,14 +36,15 @@ const receiver = createServer((request, response) => {
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
 function metricsReceived(): OtlpMetric[] {
-  // The same endpoint also receives the run's traces (on /v1/traces): only the metrics are read.
-  return received.flatMap((request) => {
-    if (request.path !== "/v1/metrics") return [];
-    const body = JSON.parse(request.body) as {
-      resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
-    };
-    return body.resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
-  });
+  // The same endpoint also receives the run's traces (at /v1/traces): only metrics are read here.
+  return received
+    .filter((request) => request.path === "/v1/metrics")
+    .flatMap((request) => {
+      const body = JSON.parse(request.body) as {
+        resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
+      };
+      return body.resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
+    });
 }
 
 describe("metrics over OTLP from the environment", () => {

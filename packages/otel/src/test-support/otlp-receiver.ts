@@ -132,13 +132,12 @@ export async function startOtlpReceiver(options: { silent?: boolean } = {}): Pro
       const raw = Buffer.concat(chunks);
       const bytes = request.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw;
       const contentType = request.headers["content-type"] ?? "";
-      const path = request.url ?? "";
       requests.push({
-        path,
+        path: request.url ?? "",
         contentType,
         headers: request.headers,
-        // A host given OTEL_EXPORTER_OTLP_ENDPOINT posts its metrics here too (/v1/metrics): not spans.
-        spans: path.startsWith("/v1/traces") ? decode(contentType, bytes) : [],
+        // The same collector also takes metrics (and logs): only trace exports are decoded.
+        spans: /\/v1\/(metrics|logs)$/.test(request.url ?? "") ? [] : decode(contentType, bytes),
       });
       if (options.silent === true) return;
       const json = contentType.startsWith("application/json");
