@@ -3,7 +3,9 @@
  * benchmark's workload (an instant scripted model, one instant tool call per turn, MemoryStore),
  * run with no `emit`, a no-op `emit`, `traceEmit` into an `InMemorySpanExporter`, and `traceEmit`
  * into an exporter that reads every field of every span as OTLP's transformer does (so the spans'
- * lazily derived ids and times are paid for). Warmed up first (V8 keeps optimizing for tens of
+ * lazily derived ids and times are paid for); then with the metrics a host records
+ * (`instrumentStore` feeding `metricsEmit`, into an SDK `MeterProvider` read by an in-memory
+ * exporter once per task), alone and with `traceEmit` beside them. Warmed up first (V8 keeps optimizing for tens of
  * thousands of turns), then rounds with the modes in rotating order, so all see the same machine
  * state. Reports CPU and wall time per turn of each and the ratios per round: CPU time is what
  * the ratios are read on, a shared machine's other processes stretch wall time unevenly.
@@ -13,10 +15,16 @@
  */
 import { parseArgs } from "node:util";
 import type { ExportResult } from "@opentelemetry/core";
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics";
 import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { type Emit, MemoryStore, runLeg, startTask } from "@sema-agent/core";
+import { type Emit, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
 import { lookupTool, lookupTurns, ScriptedModel } from "@sema-agent/core/testing";
-import { traceEmit } from "@sema-agent/otel";
+import { instrumentStore, metricsEmit, traceEmit } from "@sema-agent/otel";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 
 const { values } = parseArgs({
@@ -56,7 +64,7 @@ class ReadingExporter implements SpanExporter {
   async shutdown(): Promise<void> {}
 }
 
-const MODES = ["off", "noop", "traced", "read"] as const;
+const MODES = ["off", "noop", "traced", "read", "metrics", "both"] as const;
 type Mode = (typeof MODES)[number];
 
 interface Sample {
@@ -64,15 +72,37 @@ interface Sample {
   wallMsPerTurn: number;
 }
 
-/** One task of `turns` turns on a fresh store, with no emit, a no-op one or the tracer. */
+/** A host's metrics over `raw`: the measured store feeding the sink, and a collection of what they recorded. */
+function metricsOver(raw: MemoryStore) {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  const sink = metricsEmit({ meterProvider, store: raw });
+  return {
+    store: instrumentStore(raw, { meterProvider, emit: sink.emit }),
+    /** What a periodic export does, once per task: collect every instrument. */
+    async collect(): Promise<number> {
+      await sink.flush();
+      await reader.forceFlush();
+      return exporter.getMetrics().reduce((n, resource) => n + resource.scopeMetrics.length, 0);
+    },
+    close: () => meterProvider.shutdown(),
+  };
+}
+
+/** One task of `turns` turns on a fresh store, with no emit, a no-op one, the tracer, the metrics or both. */
 async function round(mode: Mode): Promise<Sample> {
-  const store = new MemoryStore();
+  const raw = new MemoryStore();
+  const metrics = mode === "metrics" || mode === "both" ? metricsOver(raw) : undefined;
+  const store: Store = metrics?.store ?? raw;
+  // Started through the measured store, as a host does: the sink sees the task from its start.
   const taskId = await startTask(store, { objective: "Look everything up", agent: "bench" });
   const model = new ScriptedModel(lookupTurns(turns), { recordRequests: false });
   const inMemory = new InMemorySpanExporter();
   const reading = new ReadingExporter();
   const exporter = mode === "read" ? reading : inMemory;
-  const tracer = mode === "traced" || mode === "read" ? traceEmit({ exporter, store, env: {} }) : undefined;
+  const tracer =
+    mode === "traced" || mode === "read" || mode === "both" ? traceEmit({ exporter, store: raw, env: {} }) : undefined;
   const emit: Emit | undefined = mode === "noop" ? () => {} : tracer?.emit;
   const cpu = process.cpuUsage();
   const start = performance.now();
@@ -85,13 +115,16 @@ async function round(mode: Mode): Promise<Sample> {
   // flush() exports what is left at once, inside the timing; what it then waits for is the
   // in-memory exporter's answer, on a timer (at least 1 ms of idle wall time, no work of ours).
   const flushed = tracer?.flush();
+  const collected = await metrics?.collect();
   const wall = performance.now() - start;
   const used = process.cpuUsage(cpu);
   await flushed;
   if (outcome.status !== "completed") throw new Error(`the task ended ${outcome.status}`);
   const exported = mode === "read" ? reading.spans : inMemory.getFinishedSpans().length;
   if (tracer !== undefined && exported < turns) throw new Error("the tracer exported too few spans");
-  await store.close();
+  if (metrics !== undefined && (collected ?? 0) === 0) throw new Error("no metrics were collected");
+  await metrics?.close();
+  await raw.close();
   return { cpuMsPerTurn: (used.user + used.system) / 1000 / turns, wallMsPerTurn: wall / turns };
 }
 
@@ -111,6 +144,8 @@ const SUBJECTS: Record<Mode, string> = {
   noop: "a no-op emit",
   traced: "traceEmit (in-memory exporter)",
   read: "traceEmit (exporter reading every field)",
+  metrics: "metricsEmit + instrumentStore (in-memory reader)",
+  both: "traceEmit and metrics",
 };
 const rows: ResultRow[] = [];
 for (const mode of MODES)
@@ -152,6 +187,18 @@ rows.push(
     metric: "CPU per turn",
     unit: "ratio",
     samples: ratio("read", "off", "cpuMsPerTurn"),
+  },
+  {
+    subject: "metrics on ÷ off",
+    metric: "CPU per turn",
+    unit: "ratio",
+    samples: ratio("metrics", "off", "cpuMsPerTurn"),
+  },
+  {
+    subject: "tracing and metrics ÷ off",
+    metric: "CPU per turn",
+    unit: "ratio",
+    samples: ratio("both", "off", "cpuMsPerTurn"),
   },
 );
 console.log(formatMachine(describeMachine()));

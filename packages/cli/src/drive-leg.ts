@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import {
   type Agent,
   type Emit,
+  type HarnessOptions,
   isSemaError,
   type LegOptions,
   type LegOutcome,
@@ -46,6 +47,8 @@ export interface DriveOptions {
   trigger?: LegOptions["trigger"];
   /** Also given every event the legs emit (the tracer's sink, when traces are exported). */
   observe?: Emit | undefined;
+  /** The tracer's other harness options (`childEmit`, `traceparentOf`), when traces are exported. */
+  harness?: Pick<HarnessOptions, "childEmit" | "traceparentOf">;
 }
 
 /**
@@ -86,6 +89,7 @@ async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome |
             agent: options.agent,
             emit: withTracing(renderer.emit, options.observe),
             ...nodeHost(),
+            ...options.harness,
           },
           options.taskId,
           legOptions,

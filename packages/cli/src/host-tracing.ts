@@ -6,20 +6,26 @@
  * slows a task: the tracer exports off the leg's path, its failures are reported once, and the
  * closing flush is bounded.
  */
-import type { Emit, Store } from "@sema-agent/core";
+import type { Emit, HarnessOptions, Store } from "@sema-agent/core";
 import type { CliIo } from "./context.ts";
 import { terminalSafe } from "./terminal-safe.ts";
 
 /** A command's tracing: the sink to add to its legs' emit (none when off), and its bounded close. */
 export interface HostTracing {
   emit: Emit | undefined;
+  /**
+   * The rest of the tracer's harness options, for every leg the command runs (empty when off):
+   * `childEmit`, so children run inside a leg are traced live, and `traceparentOf`, so a tool
+   * call's A2A and MCP requests carry its span.
+   */
+  harness: Pick<HarnessOptions, "childEmit" | "traceparentOf">;
   /** Where the traces go, for the start line (undefined when off). */
   target: string | undefined;
   /** Flushes and closes the exporter, waiting at most the export timeout (5 s at most). */
   close(): Promise<void>;
 }
 
-const OFF: HostTracing = { emit: undefined, target: undefined, close: async () => {} };
+const OFF: HostTracing = { emit: undefined, harness: {}, target: undefined, close: async () => {} };
 
 /** The closing flush waits at most this long (or the export timeout, if shorter). */
 const CLOSE_BOUND_MS = 5000;
@@ -51,8 +57,12 @@ export async function hostTracing(io: CliIo, store: Store, who: string): Promise
       `${terminalSafe(`${who}: traces not exported to ${url}: ${message} (further failures are not reported)`)}\n`,
     );
   });
+  const harness: HostTracing["harness"] = {};
+  if (tracer.harness.childEmit !== undefined) harness.childEmit = tracer.harness.childEmit;
+  if (tracer.harness.traceparentOf !== undefined) harness.traceparentOf = tracer.harness.traceparentOf;
   return {
     emit: tracer.emit,
+    harness,
     target: `${url} (${protocol})`,
     async close() {
       const boundMs = Math.min(timeoutMs, CLOSE_BOUND_MS);

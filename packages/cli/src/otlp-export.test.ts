@@ -3,15 +3,18 @@
  * OTLP variables set exports to a local receiver that decodes OTLP, in protobuf and in JSON; the
  * spans arrive with their names, attributes and parent links; `sema trace` exports the same
  * spans again from the log. With a collector that refuses connections or never answers, the run
- * still completes and the process exits (polled with a deadline, no time asserted).
+ * still completes and the process exits (polled with a deadline, no time asserted). A task that
+ * delegates, run by `sema serve` or `sema worker`, is one trace live: the child's
+ * spans arrive (the host's `childEmit`), under the parent's `delegate` span, and the child's tool
+ * call gets its span's `traceparent` (the host's `traceparentOf`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../../otel/src/test-support/otlp-receiver.ts";
 
@@ -92,6 +95,46 @@ function workspace(): string {
     JSON.stringify({
       turns: [{ toolCalls: [{ name: "list_dir", input: { path: "." } }] }, { text: "There is notes.txt." }],
     }),
+  );
+  return dir;
+}
+
+const CORE = (path: string) => pathToFileURL(fileURLToPath(new URL(`../../core/src/${path}`, import.meta.url))).href;
+
+/**
+ * A workspace whose config's default agent delegates to `helper`, whose one tool call writes the
+ * `traceparent` it was given to traceparent.txt (what an A2A or MCP tool would send).
+ */
+function delegatingWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), "sema-otlp-team-"));
+  dirs.push(dir);
+  writeFileSync(
+    join(dir, "sema.config.mjs"),
+    `import { writeFileSync } from "node:fs";
+import { defineTool } from ${JSON.stringify(CORE("index.ts"))};
+import { ScriptedModel } from ${JSON.stringify(CORE("testing/index.ts"))};
+const probe = defineTool({
+  name: "probe",
+  description: "writes the call's traceparent",
+  inputSchema: { type: "object", properties: {} },
+  execute: (_input, ctx) => {
+    writeFileSync("traceparent.txt", ctx.traceparent ?? "none");
+    return "probed";
+  },
+});
+const helper = {
+  model: new ScriptedModel([{ toolCalls: [{ name: "probe", input: {} }] }, { text: "helped" }], { mode: "by-transcript", id: "helper-model" }),
+  tools: [probe],
+};
+const lead = {
+  model: new ScriptedModel(
+    [{ toolCalls: [{ name: "delegate", input: { objective: "Help", agent: "helper" } }] }, { text: "led" }],
+    { mode: "by-transcript", id: "lead-model" },
+  ),
+  delegation: { agents: { helper } },
+};
+export default { agents: { lead }, defaultAgent: "lead" };
+`,
   );
   return dir;
 }
@@ -233,6 +276,69 @@ describe("OTLP export from the CLI", () => {
       } finally {
         for (const running of hosts.reverse()) expect(await running.stop()).toBe(0);
       }
+    }
+  });
+
+  it("a delegating task is one trace live under sema serve and sema worker: the child under the delegate call", {
+    timeout: 180_000,
+  }, async () => {
+    for (const mode of ["serve", "worker"] as const) {
+      const dir = delegatingWorkspace();
+      const otlp = await receiver();
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+      const serve = host(
+        dir,
+        ["serve", "--port", "0", "--db", "sema.db", ...(mode === "worker" ? ["--workers", "0"] : [])],
+        env,
+      );
+      const hosts = [serve];
+      let taskId: string;
+      try {
+        await expect.poll(() => serve.output(), { timeout: 30_000, interval: 50 }).toMatch(/Bearer <token>/);
+        if (mode === "worker") {
+          const worker = host(dir, ["worker", "--poll", "50", "--db", "sema.db"], env);
+          hosts.push(worker);
+          await expect.poll(() => worker.output(), { timeout: 30_000, interval: 50 }).toMatch(/Sema worker running/);
+        }
+        const url = /serving (http:\/\/\S+)/.exec(serve.output())?.[1] ?? "";
+        const token = /\n\n {2}(\S+)\n\n/.exec(serve.output())?.[1] ?? "";
+        const created = await fetch(`${url}/v1/tasks`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ objective: "Lead" }),
+        });
+        taskId = ((await created.json()) as { taskId: string }).taskId;
+        // The parent's task span ends last: once it is in, the whole trace is.
+        await expect
+          .poll(
+            () =>
+              otlp
+                .spans()
+                .some((span) => span.attributes["gen_ai.conversation.id"] === taskId && span.parentSpanId === ""),
+            { timeout: 30_000, interval: 50 },
+          )
+          .toBe(true);
+      } finally {
+        for (const running of hosts.reverse()) expect(await running.stop()).toBe(0);
+      }
+      const spans = otlp.spans();
+      const rootOf = (id: string) =>
+        spans.filter(
+          (span) => span.attributes["gen_ai.conversation.id"] === id && span.name.startsWith("invoke_agent"),
+        );
+      const [root] = rootOf(taskId);
+      expect(root?.parentSpanId, mode).toBe("");
+      const delegate = one(spans, "execute_tool delegate");
+      const childId = spans
+        .map((span) => span.attributes["gen_ai.conversation.id"])
+        .find((id) => id !== undefined && id !== taskId);
+      expect(childId, `${mode}: the child's spans were exported live`).toBeDefined();
+      const [child] = rootOf(String(childId));
+      expect(child?.parentSpanId, mode).toBe(delegate.spanId);
+      expect(new Set(spans.map((span) => span.traceId)), mode).toEqual(new Set([root?.traceId]));
+      // The child's tool call saw the traceparent of its own execute_tool span.
+      const probe = one(spans, "execute_tool probe");
+      expect(readFileSync(join(dir, "traceparent.txt"), "utf8"), mode).toBe(`00-${probe.traceId}-${probe.spanId}-01`);
     }
   });
 

@@ -3,7 +3,7 @@
  * store, on loopback unless told otherwise, with the first token created on an empty token store.
  * This is what `sema serve` runs.
  */
-import type { Emit, LeaseHolder, Store, StreamEvent } from "@sema-agent/core";
+import type { Emit, HarnessOptions, LeaseHolder, Store, StreamEvent } from "@sema-agent/core";
 import { type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
@@ -59,6 +59,14 @@ export interface ServeOptions {
    */
   emit?: Emit;
   /**
+   * More harness options for the in-process workers' legs, for a tracer: `childEmit` receives the
+   * events of the children a leg runs in this process (neither the hub nor `emit` gets them), and
+   * `traceparentOf` gives each tool call its span's `traceparent` for its A2A and MCP requests
+   * (see `WorkerOptions.harness`). `traceEmit(…).harness` of `@sema-agent/otel` fits as it is:
+   * its `emit` is not used here (give it as `emit`).
+   */
+  harness?: Pick<HarnessOptions, "emit" | "childEmit" | "traceparentOf">;
+  /**
    * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
    * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
    */
@@ -99,6 +107,14 @@ const serveShape = {
   workers: z.union([z.literal(false), z.strictObject(workersShape)]).optional(),
   onError: functionSchema<(error: unknown, taskId: string | undefined) => void>("onError(error, taskId)").optional(),
   emit: functionSchema<Emit>("emit(event)").optional(),
+  harness: z
+    .strictObject({
+      // A tracer's whole `harness` is accepted; its `emit` is the top-level `emit`'s business.
+      emit: functionSchema<Emit>("emit(event)").optional(),
+      childEmit: functionSchema<Emit>("childEmit(event)").optional(),
+      traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
+    })
+    .optional(),
   a2aPush: z
     .strictObject({
       configs: objectWith<PushConfigStore>(["put", "get", "list", "delete", "all", "advance"], "a PushConfigStore"),
@@ -180,6 +196,8 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           store: options.store,
           agents: options.agents,
           hub: sink,
+          // The pool takes only childEmit and traceparentOf from it: the legs' emit stays the hub's.
+          ...(options.harness === undefined ? {} : { harness: options.harness }),
           ...options.workers,
           ...(quota === undefined ? {} : { quota }),
           ...(options.onError === undefined ? {} : { onError: options.onError }),

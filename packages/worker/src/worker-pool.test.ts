@@ -1,9 +1,21 @@
 import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { type Agent, cancel, MemoryStore, type ModelRequest, startTask, wake } from "@sema-agent/core";
+import {
+  type Agent,
+  cancel,
+  defineTool,
+  MemoryStore,
+  type ModelRequest,
+  type StreamEvent,
+  startTask,
+  type ToolCallRef,
+  type ToolContext,
+  wake,
+} from "@sema-agent/core";
 import { processSpace } from "@sema-agent/core/node";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { createAgentRegistry } from "./agent-registry.ts";
 import { scriptedAgent, writeTool } from "./test-support/scripted-agent.ts";
 import { type EventSink, type StopResult, startWorkers, type WorkerPool } from "./worker-pool.ts";
@@ -249,6 +261,65 @@ describe("startWorkers", () => {
     expect(other.model.calls).toBe(0);
     expect(errors).toEqual([]);
   });
+  it("hands its harness options to the legs: childEmit gets the in-process children's events, traceparentOf the calls", async () => {
+    const store = new MemoryStore();
+    const seen: Array<{ taskId: string; traceparent: string | undefined }> = [];
+    const probe = defineTool({
+      name: "probe",
+      description: "records the call's traceparent",
+      inputSchema: z.object({}),
+      execute: (_input, ctx: ToolContext) => {
+        seen.push({ taskId: ctx.taskId, traceparent: ctx.traceparent });
+        return "probed";
+      },
+    });
+    const helper: Agent = {
+      model: new ScriptedModel([{ toolCalls: [{ name: "probe", input: {} }] }, { text: "helped" }], {
+        mode: "by-transcript",
+      }),
+      tools: [probe],
+    };
+    const lead: Agent = {
+      model: new ScriptedModel(
+        [{ toolCalls: [{ name: "delegate", input: { objective: "help", agent: "helper" } }] }, { text: "led" }],
+        { mode: "by-transcript" },
+      ),
+      delegation: { agents: { helper } },
+    };
+    const parent = await startTask(store, { objective: "lead" });
+    const own: StreamEvent[] = [];
+    const children: StreamEvent[] = [];
+    const refs: ToolCallRef[] = [];
+    // A tracer's whole `harness` holds an `emit` too: only the two options named reach the legs,
+    // so it does not replace the hub.
+    const harness = {
+      emit: (event: StreamEvent) => own.push({ ...event, taskId: "not the hub" }),
+      childEmit: (event: StreamEvent) => children.push(event),
+      traceparentOf: (call: ToolCallRef) => {
+        refs.push(call);
+        return `00-${"1".repeat(32)}-${call.seq.toString(16).padStart(16, "0")}-01`;
+      },
+    };
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ default: lead }),
+      pollMs: 20,
+      hub: { publish: (event) => own.push(event) },
+      harness,
+    });
+    await advanceUntil(async () => (await status(store, parent)) === "completed");
+    const childId = (await store.read(parent)).find((e) => e.type === "child_task")?.childTaskId;
+    expect(childId).toBeDefined();
+    expect(new Set(own.map((event) => event.taskId))).toEqual(new Set([parent]));
+    expect(new Set(children.map((event) => event.taskId))).toEqual(new Set([childId]));
+    expect(children.map((event) => event.type)).toContain("task_completed");
+    const started = (await store.read(childId ?? "")).find((e) => e.type === "tool_call_started");
+    expect(refs).toContainEqual({ taskId: childId, callId: started?.callId, name: "probe", seq: started?.seq });
+    expect(seen).toEqual([
+      { taskId: childId, traceparent: `00-${"1".repeat(32)}-${(started?.seq ?? 0).toString(16).padStart(16, "0")}-01` },
+    ]);
+  });
+
   it("resumes a parent waiting on a child that was cancelled on its own", async () => {
     const store = new MemoryStore();
     // The parent waits for one child, which parks on an approval nobody gives.

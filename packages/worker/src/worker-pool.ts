@@ -13,6 +13,7 @@ import {
   type Agent,
   childAgent,
   DEFAULTS,
+  type HarnessOptions,
   isSemaError,
   type Lease,
   type LeaseHolder,
@@ -62,6 +63,14 @@ export interface WorkerOptions {
   holder?: LeaseHolder;
   /** Where the legs' ephemeral deltas go (the API's SSE subscribers read it). */
   hub?: EventSink;
+  /**
+   * More of the legs' harness options, for a tracer: `childEmit` receives the events of the
+   * children a leg runs in this process (the hub gets only the leg's own task's), and
+   * `traceparentOf` gives each tool call its span's `traceparent`, so its A2A and MCP requests
+   * carry it. `traceEmit(…).harness` of `@sema-agent/otel` fits as it is: only these two are
+   * taken from it (its `emit` goes in `hub`). Default: none.
+   */
+  harness?: Pick<HarnessOptions, "childEmit" | "traceparentOf">;
   /** How long each leg's lease lasts unless renewed (every third of it). Default 30 s. */
   leaseTtlMs?: number;
   /**
@@ -122,6 +131,10 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   const recoverEveryMs = options.recoverEveryMs ?? 5000;
   let recoveredAt = Number.NEGATIVE_INFINITY;
+  // Only the two options it names, whatever else the object holds (an `emit` would replace the hub's).
+  const harness: Pick<HarnessOptions, "childEmit" | "traceparentOf"> = {};
+  if (options.harness?.childEmit !== undefined) harness.childEmit = options.harness.childEmit;
+  if (options.harness?.traceparentOf !== undefined) harness.traceparentOf = options.harness.traceparentOf;
   const onError =
     options.onError ??
     ((error: unknown, taskId: string | undefined) =>
@@ -171,6 +184,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         // A lease of a process that died on this machine is taken over at once (recoverDeadHere).
         holderDied: holderDiedHere,
         ...(options.hub === undefined ? {} : { emit: options.hub.publish }),
+        ...harness,
         leaseTtlMs: ttlMs,
         ...(options.quota === undefined ? {} : { quota: options.quota }),
       },

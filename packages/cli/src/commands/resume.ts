@@ -38,6 +38,7 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
       observe: tracing.emit,
+      harness: tracing.harness,
     });
   } finally {
     await tracing?.close();

@@ -51,6 +51,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       workers,
       onError: reportTo(io, "sema serve"),
       ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
+      harness: tracing.harness,
       // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
       // Every node that pushes delivers every owed notification: several API nodes on one
       // database run it on one of them (--a2a-push off on the others).

@@ -49,6 +49,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
     const pool = startWorkers({
       store: metrics.store,
       ...(tracing.emit === undefined ? {} : { hub: { publish: tracing.emit } }),
+      harness: tracing.harness,
       agents: createAgentRegistry(set.agents, set.defaultAgent),
       concurrency,
       ...perPrincipal,

@@ -30,14 +30,24 @@ export function instrumentStore(store: Store, options: InstrumentStoreOptions): 
   const instruments = instrumentsOf(meterOf(options, "instrumentStore"));
   const now = options.now ?? (() => performance.now());
   const { emit } = options;
+  // A success's attributes are the same every time: one object per operation, not one per append.
+  const succeeded = {
+    append: { [METRIC_ATTRIBUTE.storeOperation]: "append" },
+    create_task: { [METRIC_ATTRIBUTE.storeOperation]: "create_task" },
+  } as const;
   const measured = (
     operation: "append" | "create_task",
     call: () => Promise<StoredEvent[]>,
   ): Promise<StoredEvent[]> => {
     const started = now();
     const record = (error?: unknown) => {
-      const attributes: Record<string, string> = { [METRIC_ATTRIBUTE.storeOperation]: operation };
-      if (error !== undefined) attributes[ERROR_TYPE] = isSemaError(error) ? error.code : "_OTHER";
+      const attributes: Record<string, string> =
+        error === undefined
+          ? succeeded[operation]
+          : {
+              [METRIC_ATTRIBUTE.storeOperation]: operation,
+              [ERROR_TYPE]: isSemaError(error) ? error.code : "_OTHER",
+            };
       instruments.record({ metric: METRIC.storeAppend, value: Math.max(0, now() - started) / 1000, attributes });
     };
     return call().then(
@@ -60,15 +70,25 @@ export function instrumentStore(store: Store, options: InstrumentStoreOptions): 
       },
     );
   };
+  // Made once, not at every access: the harness reads `store.append` for every append.
+  const append = (...args: Parameters<Store["append"]>) => measured("append", () => store.append(...args));
+  const createTask = (...args: Parameters<Store["createTask"]>) =>
+    measured("create_task", () => store.createTask(...args));
+  // Each method bound once (again if the store's own method changes), not one new function per call.
+  const bound = new Map<PropertyKey, { method: (...args: unknown[]) => unknown; bound: unknown }>();
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property === "append")
-        return (...args: Parameters<Store["append"]>) => measured("append", () => target.append(...args));
-      if (property === "createTask")
-        return (...args: Parameters<Store["createTask"]>) => measured("create_task", () => target.createTask(...args));
+      if (property === "append") return append;
+      if (property === "createTask") return createTask;
       const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function" || WRAPPED.has(String(property))) return value;
+      const known = bound.get(property);
+      if (known !== undefined && known.method === value) return known.bound;
       // Methods run on the store itself, so its private fields work.
-      return typeof value === "function" && !WRAPPED.has(String(property)) ? value.bind(target) : value;
+      const method = value as (...args: unknown[]) => unknown;
+      const made = method.bind(target);
+      bound.set(property, { method, bound: made });
+      return made;
     },
   });
 }

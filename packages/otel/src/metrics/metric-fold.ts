@@ -8,6 +8,7 @@
  */
 import type { StoredEvent } from "@sema-agent/core";
 import { ERROR_TYPE, GEN_AI, OPERATION, SEMA } from "../attributes.ts";
+import { isoMs } from "../export/iso-ms.ts";
 import { SpanFold, type SpanFoldOptions } from "../spans/span-fold.ts";
 import type { SpanAttributes, SpanRecord } from "../spans/span-record.ts";
 import { METRIC, METRIC_ATTRIBUTE, type MetricName } from "./metric-names.ts";
@@ -34,7 +35,8 @@ interface PendingInput {
   lane: string;
 }
 
-const seconds = (start: string, end: string) => Math.max(0, (Date.parse(end) - Date.parse(start)) / 1000);
+// `isoMs` is `Date.parse`, faster for the stored form (Date.parse was 2 % of a metered leg).
+const seconds = (start: string, end: string) => Math.max(0, (isoMs(end) - isoMs(start)) / 1000);
 
 /** Copies the listed attributes that are set, as strings. */
 function pick(from: SpanAttributes, keys: readonly string[]): MetricAttributes {

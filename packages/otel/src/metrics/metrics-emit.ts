@@ -53,6 +53,9 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
   const maxTasks = Math.max(1, options.maxTasks ?? 1000);
   const foldOptions = options.providerName === undefined ? {} : { providerName: options.providerName };
   const tasks = new Map<string, TaskMetrics>();
+  // The task of the last event: the next one is most often of the same task.
+  let lastId: string | undefined;
+  let lastTask: TaskMetrics | undefined;
   const pending = new Set<Promise<unknown>>();
   const report = (error: unknown) => {
     try {
@@ -120,7 +123,7 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
     try {
       // Ephemeral events (deltas, store retries) are not in the log.
       if (!("seq" in event)) return;
-      let task = tasks.get(event.taskId);
+      let task = event.taskId === lastId ? lastTask : tasks.get(event.taskId);
       if (task === undefined) {
         task = { fold: new MetricFold(foldOptions), next: 1, queue: [], filling: false };
         tasks.set(event.taskId, task);
@@ -132,12 +135,19 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
             break;
           }
         }
-      } else {
+      } else if (task !== lastTask) {
+        // The most recently used task is already last in the map: only another one is moved.
         tasks.delete(event.taskId);
         tasks.set(event.taskId, task);
       }
-      task.queue.push(event);
-      pump(event.taskId, task);
+      lastId = event.taskId;
+      lastTask = task;
+      // The usual case, the next event of a task with nothing waiting, needs no queue.
+      if (!task.filling && task.queue.length === 0 && event.seq === task.next) apply(task, event, true);
+      else {
+        task.queue.push(event);
+        pump(event.taskId, task);
+      }
     } catch (error) {
       report(error);
     }
