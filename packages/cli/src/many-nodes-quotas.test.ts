@@ -5,37 +5,15 @@
  * (the rest are 429); tasks that together would spend past a token quota park `parked:quota`,
  * and the store's counters, read by either API node, equal the usage the logs record.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { fold } from "@sema-agent/core";
 import { PostgresStore } from "@sema-agent/postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { POSTGRES_URL, skip, withClient } from "../../postgres/src/test-server.fixture.ts";
-import type { CliIo } from "./context.ts";
-import { main } from "./main.ts";
+import { nodeCluster, until } from "./test-support/node-cluster.ts";
 
-const NODE_ENTRY = fileURLToPath(new URL("./test-support/sema-node.ts", import.meta.url));
 const CONFIG_DIR = fileURLToPath(new URL("./test-support/many-nodes-quotas/", import.meta.url));
-
-interface Node {
-  name: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe.skipIf(skip)("quotas across nodes on one PostgreSQL", () => {
   const database = `sema_quota_${randomBytes(5).toString("hex")}`;
@@ -44,38 +22,11 @@ describe.skipIf(skip)("quotas across nodes on one PostgreSQL", () => {
     parsed.pathname = `/${database}`;
     return parsed.toString();
   })();
-  const nodes: Node[] = [];
-
-  function start(name: string, args: string[]): Node {
-    const child = spawn(process.execPath, [NODE_ENTRY, ...args, "--store", url], {
-      cwd: CONFIG_DIR,
-      env: { ...process.env, SEMA_STORE_URL: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const node = { name, child, output: () => output, exited };
-    nodes.push(node);
-    return node;
-  }
-
-  async function cli(args: string[]): Promise<string> {
-    let out = "";
-    const io: CliIo = {
-      stdout: { write: (t: string) => (out += t) },
-      stderr: { write: () => true },
-      env: {},
-      cwd: CONFIG_DIR,
-    };
-    expect(await main([...args, "--store", url], io)).toBe(0);
-    return out;
-  }
+  const cluster = nodeCluster({ url, configDir: CONFIG_DIR });
+  const { start, cli } = cluster;
 
   afterAll(async () => {
-    for (const node of nodes) node.child.kill("SIGKILL");
-    await Promise.all(nodes.map((node) => node.exited));
+    await cluster.stop();
     await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   });
 

@@ -5,7 +5,6 @@
  * with SIGKILL mid-run and another started. Every task completes, every steer is applied exactly
  * once with its sender's attribution, no non-idempotent tool runs twice, every log is gapless.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,32 +14,12 @@ import { fold, type StoredEvent } from "@sema-agent/core";
 import { PostgresStore } from "@sema-agent/postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { POSTGRES_URL, skip, withClient } from "../../postgres/src/test-server.fixture.ts";
-import type { CliIo } from "./context.ts";
-import { main } from "./main.ts";
+import { type ClusterNode, nodeCluster, sleep, until } from "./test-support/node-cluster.ts";
 
-const NODE_ENTRY = fileURLToPath(new URL("./test-support/sema-node.ts", import.meta.url));
 const CONFIG_DIR = fileURLToPath(new URL("./test-support/many-nodes/", import.meta.url));
 const TASKS = 200;
 
-interface Node {
-  name: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
   const database = `sema_many_${randomBytes(5).toString("hex")}`;
@@ -50,34 +29,8 @@ describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
     return parsed.toString();
   })();
   const runsFile = join(mkdtempSync(join(tmpdir(), "sema-many-")), "runs.txt");
-  const nodes: Node[] = [];
-
-  function start(name: string, args: string[]): Node {
-    const child = spawn(process.execPath, [NODE_ENTRY, ...args, "--store", url], {
-      cwd: CONFIG_DIR,
-      env: { ...process.env, SEMA_TEST_RUNS_FILE: runsFile, SEMA_STORE_URL: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const node = { name, child, output: () => output, exited };
-    nodes.push(node);
-    return node;
-  }
-
-  async function cli(args: string[]): Promise<string> {
-    let out = "";
-    const io: CliIo = {
-      stdout: { write: (t: string) => (out += t) },
-      stderr: { write: () => true },
-      env: {},
-      cwd: CONFIG_DIR,
-    };
-    expect(await main([...args, "--store", url], io)).toBe(0);
-    return out;
-  }
+  const cluster = nodeCluster({ url, configDir: CONFIG_DIR, env: { SEMA_TEST_RUNS_FILE: runsFile } });
+  const { start, cli } = cluster;
 
   /** How many tasks a process holds a live lease on right now. */
   async function liveLeasesOf(pid: number | undefined): Promise<number> {
@@ -94,8 +47,7 @@ describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
   }
 
   afterAll(async () => {
-    for (const node of nodes) node.child.kill("SIGKILL");
-    await Promise.all(nodes.map((node) => node.exited));
+    await cluster.stop();
     await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   });
 
@@ -163,7 +115,7 @@ describe.skipIf(skip)("many nodes on one PostgreSQL", () => {
       // is killed while it holds a live lease (not merely after it once ran a tool: its legs may
       // all have ended by then, leaving nothing to recover), watched while tasks keep coming.
       if (i === TASKS / 2) {
-        const victim = workers[0] as Node;
+        const victim = workers[0] as ClusterNode;
         killing = (async () => {
           await until(
             "the victim to hold a leg",
