@@ -95,7 +95,9 @@ describe.skipIf(skip)("quotas across nodes on one PostgreSQL", () => {
       const recorded = logs
         .flat()
         .reduce((sum, e) => (e.type === "model_turn" ? sum + e.usage.inputTokens + e.usage.outputTokens : sum), 0);
-      const counted = await store.usage({ principal: "metered", sinceMs: Date.now() - 25 * 3_600_000 });
+      // From an hour before the first stored event (buckets are whole hours): the log's clock, not this process's.
+      const firstAt = Math.min(...logs.map((events) => Date.parse(events[0]?.at ?? "")));
+      const counted = await store.usage({ principal: "metered", sinceMs: firstAt - 3_600_000 });
       expect(counted.buckets.reduce((sum, b) => sum + b.inputTokens + b.outputTokens, 0)).toBe(recorded);
       // The quota holds up to the bound: every call fitted when it was asked, so at most one call
       // per task in flight at the crossing (16 legs at once here) goes past it.
@@ -114,10 +116,13 @@ describe.skipIf(skip)("quotas across nodes on one PostgreSQL", () => {
           quotas: { tokensPerDay: 30_000 },
         });
       // A parked task waits for the window's edge: a silent timer within the next 24 hours.
-      const timers = Object.values(parked[0]?.timers ?? {});
+      // Measured from the stored time of the event that parked it.
+      const parkedLog = logs.find((events) => fold(events).summary.status === "parked") ?? [];
+      const parkedAt = Date.parse(parkedLog.at(-1)?.at ?? "");
+      const timers = Object.values(fold(parkedLog).summary.timers ?? {});
       expect(timers).toHaveLength(1);
-      expect(timers[0]).toBeGreaterThan(Date.now());
-      expect(timers[0]).toBeLessThanOrEqual(Date.now() + 24 * 3_600_000);
+      expect(timers[0]).toBeGreaterThan(parkedAt);
+      expect(timers[0]).toBeLessThanOrEqual(parkedAt + 24 * 3_600_000);
     } finally {
       await store.close();
     }
