@@ -10,6 +10,7 @@
  */
 import type { Meter, MeterProvider } from "@opentelemetry/api";
 import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
+import { background } from "../sink/background.ts";
 import { instrumentsOf, meterOf } from "./instruments.ts";
 import { MetricFold } from "./metric-fold.ts";
 
@@ -56,18 +57,8 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
   // The task of the last event: the next one is most often of the same task.
   let lastId: string | undefined;
   let lastTask: TaskMetrics | undefined;
-  const pending = new Set<Promise<unknown>>();
-  const report = (error: unknown) => {
-    try {
-      onError?.(error);
-    } catch {
-      // A failing error handler must not reach the leg either.
-    }
-  };
-  const track = (promise: Promise<unknown>) => {
-    const settled = promise.catch(report).finally(() => pending.delete(settled));
-    pending.add(settled);
-  };
+  const work = background(onError);
+  const { report, track } = work;
 
   const apply = (task: TaskMetrics, event: StoredEvent, live: boolean) => {
     const measurements = task.fold.add(event);
@@ -159,8 +150,8 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
     },
     emit,
     async flush() {
-      do await Promise.allSettled([...pending]);
-      while (pending.size > 0);
+      do await work.settle();
+      while (work.busy);
     },
   };
 }

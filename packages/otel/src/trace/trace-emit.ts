@@ -13,6 +13,7 @@ import type { Emit, HarnessOptions, Store, StoredEvent, StreamEvent } from "@sem
 import { exportSpans } from "../export/export-spans.ts";
 import { toReadableSpan } from "../export/readable-span.ts";
 import { callTraceparent, placementOf } from "../export/trace-placement.ts";
+import { background } from "../sink/background.ts";
 import { SpanFold } from "../spans/span-fold.ts";
 import type { SpanRecord } from "../spans/span-record.ts";
 import { resolveTraceOptions, type TraceOptions } from "./trace-options.ts";
@@ -66,18 +67,8 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
   const { store, onError, ...rest } = options;
   const resolved = resolveTraceOptions(rest, "traceEmit");
   const tasks = new Map<string, TaskTrace>();
-  const pending = new Set<Promise<unknown>>();
-  const report = (error: unknown) => {
-    try {
-      onError?.(error);
-    } catch {
-      // A failing error handler must not reach the leg either.
-    }
-  };
-  const track = (promise: Promise<unknown>) => {
-    const settled = promise.catch(report).finally(() => pending.delete(settled));
-    pending.add(settled);
-  };
+  const work = background(onError);
+  const { report, track } = work;
 
   // Ended spans are batched and exported once per turn of the event loop, not one call per
   // event: an exporter call has a fixed cost (the in-memory one alone sets a timer per call).
@@ -218,8 +209,8 @@ export function traceEmit(options: TraceEmitOptions): TraceEmit {
       // A read that settles may fold queued events that end more spans: drain until nothing is left.
       do {
         drain();
-        await Promise.allSettled([...pending]);
-      } while (pending.size > 0 || batch.length > 0);
+        await work.settle();
+      } while (work.busy || batch.length > 0);
     },
   };
 }
