@@ -54,6 +54,15 @@ import { type BatchedAppend, commitAppendBatch } from "./append-batch.ts";
 import { appendIfUnchanged } from "./append-unchanged.ts";
 import { Coalescer } from "./coalescer.ts";
 import { isUniqueViolation, quoteSchema, toStoreError } from "./connection.ts";
+import {
+  acquireCoalescer,
+  type BatchedAcquire,
+  type BatchedRelease,
+  type BatchedRenew,
+  type LeaseBatchHost,
+  releaseCoalescer,
+  renewCoalescer,
+} from "./lease-batches.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
@@ -82,31 +91,6 @@ export interface PostgresStoreOptions {
    * (`{ windowMs: 0, maxBatch: 256 }`); `false` sends each on its own. A bad value is a `ConfigError`.
    */
   groupCommit?: GroupCommitOptions | boolean;
-}
-
-/** A lease acquisition waiting for its batch: the lease it would take (its expiry set on success). */
-interface BatchedAcquire {
-  lease: Lease;
-  options: AcquireLeaseOptions;
-  resolve(lease: Lease): void;
-  reject(error: unknown): void;
-}
-
-/** A lease renewal waiting for its batch. */
-interface BatchedRenew {
-  taskId: string;
-  token: string;
-  ttlMs: number;
-  resolve(lease: Lease): void;
-  reject(error: unknown): void;
-}
-
-/** A lease release waiting for its batch. */
-interface BatchedRelease {
-  taskId: string;
-  token: string;
-  resolve(released: { wantsWorker: boolean } | undefined): void;
-  reject(error: unknown): void;
 }
 
 /**
@@ -139,79 +123,15 @@ export class PostgresStore implements Store {
     this.#db = new Database(options, this.#schema, this.#sql);
     this.#listener = new EventListener(this.#db.pool, this.#notifier);
     this.#appends = groupCommit === undefined ? undefined : this.#appendCoalescer(groupCommit);
-    this.#releases = groupCommit === undefined ? undefined : this.#releaseCoalescer(groupCommit);
-    this.#acquires = groupCommit === undefined ? undefined : this.#acquireCoalescer(groupCommit);
-    this.#renewals = groupCommit === undefined ? undefined : this.#renewCoalescer(groupCommit);
-  }
-
-  #acquireCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAcquire> {
-    return new Coalescer(
-      settings,
-      (acquire) => acquire.lease.taskId,
-      async (batch) => {
-        let rows: Array<{ task_id: string; expires_ms: number }>;
-        try {
-          rows = await this.#query(this.#sql.acquireLeases, [
-            batch.map((a) => a.lease.taskId),
-            batch.map((a) => a.lease.token),
-            batch.map((a) => JSON.stringify(a.lease.holder)),
-            batch.map((a) => a.lease.holder.id),
-            batch.map((a) => a.options.ttlMs),
-            batch.map((a) => a.options.replaceHolderId ?? null),
-          ]);
-        } catch (error) {
-          for (const acquire of batch) acquire.reject(error);
-          return;
-        }
-        const taken = new Map(rows.map((row) => [row.task_id, row.expires_ms]));
-        const alone: Array<Promise<void>> = [];
-        for (const acquire of batch) {
-          const expires = taken.get(acquire.lease.taskId);
-          if (expires !== undefined) acquire.resolve({ ...acquire.lease, expiresAt: new Date(expires).toISOString() });
-          // Held by another holder, or no such task: the locking path says which.
-          else
-            alone.push(
-              this.#acquireLocked(acquire.lease.taskId, acquire.options).then(acquire.resolve, acquire.reject),
-            );
-        }
-        await Promise.all(alone);
-      },
-    );
-  }
-
-  #renewCoalescer(settings: GroupCommitSettings): Coalescer<BatchedRenew> {
-    return new Coalescer(
-      settings,
-      (renew) => renew.taskId,
-      async (batch) => {
-        let rows: Array<{ task_id: string; lease_holder: string; expires_ms: number }>;
-        try {
-          rows = await this.#query(this.#sql.renewLeases, [
-            batch.map((r) => r.taskId),
-            batch.map((r) => r.token),
-            batch.map((r) => r.ttlMs),
-          ]);
-        } catch (error) {
-          for (const renew of batch) renew.reject(error);
-          return;
-        }
-        const renewed = new Map(rows.map((row) => [row.task_id, row]));
-        const alone: Array<Promise<void>> = [];
-        for (const renew of batch) {
-          const row = renewed.get(renew.taskId);
-          if (row !== undefined) {
-            renew.resolve({
-              taskId: renew.taskId,
-              token: renew.token,
-              holder: JSON.parse(row.lease_holder) as Lease["holder"],
-              expiresAt: new Date(row.expires_ms).toISOString(),
-            });
-          } else
-            alone.push(this.#renewLocked(renew.taskId, renew.token, renew.ttlMs).then(renew.resolve, renew.reject));
-        }
-        await Promise.all(alone);
-      },
-    );
+    const leases: LeaseBatchHost = {
+      query: (text, params) => this.#query(text, params),
+      sql: this.#sql,
+      acquireAlone: (taskId, options) => this.#acquireLocked(taskId, options),
+      renewAlone: (taskId, token, ttlMs) => this.#renewLocked(taskId, token, ttlMs),
+    };
+    this.#releases = groupCommit === undefined ? undefined : releaseCoalescer(leases, groupCommit);
+    this.#acquires = groupCommit === undefined ? undefined : acquireCoalescer(leases, groupCommit);
+    this.#renewals = groupCommit === undefined ? undefined : renewCoalescer(leases, groupCommit);
   }
 
   #appendCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAppend> {
@@ -232,27 +152,6 @@ export class PostgresStore implements Store {
         commitAppendBatch(host, batch).catch((error: unknown) => {
           for (const append of batch) append.reject(toStoreError(error, "group commit"));
         }),
-    );
-  }
-
-  #releaseCoalescer(settings: GroupCommitSettings): Coalescer<BatchedRelease> {
-    return new Coalescer(
-      settings,
-      (release) => release.taskId,
-      async (batch) => {
-        let rows: Array<{ task_id: string; wants_worker: boolean }>;
-        try {
-          rows = await this.#query(this.#sql.releaseLeases, [batch.map((r) => r.taskId), batch.map((r) => r.token)]);
-        } catch (error) {
-          for (const release of batch) release.reject(error);
-          return;
-        }
-        const released = new Map(rows.map((row) => [row.task_id, row.wants_worker]));
-        for (const release of batch) {
-          const wants = released.get(release.taskId);
-          release.resolve(wants === undefined ? undefined : { wantsWorker: wants });
-        }
-      },
     );
   }
 
