@@ -4,6 +4,8 @@
  * and read again. Each event is delivered exactly once and in order, because every delivery comes
  * from a read after the last delivered seq; a lost or early signal only delays, never loses.
  */
+
+import { abortCheaply } from "../internal/abort.ts";
 import type { Store, WatchOptions } from "../ports/store.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { assertAfterSeq } from "./store-rules.ts";
@@ -50,9 +52,9 @@ export async function* tailEvents(
   signal?: AbortSignal,
 ): AsyncGenerator<StoredEvent> {
   const local = new AbortController();
-  const onAbort = () => local.abort();
+  const onAbort = () => abortCheaply(local);
   signal?.addEventListener("abort", onAbort, { once: true });
-  if (signal?.aborted) local.abort();
+  if (signal?.aborted) abortCheaply(local);
   let seq = afterSeq;
   try {
     while (!local.signal.aborted) {
@@ -71,7 +73,7 @@ export async function* tailEvents(
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    local.abort();
+    abortCheaply(local);
   }
 }
 

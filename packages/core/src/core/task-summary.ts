@@ -100,14 +100,46 @@ export function addUsage(total: Usage, turn: Usage): Usage {
   return sum;
 }
 
+/** A record without `key` (a loop: object rest with exclusions runs on V8's slow path). */
+function without<V>(source: Record<string, V>, key: string): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const k in source) if (k !== key) out[k] = source[k] as V;
+  return out;
+}
+
+/** Optional fields that {@link copy} leaves out. */
+const DROP_PARK = 1;
+const DROP_RESUME = 2;
+const DROP_LEG = 4;
+const DROP_REPORT = 8;
+const DROP_SEQS = 16;
+
 /**
- * A shallow copy without `keys`. A loop, not `const { a, ...rest } = s`: V8 runs object rest
- * with exclusions on a slow path, three times slower on a summary (measured 0.6 vs 2 µs).
+ * A fresh summary to change, built key by key in one order. Object spread over summaries of many
+ * shapes (new, reduced, parsed from a store) turns megamorphic and falls back to the runtime: at
+ * 10,000 live tasks that cost 1.7 µs a reduction, ten times this.
  */
-function omit<T extends object, K extends string>(source: T, ...keys: K[]): Omit<T, K> {
-  const out: Record<string, unknown> = {};
-  for (const key in source) if (!(keys as string[]).includes(key)) out[key] = source[key];
-  return out as Omit<T, K>;
+function copy(s: TaskSummary, drop = 0): TaskSummary {
+  const out: TaskSummary = {
+    status: s.status,
+    openInputs: s.openInputs,
+    openApprovals: s.openApprovals,
+    childResults: s.childResults,
+    sessionSeq: s.sessionSeq,
+    usage: s.usage,
+    runnable: s.runnable,
+  };
+  if ((drop & DROP_PARK) === 0) {
+    if (s.parkedReason !== undefined) out.parkedReason = s.parkedReason;
+    if (s.parkedDetail !== undefined) out.parkedDetail = s.parkedDetail;
+  }
+  if ((drop & DROP_RESUME) === 0 && s.resumeRequested !== undefined) out.resumeRequested = s.resumeRequested;
+  if ((drop & DROP_LEG) === 0 && s.legId !== undefined) out.legId = s.legId;
+  if (s.timers !== undefined) out.timers = s.timers;
+  if (s.childUsage !== undefined) out.childUsage = s.childUsage;
+  if ((drop & DROP_REPORT) === 0 && s.parentReport !== undefined) out.parentReport = s.parentReport;
+  if ((drop & DROP_SEQS) === 0 && s.seqs !== undefined) out.seqs = s.seqs;
+  return out;
 }
 
 /**
@@ -124,9 +156,11 @@ export function reduceSummary(summary: TaskSummary, event: TaskEvent, at?: LogPo
     const seq = at?.seq ?? (typeof stamped === "number" ? stamped : undefined);
     const nextSeqs = applySeqs(seqs, event, seq);
     if (nextSeqs !== seqs) {
-      if (next === summary) next = { ...summary };
-      if (nextSeqs === undefined) delete next.seqs;
-      else next.seqs = nextSeqs;
+      if (nextSeqs === undefined) next = copy(next, DROP_SEQS);
+      else {
+        if (next === summary) next = copy(summary);
+        next.seqs = nextSeqs;
+      }
     }
   }
   if (next === summary) return summary;
@@ -180,72 +214,99 @@ function applySeqs(seqs: EventSeqs, event: TaskEvent, seq: number | undefined): 
 
 function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
   switch (event.type) {
-    case "task_created":
-      return event.parentTaskId === undefined ? s : { ...s, parentReport: "pending" };
+    case "task_created": {
+      if (event.parentTaskId === undefined) return s;
+      const next = copy(s);
+      next.parentReport = "pending";
+      return next;
+    }
     case "parent_notified":
-      return s.parentReport === undefined ? s : omit(s, "parentReport");
+      return s.parentReport === undefined ? s : copy(s, DROP_REPORT);
     case "leg_started": {
-      const rest = omit(s, "parkedReason", "parkedDetail", "resumeRequested");
-      return { ...rest, status: "running", legId: event.legId, childResults: 0 };
+      const next = copy(s, DROP_PARK | DROP_RESUME);
+      next.status = "running";
+      next.legId = event.legId;
+      next.childResults = 0;
+      return next;
     }
     case "leg_ended": {
-      const rest = omit(s, "legId", "parkedReason", "parkedDetail");
-      if (event.reason.startsWith("parked:")) {
-        const parked: TaskSummary = {
-          ...rest,
-          status: "parked",
-          parkedReason: event.reason.slice("parked:".length) as ParkReason,
-        };
-        if (event.detail !== undefined) parked.parkedDetail = event.detail;
-        return parked;
-      }
+      const next = copy(s, DROP_LEG | DROP_PARK);
       // A leg that ended the task leaves the terminal status its task_* event already set.
-      return { ...rest };
+      if (event.reason.startsWith("parked:")) {
+        next.status = "parked";
+        next.parkedReason = event.reason.slice("parked:".length) as ParkReason;
+        if (event.detail !== undefined) next.parkedDetail = event.detail;
+      }
+      return next;
     }
     case "wake_scheduled": {
-      const due = Date.parse(event.due);
-      return { ...s, timers: { ...s.timers, [event.wakeId]: due } };
+      const next = copy(s);
+      next.timers = { ...s.timers, [event.wakeId]: Date.parse(event.due) };
+      return next;
     }
     case "human_input": {
+      let next = s;
       // A timer fires as the wake input that carries its id.
-      if (s.timers !== undefined && event.inputId in s.timers) s = { ...s, timers: omit(s.timers, event.inputId) };
-      if (event.delivery === "received" || event.delivery === "parked") {
-        if (s.openInputs[event.inputId] === event.carrier) return s;
-        return { ...s, openInputs: { ...s.openInputs, [event.inputId]: event.carrier } };
+      if (s.timers !== undefined && event.inputId in s.timers) {
+        next = copy(s);
+        next.timers = without(s.timers, event.inputId);
       }
-      if (!(event.inputId in s.openInputs)) return s;
-      return { ...s, openInputs: omit(s.openInputs, event.inputId) };
+      if (event.delivery === "received" || event.delivery === "parked") {
+        if (s.openInputs[event.inputId] === event.carrier) return next;
+        if (next === s) next = copy(s);
+        next.openInputs = { ...s.openInputs, [event.inputId]: event.carrier };
+        return next;
+      }
+      if (!(event.inputId in s.openInputs)) return next;
+      if (next === s) next = copy(s);
+      next.openInputs = without(s.openInputs, event.inputId);
+      return next;
     }
-    case "model_turn":
-      return { ...s, sessionSeq: event.sessionSeq, usage: addUsage(s.usage, event.usage) };
-    case "approval_requested":
-      return s.openApprovals.includes(event.callId) ? s : { ...s, openApprovals: [...s.openApprovals, event.callId] };
-    case "approval_decided":
-      return { ...s, openApprovals: s.openApprovals.filter((callId) => callId !== event.callId) };
+    case "model_turn": {
+      const next = copy(s);
+      next.sessionSeq = event.sessionSeq;
+      next.usage = addUsage(s.usage, event.usage);
+      return next;
+    }
+    case "approval_requested": {
+      if (s.openApprovals.includes(event.callId)) return s;
+      const next = copy(s);
+      next.openApprovals = [...s.openApprovals, event.callId];
+      return next;
+    }
+    case "approval_decided": {
+      const next = copy(s);
+      next.openApprovals = s.openApprovals.filter((callId) => callId !== event.callId);
+      return next;
+    }
     case "child_task": {
       if (event.phase !== "result") return s;
-      const next: TaskSummary = { ...s, childResults: s.childResults + 1 };
+      const next = copy(s);
+      next.childResults = s.childResults + 1;
       if (event.usage !== undefined)
         next.childUsage = addUsage(s.childUsage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
       return next;
     }
     case "resume_requested":
-    case "engine_note":
-      return isResumeRequest(event) && s.status === "parked" ? { ...s, resumeRequested: true } : s;
+    case "engine_note": {
+      if (!isResumeRequest(event) || s.status !== "parked") return s;
+      const next = copy(s);
+      next.resumeRequested = true;
+      return next;
+    }
     case "task_completed":
-      return { ...s, status: "completed", ...reportDue(s) };
     case "task_failed":
-      return { ...s, status: "failed", ...reportDue(s) };
-    case "task_cancelled":
-      return { ...s, status: "cancelled", ...reportDue(s) };
+    case "task_cancelled": {
+      const next = copy(s);
+      next.status =
+        event.type === "task_completed" ? "completed" : event.type === "task_failed" ? "failed" : "cancelled";
+      // A child's end makes its report to the parent due, unless one was made (the parent takes one result).
+      if (s.parentReport === "pending") next.parentReport = "due";
+      return next;
+    }
     default:
       return s;
   }
-}
-
-/** A child's end makes its report to the parent due, unless one was made (the parent takes one result). */
-function reportDue(s: TaskSummary): { parentReport?: "due" } {
-  return s.parentReport === "pending" ? { parentReport: "due" } : {};
 }
 
 /** The summary of a whole sequence of events (stamped ones keep `seqs`; see {@link reduceSummary}). */

@@ -6,6 +6,7 @@
  */
 import type { TaskState } from "../../core/fold.ts";
 import { isEndReportDue, isTerminal } from "../../core/task-summary.ts";
+import { abortCheaply } from "../../internal/abort.ts";
 import { newId } from "../../internal/ids.ts";
 import { InvalidInputError, isSemaError } from "../../protocol/errors.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
@@ -111,7 +112,7 @@ async function runLeased(
   const lost = new AbortController();
   let loop: LegLoop | undefined;
   const stopLease = keepLease(store, taskId, lease.token, ttlMs, () => {
-    lost.abort();
+    abortCheaply(lost);
     loop?.abortStep();
   });
   const host = legOptions.signal;

@@ -4,6 +4,7 @@
  */
 
 import { isInterruptRequest } from "../../core/command-events.ts";
+import { abortCheaply } from "../../internal/abort.ts";
 import type { Store } from "../../ports/store.ts";
 import type { StoredEvent } from "../../protocol/task-event.ts";
 
@@ -41,7 +42,7 @@ export function watchForStops(
       // The watcher is an accelerator: the leg also sees every event when it next refreshes.
     }
   })();
-  return () => controller.abort();
+  return () => abortCheaply(controller);
 }
 
 /**

@@ -9,6 +9,7 @@ import { deliveryEvents, dueTimerInputs } from "../../core/input-delivery.ts";
 import type { DeliveryCarrier } from "../../core/input-rendering.ts";
 import { modelWaitRetirements, quotaWaitId } from "../../core/model-wait.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
+import { abortCheaply } from "../../internal/abort.ts";
 import type { ModelFailure, ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { isSemaError, LeaseLostError, type SemaErrorCode } from "../../protocol/errors.ts";
 import type { ExternalTool, StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
@@ -82,12 +83,12 @@ export class LegLoop {
 
   /** Abort the current step for a stop signal the leg has not folded yet (from the watcher). */
   stopSignal(event: StoredEvent): void {
-    if (event.seq > this.#w.state.lastSeq && isStopSignal(event, this.#legId)) this.#step.abort();
+    if (event.seq > this.#w.state.lastSeq && isStopSignal(event, this.#legId)) abortCheaply(this.#step);
   }
 
   /** Abort the current step (host abort, lost lease). */
   abortStep(): void {
-    this.#step.abort();
+    abortCheaply(this.#step);
   }
 
   /** Run one step (a model call, a batch of tools) with a watcher armed if it takes a while. */
@@ -104,7 +105,7 @@ export class LegLoop {
   #stepSignal(): AbortSignal {
     if (this.#step.signal.aborted) this.#step = new AbortController();
     const { host, shutdown, lost } = this.#signals;
-    if (host?.aborted === true || shutdown?.aborted === true || lost.aborted) this.#step.abort();
+    if (host?.aborted === true || shutdown?.aborted === true || lost.aborted) abortCheaply(this.#step);
     return this.#step.signal;
   }
 
