@@ -19,9 +19,9 @@ export interface WaitingInputs {
   wake: PendingInput[];
 }
 
-export function waitingInputs(state: TaskState): WaitingInputs {
+/** `openLeg`: the leg the inputs are for, when it is not yet in `state` (one about to start). */
+export function waitingInputs(state: TaskState, openLeg: string | undefined = state.summary.legId): WaitingInputs {
   const out: WaitingInputs = { objective: [], steer: [], nextTurn: [], resume: [], wake: [] };
-  const openLeg = state.summary.legId;
   for (const input of state.inputs) {
     const live =
       input.delivery === "received" && openLeg !== undefined && (input.legId === undefined || input.legId === openLeg);

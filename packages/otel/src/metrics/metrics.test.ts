@@ -62,13 +62,13 @@ describe("the metrics of a task", () => {
     expect(countOf(points, METRIC.taskStarted, { "gen_ai.agent.name": "planner" })).toBe(1);
     const ended = { "gen_ai.agent.name": "planner", "sema.task.status": "completed" };
     expect(pointsOf(points, METRIC.taskEnded).map((point) => [point.attributes, point.value])).toEqual([[ended, 1]]);
-    expect(sumOf(points, METRIC.taskDuration, ended)).toBe(28);
+    expect(sumOf(points, METRIC.taskDuration, ended)).toBe(24);
 
     expect(pointsOf(points, METRIC.legEnded).map((point) => [point.attributes, point.value])).toEqual([
       [{ "gen_ai.agent.name": "planner", "sema.leg.end_reason": "parked:approval", "sema.leg.trigger": "start" }, 1],
       [{ "gen_ai.agent.name": "planner", "sema.leg.end_reason": "completed", "sema.leg.trigger": "resume" }, 1],
     ]);
-    expect(sumOf(points, METRIC.legDuration)).toBe(20);
+    expect(sumOf(points, METRIC.legDuration)).toBe(16);
 
     for (const tool of ["lookup", "write_file"]) {
       const attributes = { "gen_ai.tool.name": tool, "sema.tool.status": "ok" };
@@ -77,12 +77,12 @@ describe("the metrics of a task", () => {
         sumOf(points, METRIC.toolDuration, attributes),
       ]).toEqual([1, 2]);
     }
-    // Parked for approval at 00:13, decided at 00:17.
+    // Parked for approval, decided 4 s later.
     expect(pointsOf(points, METRIC.approvalWait).map((point) => point.attributes)).toEqual([
       { "sema.approval.decision": "approve", "gen_ai.tool.name": "write_file" },
     ]);
     expect(sumOf(points, METRIC.approvalWait)).toBe(4);
-    // The objective waited 5 s for the first model request; the steer 10 s (sent while parked).
+    // The objective waited 3 s for the first model request; the steer 10 s (sent while parked).
     const input = (carrier: string) => ({
       "sema.input.carrier": carrier,
       "sema.input.lane": "user",
@@ -91,7 +91,7 @@ describe("the metrics of a task", () => {
     expect([
       countOf(points, METRIC.inputDelivery, input("objective")),
       sumOf(points, METRIC.inputDelivery, input("objective")),
-    ]).toEqual([1, 5]);
+    ]).toEqual([1, 3]);
     expect([
       countOf(points, METRIC.inputDelivery, input("steer")),
       sumOf(points, METRIC.inputDelivery, input("steer")),

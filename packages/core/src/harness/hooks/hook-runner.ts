@@ -131,6 +131,11 @@ export class LegHooks {
     return { ...rest, content };
   }
 
+  /** Whether an `onStop` hook may still send the agent back (it runs when the agent would finish). */
+  get stopHook(): boolean {
+    return this.#hooks.onStop !== undefined && this.#continuations < (this.#settings.maxStopContinuations ?? 10);
+  }
+
   /** The agent would finish: `continue` when the hook sends it back (its feedback is recorded). */
   async onStop(text: string): Promise<"stop" | "continue" | HookFailure> {
     const hook = this.#hooks.onStop;

@@ -23,29 +23,57 @@ export interface FinishingLeg {
   deliveryEvents(carrier: DeliveryCarrier, inputs: PendingInput[], state: TaskState): TaskEvent[];
   failTask(code: SemaErrorCode, message: string): Promise<void>;
   failHook(failure: HookFailure): Promise<void>;
+  /**
+   * Whether the loop has work at this boundary before the task may complete (a stop, a timer due):
+   * then the answer is recorded alone and the loop takes over. May throw (a lost lease).
+   */
+  loopFirst(state: TaskState): boolean;
 }
 
 /**
  * The agent would finish with `text`: a pending steer, a queued follow-up or an onStop hook sends
  * it back to work; otherwise the task completes. Returns whether the leg is over.
+ *
+ * `answer` is the turn that gave `text` when it is not in the log yet: then it goes in with the
+ * task's completion and the leg's end, one append where there were two (it is the same fact
+ * either way; a death before that append loses the turn, as it would have before). Every other
+ * outcome records the answer first, alone, and goes on as for an answer already in the log.
  */
-export async function finishTask(leg: FinishingLeg, text: string): Promise<boolean> {
+export async function finishTask(leg: FinishingLeg, text: string, answer?: TaskEvent): Promise<boolean> {
+  let unwritten = answer === undefined ? [] : [answer];
+  const record = async (): Promise<void> => {
+    if (unwritten.length === 0) return;
+    const events = unwritten;
+    unwritten = [];
+    await leg.writer.append(events);
+  };
+  const output = leg.writer.state.settings?.output ?? leg.options.agent.output;
+  // A check or a hook sees the state as the log has it, with the answer in it (a steer that came
+  // during the model call skips them, as it always did).
+  if (output !== undefined || leg.hooks.stopHook) await record();
   const before = waitingInputs(leg.writer.state);
   let result = text;
   if (before.steer.length === 0 && before.nextTurn.length === 0) {
-    const output = leg.writer.state.settings?.output ?? leg.options.agent.output;
     if (output !== undefined) {
       const checked = await checkOutput(output, text);
       if ("unusable" in checked) {
+        await record();
         await leg.failTask("InvalidInput", checked.unusable);
         return true;
       }
-      if (!checked.ok) return rejectOutput(leg, checked.paths, checked.problems);
+      if (!checked.ok) {
+        await record();
+        return rejectOutput(leg, checked.paths, checked.problems);
+      }
       result = checked.json;
     }
     const stop = await leg.hooks.onStop(text);
-    if (stop === "continue") return false;
+    if (stop === "continue") {
+      await record();
+      return false;
+    }
     if (stop !== "stop") {
+      await record();
       await leg.failHook(stop);
       return true;
     }
@@ -54,10 +82,14 @@ export async function finishTask(leg: FinishingLeg, text: string): Promise<boole
   await leg.writer.appendWhen((state) => {
     const waiting = waitingInputs(state);
     done = false;
+    // The loop delivers what waits (from a state that holds the answer) and comes back here.
+    if (unwritten.length > 0 && (waiting.steer.length > 0 || waiting.nextTurn.length > 0 || leg.loopFirst(state)))
+      return unwritten;
     if (waiting.steer.length > 0) return undefined;
     if (waiting.nextTurn.length > 0) return leg.deliveryEvents("nextTurn", waiting.nextTurn, state);
     done = true;
     return [
+      ...unwritten,
       { type: "task_completed", v: 1, result },
       { type: "leg_ended", v: 1, legId: leg.legId, reason: "completed" },
     ];

@@ -21,6 +21,7 @@ import { keepLease } from "./keep-lease.ts";
 import type { LegOptions } from "./leg-options.ts";
 import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
+import { openingDeliveries } from "./opening-deliveries.ts";
 import { ForeignInterrupts } from "./stop-signals.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 import { acquireLeg } from "./take-lease.ts";
@@ -161,6 +162,7 @@ async function runLeased(
       if (state.summary.legId !== undefined)
         events.push({ type: "leg_ended", v: 1, legId: state.summary.legId, reason: "parked:crash" });
       events.push({ type: "leg_started", v: 1, legId, trigger, holder: lease.holder });
+      events.push(...openingDeliveries(state, legId, options.randomBytes));
       return events;
     });
     const tools = options.agent.tools ?? [];

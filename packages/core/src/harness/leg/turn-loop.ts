@@ -37,6 +37,7 @@ import { ToolPhase, waitsOutside } from "../tools/tool-phase.ts";
 import type { LegWriter } from "./event-writer.ts";
 import { type FinishingLeg, finishTask } from "./finish-task.ts";
 import type { LegContext, LegSignals } from "./leg-context.ts";
+import { OPENING_CARRIERS } from "./opening-deliveries.ts";
 import { StepWatch } from "./step-watch.ts";
 import { isStopSignal, watchForStops } from "./stop-signals.ts";
 
@@ -119,7 +120,8 @@ export class LegLoop {
     if (await this.#awaitChildren()) return;
     if (await this.#parkForExternal()) return;
     await this.#fireTimers("parked");
-    for (const carrier of ["objective", "resume", "wake"] as const) await this.#deliver(carrier);
+    // Usually delivered with leg_started already (opening-deliveries.ts); then these append nothing.
+    for (const carrier of OPENING_CARRIERS) await this.#deliver(carrier);
     // Each step below is awaited only when the state says it has work: an instant turn pays for
     // no promise it does not need.
     for (;;) {
@@ -143,6 +145,11 @@ export class LegLoop {
       const step = await this.#modelStep();
       if (step === "stopped") continue;
       if (step === "failed") return;
+      // A final answer goes in with the task's completion, when nothing else comes first.
+      if (step.turn.toolCalls.length === 0) {
+        if (await finishTask(this.#finishing(), step.turn.text, step.event)) return;
+        continue;
+      }
       const calls = step.turn.toolCalls.map((call) => ({ ...call, started: false, attempt: 0, legId: this.#legId }));
       await this.#toolPhase.run(calls, [step.event]);
       if (w.state.approvals.length > 0 && (await this.#parkForApprovals())) return;
@@ -404,6 +411,7 @@ export class LegLoop {
       deliveryEvents: (carrier, inputs, state) => this.#deliveryEvents(carrier, inputs, state),
       failTask: (code, message) => this.#failTask(code, message),
       failHook: (failure) => this.#failHook(failure),
+      loopFirst: (state) => this.#stopReason() !== undefined || state.timers.length > 0,
     };
   }
 

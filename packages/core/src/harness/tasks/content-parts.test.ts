@@ -16,6 +16,7 @@ import { dyingStore, SimulatedDeath } from "../../testing/dying-store.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { sha256Hex } from "../tools/approvals.ts";
+import { CRASHED_CALL_CONTENT } from "../tools/tool-phase.ts";
 import { sendInput } from "./send-input.ts";
 import { startTask } from "./start-task.ts";
 import { wake } from "./wake.ts";
@@ -216,22 +217,38 @@ describe("content parts", () => {
     expect(expected.length).toBe(2);
     const total = (await reference.read(id)).length;
     let compared = 0;
+    let inDoubt = 0;
     for (let cut = 0; cut < total; cut++) {
-      let clock = Date.parse("2026-11-01T00:00:00Z");
-      const inner = new MemoryStore({ now: () => clock });
-      // The same task as created (its objective's input id included), its blobs in this store.
-      await inner.createTask({ taskId: "t-ref", created, more: [objectiveInput] });
-      for (const bytes of [png, pdf]) await inner.putBlob({ digest: await digestOf(bytes), bytes });
-      await run(dyingStore(inner, { appendsBeforeDeath: cut, when: cut % 2 === 0 ? "before" : "after" }), "t-ref");
-      clock += 61_000; // the dead host's lease expires
-      // A fresh process (a fresh model, a fresh leg) over what the dead one left.
-      for (const request of await run(inner, "t-ref")) {
-        const turn = request.transcript.filter((e) => e.role === "assistant").length;
-        expect(wireForm(request), `cut ${cut}, turn ${turn}`).toBe(expected[turn]);
-        compared++;
+      for (const when of ["before", "after"] as const) {
+        let clock = Date.parse("2026-11-01T00:00:00Z");
+        const inner = new MemoryStore({ now: () => clock });
+        // The same task as created (its objective's input id included), its blobs in this store.
+        await inner.createTask({ taskId: "t-ref", created, more: [objectiveInput] });
+        for (const bytes of [png, pdf]) await inner.putBlob({ digest: await digestOf(bytes), bytes });
+        await run(dyingStore(inner, { appendsBeforeDeath: cut, when }), "t-ref");
+        // Dead between the call's start and its result: its effect is unknown, and the recovering
+        // leg says so instead of running it again (tool-phase.ts), so that result differs, by design.
+        const left = await inner.read("t-ref");
+        const unsettled =
+          left.some((e) => e.type === "tool_call_started") && !left.some((e) => e.type === "tool_result");
+        clock += 61_000; // the dead host's lease expires
+        // A fresh process (a fresh model, a fresh leg) over what the dead one left.
+        for (const request of await run(inner, "t-ref")) {
+          const turn = request.transcript.filter((e) => e.role === "assistant").length;
+          const sent = JSON.parse(wireForm(request)) as { transcript: Array<Record<string, unknown>> };
+          const want = JSON.parse(expected[turn] ?? "null") as { transcript: Array<Record<string, unknown>> };
+          if (unsettled && turn > 0) {
+            const tool = want.transcript.findIndex((entry) => entry.role === "tool");
+            want.transcript[tool] = { ...want.transcript[tool], status: "interrupted", content: CRASHED_CALL_CONTENT };
+            inDoubt++;
+          }
+          expect(sent, `cut ${cut} ${when}, turn ${turn}`).toEqual(want);
+          compared++;
+        }
       }
     }
     expect(compared).toBeGreaterThan(2);
+    expect(inDoubt).toBeGreaterThan(0);
   });
 
   it("caps: a part or an input over its limit is refused with ContentTooLarge, and nothing is recorded", async () => {
