@@ -283,12 +283,8 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
-    // An append that moves a usage counter (a model turn) takes the locking path, which counts it
-    // in its own transaction: neither the batched statement nor the one-round-trip path counts.
-    if (movesUsage(events)) {
-      this.#soloWrites++;
-      return this.#appendLocked(taskId, events, options);
-    }
+    // An append that moves a usage counter (a model turn) counts it in the statement that writes
+    // it, on every path: batched, one round trip, or locking.
     if (this.#appends !== undefined && events.length > 0 && this.#summaries.peek(taskId) !== undefined) {
       // This store wrote the task last (a leg's own appends): the batch can reduce its summary.
       this.#batchedWrites++;
@@ -362,8 +358,7 @@ export class PostgresStore implements Store {
         if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
         throw error;
       }
-      // The turns' usage moves its counters in this same transaction (append routes every append
-      // that moves one here, never to the batched statement).
+      // The turns' usage moves its counters in this same transaction.
       if (movesUsage(events))
         await this.#usage.countAppend(tx.client, { taskNo: row.task_no, principal: record.principal }, events, now);
       return { stored: storedEvents(bodies, taskId, record.lastSeq, at), text, summary };
