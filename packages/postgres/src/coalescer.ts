@@ -68,18 +68,24 @@ export class Coalescer<Item> {
 
   /** Up to `maxBatch` queued items, one per key, in arrival order; the rest stay queued. */
   #take(): Item[] {
-    if (this.#key === undefined) return this.#queue.splice(0, this.#settings.maxBatch);
+    const max = this.#settings.maxBatch;
+    if (this.#key === undefined) return this.#queue.splice(0, max);
     const batch: Item[] = [];
     const keys = new Set<string>();
-    const rest: Item[] = [];
-    for (const item of this.#queue) {
+    const skipped: Item[] = [];
+    // Scan only until the batch is full: at ten thousand queued writes, scanning the whole queue
+    // for every batch of 256 was quadratic.
+    let i = 0;
+    for (; i < this.#queue.length && batch.length < max; i++) {
+      const item = this.#queue[i] as Item;
       const key = this.#key(item);
-      if (batch.length < this.#settings.maxBatch && !keys.has(key)) {
+      if (keys.has(key)) skipped.push(item);
+      else {
         keys.add(key);
         batch.push(item);
-      } else rest.push(item);
+      }
     }
-    this.#queue = rest;
+    this.#queue = skipped.length === 0 ? this.#queue.slice(i) : [...skipped, ...this.#queue.slice(i)];
     return batch;
   }
 }
