@@ -41,7 +41,7 @@ type ReadRow = { i: number; found: boolean; seq: number | null; at: string | nul
  * Split the rows of one `readEventsBatch` among its reads (row `i` belongs to `batch[i - 1]`) and
  * settle each: its events, `TaskNotFound`, or the error of a damaged row of its own.
  */
-export function splitReads(batch: readonly BatchedRead[], rows: readonly ReadRow[]): void {
+function splitReads(batch: readonly BatchedRead[], rows: readonly ReadRow[]): void {
   const events: StoredEvent[][] = batch.map(() => []);
   const failed = new Map<number, unknown>();
   for (const row of rows) {
