@@ -4,7 +4,8 @@
  * and the statement writes it only if the row is still at that seq with that summary and, given a
  * token, under that live lease — so each task's append stays conditional on its own, and one that
  * finds its row moved is left out of the batch (nothing of it written) and retried alone on the
- * locking path, which reports a `SeqConflict` or a lost lease for that task only. The batch is
+ * locking path, which reports a `SeqConflict` or a lost lease for that task only. The turns'
+ * usage counters move in the same statement, for the appends it writes only. The batch is
  * one transaction: its callers hear back once it committed, and if it fails, every caller gets
  * the retryable `StoreUnavailable`.
  */
@@ -13,6 +14,7 @@ import { type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core
 import { isUniqueViolation, toStoreError } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";
+import { addTurnUsage, turnUsageColumns, turnUsageParams } from "./usage-counters.ts";
 import { storedEvents } from "./write-events.ts";
 
 /** One caller's append, waiting for its batch. */
@@ -53,6 +55,7 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
     seqs: [] as number[],
     bodies: [] as string[],
     inputIds: [] as Array<string | null>,
+    usage: turnUsageColumns(),
   };
   const planned: Array<{
     append: BatchedAppend;
@@ -85,6 +88,7 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
       columns.bodies.push(bodies[i] as string);
       columns.inputIds.push(event.type === "human_input" ? event.inputId : null);
     });
+    addTurnUsage(columns.usage, append.taskId, append.events);
     planned.push({ append, bodies, text, summary });
   }
   const others = unplanned.map(alone);
@@ -108,6 +112,7 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
       columns.seqs,
       columns.bodies,
       columns.inputIds,
+      ...turnUsageParams(columns.usage),
     ]);
   } catch (error) {
     // A writer that does not take the row lock got there first: nothing was written; each alone.

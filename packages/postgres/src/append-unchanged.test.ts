@@ -52,28 +52,25 @@ describe.skipIf(skip)("PostgresStore appends in one round trip", () => {
     return { schema, ...(await open(schema)) };
   }
 
-  it("takes one statement and no transaction for a leg's appends after its own, but a model turn's", async () => {
+  it("takes one statement and no transaction for a leg's appends after its own, a model turn's too", async () => {
     const { store, counts } = await fresh();
     const [created] = await store.createTask({ created: make.created("alice") });
     const id = created?.taskId ?? "";
     const lease = await store.acquireLease(id, { holder: { id: "w" }, ttlMs: 60_000 });
     let seq = 1;
-    const appends = [
-      { events: [make.legStarted()], transactions: 0 },
-      // A model turn moves the principal's usage counters, which only the locking path counts, in
-      // its transaction (quotas): that append takes one, and the leg's next is one statement again.
-      { events: [make.turn(1), make.toolStarted("c1")], transactions: 1 },
-      { events: [make.toolResult("c1")], transactions: 0 },
-    ];
-    for (const { events, transactions } of appends) {
+    // A model turn moves the principal's usage counters (quotas) in the same statement.
+    const appends = [[make.legStarted()], [make.turn(1), make.toolStarted("c1")], [make.toolResult("c1")]];
+    for (const events of appends) {
       const before = { ...counts };
       const stored = await store.append(id, events, { expectedSeq: seq, leaseToken: lease.token });
       seq += events.length;
-      expect(counts.queries - before.queries).toBe(1 - transactions);
-      expect(counts.transactions - before.transactions).toBe(transactions);
+      expect(counts.queries - before.queries).toBe(1);
+      expect(counts.transactions - before.transactions).toBe(0);
       // What it returns is what a read gives back, `at` included.
       expect(stored).toEqual(await store.read(id, { afterSeq: seq - events.length }));
     }
+    const usage = await store.usage({ principal: "alice", sinceMs: 0 });
+    expect(usage.buckets.map((bucket) => bucket.turns)).toEqual([1]);
     const task = await store.getTask(id);
     expect(task).toMatchObject({ lastSeq: 5, summary: summarize(await store.read(id)) });
     expect(task.updatedAt).toBe((await store.read(id)).at(-1)?.at);

@@ -2,13 +2,15 @@
  * The one-round-trip append: a leg appends to a task whose summary it wrote itself a moment ago,
  * so it can reduce the summary without reading the row and let the database check, in the same
  * statement that writes, that nothing changed since (seq, summary text, lease). Four round trips
- * become one; when anything did change, nothing is written and the locking path takes over.
+ * become one; when anything did change, nothing is written and the locking path takes over. The
+ * turns' usage counters move in the same statement, so they count exactly the appends written.
  */
 import type { StoredEvent, TaskEvent } from "@sema-agent/core";
 import { type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";
+import { addTurnUsage, turnUsageColumns, turnUsageParams } from "./usage-counters.ts";
 import { inputIdsOf, storedEvents } from "./write-events.ts";
 
 export interface UnchangedAppend {
@@ -38,6 +40,9 @@ export async function appendIfUnchanged(
   const bodies = events.map((event) => JSON.stringify(event));
   const seqs = events.map((_, i) => expectedSeq + i + 1);
   const lastSeq = expectedSeq + events.length;
+  // The turns' usage is counted in the same statement, only if it writes.
+  const usage = turnUsageColumns();
+  addTurnUsage(usage, taskId, events);
   let rows: Array<{ at: string }>;
   try {
     rows = await db.query<{ at: string }>(sql.appendIfUnchanged, [
@@ -54,6 +59,7 @@ export async function appendIfUnchanged(
       inputIdsOf(events) ?? [],
       `${taskId}:${lastSeq}`,
       append.runnablePayload,
+      ...turnUsageParams(usage),
     ]);
   } catch (error) {
     // A writer that does not take the row lock got there first: the locking path reports it.

@@ -38,6 +38,8 @@ export interface BatchedRelease {
 /** What the lease batches need from their store. */
 export interface LeaseBatchHost {
   query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]>;
+  /** The same on the lease lane, for renewals: they must not wait behind the legs' reads and appends. */
+  renewQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]>;
   sql: Queries;
   /** The locking path for one acquisition (it throws the precise error). */
   acquireAlone(taskId: string, options: AcquireLeaseOptions): Promise<Lease>;
@@ -86,7 +88,7 @@ export function renewCoalescer(host: LeaseBatchHost, settings: GroupCommitSettin
     async (batch) => {
       let rows: Array<{ task_id: string; lease_holder: string; expires_ms: number }>;
       try {
-        rows = await host.query(host.sql.renewLeases, [
+        rows = await host.renewQuery(host.sql.renewLeases, [
           batch.map((r) => r.taskId),
           batch.map((r) => r.token),
           batch.map((r) => r.ttlMs),

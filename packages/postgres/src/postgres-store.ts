@@ -65,6 +65,14 @@ import {
 } from "./lease-batches.ts";
 import { EventListener } from "./listener.ts";
 import { type Queries, queries } from "./queries.ts";
+import {
+  type BatchedLookup,
+  type BatchedRead,
+  type ReadBatchHost,
+  readCoalescer,
+  snapshotCoalescer,
+  taskCoalescer,
+} from "./read-batches.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
@@ -87,7 +95,8 @@ export interface PostgresStoreOptions {
   /**
    * Group commit: the appends and lease changes of concurrent legs within one tick, or while
    * earlier batches are in flight, go as one statement (one transaction), each append still
-   * conditional on its own task's seq and lease (see docs/guide/stores.md). Default on
+   * conditional on its own task's seq and lease (see docs/guide/stores.md); their reads
+   * (`read`, `getTask`, `latestSnapshot`) are coalesced the same way. Default on
    * (`{ windowMs: 0, maxBatch: 256 }`); `false` sends each on its own. A bad value is a `ConfigError`.
    */
   groupCommit?: GroupCommitOptions | boolean;
@@ -111,6 +120,9 @@ export class PostgresStore implements Store {
   readonly #releases: Coalescer<BatchedRelease> | undefined;
   readonly #acquires: Coalescer<BatchedAcquire> | undefined;
   readonly #renewals: Coalescer<BatchedRenew> | undefined;
+  readonly #reads: Coalescer<BatchedRead> | undefined;
+  readonly #tasks: Coalescer<BatchedLookup<TaskRow>> | undefined;
+  readonly #snapshots: Coalescer<BatchedLookup<Snapshot | undefined>> | undefined;
   #soloWrites = 0;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
@@ -125,6 +137,7 @@ export class PostgresStore implements Store {
     this.#appends = groupCommit === undefined ? undefined : this.#appendCoalescer(groupCommit);
     const leases: LeaseBatchHost = {
       query: (text, params) => this.#query(text, params),
+      renewQuery: (text, params) => this.#db.leaseQuery(text, params),
       sql: this.#sql,
       acquireAlone: (taskId, options) => this.#acquireLocked(taskId, options),
       renewAlone: (taskId, token, ttlMs) => this.#renewLocked(taskId, token, ttlMs),
@@ -132,6 +145,11 @@ export class PostgresStore implements Store {
     this.#releases = groupCommit === undefined ? undefined : releaseCoalescer(leases, groupCommit);
     this.#acquires = groupCommit === undefined ? undefined : acquireCoalescer(leases, groupCommit);
     this.#renewals = groupCommit === undefined ? undefined : renewCoalescer(leases, groupCommit);
+    // Reads coalesce with group commit: at thousands of legs they are most of the statements.
+    const reads: ReadBatchHost = { query: (text, params) => this.#query(text, params), sql: this.#sql };
+    this.#reads = groupCommit === undefined ? undefined : readCoalescer(reads, groupCommit);
+    this.#tasks = groupCommit === undefined ? undefined : taskCoalescer(reads, groupCommit);
+    this.#snapshots = groupCommit === undefined ? undefined : snapshotCoalescer(reads, groupCommit);
   }
 
   #appendCoalescer(settings: GroupCommitSettings): Coalescer<BatchedAppend> {
@@ -270,6 +288,11 @@ export class PostgresStore implements Store {
   }
 
   async getTask(taskId: string): Promise<TaskRecord> {
+    const tasks = this.#tasks;
+    if (tasks !== undefined) {
+      await this.#open();
+      return recordOf(await new Promise<TaskRow>((resolve, reject) => tasks.add({ taskId, resolve, reject })));
+    }
     const [row] = await this.#query<TaskRow>(this.#sql.task, [taskId]);
     if (row === undefined) throw new TaskNotFoundError(taskId);
     return recordOf(row);
@@ -283,12 +306,8 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
-    // An append that moves a usage counter (a model turn) takes the locking path, which counts it
-    // in its own transaction: neither the batched statement nor the one-round-trip path counts.
-    if (movesUsage(events)) {
-      this.#soloWrites++;
-      return this.#appendLocked(taskId, events, options);
-    }
+    // An append that moves a usage counter (a model turn) counts it in the statement that writes
+    // it, on every path: batched, one round trip, or locking.
     if (this.#appends !== undefined && events.length > 0 && this.#summaries.peek(taskId) !== undefined) {
       // This store wrote the task last (a leg's own appends): the batch can reduce its summary.
       this.#batchedWrites++;
@@ -362,8 +381,7 @@ export class PostgresStore implements Store {
         if (isUniqueViolation(error)) throw new SeqConflictError(taskId, options.expectedSeq, record.lastSeq + 1);
         throw error;
       }
-      // The turns' usage moves its counters in this same transaction (append routes every append
-      // that moves one here, never to the batched statement).
+      // The turns' usage moves its counters in this same transaction.
       if (movesUsage(events))
         await this.#usage.countAppend(tx.client, { taskNo: row.task_no, principal: record.principal }, events, now);
       return { stored: storedEvents(bodies, taskId, record.lastSeq, at), text, summary };
@@ -395,6 +413,9 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
+    const reads = this.#reads;
+    if (reads !== undefined)
+      return new Promise((resolve, reject) => reads.add({ taskId, afterSeq, limit, resolve, reject }));
     const rows = await this.#query<EventRow>(this.#sql.readEvents, [taskId, afterSeq, limit]);
     // An empty result is also what an unknown task gives; only then is the extra lookup needed.
     if (rows.length === 0) await this.#requireTask(taskId);
@@ -565,6 +586,11 @@ export class PostgresStore implements Store {
   }
 
   async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
+    const snapshots = this.#snapshots;
+    if (snapshots !== undefined) {
+      await this.#open();
+      return new Promise((resolve, reject) => snapshots.add({ taskId, resolve, reject }));
+    }
     const [row] = await this.#query<SnapshotRow>(this.#sql.snapshot, [taskId]);
     if (row === undefined) throw new TaskNotFoundError(taskId);
     return snapshotOf(row);

@@ -11,6 +11,39 @@ const NOW_MS_OF = (time: string) => `floor(extract(epoch from ${time}) * 1000)::
 /** The database clock in epoch milliseconds. */
 const NOW_MS = NOW_MS_OF("clock_timestamp()");
 
+/** ISO text of a timestamp (as `Date#toISOString` writes it), and of the start of its hour (a usage bucket). */
+const ISO_OF = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const HOUR_OF = (time: string) =>
+  `to_char(date_trunc('hour', ${time} AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * Quotas' usage counters moved in the statement that writes the turns (so an append that moves
+ * usage still takes one round trip, and counts only if it was written): `head` holds the rows
+ * written (task_no, task_id, principal, hour), `$task`, `$model` … the per-turn arrays (task id;
+ * the turn's model, or null for the task's own, read from its `task_created`). Grouped per
+ * counter row, because ON CONFLICT may meet each row once, and in key order, so concurrent batches
+ * take the counters' row locks in one order and never deadlock.
+ */
+const countUsage = (s: string, p: { task: string; model: string; i: string; c: string; o: string; t: string }) => `
+      usage AS (
+        INSERT INTO ${s}.usage_counters (principal, hour, model, input_tokens, cached_input_tokens, output_tokens, turns)
+        SELECT x.principal, x.hour, x.model, sum(x.i)::bigint, sum(x.c)::bigint, sum(x.o)::bigint, sum(x.t)::integer
+        FROM (
+          SELECT head.principal, head.hour, u.i, u.c, u.o, u.t,
+            coalesce(u.model, (SELECT e.body::jsonb ->> 'model' FROM ${s}.events e
+              WHERE e.task_no = head.task_no AND e.seq = 1), '') AS model
+          FROM head JOIN unnest(${p.task}::text[], ${p.model}::text[], ${p.i}::bigint[], ${p.c}::bigint[],
+            ${p.o}::bigint[], ${p.t}::integer[]) AS u (task_id, model, i, c, o, t) ON u.task_id = head.task_id
+        ) AS x
+        GROUP BY x.principal, x.hour, x.model
+        ORDER BY x.principal, x.hour, x.model
+        ON CONFLICT (principal, hour, model) DO UPDATE SET
+          input_tokens = usage_counters.input_tokens + excluded.input_tokens,
+          cached_input_tokens = usage_counters.cached_input_tokens + excluded.cached_input_tokens,
+          output_tokens = usage_counters.output_tokens + excluded.output_tokens,
+          turns = usage_counters.turns + excluded.turns
+      )`;
+
 export function queries(s: string) {
   /** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
   const list = (status: boolean, cursor: boolean) => `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
@@ -77,17 +110,18 @@ export function queries(s: string) {
      * An append in one statement (one round trip, its own transaction), when the caller knows the
      * task's summary text ($3): the row is updated only if it is still at seq $2 with that summary
      * and, given a token ($4), under that live lease. No row back: nothing was written, and the
-     * locking path decides (and reports why). $12, $13: the notification payloads.
+     * locking path decides (and reports why). $12, $13: the notification payloads; $14 … $19 the
+     * turns' usage (see `countUsage`), counted in the same statement.
      */
     appendIfUnchanged: `WITH clock AS (
-        SELECT t AS now, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+        SELECT t AS now, ${ISO_OF("t")} AS at, ${HOUR_OF("t")} AS hour
         FROM (SELECT clock_timestamp() AS t) AS c
       ), head AS (
         UPDATE ${s}.tasks SET last_seq = $5, updated_at = clock.at, summary = $6, status = $7, wants_worker = $8
         FROM clock
         WHERE task_id = $1 AND last_seq = $2 AND summary = $3
           AND ($4::text IS NULL OR (lease_token = $4 AND lease_expires_at > clock.now))
-        RETURNING task_no, clock.at, lease_expires_at > clock.now AS leased
+        RETURNING task_no, task_id, principal, clock.at, clock.hour, lease_expires_at > clock.now AS leased
       ), ins AS (
         INSERT INTO ${s}.events (task_no, seq, at, body)
         SELECT head.task_no, u.seq, head.at, u.body FROM head, unnest($9::integer[], $10::text[]) AS u (seq, body)
@@ -95,7 +129,7 @@ export function queries(s: string) {
         INSERT INTO ${s}.inputs (task_no, input_id, seq)
         SELECT head.task_no, u.input_id, u.seq FROM head, unnest($9::integer[], $11::text[]) AS u (seq, input_id)
         WHERE u.input_id IS NOT NULL ON CONFLICT DO NOTHING
-      )
+      ),${countUsage(s, { task: "$14", model: "$15", i: "$16", c: "$17", o: "$18", t: "$19" })}
       SELECT head.at, pg_notify('sema_events', $12),
         CASE WHEN $8 AND head.leased IS NOT TRUE THEN pg_notify('sema_runnable', $13) END
       FROM head`,
@@ -104,12 +138,13 @@ export function queries(s: string) {
      * for a batch, one append per task). $1 … $9 are per append (task id, expected seq, the
      * summary text it was reduced from, lease token or null, new last seq, new summary, status,
      * wants a worker, the runnable payload); $10 … $13 per event (task id, seq, body, input id or
-     * null). The rows are locked in task-id order first, so two batches never deadlock. A task
+     * null); $14 … $19 per model turn, its usage (see `countUsage`), counted for the tasks
+     * written. The rows are locked in task-id order first, so two batches never deadlock. A task
      * whose row moved is left out of the result, with nothing of it written: the locking path
      * decides (and reports why).
      */
     appendBatch: `WITH clock AS (
-        SELECT t AS now, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+        SELECT t AS now, ${ISO_OF("t")} AS at, ${HOUR_OF("t")} AS hour
         FROM (SELECT clock_timestamp() AS t) AS c
       ), b AS (
         SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::integer[], $6::text[],
@@ -124,8 +159,8 @@ export function queries(s: string) {
         WHERE t.task_no = locked.task_no AND t.task_id = b.task_id AND t.last_seq = b.expected
           AND t.summary = b.known
           AND (b.token IS NULL OR (t.lease_token = b.token AND t.lease_expires_at > clock.now))
-        RETURNING t.task_no, t.task_id, clock.at, t.lease_expires_at > clock.now AS leased, b.last_seq, b.wants,
-          b.runnable
+        RETURNING t.task_no, t.task_id, t.principal, clock.at, clock.hour, t.lease_expires_at > clock.now AS leased,
+          b.last_seq, b.wants, b.runnable
       ), ev AS (
         SELECT * FROM unnest($10::text[], $11::integer[], $12::text[], $13::text[]) AS e (task_id, seq, body, input_id)
       ), ins AS (
@@ -135,7 +170,7 @@ export function queries(s: string) {
         INSERT INTO ${s}.inputs (task_no, input_id, seq)
         SELECT head.task_no, ev.input_id, ev.seq FROM head JOIN ev ON ev.task_id = head.task_id
         WHERE ev.input_id IS NOT NULL ON CONFLICT DO NOTHING
-      )
+      ),${countUsage(s, { task: "$14", model: "$15", i: "$16", c: "$17", o: "$18", t: "$19" })}
       SELECT head.task_id, head.at, pg_notify('sema_events', head.task_id || ':' || head.last_seq),
         CASE WHEN head.wants AND head.leased IS NOT TRUE THEN pg_notify('sema_runnable', head.runnable) END
       FROM head`,
@@ -190,6 +225,26 @@ export function queries(s: string) {
       JOIN ${s}.events e ON e.task_no = i.task_no AND e.seq = i.seq WHERE t.task_id = $1 AND i.input_id = $2`,
     readEvents: `SELECT e.seq, e.at, e.body FROM ${s}.tasks t JOIN ${s}.events e ON e.task_no = t.task_no
       WHERE t.task_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
+    /**
+     * Coalesced reads: many `read(taskId, { afterSeq, limit })` in one statement. $1 task ids, $2
+     * afterSeqs, $3 limits (null: none), one per read (a task may appear more than once); each
+     * read's events come back under its position `i` (1-based) in seq order, at most its limit.
+     * A read of an unknown task gives one row with `found` false; of a task with nothing after
+     * its seq, one row with a null seq.
+     */
+    readEventsBatch: `SELECT r.i::integer AS i, t.task_no IS NOT NULL AS found, e.seq, e.at, e.body
+      FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS r (task_id, after_seq, lim, i)
+      LEFT JOIN ${s}.tasks t ON t.task_id = r.task_id
+      LEFT JOIN LATERAL (
+        SELECT ev.seq, ev.at, ev.body FROM ${s}.events ev
+        WHERE ev.task_no = t.task_no AND ev.seq > r.after_seq ORDER BY ev.seq LIMIT r.lim
+      ) AS e ON true
+      ORDER BY r.i, e.seq`,
+    /** Coalesced `getTask`: the rows of the task ids $1 (an unknown one is simply absent). */
+    tasksBatch: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = ANY($1::text[])`,
+    /** Coalesced `latestSnapshot`: per task id of $1 found, its snapshot columns (null without one). */
+    snapshotsBatch: `SELECT t.task_id, s.seq, s.v, s.state FROM ${s}.tasks t LEFT JOIN ${s}.snapshots s
+      ON s.task_no = t.task_no WHERE t.task_id = ANY($1::text[])`,
     setLease: `UPDATE ${s}.tasks SET lease_token = $2, lease_holder = $3, lease_expires_at = $4 WHERE task_no = $1`,
     releaseLease: `UPDATE ${s}.tasks SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
       WHERE task_id = $1 AND lease_token = $2 RETURNING wants_worker`,

@@ -1,7 +1,8 @@
 /**
  * The store's hold on its database: the pool (its own or the caller's), the schema migration
- * every call waits for, and the two ways to run statements — one query, or a transaction on one
- * client that any failure rolls back. Failures come out as the port's typed errors.
+ * every call waits for, and the ways to run statements — one query, one query on the lease lane,
+ * or a transaction on one client that any failure rolls back. Failures come out as the port's
+ * typed errors.
  */
 import { StoreUnavailableError } from "@sema-agent/core/protocol";
 import pg from "pg";
@@ -11,12 +12,21 @@ import { migrate } from "./schema.ts";
 
 const noop = () => undefined;
 
+/**
+ * Connections reserved for lease renewals when the store makes its own pool: at ten thousand
+ * legs, thousands of reads and appends queue for the main pool, and a renewal waiting behind them
+ * would come after its lease expired. Two, so one slow renewal batch does not hold up the next.
+ */
+const LEASE_CONNECTIONS = 2;
+
 /** A client inside a transaction, with the store's statements. */
 export type Tx = { client: pg.PoolClient; sql: Queries };
 
 export class Database {
   readonly pool: pg.Pool;
   readonly #ownsPool: boolean;
+  /** The lease lane: a pool of its own beside the store's, or the caller's pool when it gave one. */
+  readonly #leasePool: pg.Pool;
   readonly #schema: string;
   readonly #sql: Queries;
   readonly ready: Promise<void>;
@@ -28,14 +38,20 @@ export class Database {
     if (options.pool !== undefined) {
       this.pool = options.pool;
       this.#ownsPool = false;
+      // The caller sized its pool; taking more connections from its server is not ours to decide.
+      this.#leasePool = options.pool;
     } else if (options.connectionString !== undefined) {
       this.pool = new pg.Pool({ connectionString: options.connectionString });
+      this.#leasePool = new pg.Pool({ connectionString: options.connectionString, max: LEASE_CONNECTIONS });
       this.#ownsPool = true;
     } else {
       throw new StoreUnavailableError("PostgresStore needs a connectionString or a pool");
     }
     // An idle client that loses its connection emits here; without a listener it would crash the process.
-    if (this.#ownsPool) this.pool.on("error", noop);
+    if (this.#ownsPool) {
+      this.pool.on("error", noop);
+      this.#leasePool.on("error", noop);
+    }
     this.ready = this.#migrate();
     // Failures surface through ready and every call; this only keeps them from being unhandled.
     this.ready.catch(noop);
@@ -67,9 +83,18 @@ export class Database {
   }
 
   async query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    return this.#run(this.pool, text, params);
+  }
+
+  /** A query on the lease lane, which no read or append queues on (with the store's own pool). */
+  async leaseQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    return this.#run(this.#leasePool, text, params);
+  }
+
+  async #run<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, params: unknown[]): Promise<R[]> {
     await this.open();
     try {
-      return (await this.pool.query<R>(text, params)).rows;
+      return (await pool.query<R>(text, params)).rows;
     } catch (error) {
       throw toStoreError(error, "query");
     }
@@ -112,6 +137,6 @@ export class Database {
     this.#closed = true;
     await this.ready.catch(noop);
     await beforeEnd();
-    if (this.#ownsPool) await this.pool.end().catch(noop);
+    if (this.#ownsPool) await Promise.all([this.pool.end().catch(noop), this.#leasePool.end().catch(noop)]);
   }
 }

@@ -25,6 +25,42 @@ interface BucketRow {
   turns: number;
 }
 
+/**
+ * The turns' usage as the append statements count it in the same statement (`countUsage` in
+ * queries.ts): one entry per `model_turn`, its task, its model (null: the task's own) and tokens.
+ */
+export interface TurnUsageColumns {
+  tasks: string[];
+  models: Array<string | null>;
+  input: number[];
+  cached: number[];
+  output: number[];
+  turns: number[];
+}
+
+/** Empty columns, to fill with {@link addTurnUsage}. */
+export function turnUsageColumns(): TurnUsageColumns {
+  return { tasks: [], models: [], input: [], cached: [], output: [], turns: [] };
+}
+
+/** Add the `model_turn` events of one append to `taskId` into `columns`. */
+export function addTurnUsage(columns: TurnUsageColumns, taskId: string, events: readonly TaskEvent[]): void {
+  for (const event of events) {
+    if (event.type !== "model_turn") continue;
+    columns.tasks.push(taskId);
+    columns.models.push(event.model ?? null);
+    columns.input.push(event.usage.inputTokens);
+    columns.cached.push(event.usage.cachedInputTokens ?? 0);
+    columns.output.push(event.usage.outputTokens);
+    columns.turns.push(1);
+  }
+}
+
+/** The columns as the statements' parameters $14 … $19, in order. */
+export function turnUsageParams(columns: TurnUsageColumns): unknown[] {
+  return [columns.tasks, columns.models, columns.input, columns.cached, columns.output, columns.turns];
+}
+
 /** The counters' statements, with the (quoted) schema filled in. */
 export class UsageCounters {
   readonly #add: string;
@@ -34,10 +70,12 @@ export class UsageCounters {
   readonly #lock: string;
 
   constructor(s: string) {
-    // One row per model of the append (usageDeltas merges them), so ON CONFLICT meets each once.
+    // One row per model of the append (usageDeltas merges them), so ON CONFLICT meets each once;
+    // in model order, as the batched statements take them, so the two never deadlock.
     this.#add = `INSERT INTO ${s}.usage_counters (principal, hour, model, input_tokens, cached_input_tokens, output_tokens, turns)
       SELECT $1, $2, u.model, u.i, u.c, u.o, u.t
       FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::integer[]) AS u (model, i, c, o, t)
+      ORDER BY u.model
       ON CONFLICT (principal, hour, model) DO UPDATE SET
         input_tokens = usage_counters.input_tokens + excluded.input_tokens,
         cached_input_tokens = usage_counters.cached_input_tokens + excluded.cached_input_tokens,
