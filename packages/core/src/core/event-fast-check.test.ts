@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { taskEventSchema } from "../protocol/task-event.ts";
+import { legEndReasonSchema, taskEventSchema } from "../protocol/task-event.ts";
 import { FAST_CHECKED_TYPES, isSurelyValidEvent } from "./event-fast-check.ts";
 import { validateEvents } from "./event-validation.ts";
 
@@ -59,7 +59,69 @@ const toolResult = fc.record(
   { requiredKeys: ["type", "v", "callId", "name", "status", "content"] },
 );
 
-const validEvent = fc.oneof(modelTurn, toolCallStarted, toolResult) as fc.Arbitrary<Record<string, unknown>>;
+const legStarted = fc.record(
+  {
+    type: fc.constant("leg_started"),
+    v: fc.constant(1),
+    legId: id,
+    trigger: fc.constantFrom("start", "resume", "wake", "recover"),
+    holder: fc.record({ id, host: anyText, pid: count, space: id }, { requiredKeys: ["id"] }),
+  },
+  { requiredKeys: ["type", "v", "legId", "trigger"] },
+);
+
+const legEnded = fc.record(
+  {
+    type: fc.constant("leg_ended"),
+    v: fc.constant(1),
+    legId: id,
+    reason: fc.constantFrom(...legEndReasonSchema.options),
+    detail: anyText,
+  },
+  { requiredKeys: ["type", "v", "legId", "reason"] },
+);
+
+const humanInput = fc.record(
+  {
+    type: fc.constant("human_input"),
+    v: fc.constant(1),
+    inputId: id,
+    carrier: id,
+    source: fc.constantFrom("user", "operator", "supervisor", "external", "system"),
+    delivery: fc.constantFrom("received", "parked", "applied", "dropped"),
+    sessionSeq: count,
+    text: anyText,
+    actor: fc.record({ id: anyText, verified: fc.boolean(), issuer: anyText }, { requiredKeys: ["id", "verified"] }),
+    issuer: anyText,
+    principal: anyText,
+    entryId: anyText,
+    legId: anyText,
+    policy: fc.constantFrom("steer", "queue", "interrupt", "reject"),
+    reason: anyText,
+  },
+  { requiredKeys: ["type", "v", "inputId", "carrier", "source", "delivery", "sessionSeq"] },
+);
+
+const userMessage = fc.record({
+  type: fc.constant("user_message"),
+  v: fc.constant(1),
+  entryId: id,
+  content: anyText,
+  inputIds: fc.array(id, { maxLength: 3 }),
+});
+
+const taskCompleted = fc.record({ type: fc.constant("task_completed"), v: fc.constant(1), result: anyText });
+
+const validEvent = fc.oneof(
+  modelTurn,
+  toolCallStarted,
+  toolResult,
+  legStarted,
+  legEnded,
+  humanInput,
+  userMessage,
+  taskCompleted,
+) as fc.Arbitrary<Record<string, unknown>>;
 
 /** Values near the edges of what the schemas accept, and anything at all. */
 const edgeValue = fc.oneof(
@@ -99,10 +161,12 @@ function mutate(event: Record<string, unknown>, change: Mutation): unknown {
       copy[change.key] = change.value;
       return copy;
     case "nested": {
-      // Reach into usage or the first tool call, where the nested strict objects are.
-      const inner = (copy.usage ?? (copy.toolCalls as unknown[] | undefined)?.[0]) as
-        | Record<string, unknown>
-        | undefined;
+      // Reach into the nested strict objects: usage, the first tool call, a holder, an actor.
+      const inner = (copy.usage ??
+        (copy.toolCalls as unknown[] | undefined)?.[0] ??
+        copy.holder ??
+        copy.actor ??
+        (copy.inputIds as unknown[] | undefined)) as Record<string, unknown> | undefined;
       if (typeof inner !== "object" || inner === null) return copy;
       const innerKeys = Object.keys(inner);
       inner[innerKeys[change.pick % innerKeys.length] as string] = change.value;
@@ -117,7 +181,16 @@ function mutate(event: Record<string, unknown>, change: Mutation): unknown {
 
 describe("the fast event check", () => {
   it("covers the events of every model turn", () => {
-    expect([...FAST_CHECKED_TYPES].sort()).toEqual(["model_turn", "tool_call_started", "tool_result"]);
+    expect([...FAST_CHECKED_TYPES].sort()).toEqual([
+      "human_input",
+      "leg_ended",
+      "leg_started",
+      "model_turn",
+      "task_completed",
+      "tool_call_started",
+      "tool_result",
+      "user_message",
+    ]);
   });
 
   it("says yes to every valid event of the covered types (so the fast path is really taken)", () => {
