@@ -61,6 +61,8 @@ export interface WorkerReport {
   claims: { rounds: number; tasks: number; ms: number; lastEndMs: number };
   /** Legs still running when the pool's stop deadline passed. */
   abandoned: number;
+  /** Queries waiting for a connection of the store's pool, sampled every 50 ms: mean and max. */
+  poolQueue: { mean: number; max: number };
 }
 
 /** Milliseconds since the epoch, sub-ms: comparable between processes on this machine. */

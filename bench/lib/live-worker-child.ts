@@ -117,6 +117,9 @@ const agents = createAgentRegistry(
 const lag = monitorEventLoopDelay({ resolution: 1 });
 let pool: WorkerPool | undefined;
 let before = { commits: 0, writes: 0 };
+// The pool's queue (queries waiting for one of its 10 connections), every 50 ms from go to done.
+const queue = { samples: 0, sum: 0, max: 0 };
+let poolSampler: ReturnType<typeof setInterval> | undefined;
 
 const lines = createInterface({ input: process.stdin });
 lines.on("line", (line) => {
@@ -124,6 +127,11 @@ lines.on("line", (line) => {
     before = base.writeStats;
     lag.enable();
     goAt = epochNow();
+    poolSampler = setInterval(() => {
+      queue.samples++;
+      queue.sum += base.pool.waitingCount;
+      queue.max = Math.max(queue.max, base.pool.waitingCount);
+    }, 50);
     pool = startWorkers({
       store,
       agents,
@@ -136,6 +144,7 @@ lines.on("line", (line) => {
   } else if (line === "done" && pool !== undefined) {
     loadDone = true;
     lag.disable();
+    clearInterval(poolSampler);
     const after = base.writeStats;
     const running = pool;
     lines.close();
@@ -155,6 +164,7 @@ lines.on("line", (line) => {
         steersApplied,
         claims,
         abandoned: stopped.abandoned.length,
+        poolQueue: { mean: queue.sum / Math.max(1, queue.samples), max: queue.max },
       };
       process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(report)}\n`);
       await base.close();

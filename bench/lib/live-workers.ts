@@ -210,6 +210,18 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
         { subject: each, metric: "event-loop lag p99", unit: "ms", samples: [report.lagP99Ms] },
         { subject: each, metric: "event-loop lag max", unit: "ms", samples: [report.lagMaxMs] },
         { subject: each, metric: "peak RSS", unit: "MiB", samples: [report.rssMiB] },
+        {
+          subject: each,
+          metric: "queries waiting for a connection, mean",
+          unit: "queries",
+          samples: [report.poolQueue.mean],
+        },
+        {
+          subject: each,
+          metric: "queries waiting for a connection, max",
+          unit: "queries",
+          samples: [report.poolQueue.max],
+        },
         { subject: each, metric: "claim rounds", unit: "rounds", samples: [report.claims.rounds] },
         { subject: each, metric: "time in claimRunnable", unit: "ms", samples: [report.claims.ms] },
         {
