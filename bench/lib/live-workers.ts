@@ -34,6 +34,11 @@ import type { ResultRow } from "./table.ts";
 const WORKERS = 3;
 /** Slots beyond an even share, so a worker that starts claiming first is not capped below it. */
 const SLACK = 64;
+/**
+ * A diagnostic, not part of the figures: `SEMA_LIVE_PRINCIPALS=100` spreads the load tasks over
+ * that many principals (default 1, `local`), so they do not all count usage on one row.
+ */
+const PRINCIPALS = Math.max(1, Number(process.env.SEMA_LIVE_PRINCIPALS ?? 1));
 /** The run stops if no load task ended for this long (a lost lease is retried only after 30 s). */
 const STALL_MS = 90_000;
 
@@ -56,7 +61,7 @@ function startWorker(args: readonly string[], onCompleted: (count: number, at: n
   let fail: (error: Error) => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
     markReady = resolve;
-    proc.once("exit", (code) => reject(new Error(`worker ${proc.pid} exited ${code} before it was ready`)));
+    proc.once("close", (code) => reject(new Error(`worker ${proc.pid} exited ${code} before it was ready`)));
   });
   const report = new Promise<WorkerReport>((resolve, reject) => {
     deliver = resolve;
@@ -81,7 +86,8 @@ function startWorker(args: readonly string[], onCompleted: (count: number, at: n
       newline = buffered.indexOf("\n");
     }
   });
-  proc.once("exit", (code) => fail(new Error(`worker ${proc.pid} exited ${code} without a report`)));
+  // "close", not "exit": the report line may still be in the pipe when the process has exited.
+  proc.once("close", (code) => fail(new Error(`worker ${proc.pid} exited ${code} without a report`)));
   return { proc, ready, report, send: (line) => proc.stdin?.write(`${line}\n`) };
 }
 
@@ -95,7 +101,11 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
     const steerTask = await startTask(store, { objective: "Take steers", agent: "steer" });
     for (let i = 0; i < n; i += 100) {
       const chunk = Array.from({ length: Math.min(100, n - i) }, (_, j) => `Live task ${i + j}`);
-      await Promise.all(chunk.map((objective) => startTask(store, { objective })));
+      await Promise.all(
+        chunk.map((objective, j) =>
+          startTask(store, PRINCIPALS === 1 ? { objective } : { objective, principal: `p${(i + j) % PRINCIPALS}` }),
+        ),
+      );
     }
     let completed = 0;
     let lastCompletedAt = 0;
@@ -138,8 +148,11 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
       }
     })();
     // A stalled run (legs lost, retried only when their leases expire) ends after STALL_MS without progress.
+    let checks = 0;
     const stallCheck = setInterval(() => {
       if (epochNow() - progressAt > STALL_MS) allDone();
+      // A long run says how far it is every 10 s.
+      if (++checks % 10 === 0) console.error(`live: ${name}, N = ${n}: ${completed} tasks completed after ${checks} s`);
     }, 1000);
     await finished;
     clearInterval(stallCheck);
@@ -167,7 +180,7 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
         return at === undefined ? [] : [Math.max(0, at - sent)];
       })
       .sort((a, b) => a - b);
-    const label = `${name}, N = ${n}`;
+    const label = `${name}${PRINCIPALS === 1 ? "" : `, ${PRINCIPALS} principals`}, N = ${n}`;
     const worst = (pick: (report: WorkerReport) => number) => Math.max(...reports.map(pick));
     const tenThousand = n >= 10_000;
     const rows: ResultRow[] = [
