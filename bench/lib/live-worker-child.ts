@@ -33,6 +33,8 @@ const { values } = parseArgs({
 const schema = values.schema ?? "";
 const steerTask = values["steer-task"] ?? "";
 const concurrency = Number(values.concurrency);
+const LEASE_TTL_MS =
+  process.env.SEMA_LIVE_LEASE_TTL_MS === undefined ? undefined : Number(process.env.SEMA_LIVE_LEASE_TTL_MS);
 
 const base = await PostgresStore.open({
   connectionString: POSTGRES_URL,
@@ -136,6 +138,8 @@ lines.on("line", (line) => {
       store,
       agents,
       concurrency,
+      // A diagnostic (see live-workers.ts): `sema worker --lease-ttl`.
+      ...(LEASE_TTL_MS === undefined ? {} : { leaseTtlMs: LEASE_TTL_MS }),
       onError: (error) => {
         const code = String((error as { code?: unknown }).code ?? (error as Error).name ?? "error");
         failures[code] = (failures[code] ?? 0) + 1;

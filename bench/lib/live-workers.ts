@@ -36,7 +36,8 @@ const WORKERS = 3;
 const SLACK = 64;
 /**
  * A diagnostic, not part of the figures: `SEMA_LIVE_PRINCIPALS=100` spreads the load tasks over
- * that many principals (default 1, `local`), so they do not all count usage on one row.
+ * that many principals (default 1, `local`), so they do not all count usage on one row;
+ * `SEMA_LIVE_LEASE_TTL_MS=120000` gives the workers' legs that lease instead of the default 30 s.
  */
 const PRINCIPALS = Math.max(1, Number(process.env.SEMA_LIVE_PRINCIPALS ?? 1));
 /** The run stops if no load task ended for this long (a lost lease is retried only after 30 s). */
@@ -180,7 +181,8 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
         return at === undefined ? [] : [Math.max(0, at - sent)];
       })
       .sort((a, b) => a - b);
-    const label = `${name}${PRINCIPALS === 1 ? "" : `, ${PRINCIPALS} principals`}, N = ${n}`;
+    const ttl = process.env.SEMA_LIVE_LEASE_TTL_MS;
+    const label = `${name}${PRINCIPALS === 1 ? "" : `, ${PRINCIPALS} principals`}${ttl === undefined ? "" : `, lease ${ttl} ms`}, N = ${n}`;
     const worst = (pick: (report: WorkerReport) => number) => Math.max(...reports.map(pick));
     const tenThousand = n >= 10_000;
     const rows: ResultRow[] = [
