@@ -170,7 +170,11 @@ lines.on("line", (line) => {
         abandoned: stopped.abandoned.length,
         poolQueue: { mean: queue.sum / Math.max(1, queue.samples), max: queue.max },
       };
-      process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(report)}\n`);
+      // Written out before the exit: a report over the pipe's 64 KiB (a steer's time per entry)
+      // was cut short by exiting right after the write.
+      await new Promise<void>((resolve) =>
+        process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(report)}\n`, () => resolve()),
+      );
       await base.close();
       // Nothing is left to do: end now rather than when stdin's pipe closes.
       process.exit(0);
