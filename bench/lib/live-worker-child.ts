@@ -19,6 +19,7 @@ import type { Store, TaskEvent } from "@sema-agent/core";
 import { lookupTool } from "@sema-agent/core/testing";
 import { PostgresStore } from "@sema-agent/postgres";
 import { createAgentRegistry, startWorkers, type WorkerPool } from "@sema-agent/worker";
+import pg from "pg";
 import { RESULT_PREFIX } from "./child.ts";
 import { epochNow, loadModel, POSTGRES_URL, steerModel, type WorkerReport } from "./live-tasks.ts";
 
@@ -36,14 +37,18 @@ const concurrency = Number(values.concurrency);
 const LEASE_TTL_MS =
   process.env.SEMA_LIVE_LEASE_TTL_MS === undefined ? undefined : Number(process.env.SEMA_LIVE_LEASE_TTL_MS);
 
+// A diagnostic (see live-workers.ts): a pool of this many connections, owned here, instead of the store's own 10.
+const POOL_MAX = process.env.SEMA_LIVE_POOL_MAX === undefined ? undefined : Number(process.env.SEMA_LIVE_POOL_MAX);
+const ownPool = POOL_MAX === undefined ? undefined : new pg.Pool({ connectionString: POSTGRES_URL, max: POOL_MAX });
+ownPool?.on("error", () => undefined);
 const base = await PostgresStore.open({
-  connectionString: POSTGRES_URL,
+  ...(ownPool === undefined ? { connectionString: POSTGRES_URL } : { pool: ownPool }),
   schema,
   groupCommit: values["group-commit"] !== "off",
 });
-// Connection setup is not timed: LISTEN now, and every connection of the pool (10, pg's default) made.
+// Connection setup is not timed: LISTEN now, and every connection of the pool made (pg's default is 10).
 await base.listening();
-await Promise.all(Array.from({ length: 10 }, () => base.pool.query("SELECT 1")));
+await Promise.all(Array.from({ length: POOL_MAX ?? 10 }, () => base.pool.query("SELECT 1")));
 
 let goAt = 0;
 let completed = 0;
@@ -176,6 +181,7 @@ lines.on("line", (line) => {
         process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(report)}\n`, () => resolve()),
       );
       await base.close();
+      await ownPool?.end();
       // Nothing is left to do: end now rather than when stdin's pipe closes.
       process.exit(0);
     })();

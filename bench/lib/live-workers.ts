@@ -37,7 +37,8 @@ const SLACK = 64;
 /**
  * A diagnostic, not part of the figures: `SEMA_LIVE_PRINCIPALS=100` spreads the load tasks over
  * that many principals (default 1, `local`), so they do not all count usage on one row;
- * `SEMA_LIVE_LEASE_TTL_MS=120000` gives the workers' legs that lease instead of the default 30 s.
+ * `SEMA_LIVE_LEASE_TTL_MS=120000` gives the workers' legs that lease instead of the default 30 s;
+ * `SEMA_LIVE_POOL_MAX=25` gives each worker's store a pool of that many connections instead of 10.
  */
 const PRINCIPALS = Math.max(1, Number(process.env.SEMA_LIVE_PRINCIPALS ?? 1));
 /** The run stops if no load task ended for this long (a lost lease is retried only after 30 s). */
@@ -181,8 +182,8 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
         return at === undefined ? [] : [Math.max(0, at - sent)];
       })
       .sort((a, b) => a - b);
-    const ttl = process.env.SEMA_LIVE_LEASE_TTL_MS;
-    const label = `${name}${PRINCIPALS === 1 ? "" : `, ${PRINCIPALS} principals`}${ttl === undefined ? "" : `, lease ${ttl} ms`}, N = ${n}`;
+    const { SEMA_LIVE_LEASE_TTL_MS: ttl, SEMA_LIVE_POOL_MAX: poolMax } = process.env;
+    const label = `${name}${PRINCIPALS === 1 ? "" : `, ${PRINCIPALS} principals`}${ttl === undefined ? "" : `, lease ${ttl} ms`}${poolMax === undefined ? "" : `, pools of ${poolMax}`}, N = ${n}`;
     const worst = (pick: (report: WorkerReport) => number) => Math.max(...reports.map(pick));
     const tenThousand = n >= 10_000;
     const rows: ResultRow[] = [
