@@ -7,7 +7,6 @@
  * batch (SQLite), and the steer latency of one extra task during the load: a steer every 100 ms,
  * from `sendInput` resolving (appended) to the leg's append that applies it committing.
  *
- *
  * `postgres-3w` (and `postgres-3w-off`, without group commit): the same load on PostgreSQL run by 3
  * worker processes, each a `startWorkers` pool as `sema worker` runs it (lib/live-workers.ts).
  *
