@@ -7,20 +7,23 @@
  * batch (SQLite), and the steer latency of one extra task during the load: a steer every 100 ms,
  * from `sendInput` resolving (appended) to the leg's append that applies it committing.
  *
+ * `postgres-3w` (and `postgres-3w-off`, without group commit): the same load on PostgreSQL run by 3
+ * worker processes, each a `startWorkers` pool as `sema worker` runs it (lib/live-workers.ts).
+ *
  *   npm run bench:live                                         # N = 1,000 and 10,000, every store
  *   npm run live -w @sema-agent/bench -- --n 10000 --store sqlite,sqlite-off
+ *   npm run live -w @sema-agent/bench -- --n 1000,10000 --store postgres@1000,postgres-3w   # a store@N at that N only
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MemoryStore, runLeg, type Store, sendInput, startTask } from "@sema-agent/core";
-import { lookupTool, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
+import { lookupTool } from "@sema-agent/core/testing";
 import { PostgresStore } from "@sema-agent/postgres";
 import { SqliteStore } from "@sema-agent/sqlite";
-import pg from "pg";
 import {
   describeMachine,
   formatMachine,
@@ -29,18 +32,23 @@ import {
   reportToParent,
   runInChild,
 } from "./lib/index.ts";
-
-const POSTGRES_URL = process.env.SEMA_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const MODEL_MS = 1000;
-const TURNS = 3;
-const STEER_EVERY_MS = 100;
-/** The steer task's model steps: short, so a steer waits for a step boundary, not a 1 s turn. */
-const STEER_STEP_MS = 20;
+import {
+  dropSchema,
+  liveSchema,
+  loadModel,
+  MODEL_MS,
+  POSTGRES_URL,
+  percentileMs,
+  STEER_EVERY_MS,
+  steerModel,
+  TURNS,
+} from "./lib/live-tasks.ts";
+import { runWithWorkers } from "./lib/live-workers.ts";
 
 const { values } = parseArgs({
   options: {
     n: { type: "string", default: "1000,10000" },
-    store: { type: "string", default: "memory,sqlite-off,sqlite,postgres-off,postgres" },
+    store: { type: "string", default: "memory,sqlite-off,sqlite,postgres-off,postgres,postgres-3w" },
     child: { type: "string" },
   },
 });
@@ -81,33 +89,23 @@ const SUBJECTS: Record<string, Subject> = {
   },
 };
 
+/** The load on PostgreSQL by 3 worker processes (lib/live-workers.ts): group commit on or off. */
+const WORKER_SUBJECTS: Record<string, { name: string; groupCommit: boolean }> = {
+  "postgres-3w-off": { name: "PostgresStore, 3 worker processes, group commit off", groupCommit: false },
+  "postgres-3w": { name: "PostgresStore, 3 worker processes, group commit on", groupCommit: true },
+};
+
 /** The schema is named after the temp dir, so each run has its own (dropped after). */
 async function openPostgres(dir: string, groupCommit: boolean): Promise<Store> {
-  const schema = `bench_live_${dir
-    .slice(-6)
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, "_")}`;
-  return PostgresStore.open({ connectionString: POSTGRES_URL, schema, groupCommit });
+  return PostgresStore.open({ connectionString: POSTGRES_URL, schema: liveSchema(dir), groupCommit });
 }
 
 async function dropPostgres(store: Store): Promise<void> {
   if (!(store instanceof PostgresStore)) return;
   const schema = store.schema;
   await store.close();
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
+  await dropSchema(schema);
 }
-
-const turns: ScriptedTurn[] = Array.from({ length: TURNS }, (_, i) =>
-  i === TURNS - 1
-    ? { text: "Done.", delayMs: MODEL_MS }
-    : { text: "Checking.", toolCalls: [{ name: "lookup", input: { key: `k${i}` } }], delayMs: MODEL_MS },
-);
-
-const percentileMs = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /** The steer task: short steps until `done()`, recording when each steer's application committed. */
 function steerHarness(store: Store, done: () => boolean) {
@@ -127,21 +125,18 @@ function steerHarness(store: Store, done: () => boolean) {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const step = (): ScriptedTurn =>
-    done()
-      ? { text: "Steered.", delayMs: STEER_STEP_MS }
-      : { toolCalls: [{ name: "lookup", input: { key: "s" } }], delayMs: STEER_STEP_MS };
-  const model = new ScriptedModel(
-    Array.from({ length: 100_000 }, () => step),
-    { mode: "by-transcript", recordRequests: false },
-  );
-  return { watched, model, appliedAt };
+  return { watched, model: steerModel(done), appliedAt };
 }
 
 /** One subject at one N, in this process: the rows of that run. */
 async function runOne(key: string, n: number): Promise<ResultRow[]> {
+  const workers = WORKER_SUBJECTS[key];
+  if (workers !== undefined) return runWithWorkers(n, workers.groupCommit, workers.name);
   const subject = SUBJECTS[key];
-  if (subject === undefined) throw new Error(`unknown store ${key}; known: ${Object.keys(SUBJECTS).join(", ")}`);
+  if (subject === undefined)
+    throw new Error(
+      `unknown store ${key}; known: ${[...Object.keys(SUBJECTS), ...Object.keys(WORKER_SUBJECTS)].join(", ")}`,
+    );
   const dir = mkdtempSync(join(tmpdir(), "sema-live-"));
   const base = await subject.open(dir);
   const store: Store =
@@ -159,8 +154,7 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
         })
       : base;
   try {
-    const model = new ScriptedModel(turns, { mode: "by-transcript", recordRequests: false });
-    const agent = { model, tools: [lookupTool] };
+    const agent = { model: loadModel(), tools: [lookupTool] };
     // Created before the clock starts, 100 at a time (PostgreSQL takes minutes one by one).
     const ids: string[] = [];
     for (let i = 0; i < n; i += 100) {
@@ -258,6 +252,12 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
   }
 }
 
+/** The 1-, 5- and 15-minute load averages, as `uptime` prints them. */
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ");
+
 if (values.child !== undefined) {
   const [key, nText] = values.child.split(":");
   reportToParent(await runOne(key ?? "", Number(nText)));
@@ -267,15 +267,20 @@ if (values.child !== undefined) {
   const script = fileURLToPath(import.meta.url);
   const rows: ResultRow[] = [];
   for (const n of (values.n ?? "").split(",").map(Number)) {
-    for (const key of (values.store ?? "").split(",")) {
-      console.error(`live: ${key}, N = ${n} …`);
+    for (const entry of (values.store ?? "").split(",")) {
+      // `postgres@1000`: that store at that N only (a comparison beside a subject run at every N).
+      const [key = "", only] = entry.split("@");
+      if (only !== undefined && Number(only) !== n) continue;
+      console.error(`live: ${key}, N = ${n} … (load average ${load()})`);
+      const before = rows.length;
       try {
         rows.push(...(await runInChild(script, ["--child", `${key}:${n}`])));
       } catch (error) {
         console.error(`live: ${key}, N = ${n} failed: ${String(error)}`);
       }
       // Each subject's rows as it ends, so a long run shows what it has so far.
-      console.error(formatTable(rows.slice(-10)));
+      console.error(`live: ${key}, N = ${n} ended (load average ${load()})`);
+      console.error(formatTable(rows.slice(before)));
     }
   }
   console.log(formatTable(rows));

@@ -187,6 +187,26 @@ describe("startWorkers", () => {
     expect(errors.map(([, taskId]) => taskId)).toEqual([orphan]);
   });
 
+  it("fills more than a claim's worth of slots (the stores' limit is 1,000) in rounds, not at the next poll", async () => {
+    const store = new MemoryStore();
+    const agent = scriptedAgent([{ text: "long", delayMs: 60_000 }]);
+    const ids = await Promise.all(
+      Array.from({ length: 1005 }, (_, i) => startTask(store, { objective: `t${i}`, agent: "default" })),
+    );
+    const errors: unknown[] = [];
+    pool = startWorkers({
+      store,
+      agents: createAgentRegistry({ default: agent }),
+      concurrency: 1100,
+      pollMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
+    const live = pool;
+    // Far less fake time than a poll: the second round follows the first at once.
+    await advanceUntil(async () => live.running().length === ids.length, 1000);
+    expect(errors).toEqual([]);
+  });
+
   it("stops gracefully: no new claims, running legs park at their next boundary and release their leases", async () => {
     const store = new MemoryStore();
     const agent = scriptedAgent([{ text: "never finishes", delayMs: 60_000 }]);

@@ -112,6 +112,12 @@ interface Running {
   principal?: string;
 }
 
+/**
+ * The most tasks one `claimRunnable` may ask for: every store in the repo refuses a larger
+ * `limit` (`InvalidInput`). A pool with more free slots claims in rounds of this size.
+ */
+const CLAIM_BATCH = 1000;
+
 /** Resolve after `ms`, or never once `cancel` is called: a stopped pool must leave no timer behind. */
 function deadline(ms: number): { reached: Promise<void>; cancel: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -248,10 +254,11 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
     }
     const free = concurrency - running.size;
     if (free <= 0) return;
+    const limit = Math.min(free, CLAIM_BATCH);
     const claims = await options.store.claimRunnable({
       holder,
       ttlMs,
-      limit: free,
+      limit,
       exclude: [...running.keys(), ...unrunnable],
       fairness: maxPerPrincipal === undefined ? { held: await held() } : { held: await held(), maxPerPrincipal },
     });
@@ -260,6 +267,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
       if (stopped) await options.store.releaseLease(task.taskId, lease.token).catch(() => undefined);
       else start(task.taskId, { lease, principal: task.principal });
     }
+    // A full round with slots still free: there may be more to claim now, not at the next poll.
+    if (claims.length === limit && running.size < concurrency) pending = true;
   }
 
   // A store that says when tasks become runnable elsewhere (PostgreSQL) makes claims immediate.
