@@ -246,6 +246,9 @@ export function queries(s: string) {
     snapshotsBatch: `SELECT t.task_id, s.seq, s.v, s.state FROM ${s}.tasks t LEFT JOIN ${s}.snapshots s
       ON s.task_no = t.task_no WHERE t.task_id = ANY($1::text[])`,
     setLease: `UPDATE ${s}.tasks SET lease_token = $2, lease_holder = $3, lease_expires_at = $4 WHERE task_no = $1`,
+    /** A claim's leases in one statement: one holder ($2) and expiry ($3), a token per task ($4). */
+    setLeases: `UPDATE ${s}.tasks SET lease_token = u.token, lease_holder = $2, lease_expires_at = $3
+      FROM unnest($1::bigint[], $4::text[]) AS u(task_no, token) WHERE ${s}.tasks.task_no = u.task_no`,
     releaseLease: `UPDATE ${s}.tasks SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
       WHERE task_id = $1 AND lease_token = $2 RETURNING wants_worker`,
     /**

@@ -86,7 +86,10 @@ export class Database {
     return this.#run(this.pool, text, params);
   }
 
-  /** A query on the lease lane, which no read or append queues on (with the store's own pool). */
+  /**
+   * A query on the lease lane, which no read or append queues on (with the store's own pool): lease
+   * renewals and claims, which must not wait behind thousands of a busy node's legs.
+   */
   async leaseQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
     return this.#run(this.#leasePool, text, params);
   }
@@ -100,12 +103,15 @@ export class Database {
     }
   }
 
-  /** Run `work` in a transaction on one client; any failure rolls it back. */
-  async tx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  /**
+   * Run `work` in a transaction on one client; any failure rolls it back. On the `lease` lane (a
+   * claim) it takes no connection reads and appends are queued for.
+   */
+  async tx<T>(work: (tx: Tx) => Promise<T>, lane: "main" | "lease" = "main"): Promise<T> {
     await this.open();
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await (lane === "lease" ? this.#leasePool : this.pool).connect();
     } catch (error) {
       throw toStoreError(error, "connect");
     }
