@@ -24,6 +24,11 @@ export class EventListener {
     this.#notifier = notifier;
   }
 
+  /** Whether a connection listens now (so every append's notice reaches this store). */
+  get listening(): boolean {
+    return this.#client !== undefined;
+  }
+
   /** Start listening if not already; failures are swallowed (the poll covers them) and retried later. */
   ensure(): void {
     if (this.#stopped || this.#client !== undefined || this.#connecting !== undefined) return;
@@ -45,7 +50,10 @@ export class EventListener {
         const payload = message.payload ?? "";
         if (message.channel === RUNNABLE_CHANNEL) return this.#runnableNotice(payload);
         const colon = payload.lastIndexOf(":");
-        this.#notifier.notify(colon === -1 ? payload : payload.slice(0, colon));
+        if (colon === -1) return this.#notifier.notify(payload);
+        // With the append's seq, the notice of this store's own append (notified already) wakes nobody.
+        const seq = Number(payload.slice(colon + 1));
+        this.#notifier.notify(payload.slice(0, colon), Number.isSafeInteger(seq) ? seq : undefined);
       };
       const onError = () => this.#drop(client);
       client.on("notification", onNotification);

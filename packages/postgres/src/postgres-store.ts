@@ -283,7 +283,7 @@ export class PostgresStore implements Store {
     if (row === undefined) throw new TaskExistsError(taskId);
     const created = { stored: storedEvents(bodies, taskId, 0, row.at), text, summary };
     this.#summaries.remember(taskId, created.text, created.summary);
-    this.#notifier.notify(taskId);
+    this.#notifier.notify(taskId, created.stored.at(-1)?.seq);
     return created.stored;
   }
 
@@ -323,7 +323,7 @@ export class PostgresStore implements Store {
           reject,
         }),
       );
-      this.#notifier.notify(taskId);
+      this.#notifier.notify(taskId, stored.at(-1)?.seq);
       return stored;
     }
     this.#soloWrites++;
@@ -335,7 +335,7 @@ export class PostgresStore implements Store {
       runnablePayload: this.#runnablePayload(taskId),
     });
     if (unchanged !== undefined) {
-      this.#notifier.notify(taskId);
+      this.#notifier.notify(taskId, unchanged.at(-1)?.seq);
       return unchanged;
     }
     return this.#appendLocked(taskId, events, options);
@@ -389,7 +389,7 @@ export class PostgresStore implements Store {
     if (written === undefined) return [];
     // What this store wrote last is what its next append to the task can take in one round trip.
     this.#summaries.remember(taskId, written.text, written.summary);
-    this.#notifier.notify(taskId);
+    this.#notifier.notify(taskId, written.stored.at(-1)?.seq);
     return written.stored;
   }
 
@@ -430,7 +430,14 @@ export class PostgresStore implements Store {
   }
 
   watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
-    return watchTask(this, taskId, options, (signal) => this.#changed(taskId, signal));
+    return watchTask(
+      this,
+      taskId,
+      options,
+      (signal) => this.#changed(taskId, signal),
+      // Trusted only while a connection listens: then every append anywhere is heard, in order.
+      () => (this.#listener.listening ? this.#notifier.lastKnown(taskId) : undefined),
+    );
   }
 
   /** Resolve on a notification for the task (from any node), after `pollMs`, or on abort. */

@@ -119,7 +119,7 @@ export class MemoryStore implements Store {
     record.lastSeq += stored.length;
     record.updatedAt = at;
     record.summary = summary;
-    this.#notifier.notify(record.taskId);
+    this.#notifier.notify(record.taskId, record.lastSeq);
     return stored;
   }
 
@@ -211,7 +211,13 @@ export class MemoryStore implements Store {
   }
 
   watch(taskId: string, options: WatchOptions = {}): AsyncIterable<StoredEvent> {
-    return watchTask(this, taskId, options, (signal) => this.#notifier.wait(taskId, signal));
+    return watchTask(
+      this,
+      taskId,
+      options,
+      (signal) => this.#notifier.wait(taskId, signal),
+      () => this.#notifier.lastKnown(taskId),
+    );
   }
 
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
