@@ -49,6 +49,13 @@ const SUBJECTS: Record<string, Subject> = {
     file: "bench.db",
     target: 0.15,
   },
+  // The writer on a thread of its own (issue 21): a lone task pays a thread hop per append.
+  "sqlite-thread": {
+    name: "SqliteStore (file), writer thread",
+    open: (dir) => new SqliteStore({ path: join(dir, "bench.db"), writer: "thread" }),
+    file: "bench.db",
+    target: 0.15,
+  },
 };
 
 interface Round {

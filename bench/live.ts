@@ -4,7 +4,7 @@
  * tool, the third answering. Per store, in a process of its own: wall time ÷ the model's time
  * (3 s), event-loop lag p50 / p99 / max (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution),
  * peak RSS, commits per second (transactions; a MemoryStore's appends), the longest group-commit
- * batch (SQLite), and the steer latency of one extra task during the load: a steer every 100 ms,
+ * batch (SQLite; with `sqlite-thread` it runs on the store's writer thread, not the event loop's), and the steer latency of one extra task during the load: a steer every 100 ms,
  * from `sendInput` resolving (appended) to the leg's append that applies it committing.
  *
  * `postgres-3w` (and `postgres-3w-off`, without group commit): the same load on PostgreSQL run by 3
@@ -13,6 +13,7 @@
  *   npm run bench:live                                         # N = 1,000 and 10,000, every store
  *   npm run live -w @sema-agent/bench -- --n 10000 --store sqlite,sqlite-off
  *   npm run live -w @sema-agent/bench -- --n 1000,10000 --store postgres@1000,postgres-3w   # a store@N at that N only
+ *   npm run live -w @sema-agent/bench -- --n 10000 --store sqlite,sqlite-thread   # writer thread
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -48,7 +49,7 @@ import { runWithWorkers } from "./lib/live-workers.ts";
 const { values } = parseArgs({
   options: {
     n: { type: "string", default: "1000,10000" },
-    store: { type: "string", default: "memory,sqlite-off,sqlite,postgres-off,postgres,postgres-3w" },
+    store: { type: "string", default: "memory,sqlite-off,sqlite,sqlite-thread,postgres-off,postgres,postgres-3w" },
     child: { type: "string" },
   },
 });
@@ -74,6 +75,12 @@ const SUBJECTS: Record<string, Subject> = {
   sqlite: {
     name: "SqliteStore (file), group commit on",
     open: async (dir) => new SqliteStore({ path: join(dir, "live.db") }),
+    commits: (store) => sqliteStats(store).commits,
+    longestBatchMs: (store) => sqliteStats(store).longestBatchMs,
+  },
+  "sqlite-thread": {
+    name: "SqliteStore (file), group commit on, writer thread",
+    open: async (dir) => new SqliteStore({ path: join(dir, "live.db"), writer: "thread" }),
     commits: (store) => sqliteStats(store).commits,
     longestBatchMs: (store) => sqliteStats(store).longestBatchMs,
   },

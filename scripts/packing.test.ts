@@ -224,7 +224,13 @@ import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { join } from "node:path";
-for (const store of [new MemoryStore(), new SqliteStore({ path: join(process.argv[2], "smoke.db") })]) {
+const stores = [
+  new MemoryStore(),
+  new SqliteStore({ path: join(process.argv[2], "smoke.db") }),
+  // The writer thread loads its worker module from the installed package.
+  new SqliteStore({ path: join(process.argv[2], "smoke-thread.db"), writer: "thread" }),
+];
+for (const store of stores) {
   const taskId = await startTask(store, { objective: "Say hello" });
   const outcome = await runLeg({ store, agent: { model: new ScriptedModel([{ text: "Hello from a tarball." }]) } }, taskId);
   console.log(outcome.status, outcome.result);
@@ -238,6 +244,7 @@ await tokens.close();
       );
       const { stdout, stderr } = await run(node, [join(consumer, "smoke.mjs"), work], { cwd: consumer });
       expect(stdout.trim().split("\n")).toEqual([
+        "completed Hello from a tarball.",
         "completed Hello from a tarball.",
         "completed Hello from a tarball.",
         "smoke",

@@ -12,7 +12,8 @@ import { SqliteStore } from "./sqlite-store.ts";
 const [mode, path, taskId, text = ""] = process.argv.slice(2);
 if (mode === undefined || path === undefined || taskId === undefined)
   throw new Error("usage: agent-process.fixture.ts send|continue-chat|continue-deploy <path> <taskId> [text]");
-const store = new SqliteStore({ path });
+// The parent's test block picks the writer (SEMA_TEST_WRITER), so both processes run the same kind.
+const store = new SqliteStore({ path, writer: process.env.SEMA_TEST_WRITER === "thread" ? "thread" : "main" });
 try {
   if (mode === "send") {
     process.stdout.write(`${JSON.stringify(await chatAgent(store).send(taskId, text))}\n`);

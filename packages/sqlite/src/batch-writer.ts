@@ -28,6 +28,11 @@ export interface WriterHost {
   rollback(): void;
   /** The store's typed form of a failure (SQLite failures become `StoreUnavailable`). */
   storeError(error: unknown): unknown;
+  /**
+   * Called once each batch has told all its writes their outcome (the writer thread sends their
+   * answers then, in one message).
+   */
+  afterBatch?(): void;
 }
 
 /**
@@ -58,12 +63,19 @@ export class BatchWriter {
 
   /** Run `work` in the next batch's transaction; resolves with its result once that transaction committed. */
   submit<T>(work: (sql: Statements) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      // A full batch goes at the end of this tick, even inside a wider window.
-      if (this.#queue.length >= this.#settings.maxBatch && !this.#soon) this.#schedule(0);
-      else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
-    });
+    return new Promise<T>((resolve, reject) => this.enqueue(work, resolve as (value: unknown) => void, reject));
+  }
+
+  /** `submit` with callbacks instead of a promise: `resolve` or `reject` is called once, after the COMMIT. */
+  enqueue(
+    work: (sql: Statements) => unknown,
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    this.#queue.push({ work, resolve, reject });
+    // A full batch goes at the end of this tick, even inside a wider window.
+    if (this.#queue.length >= this.#settings.maxBatch && !this.#soon) this.#schedule(0);
+    else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
   }
 
   /** Commit everything queued now, in batches, without waiting for the tick (on close). */
@@ -88,6 +100,15 @@ export class BatchWriter {
 
   /** Run one transaction of queued writes, at most `maxBatch` or for about `budgetMs`. */
   #runBatch(budgetMs: number): void {
+    try {
+      this.#runBatchTransaction(budgetMs);
+    } finally {
+      this.#host.afterBatch?.();
+    }
+  }
+
+  // (Named after #runBatch: the crash fixture tells the batch's own clock reads by that name.)
+  #runBatchTransaction(budgetMs: number): void {
     const started = this.#now();
     const taken: Array<{ pending: Pending; ok: boolean; value: unknown }> = [];
     let sql: Statements;

@@ -8,6 +8,12 @@
 
 export interface CommitPollerOptions {
   pollMs: number;
+  /**
+   * Whether a commit since the previous look counts as news when polling starts (default false:
+   * the waiter reads after it armed, so only later commits are news). The writer thread sets it:
+   * it hears of a waiter a moment after the waiter read on another connection.
+   */
+  catchUp?: boolean;
   /** True when another connection committed since the previous call. */
   changed(): boolean;
   /** Wake every waiter; each re-reads its task, so a wake with nothing new costs one empty read. */
@@ -27,8 +33,8 @@ export class CommitPoller {
   hold(): () => void {
     this.#holders++;
     if (this.#timer === undefined) {
-      // Reset the baseline, so only commits after this point count as news.
-      this.#tick(false);
+      // Reset the baseline, so only commits after this point count as news (unless catching up).
+      this.#tick(this.#options.catchUp === true);
       this.#timer = setInterval(() => this.#tick(true), this.#options.pollMs);
     }
     let released = false;
@@ -42,6 +48,11 @@ export class CommitPoller {
   /** Whether the timer runs (something holds it). */
   get polling(): boolean {
     return this.#timer !== undefined;
+  }
+
+  /** Look once without waking anyone: sets the baseline the next look compares with. */
+  check(): void {
+    this.#tick(false);
   }
 
   stop(): void {

@@ -1,4 +1,6 @@
 /** Opening the database file: connection settings, migration, statements, and what counts as a SQLite failure. */
+import { isSemaError } from "@sema-agent/core";
+import { StoreUnavailableError } from "@sema-agent/core/protocol";
 import { DatabaseSync } from "./node-sqlite.ts";
 import { migrate } from "./schema.ts";
 import { Statements } from "./statements.ts";
@@ -7,6 +9,12 @@ import { Statements } from "./statements.ts";
 export function isSqliteFailure(error: unknown): error is Error {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   return code === "ERR_SQLITE_ERROR" || code === "ERR_INVALID_STATE";
+}
+
+/** The typed form of a failure of the store on `path`: SQLite's own become `StoreUnavailable`, the rest stay. */
+export function storeError(path: string, error: unknown): unknown {
+  if (isSemaError(error) || !isSqliteFailure(error)) return error;
+  return new StoreUnavailableError(`SQLite store ${path}: ${error.message}`, error);
 }
 
 /**

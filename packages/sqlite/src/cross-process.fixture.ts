@@ -17,7 +17,8 @@ if (path === undefined || taskId === undefined || countText === undefined) {
 }
 const count = Number(countText);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const store = new SqliteStore({ path });
+// The parent's test block picks the writer (SEMA_TEST_WRITER), so both ends run the same kind.
+const store = new SqliteStore({ path, writer: process.env.SEMA_TEST_WRITER === "thread" ? "thread" : "main" });
 try {
   if (mode === "append") {
     for (let i = 0; i < count; i++) {

@@ -44,8 +44,15 @@ describe.skipIf(!existsSync(node22))("SQLite's ExperimentalWarning on Node 22", 
   it("is not printed by @sema-agent/sqlite, while other warnings still are", async () => {
     assertBuilt();
     const stderr = await stderrOf(`import { SqliteStore } from "@sema-agent/sqlite";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 const store = new SqliteStore({ path: ":memory:" });
 await store.close();
+// The writer thread loads node:sqlite too, through the same filter.
+const threaded = new SqliteStore({ path: join(mkdtempSync(join(tmpdir(), "sema-warning-")), "w.db"), writer: "thread" });
+await threaded.createTask({ taskId: "t1", created: { type: "task_created", v: 1, objective: "o", principal: "p" } });
+await threaded.close();
 process.emitWarning("Another feature is an experimental feature", "ExperimentalWarning");
 process.emitWarning("something else", { type: "DeprecationWarning", code: "SEMA_TEST" });`);
     expect(stderr).not.toMatch(SQLITE_WARNING);

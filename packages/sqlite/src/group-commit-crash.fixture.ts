@@ -7,21 +7,25 @@
  * earlier appends of the batch ran their statements, before the COMMIT), and the `killAt`-th such
  * read sends SIGKILL to this process.
  *
- *   node --conditions=source group-commit-crash.fixture.ts <path> <tasks> <killAt | 0>
+ * With `thread`, the store's writer runs on its own thread, where the store's clock is not read:
+ * the parent preloads writer-kill.fixture.ts, which kills at the `killAt`-th append's insert there.
+ *
+ *   node --conditions=source group-commit-crash.fixture.ts <path> <tasks> <killAt | 0> [thread]
  */
 import { writeSync } from "node:fs";
 import { make } from "@sema-agent/core/testing";
 import { SqliteStore } from "./sqlite-store.ts";
 
-const [path, tasksText, killAtText] = process.argv.slice(2);
+const [path, tasksText, killAtText, writer] = process.argv.slice(2);
 if (path === undefined || tasksText === undefined || killAtText === undefined) {
   throw new Error("usage: group-commit-crash.fixture.ts <path> <tasks> <killAt | 0>");
 }
-const killAt = Number(killAtText);
+const killAt = writer === "thread" ? 0 : Number(killAtText);
 let reads = 0;
 let armed = false;
 const store = new SqliteStore({
   path,
+  writer: writer === "thread" ? "thread" : "main",
   now: () => {
     // Only an append's own read counts: the batch also reads the clock to time itself, and
     // those reads come straight from the writer's #runBatch (the caller's frame, line 2).

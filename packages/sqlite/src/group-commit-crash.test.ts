@@ -10,6 +10,7 @@ import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
 
 const fixture = fileURLToPath(new URL("./group-commit-crash.fixture.ts", import.meta.url));
+const killHook = fileURLToPath(new URL("./writer-kill.fixture.ts", import.meta.url));
 const TASKS = 20;
 
 /**
@@ -18,16 +19,16 @@ const TASKS = 20;
  */
 function runUntilKilled(
   path: string,
+  writer: "main" | "thread",
   killAt: number,
   killAfterAcks?: number,
 ): Promise<{ acks: Map<string, number>; signal: string | null }> {
   return new Promise((resolve, reject) => {
+    const preload = writer === "thread" ? ["--import", killHook] : [];
     const proc = spawn(
       process.execPath,
-      ["--conditions=source", "--no-warnings", fixture, path, `${TASKS}`, `${killAt}`],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      ["--conditions=source", "--no-warnings", ...preload, fixture, path, `${TASKS}`, `${killAt}`, writer],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SEMA_KILL_AT: `${killAt}` } },
     );
     // A child that does not die is a failure, not a hang.
     const deadline = setTimeout(() => proc.kill("SIGKILL"), 30_000);
@@ -92,30 +93,33 @@ async function freshFile(): Promise<string> {
   return path;
 }
 
-describe("group commit, killed with SIGKILL mid-batch (SqliteStore file)", () => {
-  // The n-th clock read is inside the n-th append of the run (20 appends a batch): 1 is the first
-  // of the first batch, 7 the middle, 20 the last one's (the batch's other statements ran, no
-  // COMMIT), 21 the first of the second batch (the first committed, its callers maybe not told).
-  for (const killAt of [1, 7, 20, 21, 33, 58]) {
-    it(`dies at the clock read of append ${killAt}: acknowledged appends kept, each append whole or absent`, async () => {
-      const path = await freshFile();
-      const { acks, signal } = await runUntilKilled(path, killAt);
-      expect(signal).toBe("SIGKILL");
-      const { committed } = await checkLogs(path, acks);
-      // The fatal append's batch never committed (in a quiet run that is every append from the
-      // first of its batch on: 20 a batch, unless the time budget split one).
-      expect(committed).toBeLessThan(killAt);
-      if (killAt > TASKS) expect(committed).toBeGreaterThan(0);
-    });
-  }
+for (const writer of ["main", "thread"] as const) {
+  describe(`group commit, killed with SIGKILL mid-batch (SqliteStore file, writer ${writer})`, () => {
+    // The n-th append's clock read (writer main) or event insert (writer thread) is inside the
+    // n-th append of the run (20 appends a batch): 1 is the first of the first batch, 7 the
+    // middle, 20 the last one's (the batch's other statements ran, no COMMIT), 21 the first of the
+    // second batch (the first committed, its callers maybe not told).
+    for (const killAt of [1, 7, 20, 21, 33, 58]) {
+      it(`dies at append ${killAt}: acknowledged appends kept, each append whole or absent`, async () => {
+        const path = await freshFile();
+        const { acks, signal } = await runUntilKilled(path, writer, killAt);
+        expect(signal).toBe("SIGKILL");
+        const { committed } = await checkLogs(path, acks);
+        // The fatal append's batch never committed (in a quiet run that is every append from the
+        // first of its batch on: 20 a batch, unless the time budget split one).
+        expect(committed).toBeLessThan(killAt);
+        if (killAt > TASKS) expect(committed).toBeGreaterThan(0);
+      });
+    }
 
-  for (const killAfterAcks of [1, 45, 300]) {
-    it(`killed by the parent after ${killAfterAcks} acknowledgements: acknowledged appends kept, each whole or absent`, async () => {
-      const path = await freshFile();
-      const { acks, signal } = await runUntilKilled(path, 0, killAfterAcks);
-      expect(signal).toBe("SIGKILL");
-      const { committed } = await checkLogs(path, acks);
-      expect(committed).toBeGreaterThanOrEqual(killAfterAcks);
-    });
-  }
-});
+    for (const killAfterAcks of [1, 45, 300]) {
+      it(`killed by the parent after ${killAfterAcks} acknowledgements: acknowledged appends kept, each whole or absent`, async () => {
+        const path = await freshFile();
+        const { acks, signal } = await runUntilKilled(path, writer, 0, killAfterAcks);
+        expect(signal).toBe("SIGKILL");
+        const { committed } = await checkLogs(path, acks);
+        expect(committed).toBeGreaterThanOrEqual(killAfterAcks);
+      });
+    }
+  });
+}

@@ -4,4 +4,4 @@
  * @module @sema-agent/sqlite
  */
 export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./schema.ts";
-export { SqliteStore, type SqliteStoreOptions, type WriteStats } from "./sqlite-store.ts";
+export { SqliteStore, type SqliteStoreOptions, type SqliteWriter, type WriteStats } from "./sqlite-store.ts";

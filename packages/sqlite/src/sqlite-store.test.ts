@@ -27,6 +27,22 @@ runStoreConformance("SqliteStore (file, group commit off)", {
   create: async () => new SqliteStore({ path: tempDb(), groupCommit: false }),
   destroy: (store) => store.close(),
 });
+// The writer on a thread of its own (issue 21): the same contract, errors included, through the thread hop.
+runStoreConformance("SqliteStore (file, writer thread)", {
+  test: vitest,
+  create: async () => new SqliteStore({ path: tempDb(), writer: "thread" }),
+  destroy: (store) => store.close(),
+  openCorrupt: async () => {
+    const path = join(tempDir(), "corrupt.db");
+    writeFileSync(path, Buffer.alloc(16_384, 0x5a));
+    return new SqliteStore({ path, writer: "thread" });
+  },
+});
+runStoreConformance("SqliteStore (file, writer thread, group commit off)", {
+  test: vitest,
+  create: async () => new SqliteStore({ path: tempDb(), writer: "thread", groupCommit: false }),
+  destroy: (store) => store.close(),
+});
 runStoreConformance("SqliteStore (file, group commit in a 2 ms window)", {
   test: vitest,
   create: async () => new SqliteStore({ path: tempDb(), groupCommit: { windowMs: 2, maxBatch: 8 } }),

@@ -6,46 +6,30 @@
  * store rules, so this file only maps them onto tables.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import {
-  isSemaError,
-  type Lease,
-  type Store,
-  type StoreClock,
-  type StoredEvent,
-  type TaskEvent,
-  type TaskRecord,
-} from "@sema-agent/core";
-import { StoreUnavailableError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
+import type { Lease, Store, StoreClock, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
+import { ConfigError, StoreUnavailableError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
   type AppendOptions,
   assertAfterSeq,
   assertBlob,
   assertBlobDigest,
-  assertLeaseAvailable,
-  assertLeaseHeld,
   assertLimit,
-  assertSnapshotSeq,
-  assertTtl,
   ChangeNotifier,
   type Claim,
   type ClaimOptions,
   type CreateTaskInput,
   claimByListing,
-  EMPTY_SUMMARY,
   type GroupCommitOptions,
   groupCommitSettings,
-  isoTime,
   isRunnableRecord,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
-  newLease,
   type ReadOptions,
   type Snapshot,
   SummaryCache,
   snapshotStateText,
-  summarizeAfter,
   type TaskPage,
   taskPageOf,
   taskPageRequest,
@@ -53,14 +37,12 @@ import {
   type UsageReport,
   validateEvents,
   type WatchOptions,
-  wantsWorker,
   watchTask,
 } from "@sema-agent/core/store-kit";
 import { BatchWriter } from "./batch-writer.ts";
 import { CommitPoller } from "./commit-poller.ts";
-import { isSqliteFailure, openDatabase } from "./connection.ts";
+import { openDatabase, storeError } from "./connection.ts";
 import {
-  deflateSnapshot,
   type EventRow,
   eventOf,
   inflateSnapshot,
@@ -71,8 +53,13 @@ import {
 } from "./rows.ts";
 import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
+import { ThreadWriter } from "./thread-writer.ts";
 import { UsageCounters } from "./usage-counters.ts";
-import { appendEvents, writeEvents } from "./write-events.ts";
+import { runWrite, type WriteCommand, type WriteContext, type WriteResult } from "./write-commands.ts";
+import { storedEvents } from "./write-events.ts";
+
+/** Where a {@link SqliteStore} runs its writes: see {@link SqliteStoreOptions.writer}. */
+export type SqliteWriter = "main" | "thread";
 
 /**
  * Where a {@link SqliteStore} keeps its database, how often its watchers poll for other connections'
@@ -91,6 +78,34 @@ export interface SqliteStoreOptions extends StoreClock {
    * maxBatch: 256 }`); `false` makes every write its own transaction. A bad value is a `ConfigError`.
    */
   groupCommit?: GroupCommitOptions | boolean;
+  /**
+   * Where the writes run. `"main"` (the default): on the calling thread, whose event loop each
+   * group commit holds while SQLite works (statements, COMMIT, the WAL checkpoints inside it).
+   * `"thread"`: on a worker thread of the store's own, which owns the write connection and runs
+   * the same group commits, so the main thread only posts writes and hears back after each COMMIT
+   * (reads stay on the calling thread's connection, and see every committed write). It costs a
+   * thread hop per write; it pays when many concurrent tasks keep the main thread busy (see
+   * docs/guide/stores.md). `"thread"` needs a database file, not `":memory:"`. A bad value is a
+   * `ConfigError`.
+   */
+  writer?: SqliteWriter;
+}
+
+/** The writer of `options`, or a `ConfigError` naming what is wrong. */
+function writerOf(options: SqliteStoreOptions): SqliteWriter {
+  const { writer = "main", path } = options;
+  if (writer !== "main" && writer !== "thread") {
+    throw new ConfigError("SqliteStore", [{ path: "writer", message: 'must be "main" or "thread"' }]);
+  }
+  if (writer === "thread" && (path === ":memory:" || path === "" || path.startsWith("file::memory:"))) {
+    throw new ConfigError("SqliteStore", [
+      {
+        path: "writer",
+        message: `is "thread", which needs a database file: ${JSON.stringify(path)} is private to one connection`,
+      },
+    ]);
+  }
+  return writer;
 }
 
 /** How many writes a store made and in how many transactions: group commit makes the second smaller. */
@@ -122,13 +137,19 @@ export class SqliteStore implements Store {
   readonly #notifier = new ChangeNotifier();
   readonly #summaries = new SummaryCache("SQLite");
   readonly #poller: CommitPoller;
+  /** The main-thread group commit (`writer: "main"` with group commit on). */
   readonly #writer: BatchWriter | undefined;
+  /** The writer thread (`writer: "thread"`). */
+  readonly #thread: ThreadWriter | undefined;
   #db: DatabaseSync | undefined;
   #sql: Statements | undefined;
   readonly #usage: UsageCounters;
+  /** What this connection's writes need (`writer: "main"`). */
+  readonly #context: WriteContext;
   #dataVersion = 0;
   #writes = 0;
   #soloCommits = 0;
+  #closing: Promise<void> | undefined;
 
   /**
    * Open (creating if needed) and migrate the database. Throws `StoreUnavailable` when the file is
@@ -138,17 +159,33 @@ export class SqliteStore implements Store {
     this.#path = options.path;
     this.#now = options.now ?? Date.now;
     const groupCommit = groupCommitSettings("SqliteStore", options.groupCommit);
+    const writer = writerOf(options);
     const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
     this.#db = db;
     this.#sql = statements;
     this.#usage = this.#guard(() => new UsageCounters(db));
+    this.#context = { usage: this.#usage, summaries: this.#summaries };
     this.#poller = new CommitPoller({
       pollMs: options.pollMs ?? 25,
       changed: () => this.#foreignCommit(),
       wake: () => this.#notifier.notifyAll(),
     });
+    this.#thread =
+      writer === "thread"
+        ? new ThreadWriter({
+            path: options.path,
+            busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+            groupCommit,
+            pollMs: options.pollMs ?? 25,
+            timeBatches: options.now === undefined,
+            now: this.#now,
+            foreignCommit: () => this.#notifier.notifyAll(),
+            // Watchers wait again, on this thread's poller now (see #changed).
+            died: () => this.#notifier.notifyAll(),
+          })
+        : undefined;
     this.#writer =
-      groupCommit === undefined
+      groupCommit === undefined || writer === "thread"
         ? undefined
         : new BatchWriter(
             {
@@ -168,15 +205,14 @@ export class SqliteStore implements Store {
   get writeStats(): WriteStats {
     return {
       writes: this.#writes,
-      commits: this.#soloCommits + (this.#writer?.commits ?? 0),
-      longestBatchMs: this.#writer?.longestMs ?? 0,
+      commits: this.#soloCommits + (this.#writer?.commits ?? 0) + (this.#thread?.commits ?? 0),
+      longestBatchMs: Math.max(this.#writer?.longestMs ?? 0, this.#thread?.longestMs ?? 0),
     };
   }
 
   /** The typed form of a failure: SQLite's own become `StoreUnavailable`, the rest stay. */
   #storeError(error: unknown): unknown {
-    if (isSemaError(error) || !isSqliteFailure(error)) return error;
-    return new StoreUnavailableError(`SQLite store ${this.#path}: ${error.message}`, error);
+    return storeError(this.#path, error);
   }
 
   /** Run `work` on the open database, turning every SQLite failure into `StoreUnavailable`. */
@@ -207,6 +243,17 @@ export class SqliteStore implements Store {
       return this.#writer.submit(work);
     }
     return this.#writeNow(work);
+  }
+
+  /**
+   * Run `command`: on the writer thread, or in a write transaction on this connection (reading
+   * the clock inside it, as the batch runs). Resolves once the transaction holding it committed.
+   */
+  #submit<C extends WriteCommand>(command: C): Promise<WriteResult<C>> {
+    if (this.#thread === undefined) return this.#write((sql) => runWrite(this.#context, sql, command, this.#now()));
+    this.#writes++;
+    this.#statements();
+    return this.#thread.submit(command);
   }
 
   /** `work` in a transaction of its own, now. */
@@ -252,30 +299,13 @@ export class SqliteStore implements Store {
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
     const taskId = input.taskId ?? newId();
-    const stored = await this.#write((sql) => {
-      const nowMs = this.#now();
-      const at = isoTime(nowMs);
-      const principal = input.created.principal;
-      this.#usage.checkCreate(principal, input.created.parentTaskId, input.maxActiveTasks);
-      const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
-      // An existing task id inserts nothing (no lookup first: one statement fewer per task).
-      const { changes, lastInsertRowid } = sql.insertTask.run(
-        taskId,
-        principal,
-        input.created.parentTaskId ?? null,
-        at,
-        at,
-        events.length,
-        summary.status,
-        wantsWorker(summary) ? 1 : 0,
-        JSON.stringify(summary),
-      );
-      if (Number(changes) === 0) throw new TaskExistsError(taskId);
-      const task = { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
-      const written = writeEvents(sql, task, events, at).stored;
-      this.#usage.countCreate(principal, input.created.model, events, nowMs);
-      return written;
-    });
+    const { maxActiveTasks } = input;
+    const written = await this.#submit(
+      maxActiveTasks === undefined
+        ? { kind: "create", taskId, events }
+        : { kind: "create", taskId, events, maxActiveTasks },
+    );
+    const stored = storedEvents(events, taskId, written.firstSeq, written.at);
     this.#notifier.notify(taskId);
     return stored;
   }
@@ -292,15 +322,15 @@ export class SqliteStore implements Store {
       this.#requireTask(taskId);
       throw error;
     }
-    const stored = await this.#write((sql) => {
-      const nowMs = this.#now();
-      const written = appendEvents(sql, this.#summaries, taskId, events, options, nowMs);
-      // The turns' usage moves its counters in this same transaction (with group commit, inside
-      // this append's savepoint: refused or rolled back, it counts nothing).
-      if (written.length > 0) this.#usage.countAppend(taskId, events, nowMs);
-      return written;
-    });
-    if (stored.length > 0) this.#notifier.notify(taskId);
+    const { expectedSeq, leaseToken } = options;
+    const written = await this.#submit(
+      leaseToken === undefined
+        ? { kind: "append", taskId, events, expectedSeq }
+        : { kind: "append", taskId, events, expectedSeq, leaseToken },
+    );
+    if (written === undefined) return [];
+    const stored = storedEvents(events, taskId, written.firstSeq, written.at);
+    this.#notifier.notify(taskId);
     return stored;
   }
 
@@ -356,44 +386,28 @@ export class SqliteStore implements Store {
   #changed(taskId: string, signal: AbortSignal): Promise<void> {
     // Closed: resolve at once, so the tail's next read reports StoreUnavailable.
     if (this.#db === undefined) return Promise.resolve();
-    const release = this.#poller.hold();
+    // With a writer thread, it watches for other connections' commits (its own commits are all
+    // of this store's, so none of them is news); without one, or once it died, this connection does.
+    const thread = this.#thread;
+    const release = thread !== undefined && !thread.dead ? thread.hold() : this.#poller.hold();
     return this.#notifier.wait(taskId, signal).finally(release);
   }
 
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
-    return this.#write((sql) => {
-      const row = this.#row(sql, taskId);
-      const record = recordOf(row);
-      assertTtl(options.ttlMs);
-      const now = this.#now();
-      assertLeaseAvailable(taskId, record.lease, options.holder, now, options.replaceHolderId);
-      const expires = new Date(now + options.ttlMs);
-      const lease = newLease(taskId, options.holder, expires.getTime());
-      sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);
-      return lease;
-    });
+    const { holder, ttlMs, replaceHolderId } = options;
+    return this.#submit(
+      replaceHolderId === undefined
+        ? { kind: "acquireLease", taskId, holder, ttlMs }
+        : { kind: "acquireLease", taskId, holder, ttlMs, replaceHolderId },
+    );
   }
 
   async renewLease(taskId: string, token: string, ttlMs: number): Promise<Lease> {
-    return this.#write((sql) => {
-      const row = this.#row(sql, taskId);
-      const record = recordOf(row);
-      assertTtl(ttlMs);
-      const now = this.#now();
-      const lease = record.lease;
-      assertLeaseHeld(taskId, lease, token, now);
-      const expires = new Date(now + ttlMs);
-      sql.setLease.run(lease.token, JSON.stringify(lease.holder), expires.getTime(), row.task_no);
-      return { ...lease, expiresAt: expires.toISOString() };
-    });
+    return this.#submit({ kind: "renewLease", taskId, token, ttlMs });
   }
 
   async releaseLease(taskId: string, token: string): Promise<void> {
-    const released = await this.#write((sql) => {
-      if (Number(sql.releaseLease.run(taskId, token).changes) > 0) return true;
-      if (sql.taskNo.get(taskId) === undefined) throw new TaskNotFoundError(taskId);
-      return false;
-    });
+    const released = await this.#submit({ kind: "releaseLease", taskId, token });
     // A release can make a task runnable for others; wake anyone tailing it.
     if (released) this.#notifier.notify(taskId);
   }
@@ -450,9 +464,10 @@ export class SqliteStore implements Store {
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     assertBlob(blob);
     const sql = this.#statements();
-    this.#guard(() => {
-      sql.putBlob.run(blob.digest, blob.bytes);
-    });
+    const command = { kind: "putBlob", digest: blob.digest, bytes: blob.bytes } as const;
+    // Content-addressed and idempotent, so on this connection it needs no transaction of its own.
+    if (this.#thread !== undefined) await this.#thread.submit(command);
+    else this.#guard(() => runWrite(this.#context, sql, command, this.#now()));
   }
 
   async getBlob(digest: string): Promise<Uint8Array | undefined> {
@@ -466,12 +481,8 @@ export class SqliteStore implements Store {
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {
-    await this.#write((sql) => {
-      const row = this.#row(sql, snapshot.taskId);
-      assertSnapshotSeq(snapshot.seq, row.last_seq);
-      // The upsert keeps the snapshot with the highest seq, whatever order writers arrive in.
-      sql.putSnapshot.run(row.task_no, snapshot.seq, snapshot.v, deflateSnapshot(snapshotStateText(snapshot)));
-    });
+    const { taskId, seq, v } = snapshot;
+    await this.#submit({ kind: "putSnapshot", taskId, seq, v, stateText: snapshotStateText(snapshot) });
   }
 
   async latestSnapshot(taskId: string): Promise<Snapshot | undefined> {
@@ -483,8 +494,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Close the database. Later calls fail with `StoreUnavailable`; running watches end with it. */
+  /**
+   * Close the database: writes queued commit first (a writer thread's too, then it ends). Later
+   * calls fail with `StoreUnavailable`; running watches end with it.
+   */
   async close(): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing;
     const db = this.#db;
     if (db === undefined) return;
     // Writes waiting for the tick commit first: their callers were promised an answer.
@@ -492,11 +507,17 @@ export class SqliteStore implements Store {
     this.#db = undefined;
     this.#sql = undefined;
     this.#poller.stop();
-    try {
-      db.close();
-    } catch {
-      // Closing a handle whose file failed underneath it can fail too; it is released either way.
-    }
-    this.#notifier.notifyAll();
+    const finish = () => {
+      try {
+        db.close();
+      } catch {
+        // Closing a handle whose file failed underneath it can fail too; it is released either way.
+      }
+      this.#notifier.notifyAll();
+    };
+    if (this.#thread === undefined) return finish();
+    // The thread commits what it was sent, then ends; a second close waits for the same.
+    this.#closing = this.#thread.close().finally(finish);
+    return this.#closing;
   }
 }

@@ -40,15 +40,36 @@ function storedCopy(event: TaskEvent, taskId: string, seq: number, at: string): 
 }
 
 /**
- * Insert `events` after `task.lastSeq`, all stamped `at`. Returns the stored events (equal to
- * what `read` returns, sharing nothing with the caller's objects) and the task summary after them.
+ * The stored form of `events` written from `firstSeq` on, all stamped `at`: equal to what `read`
+ * returns, sharing nothing with the caller's objects. Built by the caller's side of the store from
+ * the events it handed in and the position its write reports, so a writer on another thread sends
+ * back two numbers, not the events.
  */
+export function storedEvents(
+  events: readonly TaskEvent[],
+  taskId: string,
+  firstSeq: number,
+  at: string,
+): StoredEvent[] {
+  const count = events.length;
+  const stored: StoredEvent[] = new Array(count);
+  for (let i = 0; i < count; i++) stored[i] = storedCopy(events[i] as TaskEvent, taskId, firstSeq + i, at);
+  return stored;
+}
+
+/** Where a write put its events: the seq of the first one and the time they were all stamped with. */
+export interface Written {
+  firstSeq: number;
+  at: string;
+}
+
+/** Insert `events` after `task.lastSeq`, all stamped `at`. Returns the task summary after them. */
 export function writeEvents(
   sql: Statements,
   task: TaskPosition,
   events: readonly TaskEvent[],
   at: string,
-): { stored: StoredEvent[]; summary: TaskSummary } {
+): TaskSummary {
   const count = events.length;
   const bodies: string[] = new Array(count);
   let summary = task.summary;
@@ -70,15 +91,14 @@ export function writeEvents(
     }
     sql.insertEvents(rows).run(...params);
   }
-  const stored: StoredEvent[] = new Array(count);
-  for (let i = 0; i < count; i++) stored[i] = storedCopy(events[i] as TaskEvent, task.taskId, task.lastSeq + i + 1, at);
-  return { stored, summary };
+  return summary;
 }
 
 /**
  * An append's work inside its write transaction: check the lease and `expectedSeq` on the columns
  * the append needs, write the events, and advance the task row — touching the summary (and the
- * indexed status and runnability) only when the events changed them.
+ * indexed status and runnability) only when the events changed them. Returns where the events
+ * went (`undefined` for no events).
  */
 export function appendEvents(
   sql: Statements,
@@ -87,23 +107,24 @@ export function appendEvents(
   events: readonly TaskEvent[],
   options: AppendOptions,
   nowMs: number,
-): StoredEvent[] {
+): Written | undefined {
   const head = sql.appendHead.get(taskId) as AppendHead | undefined;
   if (head === undefined) throw new TaskNotFoundError(taskId);
   // The lease rule on the columns: a lease expires at lease_expires_at (ms).
   if (options.leaseToken !== undefined)
     assertLeaseColumnsHeld(taskId, head.lease_token, head.lease_expires_at, options.leaseToken, nowMs);
   if (options.expectedSeq !== head.last_seq) throw new SeqConflictError(taskId, options.expectedSeq, head.last_seq);
-  if (events.length === 0) return [];
+  if (events.length === 0) return undefined;
   const at = isoTime(nowMs);
   const before = summaries.parse(taskId, head.summary);
   const task = { taskNo: head.task_no, taskId, lastSeq: head.last_seq, summary: before };
-  const { stored, summary } = writeEvents(sql, task, events, at);
+  const summary = writeEvents(sql, task, events, at);
+  const written = { firstSeq: head.last_seq + 1, at };
   const lastSeq = head.last_seq + events.length;
   if (summary === before) {
     // Most events (a tool's result, a delivery) leave the summary as it was.
     sql.advanceSeq.run(lastSeq, at, head.task_no);
-    return stored;
+    return written;
   }
   const text = JSON.stringify(summary);
   summaries.remember(taskId, text, summary);
@@ -113,5 +134,5 @@ export function appendEvents(
   } else {
     sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, head.task_no);
   }
-  return stored;
+  return written;
 }
