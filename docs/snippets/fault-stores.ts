@@ -13,8 +13,8 @@ const { note, runs } = noteTool(); // a tool that is not idempotent and counts i
 const agent = { model: new ScriptedModel(noteTurns(["a", "b"]), { mode: "by-transcript" }), tools: [note] };
 const taskId = await startTask(store, { objective: "Take two notes" });
 
-// The 4th append (the first note's result) commits, then the host dies before it hears back.
-const dying = dyingStore(store, { appendsBeforeDeath: 3, when: "after" });
+// The 3rd append (the first note's result) commits, then the host dies before it hears back.
+const dying = dyingStore(store, { appendsBeforeDeath: 2, when: "after" });
 try {
   await runLeg({ store: dying, agent, holder: { id: "host-1" }, leaseTtlMs: 1000 }, taskId);
 } catch (error) {
