@@ -142,6 +142,22 @@ for (const kind of ["main", "thread"] as const) {
       await watching;
       expect(seen).toEqual([1, 2, 3]);
     });
+
+    it("deliver the other store's append made before a watch starts at the seq this store wrote last", async () => {
+      // Store a wrote seq 1 and knows it; b appends 2 and 3 while a watches nothing, so no poll
+      // runs. A watch on a from seq 1 must not trust what a knows: it must find 2 and 3.
+      const path = tempDb();
+      const [a, b] = [store(path), store(path)];
+      await a.createTask({ taskId: "t1", created: make.created() });
+      await b.append("t1", notes("b", 2), { expectedSeq: 1 });
+      const controller = new AbortController();
+      const seen: number[] = [];
+      for await (const event of a.watch("t1", { afterSeq: 1, signal: controller.signal })) {
+        seen.push(event.seq);
+        if (event.seq === 3) controller.abort();
+      }
+      expect(seen).toEqual([2, 3]);
+    });
   });
 
   describe(`stores in other processes (writer ${kind})`, () => {
