@@ -24,8 +24,21 @@ interface BucketRow {
   turns: number;
 }
 
+/** Tasks whose owner (principal, first model) a `UsageCounters` remembers. */
+const OWNERS = 10_000;
+
+interface Owner {
+  principal: string;
+  model: string | undefined;
+}
+
 /** The prepared statements of the counters, over one open database. */
 export class UsageCounters {
+  /**
+   * A task's principal and the model on its `task_created` never change, so they are looked up
+   * once, not at every turn (a query per model turn was a seventh of a 1-turn task's statements).
+   */
+  readonly #owners = new Map<string, Owner>();
   readonly #add: StatementSync;
   readonly #owner: StatementSync;
   readonly #buckets: StatementSync;
@@ -56,9 +69,24 @@ export class UsageCounters {
   /** Inside the append's transaction, after its events are written: count its turns. */
   countAppend(taskId: string, events: readonly TaskEvent[], atMs: number): void {
     if (!movesUsage(events)) return;
-    const owner = this.#owner.get(taskId) as { principal: string; model: string | null } | undefined;
+    const owner = this.#ownerOf(taskId);
     if (owner === undefined) return;
-    this.#count(owner.principal, usageDeltas(events, owner.model ?? undefined, atMs));
+    this.#count(owner.principal, usageDeltas(events, owner.model, atMs));
+  }
+
+  #ownerOf(taskId: string): Owner | undefined {
+    const known = this.#owners.get(taskId);
+    if (known !== undefined) return known;
+    const row = this.#owner.get(taskId) as { principal: string; model: string | null } | undefined;
+    if (row === undefined) return undefined;
+    const owner = { principal: row.principal, model: row.model ?? undefined };
+    this.#remember(taskId, owner);
+    return owner;
+  }
+
+  #remember(taskId: string, owner: Owner): void {
+    this.#owners.set(taskId, owner);
+    if (this.#owners.size > OWNERS) this.#owners.delete(this.#owners.keys().next().value as string);
   }
 
   /** Inside the create's transaction: refuse past `maxActiveTasks`, then count the first events' turns. */
