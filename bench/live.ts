@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { MemoryStore, runLeg, type Store, sendInput, startTask } from "@sema-agent/core";
+import { MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
 import { lookupTool } from "@sema-agent/core/testing";
 import { PostgresStore } from "@sema-agent/postgres";
 import { SqliteStore } from "@sema-agent/sqlite";
@@ -40,7 +40,7 @@ import {
   MODEL_MS,
   POSTGRES_URL,
   percentileMs,
-  STEER_EVERY_MS,
+  sendSteers,
   steerModel,
   TURNS,
 } from "./lib/live-tasks.ts";
@@ -184,24 +184,17 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     ).catch((error: unknown) => {
       steerFailure = error;
     });
-    const sentAt = new Map<string, number>();
-    let steers = 0;
-    const steering = (async () => {
-      while (!loadDone && steerFailure === undefined) {
-        await new Promise((resolve) => setTimeout(resolve, STEER_EVERY_MS));
-        if (loadDone) break;
-        const inputId = `steer-${steers++}`;
-        try {
-          await sendInput(store, steerTask, { text: `Steer ${inputId}`, inputId });
-        } catch (error) {
-          // The load ended while this steer was on its way (and the steer task with it), or the
-          // steer task's leg failed: either way the steers end here.
-          if (loadDone || steerFailure !== undefined) break;
-          throw error;
-        }
-        sentAt.set(inputId, performance.now());
-      }
-    })();
+    // The load ending while a steer is on its way (and the steer task with it), or the steer
+    // task's leg failing, ends the steers; anything else is a failure of the run.
+    const { sentAt, done: steering } = sendSteers(
+      store,
+      steerTask,
+      () => loadDone || steerFailure !== undefined,
+      () => performance.now(),
+      (error) => {
+        throw error;
+      },
+    );
     const outcomes = await Promise.allSettled(ids.map((taskId) => runLeg({ store, agent }, taskId)));
     const wallMs = performance.now() - started;
     loadDone = true;

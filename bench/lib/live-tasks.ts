@@ -1,8 +1,9 @@
 /**
  * What bench/live.ts runs, in one process or in worker processes: the 3-turn load task's script
  * (1 s a turn, a `lookup` call in the first two), the steer task's model (20 ms steps until the
- * load is over), the steer cadence, and PostgreSQL's schema naming and clean-up.
+ * load is over), the steers sent during the load, and PostgreSQL's schema naming and clean-up.
  */
+import { type Store, sendInput } from "@sema-agent/core";
 import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import pg from "pg";
 
@@ -89,4 +90,37 @@ export async function dropSchema(schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Send a steer to `taskId` every `STEER_EVERY_MS` (after the previous one returned) until
+ * `stop()`; each sent steer's time (by `clock`) goes in the returned map. A failed send ends the
+ * steers: when `stop()` already holds it is the load ending, otherwise `onFailure` decides
+ * (rethrow, or note it and stop).
+ */
+export function sendSteers(
+  store: Store,
+  taskId: string,
+  stop: () => boolean,
+  clock: () => number,
+  onFailure: (error: unknown, inputId: string) => void,
+): { sentAt: Map<string, number>; done: Promise<void> } {
+  const sentAt = new Map<string, number>();
+  let steers = 0;
+  const done = (async () => {
+    while (!stop()) {
+      await new Promise((resolve) => setTimeout(resolve, STEER_EVERY_MS));
+      if (stop()) break;
+      const inputId = `steer-${steers++}`;
+      try {
+        await sendInput(store, taskId, { text: `Steer ${inputId}`, inputId });
+      } catch (error) {
+        if (stop()) break;
+        onFailure(error, inputId);
+        break;
+      }
+      sentAt.set(inputId, clock());
+    }
+  })();
+  return { sentAt, done };
 }

@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { sendInput, startTask } from "@sema-agent/core";
+import { startTask } from "@sema-agent/core";
 import { PostgresStore } from "@sema-agent/postgres";
 import { RESULT_PREFIX } from "./child.ts";
 import {
@@ -24,7 +24,7 @@ import {
   MODEL_MS,
   POSTGRES_URL,
   percentileMs,
-  STEER_EVERY_MS,
+  sendSteers,
   TURNS,
   type WorkerReport,
 } from "./live-tasks.ts";
@@ -131,24 +131,13 @@ export async function runWithWorkers(n: number, groupCommit: boolean, name: stri
     const goAt = epochNow();
     for (const worker of workers) worker.send("go");
     let loadDone = false;
-    const sentAt = new Map<string, number>();
-    let steers = 0;
-    const steering = (async () => {
-      while (!loadDone) {
-        await new Promise((resolve) => setTimeout(resolve, STEER_EVERY_MS));
-        if (loadDone) break;
-        const inputId = `steer-${steers++}`;
-        try {
-          await sendInput(store, steerTask, { text: `Steer ${inputId}`, inputId });
-        } catch (error) {
-          // The load ended while this steer was on its way: the steers end here.
-          if (loadDone) break;
-          console.error(`live: the steer ${inputId} failed: ${String(error)}`);
-          break;
-        }
-        sentAt.set(inputId, epochNow());
-      }
-    })();
+    const { sentAt, done: steering } = sendSteers(
+      store,
+      steerTask,
+      () => loadDone,
+      epochNow,
+      (error, inputId) => console.error(`live: the steer ${inputId} failed: ${String(error)}`),
+    );
     // A stalled run (legs lost, retried only when their leases expire) ends after STALL_MS without progress.
     let checks = 0;
     const stallCheck = setInterval(() => {

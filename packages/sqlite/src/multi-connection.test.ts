@@ -10,6 +10,7 @@ import { make } from "@sema-agent/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
+import { watchUntil } from "./watch.fixture.ts";
 
 const fixture = fileURLToPath(new URL("./cross-process.fixture.ts", import.meta.url));
 
@@ -123,24 +124,11 @@ for (const kind of ["main", "thread"] as const) {
       const path = tempDb();
       const [a, b] = [store(path), store(path)];
       await a.createTask({ taskId: "t1", created: make.created() });
-      const controller = new AbortController();
-      const seen: number[] = [];
       // The append is made once the watcher has read the log so far, so it must be woken for it.
-      let caughtUp: () => void = () => undefined;
-      const live = new Promise<void>((resolve) => {
-        caughtUp = resolve;
-      });
-      const watching = (async () => {
-        for await (const event of a.watch("t1", { signal: controller.signal })) {
-          seen.push(event.seq);
-          if (event.seq === 1) caughtUp();
-          if (event.seq === 3) controller.abort();
-        }
-      })();
+      const { live, seen } = watchUntil(a, "t1", 1, 3);
       await live;
       await b.append("t1", notes("b", 2), { expectedSeq: 1 });
-      await watching;
-      expect(seen).toEqual([1, 2, 3]);
+      expect(await seen).toEqual([1, 2, 3]);
     });
 
     it("deliver the other store's append made before a watch starts at the seq this store wrote last", async () => {

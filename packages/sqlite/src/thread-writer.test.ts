@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
 import { ThreadWriter } from "./thread-writer.ts";
+import { watchUntil } from "./watch.fixture.ts";
 import type { AppendCommand } from "./write-commands.ts";
 
 const open: SqliteStore[] = [];
@@ -78,19 +79,7 @@ describe("SqliteStore with a writer thread", () => {
       reads++;
       return read(...args);
     };
-    const controller = new AbortController();
-    const seen: number[] = [];
-    let caughtUp: () => void = () => undefined;
-    const live = new Promise<void>((resolve) => {
-      caughtUp = resolve;
-    });
-    const watching = (async () => {
-      for await (const event of s.watch("watched", { signal: controller.signal })) {
-        seen.push(event.seq);
-        if (event.seq === 1) caughtUp();
-        if (event.seq === 2) controller.abort();
-      }
-    })();
+    const { live, seen } = watchUntil(s, "watched", 1, 2);
     await live;
     // Many polls' worth of own commits to another task: none of them is news for the watcher.
     let seq = 1;
@@ -101,8 +90,7 @@ describe("SqliteStore with a writer thread", () => {
     const other = new SqliteStore({ path });
     await other.append("watched", [make.note("from the other")], { expectedSeq: 1 });
     await other.close();
-    await watching;
-    expect(seen).toEqual([1, 2]);
+    expect(await seen).toEqual([1, 2]);
     // Read once at the start, once per wake: its own 200 commits woke it never.
     expect(readsBefore).toBe(1);
     expect(reads).toBe(2);
