@@ -110,6 +110,20 @@ const userMessage = fc.record({
   inputIds: fc.array(id, { maxLength: 3 }),
 });
 
+const taskCreated = fc.record(
+  {
+    type: fc.constant("task_created"),
+    v: fc.constant(1),
+    objective: anyText,
+    principal: id,
+    agent: id,
+    model: id,
+    parentTaskId: id,
+    actor: fc.record({ id: anyText, verified: fc.boolean(), issuer: anyText }, { requiredKeys: ["id", "verified"] }),
+  },
+  { requiredKeys: ["type", "v", "objective", "principal"] },
+);
+
 const taskCompleted = fc.record({ type: fc.constant("task_completed"), v: fc.constant(1), result: anyText });
 
 const validEvent = fc.oneof(
@@ -121,6 +135,7 @@ const validEvent = fc.oneof(
   humanInput,
   userMessage,
   taskCompleted,
+  taskCreated,
 ) as fc.Arbitrary<Record<string, unknown>>;
 
 /** Values near the edges of what the schemas accept, and anything at all. */
@@ -187,6 +202,7 @@ describe("the fast event check", () => {
       "leg_started",
       "model_turn",
       "task_completed",
+      "task_created",
       "tool_call_started",
       "tool_result",
       "user_message",

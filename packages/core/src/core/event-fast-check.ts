@@ -1,7 +1,7 @@
 /**
  * A fast yes for the events every model turn appends (`model_turn`, `tool_call_started`,
- * `tool_result`) and every plain leg does (`leg_started`, `leg_ended`, a text-only `human_input`
- * and `user_message`, `task_completed`): zod takes about 1.8 µs for the first three, some 15% of an
+ * `tool_result`) and every plain task does (`task_created`, `leg_started`, `leg_ended`, a text-only
+ * `human_input` and `user_message`, `task_completed`): zod takes about 1.8 µs for the first three, some 15% of an
  * in-memory turn, and the rest were 15% of a 1-turn task's CPU in a young process. These
  * checks say yes only to an event its zod schema accepts (property-tested against the schemas);
  * anything else, valid or not, goes to zod, which keeps the last word and writes the error.
@@ -88,6 +88,14 @@ const CHECKS: ReadonlyMap<string, Check> = new Map([
         attempt: positive,
       },
       { input: json },
+    ),
+  ],
+  // Version 1, without metadata or a trace context (those go to zod).
+  [
+    "task_created",
+    strictObject(
+      { type: literal("task_created"), v: literal(1), objective: text, principal: nonEmpty },
+      { agent: nonEmpty, model: nonEmpty, parentTaskId: nonEmpty, actor },
     ),
   ],
   [

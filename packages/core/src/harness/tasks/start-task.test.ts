@@ -1,5 +1,6 @@
 // startTask records the settings a task starts with on task_created (v 2, only when there are
 // some), refuses malformed ones, and every leg of the task — in any process — sends them.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import { validateEvents } from "../../core/event-validation.ts";
@@ -7,7 +8,7 @@ import { isSemaError } from "../../protocol/errors.ts";
 import { noteTool } from "../../testing/note-tool.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { runLeg } from "../leg/run-leg.ts";
-import { startTask } from "./start-task.ts";
+import { isPlainStartInput, startSchema, startTask } from "./start-task.ts";
 
 describe("startTask settings", () => {
   it("records them on task_created v 2; a task without settings is still v 1", async () => {
@@ -84,5 +85,47 @@ describe("startTask settings", () => {
       message: 'toolChoice names the tool "search", which the agent does not have (its tools: note)',
     });
     expect(model.calls).toBe(0);
+  });
+});
+
+describe("startTask's fast input check", () => {
+  const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constant(""));
+  const edge = fc.oneof(
+    text,
+    fc.constant(undefined),
+    fc.integer(),
+    fc.constant(null),
+    fc.array(fc.string()),
+    fc.object(),
+  );
+  const key = fc.constantFrom(
+    "objective",
+    "principal",
+    "agent",
+    "model",
+    "taskId",
+    "parentTaskId",
+    "metadata",
+    "x",
+    "__proto__",
+  );
+  const input = fc.dictionary(key, edge, { maxKeys: 6 });
+
+  it("says yes only to inputs the schema accepts", () => {
+    fc.assert(
+      fc.property(input, fc.boolean(), (given, parsed) => {
+        // Also as JSON.parse makes it, where "__proto__" is an own key.
+        const value = parsed ? (JSON.parse(JSON.stringify(given)) as object) : given;
+        if (isPlainStartInput(value)) expect(startSchema.safeParse(value).success).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("says yes to the plain inputs most calls give", () => {
+    expect(isPlainStartInput({ objective: "Go" })).toBe(true);
+    expect(isPlainStartInput({ objective: "Go", principal: "acme", agent: "a", model: "m", taskId: "t" })).toBe(true);
+    expect(isPlainStartInput({ objective: "Go", principal: "" })).toBe(false);
+    expect(isPlainStartInput({ objective: "Go", metadata: {} })).toBe(false);
   });
 });

@@ -156,7 +156,29 @@ const startShape = {
 const startKeysMatch: Equal<keyof typeof startShape, keyof StartTaskInput> = true;
 void startKeysMatch;
 
-const startSchema = z.strictObject(startShape);
+/** The strict schema of `startTask`'s input (exported for its tests). */
+export const startSchema = z.strictObject(startShape);
+
+/** The keys of the plain inputs most calls give, each a string (see `isPlainStartInput`). */
+const PLAIN_KEYS: ReadonlySet<string> = new Set(["objective", "principal", "agent", "model", "taskId", "parentTaskId"]);
+const NON_EMPTY: ReadonlySet<string> = new Set(["principal", "taskId", "parentTaskId"]);
+
+/**
+ * A fast yes for the input most calls give (an objective string, a principal, an agent or model
+ * name, a task id): zod's check of the whole schema was 8% of a 1-turn task's CPU in a young
+ * process. Says yes only to what `startSchema` accepts (property-tested); anything else goes to zod.
+ */
+export function isPlainStartInput(input: object): boolean {
+  if (Object.getPrototypeOf(input) !== Object.prototype) return false;
+  if (typeof (input as { objective?: unknown }).objective !== "string") return false;
+  for (const key in input) {
+    if (!PLAIN_KEYS.has(key)) return false;
+    const value: unknown = (input as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || (NON_EMPTY.has(key) && value.length === 0)) return false;
+  }
+  return true;
+}
 
 /**
  * Create a task: `task_created`, then its objective as a received input. Returns the task id.
@@ -168,7 +190,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
     throw new InvalidInputError("startTask needs an input object with an objective");
   if (typeof input.objective !== "string" && !Array.isArray(input.objective))
     throw new InvalidInputError("the objective must be a string or an array of content parts");
-  checkInput(startSchema, input, "startTask");
+  if (!isPlainStartInput(input)) checkInput(startSchema, input, "startTask");
   const principal = input.principal ?? "local";
   if (input.maxActiveTasks !== undefined && store.usage === undefined)
     throw new ConfigError("startTask", [
