@@ -11,7 +11,8 @@ import { streamLeg } from "../leg/stream-leg.ts";
 import { startTask } from "../tasks/start-task.ts";
 import { loadTaskState } from "../tasks/task-overview.ts";
 import { defineTool } from "../tools/define-tool.ts";
-import { agentSchema, validateAgent } from "./agent-schema.ts";
+import { agentSchema, isPlainAgent, validateAgent } from "./agent-schema.ts";
+import { harnessSchema, isPlainHarness } from "./harness-options-schema.ts";
 
 const model = () => new ScriptedModel([{ text: "done" }]);
 
@@ -223,3 +224,49 @@ const rawTools: Tool[] = [
   }),
 ];
 void rawTools;
+
+describe("the fast checks of runLeg's arguments", () => {
+  const model = new ScriptedModel([{ text: "Done." }]);
+  // A tool a full check has passed (so the fast check knows it), and one no check has seen.
+  const known = defineTool({ name: "known", description: "k", inputSchema: z.object({}), execute: () => "k" });
+  validateAgent({ model, tools: [known] });
+  const unknown = { ...known, name: "" };
+  const value = fc.oneof(
+    fc.constant(model),
+    fc.constant({ id: 1, stream: () => undefined }),
+    fc.constant([known]),
+    fc.constant([unknown]),
+    fc.constant([known, unknown]),
+    fc.constant([]),
+    fc.constant(new MemoryStore()),
+    fc.constant({ append: () => undefined }),
+    fc.string({ maxLength: 3 }),
+    fc.constant(undefined),
+    fc.integer(),
+    fc.constant(null),
+  );
+  const key = fc.constantFrom("model", "tools", "name", "store", "agent", "instructions", "x");
+  const object = fc.dictionary(key, value, { maxKeys: 4 });
+
+  it("a plain agent: yes only to what the agent schema accepts, and to the usual { model, tools }", () => {
+    fc.assert(
+      fc.property(object, (agent) => {
+        if (isPlainAgent(agent)) expect(agentSchema.safeParse(agent).success).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(isPlainAgent({ model, tools: [known] })).toBe(true);
+    expect(isPlainAgent({ model, tools: [unknown] })).toBe(false);
+  });
+
+  it("plain harness options: yes only to what the options schema accepts, and to the usual { store, agent }", () => {
+    fc.assert(
+      fc.property(object, (options) => {
+        if (isPlainHarness(options)) expect(harnessSchema.safeParse(options).success).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(isPlainHarness({ store: new MemoryStore(), agent: { model } })).toBe(true);
+    expect(isPlainHarness({ store: new MemoryStore(), agent: { model }, leaseTtlMs: 5 })).toBe(false);
+  });
+});
