@@ -4,4 +4,5 @@
  * @module @sema-agent/sqlite
  */
 export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./schema.ts";
-export { SqliteStore, type SqliteStoreOptions, type SqliteWriter, type WriteStats } from "./sqlite-store.ts";
+export { SqliteStore } from "./sqlite-store.ts";
+export type { SqliteStoreOptions, SqliteWriter, WriteStats } from "./store-options.ts";

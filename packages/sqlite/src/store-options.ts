@@ -1,0 +1,68 @@
+/**
+ * A `SqliteStore`'s options, checked where they are given (the writer; group commit is
+ * checked by the store-kit), and the write counts it reports.
+ */
+
+import type { StoreClock } from "@sema-agent/core";
+import { ConfigError } from "@sema-agent/core/protocol";
+import type { GroupCommitOptions } from "@sema-agent/core/store-kit";
+
+/** Where a `SqliteStore` runs its writes: see `SqliteStoreOptions.writer`. */
+export type SqliteWriter = "main" | "thread";
+
+/**
+ * Where a `SqliteStore` keeps its database, how often its watchers poll for other connections'
+ * appends, and how long a call waits for a write lock; `now` sets its clock.
+ */
+export interface SqliteStoreOptions extends StoreClock {
+  /** The database file (created if missing), or `":memory:"` for a private in-memory database. */
+  path: string;
+  /** How often watchers look for appends made through another connection. Default 25 ms. */
+  pollMs?: number;
+  /** How long a call waits for another connection's write lock before `StoreUnavailable`. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * Group commit: the writes of concurrent legs within one tick share one transaction, each still
+   * atomic and conditional on its own (see docs/guide/stores.md). Default on (`{ windowMs: 0,
+   * maxBatch: 256 }`); `false` makes every write its own transaction. A bad value is a `ConfigError`.
+   */
+  groupCommit?: GroupCommitOptions | boolean;
+  /**
+   * Where the writes run. `"main"` (the default): on the calling thread, whose event loop each
+   * group commit holds while SQLite works (statements, COMMIT, the WAL checkpoints inside it).
+   * `"thread"`: on a worker thread of the store's own, which owns the write connection and runs
+   * the same group commits, so the main thread only posts writes and hears back after each COMMIT
+   * (reads stay on the calling thread's connection, and see every committed write). It costs a
+   * thread hop per write; it pays when many concurrent tasks keep the main thread busy (see
+   * docs/guide/stores.md). `"thread"` needs a database file, not `":memory:"`. A bad value is a
+   * `ConfigError`.
+   */
+  writer?: SqliteWriter;
+}
+
+/** The writer of `options`, or a `ConfigError` naming what is wrong. */
+export function writerOf(options: SqliteStoreOptions): SqliteWriter {
+  const { writer = "main", path } = options;
+  if (writer !== "main" && writer !== "thread") {
+    throw new ConfigError("SqliteStore", [{ path: "writer", message: 'must be "main" or "thread"' }]);
+  }
+  if (writer === "thread" && (path === ":memory:" || path === "" || path.startsWith("file::memory:"))) {
+    throw new ConfigError("SqliteStore", [
+      {
+        path: "writer",
+        message: `is "thread", which needs a database file: ${JSON.stringify(path)} is private to one connection`,
+      },
+    ]);
+  }
+  return writer;
+}
+
+/** How many writes a store made and in how many transactions: group commit makes the second smaller. */
+export interface WriteStats {
+  /** Writes (appends, creations, lease and snapshot changes) committed or refused. */
+  writes: number;
+  /** Transactions committed. */
+  commits: number;
+  /** With group commit: the longest a batch held the event loop, BEGIN to COMMIT, in ms. */
+  longestBatchMs: number;
+}
