@@ -16,6 +16,17 @@ export function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/**
+ * Whether `value` is a plain object (of `Object.prototype`) with no enumerable key outside
+ * `allowed`: where a hand-written fast check of a strict schema starts (the values are its own
+ * to check; anything else goes to the schema).
+ */
+export function isPlainWithKeys(value: unknown, allowed: ReadonlySet<string>): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
 /** A function-valued setting (a model's stream, a tool's execute, a hook), checked as a function. */
 export function functionSchema<F>(what: string): z.ZodType<F> {
   return z.custom<F>((value) => typeof value === "function", {

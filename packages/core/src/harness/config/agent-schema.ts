@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Model } from "../../ports/model.ts";
 import type { StandardSchemaV1 } from "../../ports/standard-schema.ts";
 import type { Tool } from "../../ports/tool.ts";
-import { checkConfig, functionSchema, kindOf } from "../../protocol/config-check.ts";
+import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
 import { ConfigError } from "../../protocol/errors.ts";
 import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
 import { providerOptionsSchema, toolChoiceSchema } from "../../protocol/task-event.ts";
@@ -202,9 +202,8 @@ const PLAIN_AGENT_KEYS: ReadonlySet<string> = new Set(["model", "tools", "name"]
  * yes only to what `agentSchema` accepts (property-tested); anything else goes to zod.
  */
 export function isPlainAgent(agent: object): boolean {
-  if (Object.getPrototypeOf(agent) !== Object.prototype) return false;
-  const { model, tools, name } = agent as Record<string, unknown>;
-  for (const key in agent) if (!PLAIN_AGENT_KEYS.has(key)) return false;
+  if (!isPlainWithKeys(agent, PLAIN_AGENT_KEYS)) return false;
+  const { model, tools, name } = agent;
   if (!isModel(model) || (name !== undefined && typeof name !== "string")) return false;
   if (tools === undefined) return true;
   return Array.isArray(tools) && tools.every((tool) => isObject(tool) && checkedTools.has(tool));

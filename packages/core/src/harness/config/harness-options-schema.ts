@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Lease, Store } from "../../ports/store.ts";
-import { checkConfig, functionSchema, kindOf } from "../../protocol/config-check.ts";
+import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
 import { holderSchema, legStartedSchema } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import type { LegOptions } from "../leg/leg-options.ts";
@@ -90,7 +90,7 @@ export function validateLegArguments(options: HarnessOptions, legOptions: LegOpt
   // Outside the options' cache (an options object may be given another agent); cached per agent.
   validateAgent(options.agent, where, "agent");
   // Usually a fresh literal per call, most often empty.
-  if (!isEmptyPlain(legOptions)) checkConfig(legSchema, legOptions, where, "legOptions");
+  if (!isPlainWithKeys(legOptions, NO_KEYS)) checkConfig(legSchema, legOptions, where, "legOptions");
 }
 
 /**
@@ -99,16 +99,11 @@ export function validateLegArguments(options: HarnessOptions, legOptions: LegOpt
  * to what `harnessSchema` accepts (property-tested); anything else goes to zod.
  */
 export function isPlainHarness(options: object): boolean {
-  if (Object.getPrototypeOf(options) !== Object.prototype) return false;
-  for (const key in options) if (key !== "store" && key !== "agent") return false;
-  return isStore((options as { store?: unknown }).store);
+  return isPlainWithKeys(options, PLAIN_HARNESS_KEYS) && isStore(options.store);
 }
 
-function isEmptyPlain(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const _ in value) return false;
-  return true;
-}
+const PLAIN_HARNESS_KEYS: ReadonlySet<string> = new Set(["store", "agent"]);
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** The strict schemas of `runLeg`'s arguments (for their tests). */
 export { harnessSchema, legSchema };

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import type { Store } from "../../ports/store.ts";
-import { checkInput } from "../../protocol/config-check.ts";
+import { checkInput, isPlainWithKeys } from "../../protocol/config-check.ts";
 import type { ContentPart } from "../../protocol/content.ts";
 import { ConfigError, InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
@@ -169,11 +169,9 @@ const NON_EMPTY: ReadonlySet<string> = new Set(["principal", "taskId", "parentTa
  * process. Says yes only to what `startSchema` accepts (property-tested); anything else goes to zod.
  */
 export function isPlainStartInput(input: object): boolean {
-  if (Object.getPrototypeOf(input) !== Object.prototype) return false;
-  if (typeof (input as { objective?: unknown }).objective !== "string") return false;
+  if (!isPlainWithKeys(input, PLAIN_KEYS) || typeof input.objective !== "string") return false;
   for (const key in input) {
-    if (!PLAIN_KEYS.has(key)) return false;
-    const value: unknown = (input as Record<string, unknown>)[key];
+    const value = input[key];
     if (value === undefined) continue;
     if (typeof value !== "string" || (NON_EMPTY.has(key) && value.length === 0)) return false;
   }
