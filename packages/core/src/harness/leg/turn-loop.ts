@@ -120,8 +120,8 @@ export class LegLoop {
     if (await this.#awaitChildren()) return;
     if (await this.#parkForExternal()) return;
     await this.#fireTimers("parked");
-    // Usually delivered with leg_started already (opening-deliveries.ts); then these append nothing.
-    for (const carrier of OPENING_CARRIERS) await this.#deliver(carrier);
+    // Usually delivered with leg_started already (opening-deliveries.ts): then nothing waits here.
+    if (w.state.inputs.length > 0) for (const carrier of OPENING_CARRIERS) await this.#deliver(carrier);
     // Each step below is awaited only when the state says it has work: an instant turn pays for
     // no promise it does not need.
     for (;;) {
