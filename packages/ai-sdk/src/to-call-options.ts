@@ -15,6 +15,7 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import type { JsonValue, ModelRequest, TranscriptEntry, UserPart } from "@sema-agent/core";
+import { withoutReservedProviderOptions } from "@sema-agent/core/protocol";
 
 /** The V4 call options for one request. `signal` is passed as the call's abort signal. */
 export function toCallOptions(
@@ -57,14 +58,20 @@ function toToolChoice(choice: ModelRequest["toolChoice"]): LanguageModelV4ToolCh
   return { type: "tool", toolName: choice.toolName };
 }
 
-/** The adapter's options, then the request's (the task's recorded ones) on top, per provider. */
+/**
+ * The adapter's options, then the request's (the agent's and the task's recorded ones) on top, per
+ * provider. The request's reserved keys (`model`, `n`, `max_tokens` …) are dropped: whatever a task
+ * recorded, the model is this adapter's, one completion is asked for and the output limit is
+ * `maxOutputTokens`, the one the budget clamps (issue 29, finding 3). The adapter's own options
+ * are the host's code and pass as given.
+ */
 function mergeProviderOptions(
   adapter: SharedV4ProviderOptions | undefined,
   request: ModelRequest["providerOptions"],
 ): SharedV4ProviderOptions | undefined {
   if (request === undefined) return adapter;
   const merged: SharedV4ProviderOptions = { ...adapter };
-  for (const [provider, options] of Object.entries(request)) {
+  for (const [provider, options] of Object.entries(withoutReservedProviderOptions(request))) {
     merged[provider] = { ...adapter?.[provider], ...(options as JSONObject) };
   }
   return merged;

@@ -13,6 +13,7 @@ import type { Store } from "../ports/store.ts";
 import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type { ProvenancePolicy } from "../protocol/provenance.ts";
+import type { CallerProviderOptions } from "../protocol/provider-options.ts";
 import type { Emit } from "../protocol/stream-event.ts";
 import type { LeaseHolder, ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
@@ -62,8 +63,19 @@ export interface Agent {
    * latest user message; later calls use `auto`, so the agent can still finish.
    */
   toolChoice?: ToolChoice;
-  /** Passed through to the provider, keyed by provider name (`{ openai: { store: false } }`). */
+  /**
+   * Passed through to the provider, keyed by provider name (`{ openai: { store: false } }`). A
+   * reserved key (`model`, `n`, `max_tokens` … : `isReservedProviderOption` of
+   * `@sema-agent/core/protocol`) is refused: the model and the output limit have fields of their own.
+   */
   providerOptions?: ProviderOptions;
+  /**
+   * The provider option keys a task's caller may set (a task's `settings.providerOptions` through
+   * a host's API), by provider: `{ "openai-compatible": ["reasoning_effort"] }`. Empty by default:
+   * a host refuses every provider option a request carries. A reserved key may not be listed.
+   * Options given in code (`startTask` in the same process) are not checked against it.
+   */
+  callerProviderOptions?: CallerProviderOptions;
   /**
    * The final answer must be JSON matching this schema: any Standard Schema (zod's, or one with
    * Standard JSON Schema), or a plain JSON Schema object. The model is asked through the

@@ -12,6 +12,7 @@ export * from "./errors.ts";
 export type * from "./human-input.ts";
 export type * from "./json.ts";
 export * from "./provenance.ts";
+export * from "./provider-options.ts";
 export * from "./stream-event.ts";
 export * from "./task-event.ts";
 export * from "./task-summary.ts";

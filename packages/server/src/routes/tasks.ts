@@ -27,7 +27,15 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
         const taskId = await createTaskFor(
           deps,
           caller,
-          { objective: body.objective, agent: body.agent, where: { objective: "body.objective", agent: "body.agent" } },
+          {
+            objective: body.objective,
+            agent: body.agent,
+            where: {
+              objective: "body.objective",
+              agent: "body.agent",
+              providerOptions: "body.settings.providerOptions",
+            },
+          },
           { ...(body.metadata === undefined ? {} : { metadata: body.metadata }), ...body.settings },
         );
         context.header("Location", `/v1/tasks/${taskId}`);

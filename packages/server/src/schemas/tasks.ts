@@ -19,7 +19,7 @@ export const CreateTaskRequest = named(
     settings: taskSettingsSchema
       .optional()
       .describe(
-        "This task's model settings (temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions) and `output`, the JSON Schema its final answer must match: recorded on task_created, they win over the agent's.",
+        "This task's model settings (temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions) and `output`, the JSON Schema its final answer must match: recorded on task_created, they win over the agent's. A provider option is refused (400) unless the agent's callerProviderOptions lists its key.",
       ),
   }),
 );

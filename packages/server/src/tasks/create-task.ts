@@ -4,6 +4,7 @@
  * owned by the caller's principal (refused past its `concurrentTasks` quota), and this process's workers told.
  */
 import { type StartTaskInput, startTask } from "@sema-agent/core";
+import { refusedProviderOption } from "@sema-agent/core/protocol";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
@@ -17,12 +18,18 @@ export type CreateTaskFields = Omit<
 
 /**
  * Start a task of `agentName` (the default agent when undefined) for `caller`. `where` names the
- * objective and the agent in errors (`body.objective`, `body.agent`). Returns the task id.
+ * objective and the agent in errors (`body.objective`, `body.agent`). Provider options are refused
+ * (400, naming the key) unless the agent's `callerProviderOptions` lists each. Returns the task id.
  */
 export async function createTaskFor(
   deps: TaskDeps,
   caller: Caller,
-  request: { objective: TextOrParts; agent?: string | undefined; where: { objective: string; agent: string } },
+  request: {
+    objective: TextOrParts;
+    agent?: string | undefined;
+    /** Paths for errors; `providerOptions` defaults to `settings.providerOptions`. */
+    where: { objective: string; agent: string; providerOptions?: string };
+  },
   fields: CreateTaskFields = {},
 ): Promise<string> {
   const { agents, limits } = deps;
@@ -31,6 +38,13 @@ export async function createTaskFor(
   const agent = agents.get(name);
   if (agent === undefined)
     throw badRequest(`${request.where.agent}: no agent named ${name}`, request.where.agent, { agents: agents.names() });
+  // A caller's provider options reach the provider's request body: only what the agent allows.
+  if (fields.providerOptions !== undefined) {
+    const refused = refusedProviderOption(fields.providerOptions, agent.callerProviderOptions);
+    const where = request.where.providerOptions ?? "settings.providerOptions";
+    if (refused !== undefined)
+      throw badRequest(`${where}.${refused.path}: ${refused.message}`, `${where}.${refused.path}`);
+  }
   // The store refuses past the caller's concurrentTasks quota (QuotaExceeded: 429), atomically.
   const maxActiveTasks = (await deps.quotasFor?.(caller.principal))?.concurrentTasks;
   const taskId = await startTask(deps.store, {

@@ -11,6 +11,7 @@ import type { Tool } from "../../ports/tool.ts";
 import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
 import { ConfigError } from "../../protocol/errors.ts";
 import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
+import { callerProviderOptionsSchema, isReservedProviderOption } from "../../protocol/provider-options.ts";
 import { providerOptionsSchema, toolChoiceSchema } from "../../protocol/task-event.ts";
 import type { Agent, DelegationSettings, OutputSchema } from "../agent.ts";
 import type { Budget, ModelPrice } from "../budget/budget.ts";
@@ -140,6 +141,19 @@ const delegationShape = {
 } satisfies ShapeOf<DelegationSettings>;
 const delegationKeysMatch: Equal<keyof typeof delegationShape, keyof DelegationSettings> = true;
 
+// A reserved key would be dropped by the model adapter: refused here, where the operator sees it.
+const agentProviderOptions = providerOptionsSchema.superRefine((options, context) => {
+  for (const [provider, values] of Object.entries(options))
+    for (const key of Object.keys(values))
+      if (isReservedProviderOption(key))
+        context.addIssue({
+          code: "custom",
+          path: [provider, key],
+          message:
+            "is reserved: set the model with `model`, the output limit with `maxOutputTokens`; the number of completions is always 1",
+        });
+});
+
 /** One line per `Agent` field: the compile fails while a field of `Agent` has no line here, or a line no field. */
 const agentShape = {
   name: z.string().optional(),
@@ -155,7 +169,8 @@ const agentShape = {
   stopSequences: z.array(z.string()).optional(),
   seed: z.number().int().optional(),
   toolChoice: toolChoiceSchema.optional(),
-  providerOptions: providerOptionsSchema.optional(),
+  providerOptions: agentProviderOptions.optional(),
+  callerProviderOptions: callerProviderOptionsSchema.optional(),
   output: z
     .custom<OutputSchema>(isObject, {
       error: (issue) => `must be a Standard Schema (zod …) or a JSON Schema object, got ${kindOf(issue.input)}`,
