@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
-import { type Agent, type QuotaSettings, quotaSettingsSchema, validateAgent } from "@sema-agent/core";
+import { type Agent, checkQuotaPrices, type QuotaSettings, quotaSettingsSchema, validateAgent } from "@sema-agent/core";
 import { checkConfig, provenancePolicySchema } from "@sema-agent/core/protocol";
 import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
@@ -146,6 +146,15 @@ function pricedQuotas(quotas: QuotaSettings | undefined): { quotas?: QuotaSettin
 }
 
 /**
+ * `set` once its dollar quotas are known to bind: a `ConfigError` (exit 2) naming each model an
+ * agent calls that has no price in the quotas' prices (`DEFAULT_PRICES` under the config's own).
+ */
+function quotaPricesChecked(set: AgentSet): AgentSet {
+  checkQuotaPrices(set.quotas, Object.entries(set.agents), set.source);
+  return set;
+}
+
+/**
  * Only the quotas of the config in `cwd` (`sema usage`, which runs no agent): checked like the
  * whole config's, with `DEFAULT_PRICES` under their prices; undefined without a config or quotas.
  */
@@ -199,13 +208,13 @@ export async function loadAgents(
     const approvers = z.record(z.string(), approverRule).optional().safeParse(config.approvers);
     if (!approvers.success)
       throw new UsageError(`${name}: approvers: each agent's rule is "approver-role" or "any-verified-actor"`);
-    return {
+    return quotaPricesChecked({
       agents: pricedAll(config.agents),
       defaultAgent: checkDefault(config.agents, config.defaultAgent, name),
       approvers: approvers.data ?? {},
       ...pricedQuotas(checked.quotas),
       source: name,
-    };
+    });
   }
   const jsonPath = join(cwd, JSON_FILE);
   if (existsSync(jsonPath)) {
@@ -227,13 +236,13 @@ export async function loadAgents(
         raw.approvers === undefined ? [] : [[name, raw.approvers]],
       ),
     );
-    return {
+    return quotaPricesChecked({
       agents: pricedAll(agents),
       defaultAgent: defaultName,
       approvers,
       ...pricedQuotas(config.quotas),
       source: JSON_FILE,
-    };
+    });
   }
   const spec = modelSpec();
   return {

@@ -81,6 +81,7 @@ export {
   type StoreQuotaGateOptions,
   storeQuotaGate,
 } from "./harness/quota/quota-gate.ts";
+export { checkQuotaPrices } from "./harness/quota/quota-prices.ts";
 export {
   type PrincipalUsage,
   principalUsage,

@@ -19,6 +19,7 @@ const VALUES = [
   "buildAppliedHumanInputEvent",
   "buildHumanInputEvent",
   "cancel",
+  "checkQuotaPrices",
   "childAgent",
   "classifyToolCall",
   "costUsd",

@@ -4,7 +4,7 @@
  * This is what `sema serve` runs.
  */
 import type { Emit, HarnessOptions, LeaseHolder, Store, StreamEvent } from "@sema-agent/core";
-import { type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
+import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
@@ -163,6 +163,21 @@ export interface Serving {
 export async function serve(options: ServeOptions): Promise<Serving> {
   checkConfig(serveSchema, options, "serve");
   checkAgents(options.agents, "serve");
+  if (options.quotas !== undefined) {
+    // A dollar quota over an unpriced model never binds: refused here, before a port is bound.
+    const records = await options.tokens.list();
+    checkQuotaPrices(
+      options.quotas,
+      options.agents.names().flatMap((name) => {
+        const agent = options.agents.get(name);
+        return agent === undefined ? [] : [[name, agent] as const];
+      }),
+      "serve",
+      records
+        .filter((record) => record.revokedAt === undefined)
+        .map((record) => [`tokens.${record.tokenId}.quotas`, record.quotas] as const),
+    );
+  }
   const firstToken = await ensureFirstToken(options.tokens);
   const hub = new EventHub();
   // With quotas on: the settings' and the tokens' records', for the API and this process's
