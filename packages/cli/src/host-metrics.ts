@@ -6,7 +6,7 @@
  * as it is. With either, the host writes through the instrumented store, so
  * every event this process appends is counted once.
  */
-import type { Store } from "@sema-agent/core";
+import type { Agent, Store } from "@sema-agent/core";
 import type { CliIo } from "./context.ts";
 import { terminalSafe } from "./terminal-safe.ts";
 
@@ -41,15 +41,17 @@ export async function openHostMetrics(
   io: CliIo,
   store: Store,
   who: string,
-  options: { prometheus?: boolean } = {},
+  options: { prometheus?: boolean; agents?: Iterable<Agent> } = {},
 ): Promise<HostMetrics> {
   const report = (error: unknown) =>
     io.stderr.write(`${terminalSafe(`${who}: metrics: ${error instanceof Error ? error.message : String(error)}`)}\n`);
   const off: HostMetrics = { store, observe: () => {}, shutdown: async () => {} };
   if (!mayWantMetrics(io, options.prometheus === true)) return off;
-  const { metricsFromEnv } = await import("@sema-agent/otel/metrics-setup");
+  const { agentToolNames, metricsFromEnv } = await import("@sema-agent/otel/metrics-setup");
   const metrics = await metricsFromEnv(io.env, {
     store,
+    // Only the agents' own tool names become labels: a name a model makes up is `_OTHER`.
+    ...(options.agents === undefined ? {} : { toolNames: agentToolNames(options.agents) }),
     ...(options.prometheus === true ? { prometheus: true } : {}),
     onError: report,
   });

@@ -16,7 +16,13 @@ export { spanIdOf, traceIdOf } from "./export/span-ids.ts";
 export { callTraceparent, type TracePlacement } from "./export/trace-placement.ts";
 export { type InstrumentStoreOptions, instrumentStore } from "./metrics/instrument-store.ts";
 export { METER_NAME } from "./metrics/instruments.ts";
-export { foldMeasurements, type Measurement, type MetricAttributes, MetricFold } from "./metrics/metric-fold.ts";
+export {
+  foldMeasurements,
+  type Measurement,
+  type MetricAttributes,
+  MetricFold,
+  type MetricFoldOptions,
+} from "./metrics/metric-fold.ts";
 export {
   DURATION_BUCKETS,
   METRIC,
@@ -30,6 +36,7 @@ export {
 } from "./metrics/metric-names.ts";
 export { type MetricsEmit, type MetricsEmitOptions, metricsEmit } from "./metrics/metrics-emit.ts";
 export { observeTaskGauges, type TaskGaugeOptions } from "./metrics/task-gauges.ts";
+export { agentToolNames, OTHER_TOOL, toolLabeler } from "./metrics/tool-labels.ts";
 export { foldSpans, SpanFold, type SpanFoldOptions } from "./spans/span-fold.ts";
 export type {
   AttributeValue,

@@ -11,3 +11,4 @@ export {
   metricsFromEnv,
   metricsWanted,
 } from "./metrics/metrics-from-env.ts";
+export { agentToolNames } from "./metrics/tool-labels.ts";

@@ -42,7 +42,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   let metrics: Awaited<ReturnType<typeof openHostMetrics>> | undefined;
   let tracing: HostTracing | undefined;
   try {
-    metrics = await openHostMetrics(io, backend.store, "sema");
+    const agent = defaultAgent(model, io.cwd, {
+      autoApprove: values.yes === true,
+      // The working directory is the root, but the store and config files are never written.
+      tools: localToolSetup(io, storeLocation(io, values)).options,
+    });
+    metrics = await openHostMetrics(io, backend.store, "sema", { agents: [agent] });
     const { store } = metrics;
     // Read before the task starts: a wrong OTEL_* variable starts nothing.
     tracing = await hostTracing(io, backend.store, "sema run");
@@ -55,11 +60,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return await driveLeg(io, {
       store,
       taskId,
-      agent: defaultAgent(model, io.cwd, {
-        autoApprove: values.yes === true,
-        // The working directory is the root, but the store and config files are never written.
-        tools: localToolSetup(io, storeLocation(io, values)).options,
-      }),
+      agent,
       dbFlag: storeFlagText(values),
       stdinSteers: values["stdin-steers"] === true,
       observe: tracing.emit,

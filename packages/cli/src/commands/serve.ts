@@ -38,7 +38,10 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
   let tracing: HostTracing | undefined;
   try {
-    const metrics = await openHostMetrics(io, backend.store, "sema serve", { prometheus: values.metrics === true });
+    const metrics = await openHostMetrics(io, backend.store, "sema serve", {
+      prometheus: values.metrics === true,
+      agents: Object.values(set.agents),
+    });
     tracing = await hostTracing(io, backend.store, "sema serve");
     const serving = await startServing({
       store: metrics.store,

@@ -41,7 +41,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
   const backend = await openBackend(io, values);
   let tracing: HostTracing | undefined;
   try {
-    const metrics = await openHostMetrics(io, backend.store, "sema worker");
+    const metrics = await openHostMetrics(io, backend.store, "sema worker", { agents: Object.values(set.agents) });
     tracing = await hostTracing(io, backend.store, "sema worker");
     // The config's quotas over the shared store. Not the tokens' records: a worker loads nothing
     // of the server (module-graph.test.ts), so their quotas hold in sema serve's legs only.

@@ -12,6 +12,7 @@ import { isoMs } from "../export/iso-ms.ts";
 import { SpanFold, type SpanFoldOptions } from "../spans/span-fold.ts";
 import type { SpanAttributes, SpanRecord } from "../spans/span-record.ts";
 import { METRIC, METRIC_ATTRIBUTE, type MetricName } from "./metric-names.ts";
+import { toolLabeler } from "./tool-labels.ts";
 
 /** A metric's attributes: strings only, each of a bounded set. */
 export type MetricAttributes = Record<string, string>;
@@ -48,16 +49,28 @@ function pick(from: SpanAttributes, keys: readonly string[]): MetricAttributes {
   return out;
 }
 
+/** What a {@link MetricFold} reads: the span fold's options, and how a tool name becomes a label. */
+export interface MetricFoldOptions extends SpanFoldOptions {
+  /**
+   * The `gen_ai.tool.name` to record for a called name (`toolLabeler`): names a model made up
+   * fold into `_OTHER`. Default: the first 64 names this fold sees, the rest `_OTHER`.
+   */
+  toolLabel?: (name: string) => string;
+}
+
 /** Folds one task's stored events, in `seq` order, into measurements. */
 export class MetricFold {
   readonly #spans: SpanFold;
+  readonly #toolLabel: (name: string) => string;
   #agent: string | undefined;
   readonly #approvals = new Map<string, { at: string; tool: string }>();
   readonly #inputs = new Map<string, PendingInput>();
 
-  constructor(options: SpanFoldOptions = {}) {
+  constructor(options: MetricFoldOptions = {}) {
+    const { toolLabel, ...spanOptions } = options;
     // No texts in metrics, whatever the traces capture.
-    this.#spans = new SpanFold({ ...options, captureContent: false });
+    this.#spans = new SpanFold({ ...spanOptions, captureContent: false });
+    this.#toolLabel = toolLabel ?? toolLabeler(undefined);
   }
 
   /** Folds one event in; returns the measurements it completes. */
@@ -69,7 +82,7 @@ export class MetricFold {
         out.push({ metric: METRIC.taskStarted, value: 1, attributes: this.#agentAttributes() });
         break;
       case "approval_requested":
-        this.#approvals.set(event.callId, { at: event.at, tool: event.name });
+        this.#approvals.set(event.callId, { at: event.at, tool: this.#toolLabel(event.name) });
         break;
       case "approval_decided": {
         const requested = this.#approvals.get(event.callId);
@@ -159,10 +172,14 @@ export class MetricFold {
           : attributes[SEMA.toolInterrupted] === true
             ? "interrupted"
             : "error");
+      const name = attributes[GEN_AI.toolName];
       out.push({
         metric: METRIC.toolDuration,
         value: duration,
-        attributes: { ...pick(attributes, [GEN_AI.toolName]), [SEMA.toolStatus]: String(status) },
+        attributes: {
+          ...(name === undefined ? {} : { [GEN_AI.toolName]: this.#toolLabel(String(name)) }),
+          [SEMA.toolStatus]: String(status),
+        },
       });
       return;
     }
@@ -175,7 +192,7 @@ export class MetricFold {
 }
 
 /** The measurements of a whole log (`seq` order): what a process that appended all of it records. */
-export function foldMeasurements(events: readonly StoredEvent[], options: SpanFoldOptions = {}): Measurement[] {
+export function foldMeasurements(events: readonly StoredEvent[], options: MetricFoldOptions = {}): Measurement[] {
   const fold = new MetricFold(options);
   return events.flatMap((event) => fold.add(event));
 }

@@ -12,7 +12,8 @@ import type { Meter, MeterProvider } from "@opentelemetry/api";
 import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
 import { background } from "../sink/background.ts";
 import { instrumentsOf, meterOf } from "./instruments.ts";
-import { MetricFold } from "./metric-fold.ts";
+import { MetricFold, type MetricFoldOptions } from "./metric-fold.ts";
+import { toolLabeler } from "./tool-labels.ts";
 
 /** Where the metrics go and where missed events are read from. */
 export interface MetricsEmitOptions {
@@ -24,6 +25,12 @@ export interface MetricsEmitOptions {
   store?: Store;
   /** `gen_ai.provider.name` when a model id does not name its provider. */
   providerName?: string;
+  /**
+   * The tool names `gen_ai.tool.name` may take (`agentToolNames(agents)`): any other name a model
+   * calls is recorded as `_OTHER`, so made-up names add no series. Default: the first 64 names
+   * seen by this sink, the rest `_OTHER`.
+   */
+  toolNames?: Iterable<string>;
   /** Tasks whose fold is kept between events (least recently used forgotten first; re-read when needed). Default 1000. */
   maxTasks?: number;
   /** Called when a gap's read fails or recording throws (metrics never fail a leg). Default: ignored. */
@@ -52,7 +59,11 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
   const instruments = instrumentsOf(meterOf(options, "metricsEmit"));
   const { store, onError } = options;
   const maxTasks = Math.max(1, options.maxTasks ?? 1000);
-  const foldOptions = options.providerName === undefined ? {} : { providerName: options.providerName };
+  // One labeler for every task's fold: the bound holds across tasks, not per task.
+  const foldOptions: MetricFoldOptions = {
+    toolLabel: toolLabeler(options.toolNames),
+    ...(options.providerName === undefined ? {} : { providerName: options.providerName }),
+  };
   const tasks = new Map<string, TaskMetrics>();
   // The task of the last event: the next one is most often of the same task.
   let lastId: string | undefined;

@@ -17,6 +17,8 @@ export interface MetricsFromEnvOptions {
   prometheus?: boolean;
   /** `service.name` when `OTEL_SERVICE_NAME` is unset. Default `sema`. */
   serviceName?: string;
+  /** The tool names `gen_ai.tool.name` may take (`agentToolNames(agents)`); others are `_OTHER` (see `metricsEmit`). */
+  toolNames?: Iterable<string>;
   /** Called when a read, a record or a gauge fails (metrics never fail a task). Default: ignored. */
   onError?: (error: unknown) => void;
 }
@@ -217,6 +219,7 @@ export async function metricsFromEnv(env: Env, options: MetricsFromEnvOptions = 
   const sink = metricsEmit({
     meterProvider,
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.toolNames === undefined ? {} : { toolNames: options.toolNames }),
     ...(onError === undefined ? {} : { onError }),
   });
   const setup: MetricsSetup = {
