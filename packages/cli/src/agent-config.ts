@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
 import { type Agent, checkQuotaPrices, type QuotaSettings, quotaSettingsSchema, validateAgent } from "@sema-agent/core";
-import { checkConfig, provenancePolicySchema } from "@sema-agent/core/protocol";
+import { callerProviderOptionsSchema, checkConfig, provenancePolicySchema } from "@sema-agent/core/protocol";
 import type { ApproverRule } from "@sema-agent/server";
 import { z } from "zod";
 import { UsageError } from "./context.ts";
@@ -66,6 +66,11 @@ const jsonAgent = z.strictObject({
    * default: tainted calls of the writing tools need approval, whatever `approve` says.
    */
   provenancePolicy: provenancePolicySchema.exactOptional(),
+  /**
+   * The provider option keys a caller of `sema serve` may set on a task, by provider; default
+   * none (docs/guide/security.md).
+   */
+  callerProviderOptions: callerProviderOptionsSchema.exactOptional(),
 });
 
 const jsonConfig = z.strictObject({
@@ -95,6 +100,7 @@ function fromJson(
   };
   if (raw.instructions !== undefined) agent.instructions = raw.instructions;
   if (raw.provenancePolicy !== undefined) agent.provenancePolicy = raw.provenancePolicy;
+  if (raw.callerProviderOptions !== undefined) agent.callerProviderOptions = raw.callerProviderOptions;
   if (approve.size > 0) agent.approvalPolicy = (call) => approve.has(call.name);
   const budget: NonNullable<Agent["budget"]> = {};
   if (raw.maxTurns !== undefined) budget.maxTurns = raw.maxTurns;
