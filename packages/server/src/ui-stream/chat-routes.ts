@@ -4,7 +4,7 @@
  * as `UIMessage[]`), under `/v1/agents/{agent}` or `/v1` for the default agent. The chat id is
  * the task id; every answer is read from the task's log, so a stream resumes across restarts.
  */
-import type { Store, TaskRecord } from "@sema-agent/core";
+import { isSemaError, type Store, type TaskRecord } from "@sema-agent/core";
 import { TaskNotFoundError } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { sseResponse } from "../events/sse-response.ts";
@@ -107,7 +107,8 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     const last = body.messages[index] as ChatMessageInput;
     const existing = await ownChat(body.id, caller, agentName).catch(async (error: unknown) => {
       // Unknown: this request creates it. Another principal's (or agent's) is a 404 like any unknown id.
-      if (error instanceof TaskNotFoundError && !(await exists(store, body.id))) return undefined;
+      // By the brand, not the class: a store built on another installed copy of core throws its own.
+      if (isSemaError(error, "TaskNotFound") && !(await exists(store, body.id))) return undefined;
       throw error;
     });
     if (existing === undefined) {
@@ -176,7 +177,7 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     const { agentName } = agentNamed(agentParam);
     const record = await ownChat(chatId, caller, agentName).catch((error: unknown) => {
       // Nothing to resume: for an unknown chat (or another principal's) as for a finished turn.
-      if (error instanceof TaskNotFoundError) return undefined;
+      if (isSemaError(error, "TaskNotFound")) return undefined;
       throw error;
     });
     if (record === undefined || !runs(record)) return new Response(null, { status: 204 });
@@ -280,7 +281,7 @@ async function exists(store: Store, taskId: string): Promise<boolean> {
     await store.getTask(taskId);
     return true;
   } catch (error) {
-    if (error instanceof TaskNotFoundError) return false;
+    if (isSemaError(error, "TaskNotFound")) return false;
     throw error;
   }
 }
