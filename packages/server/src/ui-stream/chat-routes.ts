@@ -96,7 +96,13 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     return { afterSeq: start, messageId: turnMessageId(start), endsAfter: record.lastSeq };
   };
 
-  const chat = async (agentParam: string | undefined, body: ChatRequestBody, caller: Caller, env: unknown) => {
+  const chat = async (
+    agentParam: string | undefined,
+    body: ChatRequestBody,
+    caller: Caller,
+    env: unknown,
+    retried = false,
+  ): Promise<Response> => {
     const { agentName } = agentNamed(agentParam);
     if (body.trigger === "regenerate-message")
       throw badRequest(
@@ -114,12 +120,24 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     if (existing === undefined) {
       const path = `body.messages.${index}`;
       const text = personText(last, path, limits.maxTextChars);
-      await createTaskFor(
-        deps,
-        caller,
-        { objective: text, agent: agentName, where: { objective: `${path}.parts`, agent: "params.agent" } },
-        { taskId: body.id, ...(body.metadata === undefined ? {} : { metadata: body.metadata }) },
-      );
+      try {
+        await createTaskFor(
+          deps,
+          caller,
+          { objective: text, agent: agentName, where: { objective: `${path}.parts`, agent: "params.agent" } },
+          {
+            taskId: body.id,
+            // Recorded under the message's own id: a retried first request finds it and records nothing.
+            ...(ID_PATTERN.test(last.id) ? { objectiveInputId: last.id } : {}),
+            ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+          },
+        );
+      } catch (error) {
+        // Created by a request running at the same time (the same first request, retried): answer
+        // as a request that came after it.
+        if (!retried && isSemaError(error, "TaskExists")) return chat(agentParam, body, caller, env, true);
+        throw error;
+      }
       const events = await store.read(body.id, { limit: 2 });
       const opener = events.find(opensTurn)?.seq ?? 0;
       const record = await store.getTask(body.id);
