@@ -1,11 +1,12 @@
 /**
  * Revocation ends every long-lived delivery (issue 29, finding 6), over real sockets with each
  * protocol's official client: an AG-UI run (`@ag-ui/client`), an MCP `run_<agent>` waiting with
- * progress and one waiting on an elicitation (`@modelcontextprotocol/sdk`), and a `/v1` event
- * stream. A revocation made with `TokenStore.revoke` beside the server ends them before it
+ * progress and one waiting on an elicitation (`@modelcontextprotocol/sdk`), an A2A stream
+ * (`@a2a-js/sdk`), an AI SDK chat stream and a `/v1` event stream. A revocation made with `TokenStore.revoke` beside the server ends them before it
  * returns (the periodic re-check is set to an hour, so only that can end them); with a store that
  * cannot tell of its revocations, the re-check ends them. Nothing of the task arrives after.
  */
+import { SendMessageRequest, type StreamResponse } from "@a2a-js/sdk";
 import { type BaseEvent, HttpAgent, type Message } from "@ag-ui/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -17,6 +18,7 @@ import { z } from "zod";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
 import type { TokenStore } from "./ingress/token-store.ts";
 import { type Serving, serve } from "./serve.ts";
+import { a2aClient } from "./test-support/a2a-server.ts";
 import { scriptedAgent, writeTool } from "./test-support/api-fixture.ts";
 import { until } from "./test-support/until.ts";
 
@@ -277,5 +279,74 @@ describe("revocation ends a /v1 event stream", () => {
     release();
     await taskCompleted(taskId);
     expect(text).not.toContain("task_completed");
+  });
+});
+
+/** Read `body` to its end in the background; `ended()` says when it did. */
+function drain(body: ReadableStream<Uint8Array> | null) {
+  const reader = body?.getReader();
+  if (reader === undefined) throw new Error("no body");
+  const decoder = new TextDecoder();
+  const state = { text: "", ended: false };
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      state.text += decoder.decode(value);
+    }
+    state.ended = true;
+  })();
+  return state;
+}
+
+describe("revocation ends an A2A stream and an AI SDK chat stream", () => {
+  it("A2A: at once when TokenStore.revoke runs beside the server", async () => {
+    const tokens = new MemoryTokenStore();
+    const alice = await tokens.create({ principal: "acme", actorId: "alice" });
+    await start(tokens, HOUR);
+    const client = await a2aClient(serving?.url ?? "", alice.token, "JSONRPC");
+    const stream = client.sendMessageStream(
+      SendMessageRequest.fromJSON({ message: { messageId: "m-a2a", role: "ROLE_USER", parts: [{ text: "Hold on" }] } }),
+    );
+    const events: StreamResponse[] = [];
+    let ended = false;
+    void (async () => {
+      for await (const event of stream) events.push(event);
+      ended = true;
+    })().catch(() => (ended = true));
+    await until(() => events.length > 0, "the stream's first event");
+    const taskId = events[0]?.payload?.$case === "task" ? events[0].payload.value.id : "";
+    await until(async () => (await store.getTask(taskId)).summary.status === "running", "the leg to run");
+    expect(await tokens.revoke(alice.record.tokenId)).toBe(true);
+    await until(() => ended, "the stream to end");
+    const seen = events.length;
+    release();
+    await taskCompleted(taskId);
+    expect(events.length).toBe(seen);
+  });
+
+  it("AI SDK chat: at once, ending with an error part", async () => {
+    const tokens = new MemoryTokenStore();
+    const alice = await tokens.create({ principal: "acme", actorId: "alice" });
+    await start(tokens, HOUR);
+    const response = await fetch(`${serving?.url}/v1/chat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "chat-revoke",
+        trigger: "submit-message",
+        messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "Hold on" }] }],
+      }),
+    });
+    const read = drain(response.body);
+    await until(() => read.text.includes('"toolName":"hold"'), "the held tool call");
+    expect(await tokens.revoke(alice.record.tokenId)).toBe(true);
+    await until(() => read.ended, "the stream to end");
+    expect(read.text).toContain("stream ended: token_revoked");
+    const seen = read.text;
+    release();
+    await taskCompleted("chat-revoke");
+    expect(read.text).toBe(seen);
+    expect(seen).not.toContain("Done after the hold.");
   });
 });
