@@ -4,7 +4,7 @@
  * every claim's `exclude`, so tasks naming a removed agent piled up until claims found nothing.
  * On fake timers, with the pool's clock injected.
  */
-import { type ClaimRunnableOptions, MemoryStore, startTask } from "@sema-agent/core";
+import { MemoryStore, startTask } from "@sema-agent/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentRegistry } from "./agent-registry.ts";
 import { scriptedAgent } from "./test-support/scripted-agent.ts";
@@ -23,7 +23,7 @@ function recordingStore(): { store: MemoryStore; excludes: string[][] } {
   const store = new MemoryStore();
   const excludes: string[][] = [];
   const claim = store.claimRunnable.bind(store);
-  store.claimRunnable = (options: ClaimRunnableOptions) => {
+  store.claimRunnable = (options: Parameters<MemoryStore["claimRunnable"]>[0]) => {
     excludes.push([...(options.exclude ?? [])]);
     return claim(options);
   };
