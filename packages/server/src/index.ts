@@ -31,6 +31,7 @@ export { ensureFirstToken, LOCAL_PRINCIPAL } from "./ingress/first-token.ts";
 // The SQL token stores are subpaths, so a deployment loads only its own database's:
 // `@sema-agent/server/sqlite-tokens` (node:sqlite) and `@sema-agent/server/postgres-tokens`.
 export { MemoryTokenStore } from "./ingress/memory-token-store.ts";
+export { type RevocationListener, RevocationListeners } from "./ingress/revocation-listeners.ts";
 export { sanitizeText } from "./ingress/sanitize.ts";
 export { SPEAKER_HEADER } from "./ingress/speaker.ts";
 export { createTokenIngress, TOKEN_ISSUER } from "./ingress/token-ingress.ts";

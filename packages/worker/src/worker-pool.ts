@@ -85,6 +85,15 @@ export interface WorkerOptions {
    * every worker and API node sharing the store enforces the same totals.
    */
   quota?: QuotaGate;
+  /**
+   * How long a task naming an agent this pool does not have is left out of its claims before it
+   * is looked at again (and reported again): an agent added since, or a task fixed, runs then.
+   * Default 60 000 ms. At most 1,000 such tasks are left out at once, the longest known first
+   * forgotten, so a claim's `exclude` stays small however many there are.
+   */
+  unrunnableRetryMs?: number;
+  /** Milliseconds since the epoch (`unrunnableRetryMs`, recovery). Default `Date.now`. */
+  now?: () => number;
   /** A leg or a poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
@@ -118,6 +127,9 @@ interface Running {
  */
 const CLAIM_BATCH = 1000;
 
+/** Tasks left out of claims for naming an unknown agent, at most (see `unrunnableRetryMs`). */
+export const MAX_UNRUNNABLE = 1000;
+
 /** Resolve after `ms`, or never once `cancel` is called: a stopped pool must leave no timer behind. */
 function deadline(ms: number): { reached: Promise<void>; cancel: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -136,6 +148,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   const holder = options.holder ?? nodeHolder();
   const ttlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
   const recoverEveryMs = options.recoverEveryMs ?? 5000;
+  const now = options.now ?? (() => Date.now());
+  const retryMs = options.unrunnableRetryMs ?? 60_000;
   let recoveredAt = Number.NEGATIVE_INFINITY;
   // Only the two options it names, whatever else the object holds (an `emit` would replace the hub's).
   const harness: Pick<HarnessOptions, "childEmit" | "traceparentOf"> = {};
@@ -147,8 +161,25 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
       console.error(`sema worker${taskId === undefined ? "" : ` (task ${taskId})`}:`, error));
   const running = new Map<string, Running>();
   const resumeRequests = new Set<string>();
-  // Tasks naming an agent this server does not have: reported once, not retried every poll.
-  const unrunnable = new Set<string>();
+  // Tasks naming an agent this server does not have → when they were found so: reported once and
+  // left out of claims for `retryMs`, not retried every poll. Insertion order is age order.
+  const unrunnable = new Map<string, number>();
+  const markUnrunnable = (taskId: string) => {
+    unrunnable.delete(taskId);
+    unrunnable.set(taskId, now());
+    for (const oldest of unrunnable.keys()) {
+      if (unrunnable.size <= MAX_UNRUNNABLE) break;
+      unrunnable.delete(oldest);
+    }
+  };
+  /** Forget the entries older than `retryMs`: the oldest first, stopping at the first that is not. */
+  const expireUnrunnable = () => {
+    const cutoff = now() - retryMs;
+    for (const [taskId, at] of unrunnable) {
+      if (at > cutoff) break;
+      unrunnable.delete(taskId);
+    }
+  };
   let stopped = false;
   let nudge: (() => void) | undefined;
   let pending = false;
@@ -177,7 +208,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   async function runOne(taskId: string, signal: AbortSignal, claimed: Lease | undefined): Promise<boolean> {
     const agent = await agentFor(taskId);
     if (agent === undefined) {
-      unrunnable.add(taskId);
+      markUnrunnable(taskId);
       if (claimed !== undefined) await options.store.releaseLease(taskId, claimed.token);
       onError(new Error(`task ${taskId} names an agent this server does not have`), taskId);
       return false;
@@ -237,8 +268,8 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
 
   /** Start the tasks a dead process on this machine held (`runLeg` takes their leases over). */
   async function recoverDeadHere(): Promise<void> {
-    if (Date.now() - recoveredAt < recoverEveryMs) return;
-    recoveredAt = Date.now();
+    if (now() - recoveredAt < recoverEveryMs) return;
+    recoveredAt = now();
     for (const task of await tasksOfDeadHoldersHere(options.store, concurrency)) {
       if (running.size >= concurrency) return;
       if (!running.has(task.taskId) && !unrunnable.has(task.taskId)) start(task.taskId);
@@ -246,6 +277,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   }
 
   async function fill(): Promise<void> {
+    expireUnrunnable();
     await recoverDeadHere();
     for (const taskId of [...resumeRequests]) {
       if (running.size >= concurrency) return;
@@ -259,7 +291,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
       holder,
       ttlMs,
       limit,
-      exclude: [...running.keys(), ...unrunnable],
+      exclude: [...running.keys(), ...unrunnable.keys()],
       fairness: maxPerPrincipal === undefined ? { held: await held() } : { held: await held(), maxPerPrincipal },
     });
     for (const { task, lease } of claims) {

@@ -34,6 +34,7 @@ import {
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Caller } from "../ingress/caller.ts";
+import { watchToken } from "../ingress/token-watch.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { cancelTaskFor } from "../tasks/cancel-task.ts";
 import { createTaskFor } from "../tasks/create-task.ts";
@@ -148,7 +149,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
   /**
    * The task's stream: events after `afterSeq` through the projection, until it ends (from seq
    * `endFrom` on), the client goes away, or the caller's token is revoked (checked every
-   * `sseRecheckMs`, as `/v1` event streams do).
+   * `sseRecheckMs`, and at once for a revocation made in this process, as `/v1` event streams do).
    */
   async *#stream(
     projection: TaskProjection,
@@ -160,23 +161,14 @@ export class SemaA2AHandler implements A2ARequestHandler {
     const stop = () => controller.abort();
     const signal = signalOf(context);
     signal?.addEventListener("abort", stop, { once: true });
-    const { stillValid } = callerOf(context);
-    const recheck =
-      stillValid === undefined
-        ? undefined
-        : setInterval(() => {
-            void stillValid().then(
-              (valid) => valid || stop(),
-              () => stop(),
-            );
-          }, this.#deps.limits.sseRecheckMs);
+    const unwatch = watchToken(callerOf(context), this.#deps.limits.sseRecheckMs, stop);
     try {
       for await (const event of this.#deps.store.watch(projection.taskId, { afterSeq, signal: controller.signal })) {
         yield* projection.apply(event);
         if (event.seq >= endFrom && endsStream(projection.state)) return;
       }
     } finally {
-      clearInterval(recheck);
+      unwatch();
       signal?.removeEventListener("abort", stop);
       controller.abort();
     }

@@ -3,11 +3,14 @@
  * where the request left it, followed live (stored events from `store.watch`, which loses nothing;
  * text deltas from this process's hub) until the leg it started ends, and `RUN_FINISHED` (or
  * `RUN_ERROR`) with the outcome the task is left in. A client that goes away stops the stream,
- * never the task.
+ * never the task; so does the revocation of the token that opened it (`RUN_ERROR`, code
+ * `TokenRevoked`).
  */
 import { EventType, PROTOCOL_VERSION } from "@ag-ui/core";
 import { loadTaskOverview, loadTaskState, type StoredEvent, type TaskRecord } from "@sema-agent/core";
 import type { EphemeralEvent } from "@sema-agent/core/protocol";
+import type { Caller } from "../ingress/caller.ts";
+import { watchToken } from "../ingress/token-watch.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { type AgUiEvent, AgUiEventMap } from "./event-map.ts";
 import { approvalInterrupt } from "./interrupts.ts";
@@ -29,6 +32,8 @@ export interface RunStreamOptions {
   fromClient: ReadonlySet<string>;
   /** The request's signal: aborted when the client goes away. */
   signal: AbortSignal;
+  /** Who opened the run: its token's revocation ends the stream (see `watchToken`). */
+  caller: Caller;
 }
 
 /** Park reasons after which another leg comes by itself: the run goes on following the log. */
@@ -187,9 +192,11 @@ export function runResponse(options: RunStreamOptions): Response {
   options.signal.addEventListener("abort", () => stop.abort(), { once: true });
   const events = runEvents(options, stop.signal);
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let unwatch = () => {};
   let closed = false;
   const finish = (controller?: ReadableStreamDefaultController<Uint8Array>) => {
     clearInterval(heartbeat);
+    unwatch();
     stop.abort();
     if (closed) return;
     closed = true;
@@ -202,6 +209,19 @@ export function runResponse(options: RunStreamOptions): Response {
       heartbeat = setInterval(() => {
         if (!closed) controller.enqueue(encoder.encode(": keep-alive\n\n"));
       }, options.deps.limits.heartbeatMs);
+      // The token that opened the run was revoked: the run's last event says so, and nothing of
+      // the task follows it (the task itself goes on).
+      unwatch = watchToken(options.caller, options.deps.limits.sseRecheckMs, () => {
+        if (closed) return;
+        controller.enqueue(
+          frame({
+            type: EventType.RUN_ERROR,
+            message: "the token this run was opened with was revoked",
+            code: "TokenRevoked",
+          }),
+        );
+        finish(controller);
+      });
     },
     async pull(controller) {
       try {

@@ -100,7 +100,7 @@ export async function startRun(
     throw badRequest("body.threadId: must be an id: letters, digits and ._~:-", "body.threadId");
   const tools = externalToolsOf(input.tools, new Set((agent.tools ?? []).map((tool) => tool.name)));
   const messages = newUserMessages(input.messages);
-  const base = { deps, taskId, runId: input.runId, signal };
+  const base = { deps, taskId, runId: input.runId, signal, caller };
 
   const existing = await findTask(deps, taskId);
   if (existing === undefined) {

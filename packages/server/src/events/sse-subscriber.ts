@@ -39,6 +39,11 @@ export interface SseStreamOptions {
   /** Milliseconds between `authorized` checks (default 500, so a revocation ends it within a second). */
   recheckMs?: number;
   /**
+   * Subscribe to the credential's revocation in this process (`Caller.onRevoked`): the stream is
+   * cut with `token_revoked` at once, before the revocation returns. Returns the unsubscribe.
+   */
+  onRevoked?: (listener: () => void) => () => void;
+  /**
    * Another wire format over the same log (the AI SDK's UI message stream): its frames instead of
    * Sema's, and it says when the stream ends. Stateful, so one per stream. None: Sema's frames,
    * ending once the task is finished.
@@ -107,6 +112,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
   #framesSeen = 0;
   #unsubscribe: () => void = () => {};
   readonly #timers: ReturnType<typeof setInterval>[] = [];
+  #stopRevocation: () => void = () => {};
 
   constructor(options: SseStreamOptions) {
     this.#options = options;
@@ -138,6 +144,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
     const authorized = this.#options.authorized;
     if (authorized !== undefined)
       this.#timers.push(setInterval(() => void this.#recheck(authorized), this.#options.recheckMs ?? 500));
+    const { onRevoked } = this.#options;
+    if (onRevoked !== undefined) this.#stopRevocation = onRevoked(() => this.#revoked());
     if (this.#options.framer === undefined && finishedAt(this.#options.record, this.#lastSeq)) this.#end();
   }
 
@@ -240,7 +248,11 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
 
   async #recheck(authorized: () => Promise<boolean>): Promise<void> {
     const valid = await authorized().catch(() => false);
-    if (!valid) this.#cut("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq });
+    if (!valid) this.#revoked();
+  }
+
+  #revoked(): void {
+    this.#cut("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq });
   }
 
   async #catchUp(): Promise<void> {
@@ -381,6 +393,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream {
   #detach(): void {
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers.length = 0;
+    this.#stopRevocation();
+    this.#stopRevocation = () => {};
     this.#unsubscribe();
     this.#unsubscribe = () => {};
     this.#options.tails.leave(this.#taskId, this);

@@ -25,6 +25,12 @@ export interface Caller {
    */
   stillValid?: () => Promise<boolean>;
   /**
+   * Subscribe to the token's revocation in this process (`TokenStore.revoke` on the store the
+   * ingress reads): `listener` is called before `revoke` returns, so an open stream ends at once
+   * rather than at its next `stillValid` check. Returns the unsubscribe. Absent: only the checks.
+   */
+  onRevoked?: (listener: () => void) => () => void;
+  /**
    * The request's W3C trace context (`traceparent`, `tracestate`), when it carried a valid one:
    * recorded on the event the request causes. A malformed header is ignored, never refused.
    */

@@ -1,4 +1,6 @@
 /** `MemoryTokenStore`: the `TokenStore` for tests and throwaway servers; it keeps hashes, like every store. */
+
+import { type RevocationListener, RevocationListeners } from "./revocation-listeners.ts";
 import {
   type CreatedToken,
   type CreateTokenInput,
@@ -18,6 +20,7 @@ function copy(record: TokenRecord): TokenRecord {
 }
 
 export class MemoryTokenStore implements TokenStore {
+  readonly #revocations = new RevocationListeners();
   readonly #byHash = new Map<string, TokenRecord>();
   readonly #now: () => number;
 
@@ -45,9 +48,15 @@ export class MemoryTokenStore implements TokenStore {
     for (const record of this.#byHash.values()) {
       if (record.tokenId !== tokenId || record.revokedAt !== undefined) continue;
       record.revokedAt = new Date(this.#now()).toISOString();
+      this.#revocations.emit(tokenId);
       return true;
     }
     return false;
+  }
+
+  /** Tell `listener` of each token this store revokes, before `revoke` returns (see {@link TokenStore.onRevoke}). */
+  onRevoke(listener: RevocationListener): () => void {
+    return this.#revocations.subscribe(listener);
   }
 
   async list(): Promise<TokenRecord[]> {

@@ -8,6 +8,7 @@
  * @module @sema-agent/server/postgres-tokens
  */
 import type { Quotas } from "@sema-agent/core";
+import { type RevocationListener, RevocationListeners } from "./revocation-listeners.ts";
 import {
   type CreatedToken,
   type CreateTokenInput,
@@ -61,6 +62,7 @@ function recordOf(row: TokenRow): TokenRecord {
 }
 
 export class PostgresTokenStore implements TokenStore {
+  readonly #revocations = new RevocationListeners();
   readonly #pool: SqlPool;
   readonly #table: string;
   readonly #ready: Promise<void>;
@@ -143,7 +145,13 @@ export class PostgresTokenStore implements TokenStore {
       `UPDATE ${this.#table} SET revoked_at = now() WHERE token_id = $1 AND revoked_at IS NULL`,
       [tokenId],
     );
+    if (count > 0) this.#revocations.emit(tokenId);
     return count > 0;
+  }
+
+  /** Tell `listener` of each token this store revokes, before `revoke` returns (see {@link TokenStore.onRevoke}). */
+  onRevoke(listener: RevocationListener): () => void {
+    return this.#revocations.subscribe(listener);
   }
 
   async list(): Promise<TokenRecord[]> {

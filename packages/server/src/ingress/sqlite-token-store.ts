@@ -10,6 +10,7 @@
 // ExperimentalWarning whenever this entry is imported before the store.
 import type { Quotas } from "@sema-agent/core";
 import { type DatabaseSync, openConnection } from "@sema-agent/sqlite/driver";
+import { type RevocationListener, RevocationListeners } from "./revocation-listeners.ts";
 import {
   type CreatedToken,
   type CreateTokenInput,
@@ -84,6 +85,7 @@ function addQuotasColumn(db: DatabaseSync): void {
 }
 
 export class SqliteTokenStore implements TokenStore {
+  readonly #revocations = new RevocationListeners();
   readonly #db: DatabaseSync;
   readonly #now: () => number;
 
@@ -131,7 +133,14 @@ export class SqliteTokenStore implements TokenStore {
     const result = this.#db
       .prepare("UPDATE server_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL")
       .run(new Date(this.#now()).toISOString(), tokenId);
-    return Number(result.changes) > 0;
+    const revoked = Number(result.changes) > 0;
+    if (revoked) this.#revocations.emit(tokenId);
+    return revoked;
+  }
+
+  /** Tell `listener` of each token this store revokes, before `revoke` returns (see {@link TokenStore.onRevoke}). */
+  onRevoke(listener: RevocationListener): () => void {
+    return this.#revocations.subscribe(listener);
   }
 
   async list(): Promise<TokenRecord[]> {

@@ -30,7 +30,9 @@ function unauthorized(message: string): HttpError {
  * The bearer-token {@link Ingress} over `tokens`: `Authorization: Bearer sema_…` authenticates as
  * the token's principal, actor (verified, issuer {@link TOKEN_ISSUER}) and roles; with
  * `X-Sema-Speaker` the actor is the relayed name, unverified, issued by the token's actor. Open
- * streams recheck the token (answers cached `validityCacheMs`, default 250 ms).
+ * streams recheck the token (answers cached `validityCacheMs`, default 250 ms), and when the store
+ * tells of its revocations (`TokenStore.onRevoke`) a revocation made in this process ends them
+ * before `revoke` returns.
  */
 export function createTokenIngress(tokens: TokenStore, options: TokenIngressOptions = {}): Ingress {
   const now = options.now ?? Date.now;
@@ -50,6 +52,46 @@ export function createTokenIngress(tokens: TokenStore, options: TokenIngressOpti
     checks.set(tokenId, { at, valid });
     return valid;
   };
+  // tokenId → what its open streams asked to be told of its revocation. The store is subscribed
+  // to only while some stream listens, so an idle server holds nothing.
+  const watchers = new Map<string, Set<() => void>>();
+  let unsubscribeStore: (() => void) | undefined;
+  const revoked = (tokenId: string) => {
+    // Every later check of this token says no at once, without waiting for the cache to age.
+    checks.set(tokenId, { at: now(), valid: Promise.resolve(false) });
+    const listeners = watchers.get(tokenId);
+    watchers.delete(tokenId);
+    if (watchers.size === 0) {
+      unsubscribeStore?.();
+      unsubscribeStore = undefined;
+    }
+    for (const listener of listeners ?? [])
+      try {
+        listener();
+      } catch (error) {
+        console.error("sema server: ending a revoked token's stream failed", error);
+      }
+  };
+  const onRevoked =
+    tokens.onRevoke === undefined
+      ? undefined
+      : (tokenId: string) =>
+          (listener: () => void): (() => void) => {
+            unsubscribeStore ??= tokens.onRevoke?.(revoked);
+            const set = watchers.get(tokenId) ?? new Set<() => void>();
+            watchers.set(tokenId, set);
+            // A wrapper per subscription: the same function subscribed twice is removed once per call.
+            const entry = () => listener();
+            set.add(entry);
+            return () => {
+              const current = watchers.get(tokenId);
+              if (current === undefined || !current.delete(entry) || current.size > 0) return;
+              watchers.delete(tokenId);
+              if (watchers.size > 0) return;
+              unsubscribeStore?.();
+              unsubscribeStore = undefined;
+            };
+          };
   return {
     async authenticate(credentials: Credentials): Promise<Caller> {
       const header = credentials.authorization;
@@ -65,6 +107,7 @@ export function createTokenIngress(tokens: TokenStore, options: TokenIngressOpti
         roles,
         tokenId: record.tokenId,
         stillValid: stillValid(record.tokenId, token),
+        ...(onRevoked === undefined ? {} : { onRevoked: onRevoked(record.tokenId) }),
       };
       if (credentials.speaker === undefined)
         return { ...base, actor: { id: record.actorId, verified: true, issuer: TOKEN_ISSUER } };

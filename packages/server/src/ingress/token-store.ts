@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { LABEL_ID_MAX_CHARS, type Quotas, quotasSchema } from "@sema-agent/core";
 import { checkConfig } from "@sema-agent/core/protocol";
 import { z } from "zod";
+import type { RevocationListener } from "./revocation-listeners.ts";
 
 /**
  * What a token may do beyond speaking for its actor on its principal's tasks: decide approvals
@@ -67,6 +68,13 @@ export interface TokenStore {
   revoke(tokenIdOrToken: string): Promise<boolean>;
   /** Every token, revoked ones included, oldest first. */
   list(): Promise<TokenRecord[]>;
+  /**
+   * Optional: tell `listener` the id of each token this store object revokes, before `revoke`
+   * returns; the function returned unsubscribes. A server subscribes to end the token's open
+   * streams at once. A store without it (or a revocation made by another process) is still seen:
+   * open streams re-check their token every `sseRecheckMs`.
+   */
+  onRevoke?(listener: RevocationListener): () => void;
   /**
    * Optional: create the token only if the store holds none, atomically — for stores shared by
    * several servers that may start at the same moment. Undefined when there already was one.

@@ -1,18 +1,18 @@
 /**
  * Approvals through MCP elicitation: when the client declared the capability, each call waiting
- * for approval is put to the client's person (`elicitation/create`) with the tool, its input and
- * the digest, and the answer is recorded as a decision of the MCP session's actor, bound to that
- * digest, exactly as `POST /v1/tasks/{id}/approvals/{callId}` records one. A person who cancels
- * leaves the call waiting (decide it later with `decide_approval`); declining denies it.
+ * for approval is put to the client's person (`elicitation/create`) with the tool, each of its
+ * arguments (see `approvalPrompt`) and the digest, and the answer is recorded as a decision of the
+ * MCP session's actor, bound to that digest, exactly as `POST /v1/tasks/{id}/approvals/{callId}`
+ * records one. A person who cancels leaves the call waiting (decide it later with
+ * `decide_approval`); declining denies it.
  */
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isSemaError, loadTaskOverview, type TaskRecord } from "@sema-agent/core";
 import type { Caller } from "../ingress/caller.ts";
 import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import type { TaskDeps } from "../tasks/task-deps.ts";
+import { approvalPrompt } from "./approval-prompt.ts";
 import type { ToolExtra } from "./progress.ts";
-
-const INPUT_SHOWN_CHARS = 2000;
 
 /** Refusals that mean the call was settled elsewhere meanwhile, not that this answer was wrong. */
 const SETTLED_ELSEWHERE: ReadonlySet<string> = new Set(["ApprovalConflict", "ApprovalNotFound", "TaskFinished"]);
@@ -54,15 +54,11 @@ export async function elicitApprovals(
       all = false;
       continue;
     }
-    const input =
-      approval.inputJson.length > INPUT_SHOWN_CHARS
-        ? `${approval.inputJson.slice(0, INPUT_SHOWN_CHARS)}…`
-        : approval.inputJson;
     const answer = await extra.sendRequest(
       {
         method: "elicitation/create",
         params: {
-          message: `Task ${record.taskId} wants to call ${approval.name} with ${input} (digest ${approval.digest}). Approve it?`,
+          message: approvalPrompt(record.taskId, approval.name, approval.inputJson, approval.digest),
           requestedSchema: REQUESTED_SCHEMA,
         },
       },

@@ -1,6 +1,7 @@
 /** One MCP session: who it speaks as and what its tools and resources call. */
 import type { Caller } from "../ingress/caller.ts";
 import type { TaskDeps } from "../tasks/task-deps.ts";
+import type { SessionEnd } from "./session-end.ts";
 
 export interface McpSession {
   deps: TaskDeps;
@@ -8,4 +9,6 @@ export interface McpSession {
   caller: Caller;
   /** Whether the connected client declared the elicitation capability. */
   canElicit(): boolean;
+  /** Ends the session's waits when its token is revoked (see `SessionEnd`). */
+  end: SessionEnd;
 }

@@ -5,7 +5,9 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { StoredEvent } from "@sema-agent/core";
 import { z } from "zod";
+import { HttpError } from "../http-error.ts";
 import { TaskStatus } from "../schemas/common.ts";
 import { cancelTaskFor } from "../tasks/cancel-task.ts";
 import { createTaskFor } from "../tasks/create-task.ts";
@@ -41,16 +43,32 @@ async function taskResult(session: McpSession, id: string): Promise<CallToolResu
 
 /** Wait for the task (progress, approvals by elicitation when the client can), then its result. */
 async function waitedResult(session: McpSession, id: string, extra: ToolExtra, afterSeq: number) {
-  const onEvent = progressOf(extra);
-  await waitForTask(session.deps, session.caller, id, {
-    signal: extra.signal,
-    afterSeq,
-    ...(onEvent === undefined ? {} : { onEvent }),
-    ...(session.canElicit()
-      ? { onApprovals: (record) => elicitApprovals(session.deps, session.caller, record, extra) }
-      : {}),
+  const { end } = session;
+  const revoked = () => new HttpError(401, "Unauthorized", "the token this MCP session was opened with was revoked");
+  return end.wait(async () => {
+    if (end.signal.aborted) throw revoked();
+    // The client's cancel or the token's revocation ends the wait; progress stops with it.
+    const signal = AbortSignal.any([extra.signal, end.signal]);
+    const progress = progressOf(extra);
+    const onEvent =
+      progress === undefined ? undefined : (event: StoredEvent) => (signal.aborted ? undefined : progress(event));
+    const scoped = { ...extra, signal };
+    try {
+      await waitForTask(session.deps, session.caller, id, {
+        signal,
+        afterSeq,
+        ...(onEvent === undefined ? {} : { onEvent }),
+        ...(session.canElicit()
+          ? { onApprovals: (record) => elicitApprovals(session.deps, session.caller, record, scoped) }
+          : {}),
+      });
+    } catch (error) {
+      if (end.signal.aborted) throw revoked();
+      throw error;
+    }
+    if (end.signal.aborted) throw revoked();
+    return taskResult(session, id);
   });
-  return taskResult(session, id);
 }
 
 function agentDescription(session: McpSession, name: string): string {

@@ -23,5 +23,6 @@ export function taskStreamOptions(
     maxBufferedBytes: deps.limits.sseMaxBufferedBytes,
     recheckMs: deps.limits.sseRecheckMs,
     ...(caller.stillValid === undefined ? {} : { authorized: caller.stillValid }),
+    ...(caller.onRevoked === undefined ? {} : { onRevoked: caller.onRevoked }),
   };
 }

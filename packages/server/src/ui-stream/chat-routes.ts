@@ -4,7 +4,7 @@
  * as `UIMessage[]`), under `/v1/agents/{agent}` or `/v1` for the default agent. The chat id is
  * the task id; every answer is read from the task's log, so a stream resumes across restarts.
  */
-import type { Store, TaskRecord } from "@sema-agent/core";
+import { isSemaError, type Store, type TaskRecord } from "@sema-agent/core";
 import { TaskNotFoundError } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { sseResponse } from "../events/sse-response.ts";
@@ -96,7 +96,13 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     return { afterSeq: start, messageId: turnMessageId(start), endsAfter: record.lastSeq };
   };
 
-  const chat = async (agentParam: string | undefined, body: ChatRequestBody, caller: Caller, env: unknown) => {
+  const chat = async (
+    agentParam: string | undefined,
+    body: ChatRequestBody,
+    caller: Caller,
+    env: unknown,
+    retried = false,
+  ): Promise<Response> => {
     const { agentName } = agentNamed(agentParam);
     if (body.trigger === "regenerate-message")
       throw badRequest(
@@ -107,18 +113,31 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     const last = body.messages[index] as ChatMessageInput;
     const existing = await ownChat(body.id, caller, agentName).catch(async (error: unknown) => {
       // Unknown: this request creates it. Another principal's (or agent's) is a 404 like any unknown id.
-      if (error instanceof TaskNotFoundError && !(await exists(store, body.id))) return undefined;
+      // By the brand, not the class: a store built on another installed copy of core throws its own.
+      if (isSemaError(error, "TaskNotFound") && !(await exists(store, body.id))) return undefined;
       throw error;
     });
     if (existing === undefined) {
       const path = `body.messages.${index}`;
       const text = personText(last, path, limits.maxTextChars);
-      await createTaskFor(
-        deps,
-        caller,
-        { objective: text, agent: agentName, where: { objective: `${path}.parts`, agent: "params.agent" } },
-        { taskId: body.id, ...(body.metadata === undefined ? {} : { metadata: body.metadata }) },
-      );
+      try {
+        await createTaskFor(
+          deps,
+          caller,
+          { objective: text, agent: agentName, where: { objective: `${path}.parts`, agent: "params.agent" } },
+          {
+            taskId: body.id,
+            // Recorded under the message's own id: a retried first request finds it and records nothing.
+            ...(ID_PATTERN.test(last.id) ? { objectiveInputId: last.id } : {}),
+            ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+          },
+        );
+      } catch (error) {
+        // Created by a request running at the same time (the same first request, retried): answer
+        // as a request that came after it.
+        if (!retried && isSemaError(error, "TaskExists")) return chat(agentParam, body, caller, env, true);
+        throw error;
+      }
       const events = await store.read(body.id, { limit: 2 });
       const opener = events.find(opensTurn)?.seq ?? 0;
       const record = await store.getTask(body.id);
@@ -176,7 +195,7 @@ export function chatRoutes(deps: RouteDeps): AnyRouteSpec[] {
     const { agentName } = agentNamed(agentParam);
     const record = await ownChat(chatId, caller, agentName).catch((error: unknown) => {
       // Nothing to resume: for an unknown chat (or another principal's) as for a finished turn.
-      if (error instanceof TaskNotFoundError) return undefined;
+      if (isSemaError(error, "TaskNotFound")) return undefined;
       throw error;
     });
     if (record === undefined || !runs(record)) return new Response(null, { status: 204 });
@@ -280,7 +299,7 @@ async function exists(store: Store, taskId: string): Promise<boolean> {
     await store.getTask(taskId);
     return true;
   } catch (error) {
-    if (error instanceof TaskNotFoundError) return false;
+    if (isSemaError(error, "TaskNotFound")) return false;
     throw error;
   }
 }

@@ -59,6 +59,12 @@ export interface StartTaskInput {
   agent?: string;
   model?: string;
   taskId?: string;
+  /**
+   * The input id the objective is recorded under (default: a fresh one). A front end whose
+   * messages carry their own ids gives the first one's, so a retried first request finds it
+   * (`Store.findInput`) instead of recording the message twice.
+   */
+  objectiveInputId?: string;
   parentTaskId?: string;
   metadata?: { [key: string]: JsonValue };
   /**
@@ -133,6 +139,7 @@ const startShape = {
   agent: z.string().optional(),
   model: z.string().optional(),
   taskId: z.string().min(1).optional(),
+  objectiveInputId: z.string().min(1).max(200).optional(),
   parentTaskId: z.string().min(1).optional(),
   metadata: z.record(z.string(), z.custom<JsonValue>(isJsonValue, { error: "must be JSON" })).optional(),
   // The settings' own schema checks their values (settingsOf); here they are known keys.
@@ -216,6 +223,7 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
     created.settings = settings;
   }
   const objective = buildHumanInputEvent({
+    ...(input.objectiveInputId === undefined ? {} : { inputId: input.objectiveInputId }),
     carrier: "objective",
     source: "user",
     delivery: "received",
