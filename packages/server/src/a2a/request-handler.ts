@@ -140,6 +140,18 @@ export class SemaA2AHandler implements A2ARequestHandler {
     return { taskId, after: await this.#load(caller, taskId) };
   }
 
+  /**
+   * A message's push config is checked before the message acts, so a refused webhook creates no
+   * task and sends no input (it is checked again when it is stored).
+   */
+  async #precheckPush(params: SendMessageRequest): Promise<void> {
+    const config = params.configuration?.taskPushNotificationConfig;
+    if (config === undefined) return;
+    await checkPushUrl(config.url, this.#pushOn().urls);
+    if (config.authentication !== undefined && config.authentication.scheme !== "")
+      checkPushAuthentication(config.authentication);
+  }
+
   async #registerFromParams(caller: Caller, params: SendMessageRequest, taskId: string, fromSeq: number) {
     const config = params.configuration?.taskPushNotificationConfig;
     if (config === undefined) return;
@@ -186,6 +198,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return mapped(async () => {
       const caller = callerOf(context);
+      await this.#precheckPush(params);
       const { taskId, after } = await this.#act(caller, params);
       await this.#registerFromParams(caller, params, taskId, after?.seq ?? 0);
       const historyLength = params.configuration?.historyLength;
@@ -201,6 +214,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
     const caller = callerOf(context);
+    await mapped(() => this.#precheckPush(params));
     const { taskId, after } = await mapped(() => this.#act(caller, params));
     await mapped(() => this.#registerFromParams(caller, params, taskId, after?.seq ?? 0));
     if (after === undefined) {
