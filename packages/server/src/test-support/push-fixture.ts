@@ -56,6 +56,8 @@ export async function startPushServer(
 
 /** One request a receiver got. */
 export interface ReceivedPush {
+  /** The request's path. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -74,7 +76,11 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      received.push({
+        path: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       response.writeHead(200).end();
     });
   });
