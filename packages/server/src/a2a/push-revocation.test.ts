@@ -5,7 +5,6 @@
  * a config of a live token keeps being delivered.
  */
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import type { Agent } from "@sema-agent/core";
@@ -15,7 +14,6 @@ import { a2aClient, freshDir, type Transport } from "../test-support/a2a-server.
 import { writeTool } from "../test-support/api-fixture.ts";
 import { type PushServer, type Receiver, startPushServer, startReceiver } from "../test-support/push-fixture.ts";
 import { until } from "../test-support/until.ts";
-import { SqlitePushConfigStore } from "./sqlite-push-config-store.ts";
 
 let server: PushServer | undefined;
 let receiver: Receiver | undefined;
@@ -96,44 +94,5 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push after revocation over %
     await until(() => (at("/live").length >= 2 ? true : undefined), "the live webhook's two states");
     expect(at("/revoked")).toEqual([]);
     expect(receiver.received).toHaveLength(at("/live").length);
-  });
-});
-
-describe("stored push configs from before token ids", () => {
-  it("gain the column; an old row reads back with no token id (still delivered)", async () => {
-    dir = freshDir();
-    const path = join(dir, "old.db");
-    const { DatabaseSync } = await import("node:sqlite");
-    const db = new DatabaseSync(path);
-    db.exec(`CREATE TABLE server_a2a_push_configs (
-      task_id TEXT NOT NULL, config_id TEXT NOT NULL, principal TEXT NOT NULL, url TEXT NOT NULL,
-      token TEXT NOT NULL, authentication TEXT, created_at TEXT NOT NULL, delivered_seq INTEGER NOT NULL,
-      PRIMARY KEY (task_id, config_id)) STRICT`);
-    db.prepare("INSERT INTO server_a2a_push_configs VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
-      "t1",
-      "c1",
-      "local",
-      "https://hooks.example.com/",
-      "",
-      null,
-      "2026-01-01T00:00:00.000Z",
-      3,
-    );
-    db.close();
-    const store = new SqlitePushConfigStore({ path });
-    try {
-      const old = await store.get("t1", "c1");
-      expect(old).toMatchObject({ taskId: "t1", id: "c1", deliveredSeq: 3 });
-      if (old === undefined) throw new Error("the old row was not read");
-      expect(old.tokenId).toBeUndefined();
-      await store.put({ ...old, id: "c2", tokenId: "abcdef012345" });
-      expect((await store.get("t1", "c2"))?.tokenId).toBe("abcdef012345");
-    } finally {
-      await store.close();
-    }
-    // Opening it again (the column exists now) changes nothing.
-    const again = new SqlitePushConfigStore({ path });
-    expect((await again.list("t1")).map((c) => c.tokenId)).toEqual([undefined, "abcdef012345"]);
-    await again.close();
   });
 });
