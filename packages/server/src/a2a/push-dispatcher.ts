@@ -55,6 +55,7 @@ export class PushConfigDroppedError extends Error {
   readonly code = "PushConfigDropped";
   /** Stable: `revoked-token`, `bad-authentication`, or the URL's refusal (`non-public`, `scheme` …). */
   readonly reason: string;
+  /** The config's id (within its task). */
   readonly configId: string;
   constructor(reason: string, configId: string, message: string) {
     super(`push notification config ${configId} dropped: ${message}`);

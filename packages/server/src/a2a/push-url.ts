@@ -12,6 +12,7 @@ import { isPublicAddress } from "./push-address.ts";
 
 /** One answer of a name lookup. */
 export interface ResolvedAddress {
+  /** An IP literal. */
   address: string;
   family: 4 | 6;
 }
@@ -31,6 +32,7 @@ export interface PushUrlPolicy {
 
 /** A checked webhook: its URL and the address the request must connect to. */
 export interface PushTarget {
+  /** The URL as parsed (its host name goes in `Host` and TLS SNI). */
   url: URL;
   /** The checked address (the URL's own literal, or the first answer for its name). */
   address: string;
