@@ -18,9 +18,18 @@ export {
 // The A2A server is mounted by `createApp`; these are its push notifications' parts. The SQLite
 // config store is the subpath `@sema-agent/server/sqlite-a2a-push`.
 export type { A2AOptions } from "./a2a/a2a-routes.ts";
+export { MAX_PUSH_CONFIGS_PER_TASK } from "./a2a/push-config-check.ts";
 export { MemoryPushConfigStore, type PushConfig, type PushConfigStore } from "./a2a/push-config-store.ts";
-export { PushDispatcher, type PushDispatcherOptions, signPush } from "./a2a/push-dispatcher.ts";
-export type { PushUrlPolicy } from "./a2a/push-url.ts";
+export {
+  PushConfigDroppedError,
+  PushDispatcher,
+  type PushDispatcherOptions,
+  signPush,
+  verifyPush,
+} from "./a2a/push-dispatcher.ts";
+export type { PushSender } from "./a2a/push-send.ts";
+export { tokenLiveness } from "./a2a/push-token-check.ts";
+export type { PushResolver, PushTarget, PushUrlPolicy, ResolvedAddress } from "./a2a/push-url.ts";
 export { API_VERSION, type AppOptions, apiRoutes, createApp } from "./app.ts";
 export type { AppEnv } from "./app-env.ts";
 export { type ApproverRule, type ApproverSettings, approvalPolicy, defaultApprovalPolicy } from "./approval-policy.ts";

@@ -10,7 +10,8 @@ import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } fr
 import { z } from "zod";
 import type { PushConfigStore } from "./a2a/push-config-store.ts";
 import { PushDispatcher } from "./a2a/push-dispatcher.ts";
-import type { PushUrlPolicy } from "./a2a/push-url.ts";
+import { tokenLiveness } from "./a2a/push-token-check.ts";
+import type { PushResolver, PushUrlPolicy } from "./a2a/push-url.ts";
 import { createApp } from "./app.ts";
 import type { ApproverSettings } from "./approval-policy.ts";
 import { EventHub } from "./events/event-hub.ts";
@@ -122,6 +123,7 @@ const serveShape = {
         .strictObject({
           allowPrivateNetworks: z.boolean().optional(),
           allowedHosts: z.array(z.string().min(1)).optional(),
+          resolve: z.custom<PushResolver>((value) => typeof value === "function", "a resolver function").optional(),
         })
         .optional(),
       retry: z
@@ -225,6 +227,8 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           configs: options.a2aPush.configs,
           ...(options.a2aPush.urls === undefined ? {} : { urls: options.a2aPush.urls }),
           ...(options.a2aPush.retry === undefined ? {} : { retry: options.a2aPush.retry }),
+          // A webhook stops with the token that registered it.
+          tokenValid: tokenLiveness(options.tokens),
         });
   const app = createApp({
     store: options.store,

@@ -191,7 +191,8 @@ describe("push notifications", () => {
     await until(() => (states().includes("TASK_STATE_INPUT_REQUIRED") ? true : undefined));
     expect(states()).toEqual(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]);
     for (const request of hook.received) {
-      expect(request.headers["x-a2a-notification-token"]).toBe("hook-secret");
+      // The signing key is never sent: a receiver checks the signature, not an echoed secret.
+      expect(request.headers["x-a2a-notification-token"]).toBeUndefined();
       expect(request.headers["content-type"]).toBe("application/a2a+json");
       const signature = String(request.headers["x-sema-signature"]);
       const timestamp = Number(/^t=(\d+),/.exec(signature)?.[1]);

@@ -19,6 +19,7 @@ interface Row {
   authentication: { scheme: string; credentials: string } | null;
   created_at: Date;
   delivered_seq: string | number;
+  token_id: string | null;
 }
 
 function configOf(row: Row): PushConfig {
@@ -31,6 +32,7 @@ function configOf(row: Row): PushConfig {
     createdAt: row.created_at.toISOString(),
     deliveredSeq: Number(row.delivered_seq),
   };
+  if (row.token_id !== null) config.tokenId = row.token_id;
   if (row.authentication !== null) config.authentication = row.authentication;
   return config;
 }
@@ -61,7 +63,8 @@ export class PostgresPushConfigStore implements PushConfigStore {
            created_at timestamptz NOT NULL,
            delivered_seq bigint NOT NULL,
            PRIMARY KEY (task_id, config_id)
-         )`,
+         );
+         ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS token_id text`,
       )
       .then(() => undefined);
     this.#ready.catch(() => undefined);
@@ -75,10 +78,10 @@ export class PostgresPushConfigStore implements PushConfigStore {
 
   async put(config: PushConfig): Promise<void> {
     await this.#rows(
-      `INSERT INTO ${this.#table} (${PUSH_CONFIG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO ${this.#table} (${PUSH_CONFIG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (task_id, config_id) DO UPDATE SET principal = EXCLUDED.principal, url = EXCLUDED.url,
          token = EXCLUDED.token, authentication = EXCLUDED.authentication, created_at = EXCLUDED.created_at,
-         delivered_seq = EXCLUDED.delivered_seq`,
+         delivered_seq = EXCLUDED.delivered_seq, token_id = EXCLUDED.token_id`,
       pushConfigValues(config),
     );
   }

@@ -13,8 +13,13 @@ export interface PushConfig {
   /** The principal of the task (a config is only ever shown to it). */
   principal: string;
   url: string;
-  /** The client's token: echoed in `X-A2A-Notification-Token`, and the key of the HMAC signature. */
+  /** The client's token: the key of the notifications' HMAC signature (never sent itself). */
   token: string;
+  /**
+   * The bearer token that registered the config: deliveries stop (the config is dropped) once it
+   * is revoked. Absent on configs stored before this was recorded; those keep being delivered.
+   */
+  tokenId?: string;
   /** Credentials to send to the webhook (`Authorization: <scheme> <credentials>`). */
   authentication?: { scheme: string; credentials: string };
   createdAt: string;

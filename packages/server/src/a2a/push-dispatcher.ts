@@ -5,16 +5,22 @@
  * the webhook answers 2xx, then moves the cursor. Cursors are stored (`PushConfigStore`), so a
  * dispatcher that starts after a crash sends what was owed and nothing that was acknowledged.
  *
- * Each request carries `X-A2A-Notification-Token` (the client's token, as A2A's SDKs send it) and
- * an HMAC-SHA256 signature keyed by that token over `<timestamp>.<body>`:
- * `X-Sema-Signature: t=<ms>,v1=<hex>`, so a receiver can tell the server's notifications from
- * anyone else's and refuse replays of old ones.
+ * A config with a token gets an HMAC-SHA256 signature keyed by that token over
+ * `<timestamp>.<body>`: `X-Sema-Signature: t=<ms>,v1=<hex>`, so a receiver can tell the server's
+ * notifications from anyone else's and refuse replays of old ones. The token itself is never sent
+ * (a key seen once would let anyone sign); a config without one gets no signature at all.
+ *
+ * Each attempt judges the config afresh: the URL (resolved once, sent to the checked address),
+ * the stored authentication, and the token that registered it. A config that can never be
+ * delivered (refused URL, bad authentication, revoked token) is dropped, not retried forever.
  */
-import { createHmac } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { StreamResponse, type StreamResponse as StreamResponseType } from "@a2a-js/sdk";
 import type { Store } from "@sema-agent/core";
+import { checkPushAuthentication } from "./push-config-check.ts";
 import type { PushConfig, PushConfigStore } from "./push-config-store.ts";
-import { checkPushUrl, type PushUrlPolicy } from "./push-url.ts";
+import { type PushSender, sendPinned } from "./push-send.ts";
+import { judgePushUrl, type PushUrlPolicy } from "./push-url.ts";
 import { isTerminalState, TaskProjection } from "./task-projection.ts";
 
 /** What a `PushDispatcher` delivers from and to. */
@@ -31,14 +37,57 @@ export interface PushDispatcherOptions {
   timeoutMs?: number;
   /** Milliseconds since the epoch, for the signature's timestamp. Default `Date.now`. */
   now?: () => number;
-  /** A failed attempt (the delivery is retried). Default: nothing. */
+  /**
+   * Whether the bearer token that registered a config is still live (see `tokenLiveness`); a
+   * config of a dead token is dropped before it is sent. A rejection is retried. Default: none
+   * checked (`serve` passes its token store's).
+   */
+  tokenValid?: (tokenId: string) => Promise<boolean>;
+  /** How one POST is made (tests inject one). Default: node:http(s) to the checked address only. */
+  send?: PushSender;
+  /** A failed attempt (retried), or a config dropped (`PushConfigDropped`). Default: nothing. */
   onError?: (error: unknown, taskId: string) => void;
 }
 
-/** The signature header's value for `body`, keyed by `token`, at `timestamp` (ms). */
+/** Why the dispatcher dropped a config: it can never be delivered. */
+export class PushConfigDroppedError extends Error {
+  /** Stable, for logs and tests. */
+  readonly code = "PushConfigDropped";
+  /** Stable: `revoked-token`, `bad-authentication`, or the URL's refusal (`non-public`, `scheme` …). */
+  readonly reason: string;
+  /** The config's id (within its task). */
+  readonly configId: string;
+  constructor(reason: string, configId: string, message: string) {
+    super(`push notification config ${configId} dropped: ${message}`);
+    this.name = "PushConfigDroppedError";
+    this.reason = reason;
+    this.configId = configId;
+  }
+}
+
+/** The signature header's value for `body`, keyed by `token` (not empty), at `timestamp` (ms). */
 export function signPush(token: string, timestamp: number, body: string): string {
+  if (token === "") throw new TypeError("a push signature needs a key: a config without a token is not signed");
   const mac = createHmac("sha256", token).update(`${timestamp}.${body}`).digest("hex");
   return `t=${timestamp},v1=${mac}`;
+}
+
+/**
+ * For a receiver: whether `header` (`X-Sema-Signature`) signs `body` with `token`, at a time no
+ * further than `toleranceMs` (default 5 minutes) from `now` (default `Date.now()`).
+ */
+export function verifyPush(
+  token: string,
+  header: string,
+  body: string,
+  options: { now?: number; toleranceMs?: number } = {},
+): boolean {
+  const match = /^t=(\d{1,16}),v1=([0-9a-f]{64})$/.exec(header);
+  if (token === "" || match?.[1] === undefined || match[2] === undefined) return false;
+  const timestamp = Number(match[1]);
+  if (Math.abs((options.now ?? Date.now()) - timestamp) > (options.toleranceMs ?? 300_000)) return false;
+  const expected = Buffer.from(signPush(token, timestamp, body).slice(-64), "hex");
+  return timingSafeEqual(expected, Buffer.from(match[2], "hex"));
 }
 
 /**
@@ -107,33 +156,60 @@ export class PushDispatcher {
     );
   }
 
-  /** POST until a 2xx (true) or the dispatcher stops (false). */
+  /** The config's fate now: deliverable, or dropped for good (with why). */
+  async #judge(config: PushConfig): Promise<{ drop: PushConfigDroppedError } | { headers: Record<string, string> }> {
+    if (config.tokenId !== undefined && this.#options.tokenValid !== undefined) {
+      if (!(await this.#options.tokenValid(config.tokenId)))
+        return {
+          drop: new PushConfigDroppedError("revoked-token", config.id, "the token that registered it is revoked"),
+        };
+    }
+    const headers: Record<string, string> = { "content-type": "application/a2a+json" };
+    if (config.authentication !== undefined) {
+      try {
+        checkPushAuthentication(config.authentication);
+      } catch (error) {
+        return { drop: new PushConfigDroppedError("bad-authentication", config.id, (error as Error).message) };
+      }
+      headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
+    }
+    return { headers };
+  }
+
+  /** POST until a 2xx (true), the config is dropped or the dispatcher stops (false). */
   async #deliver(config: PushConfig, body: string): Promise<boolean> {
     const signal = this.#stop.signal;
     const base = this.#options.retry?.baseMs ?? 500;
     const max = this.#options.retry?.maxMs ?? 60_000;
+    const send = this.#options.send ?? sendPinned;
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
-        // Checked before each attempt: a name that resolved outside may resolve inside later.
-        const url = await checkPushUrl(config.url, this.urls);
-        const timestamp = (this.#options.now ?? Date.now)();
-        const headers: Record<string, string> = {
-          "content-type": "application/a2a+json",
-          "x-sema-signature": signPush(config.token, timestamp, body),
-        };
-        if (config.token !== "") headers["x-a2a-notification-token"] = config.token;
-        if (config.authentication !== undefined)
-          headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
-        const response = await fetch(url, {
-          method: "POST",
+        const judged = await this.#judge(config);
+        // Checked before each attempt (a name may resolve elsewhere later); the POST goes to the
+        // address this check approved, not to a second lookup's answer.
+        const check = await judgePushUrl(config.url, this.urls);
+        const drop =
+          "drop" in judged
+            ? judged.drop
+            : !check.ok && check.reason !== "unresolved"
+              ? new PushConfigDroppedError(check.reason, config.id, check.message)
+              : undefined;
+        if (drop !== undefined) {
+          await this.configs.delete(config.taskId, config.id);
+          this.#options.onError?.(drop, config.taskId);
+          return false;
+        }
+        if (!check.ok || "drop" in judged) throw new Error(check.ok ? "unreachable" : check.message);
+        const headers = judged.headers;
+        if (config.token !== "")
+          headers["x-sema-signature"] = signPush(config.token, (this.#options.now ?? Date.now)(), body);
+        const status = await send(check.target, {
           headers,
           body,
-          redirect: "manual",
           signal: AbortSignal.any([signal, AbortSignal.timeout(this.#options.timeoutMs ?? 10_000)]),
         });
-        await response.body?.cancel().catch(() => undefined);
-        if (response.status >= 200 && response.status < 300) return true;
-        throw new Error(`webhook answered ${response.status}`);
+        if (status >= 200 && status < 300) return true;
+        throw new Error(`webhook answered ${status}`);
       } catch (error) {
         if (signal.aborted) return false;
         this.#options.onError?.(error, config.taskId);

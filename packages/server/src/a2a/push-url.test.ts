@@ -1,6 +1,9 @@
 /** Webhook URLs: http(s) only, no credentials, no loopback or private address unless allowed. */
 import { describe, expect, it } from "vitest";
-import { checkPushUrl, isInternalAddress } from "./push-url.ts";
+import { isPublicAddress } from "./push-address.ts";
+import { checkPushUrl } from "./push-url.ts";
+
+const isInternalAddress = (address: string) => !isPublicAddress(address);
 
 describe("push notification URLs", () => {
   it.each([
@@ -22,11 +25,11 @@ describe("push notification URLs", () => {
   );
 
   it("refuses loopback, private ranges and names resolving to them by default; allows them when told", async () => {
-    await expect(checkPushUrl("http://127.0.0.1:8080/hook", {})).rejects.toThrow(/loopback or private/);
-    await expect(checkPushUrl("http://[::1]/hook", {})).rejects.toThrow(/loopback or private/);
-    await expect(checkPushUrl("http://localhost/hook", {})).rejects.toThrow(/loopback or private|does not resolve/);
-    await expect(checkPushUrl("http://169.254.169.254/latest", {})).rejects.toThrow(/loopback or private/);
-    expect((await checkPushUrl("http://127.0.0.1:8080/hook", { allowPrivateNetworks: true })).port).toBe("8080");
+    await expect(checkPushUrl("http://127.0.0.1:8080/hook", {})).rejects.toThrow(/loopback, private/);
+    await expect(checkPushUrl("http://[::1]/hook", {})).rejects.toThrow(/loopback, private/);
+    await expect(checkPushUrl("http://localhost/hook", {})).rejects.toThrow(/loopback, private|does not resolve/);
+    await expect(checkPushUrl("http://169.254.169.254/latest", {})).rejects.toThrow(/loopback, private/);
+    expect((await checkPushUrl("http://127.0.0.1:8080/hook", { allowPrivateNetworks: true })).url.port).toBe("8080");
   });
 
   it("refuses other schemes, credentials in the URL, hosts off the allow-list", async () => {
@@ -36,6 +39,6 @@ describe("push notification URLs", () => {
     await expect(checkPushUrl("https://8.8.8.8/", { allowedHosts: ["hooks.example.com"] })).rejects.toThrow(
       /allow-list/,
     );
-    expect((await checkPushUrl("https://8.8.8.8/h", { allowedHosts: ["8.8.8.8"] })).href).toBe("https://8.8.8.8/h");
+    expect((await checkPushUrl("https://8.8.8.8/h", { allowedHosts: ["8.8.8.8"] })).url.href).toBe("https://8.8.8.8/h");
   });
 });

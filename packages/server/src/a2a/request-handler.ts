@@ -44,6 +44,7 @@ import { sendTaskInput } from "../tasks/send-task-input.ts";
 import { callerOf, signalOf } from "./caller-context.ts";
 import { cancelError, toA2AError } from "./errors.ts";
 import { readMessage } from "./message-input.ts";
+import { checkPushAuthentication, checkPushConfigCount } from "./push-config-check.ts";
 import type { PushConfig } from "./push-config-store.ts";
 import type { PushDispatcher } from "./push-dispatcher.ts";
 import { checkPushUrl } from "./push-url.ts";
@@ -140,6 +141,18 @@ export class SemaA2AHandler implements A2ARequestHandler {
     return { taskId, after: await this.#load(caller, taskId) };
   }
 
+  /**
+   * A message's push config is checked before the message acts, so a refused webhook creates no
+   * task and sends no input (it is checked again when it is stored).
+   */
+  async #precheckPush(params: SendMessageRequest): Promise<void> {
+    const config = params.configuration?.taskPushNotificationConfig;
+    if (config === undefined) return;
+    await checkPushUrl(config.url, this.#pushOn().urls);
+    if (config.authentication !== undefined && config.authentication.scheme !== "")
+      checkPushAuthentication(config.authentication);
+  }
+
   async #registerFromParams(caller: Caller, params: SendMessageRequest, taskId: string, fromSeq: number) {
     const config = params.configuration?.taskPushNotificationConfig;
     if (config === undefined) return;
@@ -177,6 +190,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return mapped(async () => {
       const caller = callerOf(context);
+      await this.#precheckPush(params);
       const { taskId, after } = await this.#act(caller, params);
       await this.#registerFromParams(caller, params, taskId, after?.seq ?? 0);
       const historyLength = params.configuration?.historyLength;
@@ -192,6 +206,7 @@ export class SemaA2AHandler implements A2ARequestHandler {
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
     const caller = callerOf(context);
+    await mapped(() => this.#precheckPush(params));
     const { taskId, after } = await mapped(() => this.#act(caller, params));
     await mapped(() => this.#registerFromParams(caller, params, taskId, after?.seq ?? 0));
     if (after === undefined) {
@@ -252,20 +267,29 @@ export class SemaA2AHandler implements A2ARequestHandler {
   async #register(caller: Caller, params: TaskPushNotificationConfig, fromSeq: number): Promise<PushConfig> {
     const push = this.#pushOn();
     const record = await ownTask(this.#deps.store, checkId(params.taskId, "params.taskId"), caller);
-    const url = await checkPushUrl(params.url, push.urls);
+    const { url } = await checkPushUrl(params.url, push.urls);
     if (params.token.length > 1000) throw new RequestMalformedError("params.token is longer than 1000 characters");
+    const id = params.id === "" ? randomUUID() : checkId(params.id, "params.id");
+    const existing = await push.configs.list(record.taskId);
+    // Replacing one of the task's configs adds none.
+    if (!existing.some((config) => config.id === id)) checkPushConfigCount(existing.length);
     const config: PushConfig = {
       taskId: record.taskId,
-      id: params.id === "" ? randomUUID() : checkId(params.id, "params.id"),
+      id,
       principal: caller.principal,
       url: url.href,
       token: params.token,
+      // Deliveries stop once this token is revoked.
+      tokenId: caller.tokenId,
       createdAt: new Date(this.#deps.now()).toISOString(),
       // Owed from here on: a config given with a new task's first message sees every state.
       deliveredSeq: fromSeq,
     };
-    if (params.authentication !== undefined && params.authentication.scheme !== "")
-      config.authentication = { scheme: params.authentication.scheme, credentials: params.authentication.credentials };
+    if (params.authentication !== undefined && params.authentication.scheme !== "") {
+      const authentication = { scheme: params.authentication.scheme, credentials: params.authentication.credentials };
+      checkPushAuthentication(authentication);
+      config.authentication = authentication;
+    }
     await push.configs.put(config);
     push.watch(config.taskId);
     return config;

@@ -22,8 +22,24 @@ const SCHEMA = `
     authentication TEXT,
     created_at TEXT NOT NULL,
     delivered_seq INTEGER NOT NULL,
+    token_id TEXT,
     PRIMARY KEY (task_id, config_id)
   ) STRICT`;
+
+/** A table made before `token_id` existed gains it (null: a config of an unknown token, still delivered). */
+function migrate(db: DatabaseSync): void {
+  const hasTokenId = () =>
+    (db.prepare("PRAGMA table_info(server_a2a_push_configs)").all() as unknown as { name: string }[]).some(
+      (column) => column.name === "token_id",
+    );
+  if (hasTokenId()) return;
+  try {
+    db.exec("ALTER TABLE server_a2a_push_configs ADD COLUMN token_id TEXT");
+  } catch (error) {
+    // Another connection added it first.
+    if (!hasTokenId()) throw error;
+  }
+}
 
 interface Row {
   task_id: string;
@@ -34,6 +50,7 @@ interface Row {
   authentication: string | null;
   created_at: string;
   delivered_seq: number;
+  token_id: string | null;
 }
 
 function configOf(row: Row): PushConfig {
@@ -46,6 +63,7 @@ function configOf(row: Row): PushConfig {
     createdAt: row.created_at,
     deliveredSeq: Number(row.delivered_seq),
   };
+  if (row.token_id !== null) config.tokenId = row.token_id;
   if (row.authentication !== null)
     config.authentication = JSON.parse(row.authentication) as PushConfig["authentication"] & object;
   return config;
@@ -64,12 +82,13 @@ export class SqlitePushConfigStore implements PushConfigStore {
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       setup: SCHEMA,
     });
+    migrate(this.#db);
   }
 
   async put(config: PushConfig): Promise<void> {
     this.#db
       .prepare(
-        `INSERT OR REPLACE INTO server_a2a_push_configs (${PUSH_CONFIG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO server_a2a_push_configs (${PUSH_CONFIG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(...pushConfigValues(config));
   }
