@@ -46,6 +46,16 @@ interface Served {
   rest: RestBinding;
 }
 
+/**
+ * The path after the binding's `/v1`, still percent-encoded as sent: `skip` segments of the raw
+ * path (`/a2a/v1` is 3 with the empty first, `/a2a/agents/{name}/v1` is 5). Hono's `c.req.path`
+ * is already partly decoded, and the binding decodes each id once itself (a second decoding would
+ * turn `%2541` into `A`, and a malformed escape must be its 400).
+ */
+function restPath(url: string, skip: number): string {
+  return `/${new URL(url).pathname.split("/").slice(skip).join("/")}`;
+}
+
 /** The A2A routes, as a Hono app to mount at `/`. */
 export function a2aRoutes(mount: Mount): Hono<AppEnv> {
   const { deps } = mount;
@@ -113,11 +123,10 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
     endpoint(c.req.param("name")).jsonRpc.handle(c.req.raw, c.get("caller"), limits),
   );
   app.all("/a2a/v1/*", (c) =>
-    endpoint(undefined).rest.handle(c.req.raw, c.req.path.slice("/a2a/v1".length), c.get("caller"), limits),
+    endpoint(undefined).rest.handle(c.req.raw, restPath(c.req.url, 3), c.get("caller"), limits),
   );
-  app.all("/a2a/agents/:name/v1/*", (c) => {
-    const at = endpoint(c.req.param("name"));
-    return at.rest.handle(c.req.raw, c.req.path.slice(`${at.base}/v1`.length), c.get("caller"), limits);
-  });
+  app.all("/a2a/agents/:name/v1/*", (c) =>
+    endpoint(c.req.param("name")).rest.handle(c.req.raw, restPath(c.req.url, 5), c.get("caller"), limits),
+  );
   return app;
 }
