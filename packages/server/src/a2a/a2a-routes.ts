@@ -16,6 +16,7 @@ import { SPEAKER_HEADER } from "../ingress/speaker.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { objectWith, type ShapeOf } from "../server-options.ts";
 import { agentCard } from "./agent-card.ts";
+import { cardOrigin, normalizePublicUrl, publicUrlSchema } from "./card-origin.ts";
 import { JsonRpcBinding } from "./jsonrpc-binding.ts";
 import type { PushDispatcher } from "./push-dispatcher.ts";
 import { SemaA2AHandler } from "./request-handler.ts";
@@ -25,10 +26,17 @@ import { RestBinding } from "./rest-binding.ts";
 export interface A2AOptions {
   /** Push notifications (a started `PushDispatcher`); without it the card says `pushNotifications: false`. */
   push?: PushDispatcher;
+  /**
+   * The base URL clients reach this server at (`https://agents.example.com`), which the agent
+   * cards advertise. Default: the address of the socket the card was fetched on. Never the
+   * request's `Host` header. Set it behind a reverse proxy.
+   */
+  publicUrl?: string;
 }
 
 export const a2aOptionsSchema = z.strictObject({
   push: objectWith<PushDispatcher>(["start", "watch", "close"], "a PushDispatcher").optional(),
+  publicUrl: publicUrlSchema.optional(),
 } satisfies ShapeOf<A2AOptions>);
 
 interface Mount {
@@ -61,6 +69,7 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
   const { deps } = mount;
   const app = new Hono<AppEnv>();
   const served = new Map<string, Served>();
+  const publicUrl = mount.options.publicUrl === undefined ? undefined : normalizePublicUrl(mount.options.publicUrl);
   const endpoint = (name: string | undefined): Served => {
     const agentName = name ?? deps.agents.defaultName;
     if (deps.agents.get(agentName) === undefined)
@@ -83,7 +92,8 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
     const at = endpoint(name);
     const agent = deps.agents.get(at.name);
     if (agent === undefined) throw new HttpError(404, "NotFound", `no agent named ${at.name}`);
-    const origin = new URL(c.req.url).origin;
+    // Never from the request: the card is cached publicly (see card-origin.ts).
+    const origin = cardOrigin(c, publicUrl);
     const body = agentCard(origin, at, agent, {
       version: mount.version,
       pushNotifications: mount.options.push !== undefined,
