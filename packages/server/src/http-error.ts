@@ -1,9 +1,11 @@
 /**
- * The API's one error type and its mapping from Sema's typed errors. Every failure a route can
- * meet ends here, so a status is chosen in exactly one place and the body is always
+ * The API's one error type and its mapping from Sema's typed errors (by `error-table.ts`, the table
+ * every protocol edge reads). Every failure a route can meet ends here, so a status is chosen in
+ * exactly one place and the body is always
  * `{ error: { code, message, details? } }`.
  */
 import { isSemaError, type SemaErrorCode } from "@sema-agent/core";
+import { SEMA_ERROR_TABLE } from "./error-table.ts";
 
 /** Codes the serving layer adds to Sema's own. */
 export type ServerErrorCode =
@@ -58,35 +60,6 @@ export function badRequest(message: string, path: string, details: Record<string
   return new HttpError(400, "InvalidInput", message, { details: { path, ...details } });
 }
 
-const SEMA_STATUS: Record<SemaErrorCode, number> = {
-  TaskNotFound: 404,
-  ApprovalNotFound: 404,
-  InvalidInput: 400,
-  InvalidEvent: 400,
-  Forbidden: 403,
-  // The server's own configuration is wrong (an agent, a tool): never the request's fault.
-  ConfigError: 500,
-  TaskExists: 409,
-  TaskFinished: 409,
-  InputRejected: 409,
-  ApprovalConflict: 409,
-  DigestMismatch: 409,
-  SeqConflict: 409,
-  LeaseHeld: 409,
-  LeaseLost: 409,
-  StoreUnavailable: 503,
-  ModelError: 502,
-  ToolError: 502,
-  HookFailed: 502,
-  OutputInvalid: 502,
-  BudgetExceeded: 409,
-  ContentTooLarge: 413,
-  ContentUnsupported: 415,
-  BlobNotFound: 500,
-  // A quota of the caller's principal (concurrent tasks): too many requests, until one ends.
-  QuotaExceeded: 429,
-};
-
 /**
  * Any thrown value → an `HttpError`. Sema errors keep their code and details; anything else is a
  * bug or an outage, reported as a bare 500 whose message reveals nothing of the internals.
@@ -97,7 +70,7 @@ export function toHttpError(error: unknown): HttpError {
     const details = Object.keys(error.details).length === 0 ? undefined : { ...error.details };
     const headers: Record<string, string> =
       error.isRetryable && error.code === "StoreUnavailable" ? { "Retry-After": "1" } : {};
-    return new HttpError(SEMA_STATUS[error.code], error.code, error.message, {
+    return new HttpError(SEMA_ERROR_TABLE[error.code].status, error.code, error.message, {
       ...(details === undefined ? {} : { details }),
       headers,
     });

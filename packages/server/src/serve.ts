@@ -8,6 +8,7 @@ import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
+import { publicUrlSchema } from "./a2a/card-origin.ts";
 import type { PushConfigStore } from "./a2a/push-config-store.ts";
 import { PushDispatcher } from "./a2a/push-dispatcher.ts";
 import { tokenLiveness } from "./a2a/push-token-check.ts";
@@ -71,6 +72,11 @@ export interface ServeOptions {
    * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
    * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
    */
+  /**
+   * The base URL clients reach this server at, advertised by the A2A agent cards (see
+   * `A2AOptions.publicUrl`). Default: the address the card was fetched on, never its `Host` header.
+   */
+  publicUrl?: string;
   a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
   /**
    * Quotas per principal, enforced by the API (`concurrentTasks`, 429 at creation) and by this
@@ -116,6 +122,7 @@ const serveShape = {
       traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
     })
     .optional(),
+  publicUrl: publicUrlSchema.optional(),
   a2aPush: z
     .strictObject({
       configs: objectWith<PushConfigStore>(["put", "get", "list", "delete", "all", "advance"], "a PushConfigStore"),
@@ -238,7 +245,14 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(workers === undefined ? {} : { workers }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
-    ...(push === undefined ? {} : { a2a: { push } }),
+    ...(push === undefined && options.publicUrl === undefined
+      ? {}
+      : {
+          a2a: {
+            ...(push === undefined ? {} : { push }),
+            ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+          },
+        }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

@@ -58,6 +58,14 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   QuotaExceeded: true,
 };
 
+/**
+ * Every stable error code, once each: for a table that must cover them all (a protocol edge's
+ * mapping to its statuses) to be checked at run time as well as by its type.
+ */
+export const SEMA_ERROR_CODE_LIST: readonly SemaErrorCode[] = Object.freeze(
+  Object.keys(SEMA_ERROR_CODES) as SemaErrorCode[],
+);
+
 /** Whether `code` is one of Sema's stable error codes (a code read from a log may be anything). */
 export function isSemaErrorCode(code: string): code is SemaErrorCode {
   return Object.hasOwn(SEMA_ERROR_CODES, code);

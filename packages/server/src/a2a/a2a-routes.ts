@@ -16,6 +16,7 @@ import { SPEAKER_HEADER } from "../ingress/speaker.ts";
 import type { RouteDeps } from "../routes/deps.ts";
 import { objectWith, type ShapeOf } from "../server-options.ts";
 import { agentCard } from "./agent-card.ts";
+import { cardOrigin, normalizePublicUrl, publicUrlSchema } from "./card-origin.ts";
 import { JsonRpcBinding } from "./jsonrpc-binding.ts";
 import type { PushDispatcher } from "./push-dispatcher.ts";
 import { SemaA2AHandler } from "./request-handler.ts";
@@ -25,10 +26,17 @@ import { RestBinding } from "./rest-binding.ts";
 export interface A2AOptions {
   /** Push notifications (a started `PushDispatcher`); without it the card says `pushNotifications: false`. */
   push?: PushDispatcher;
+  /**
+   * The base URL clients reach this server at (`https://agents.example.com`), which the agent
+   * cards advertise. Default: the address of the socket the card was fetched on. Never the
+   * request's `Host` header. Set it behind a reverse proxy.
+   */
+  publicUrl?: string;
 }
 
 export const a2aOptionsSchema = z.strictObject({
   push: objectWith<PushDispatcher>(["start", "watch", "close"], "a PushDispatcher").optional(),
+  publicUrl: publicUrlSchema.optional(),
 } satisfies ShapeOf<A2AOptions>);
 
 interface Mount {
@@ -46,11 +54,22 @@ interface Served {
   rest: RestBinding;
 }
 
+/**
+ * The path after the binding's `/v1`, still percent-encoded as sent: `skip` segments of the raw
+ * path (`/a2a/v1` is 3 with the empty first, `/a2a/agents/{name}/v1` is 5). Hono's `c.req.path`
+ * is already partly decoded, and the binding decodes each id once itself (a second decoding would
+ * turn `%2541` into `A`, and a malformed escape must be its 400).
+ */
+function restPath(url: string, skip: number): string {
+  return `/${new URL(url).pathname.split("/").slice(skip).join("/")}`;
+}
+
 /** The A2A routes, as a Hono app to mount at `/`. */
 export function a2aRoutes(mount: Mount): Hono<AppEnv> {
   const { deps } = mount;
   const app = new Hono<AppEnv>();
   const served = new Map<string, Served>();
+  const publicUrl = mount.options.publicUrl === undefined ? undefined : normalizePublicUrl(mount.options.publicUrl);
   const endpoint = (name: string | undefined): Served => {
     const agentName = name ?? deps.agents.defaultName;
     if (deps.agents.get(agentName) === undefined)
@@ -73,7 +92,8 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
     const at = endpoint(name);
     const agent = deps.agents.get(at.name);
     if (agent === undefined) throw new HttpError(404, "NotFound", `no agent named ${at.name}`);
-    const origin = new URL(c.req.url).origin;
+    // Never from the request: the card is cached publicly (see card-origin.ts).
+    const origin = cardOrigin(c, publicUrl);
     const body = agentCard(origin, at, agent, {
       version: mount.version,
       pushNotifications: mount.options.push !== undefined,
@@ -113,11 +133,10 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
     endpoint(c.req.param("name")).jsonRpc.handle(c.req.raw, c.get("caller"), limits),
   );
   app.all("/a2a/v1/*", (c) =>
-    endpoint(undefined).rest.handle(c.req.raw, c.req.path.slice("/a2a/v1".length), c.get("caller"), limits),
+    endpoint(undefined).rest.handle(c.req.raw, restPath(c.req.url, 3), c.get("caller"), limits),
   );
-  app.all("/a2a/agents/:name/v1/*", (c) => {
-    const at = endpoint(c.req.param("name"));
-    return at.rest.handle(c.req.raw, c.req.path.slice(`${at.base}/v1`.length), c.get("caller"), limits);
-  });
+  app.all("/a2a/agents/:name/v1/*", (c) =>
+    endpoint(c.req.param("name")).rest.handle(c.req.raw, restPath(c.req.url, 5), c.get("caller"), limits),
+  );
   return app;
 }

@@ -8,6 +8,7 @@
 import type { Message } from "@a2a-js/sdk";
 import { ContentTypeNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
 import { z } from "zod";
+import { FILENAME_MAX_CHARS } from "../schemas/common.ts";
 
 /** An approval decision carried by a DataPart, checked like `DecideApprovalRequest`. */
 export const DecisionPart = z.strictObject({
@@ -38,6 +39,11 @@ export interface MessageInput {
 function mediaPart(data: string, mediaType: string, filename: string, index: number): InputPart {
   if (mediaType === "")
     throw new ContentTypeNotSupportedError(`params.message.parts.${index}: a file part needs its mediaType`);
+  // The same cap as `/v1`'s ContentPart: a name is shown and stored, never a payload of its own.
+  if (filename.length > FILENAME_MAX_CHARS)
+    throw new RequestMalformedError(
+      `params.message.parts.${index}.filename is ${filename.length} characters, over the limit of ${FILENAME_MAX_CHARS}`,
+    );
   if (mediaType.startsWith("image/")) return { type: "image", data, mediaType };
   return { type: "file", data, mediaType, ...(filename === "" ? {} : { filename }) };
 }

@@ -45,6 +45,18 @@ function decode<T>(work: () => T): T {
   }
 }
 
+/**
+ * One path segment decoded once (the route gives it still encoded): a malformed percent-encoding
+ * is the request's fault, a 400, not a `URIError` surfacing as a 500.
+ */
+function segment(raw: string, path: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new RequestMalformedError(`${path} is not a valid percent-encoding`);
+  }
+}
+
 function int(value: string | null, path: string): number | undefined {
   if (value === null) return undefined;
   if (!/^\d{1,6}$/.test(value)) throw new RequestMalformedError(`${path} must be a non-negative integer`);
@@ -58,7 +70,7 @@ export class RestBinding {
     this.#handler = handler;
   }
 
-  /** `rest` is the path after `/v1` (`/tasks/abc:cancel`). */
+  /** `rest` is the path after `/v1` (`/tasks/abc:cancel`), still percent-encoded as sent. */
   async handle(
     request: Request,
     rest: string,
@@ -114,7 +126,7 @@ export class RestBinding {
         return json(await handler.getAuthenticatedExtendedAgentCard({ tenant: "" }));
       const task = /^\/tasks\/([^/:]+)(:cancel|:subscribe)?$/.exec(rest);
       if (task?.[1] !== undefined) {
-        const id = decodeURIComponent(task[1]);
+        const id = segment(task[1], "the task id");
         if (task[2] === undefined && method === "GET") {
           const historyLength = int(query.get("historyLength"), "historyLength");
           const found = await handler.getTask(
@@ -130,8 +142,8 @@ export class RestBinding {
       }
       const configs = /^\/tasks\/([^/:]+)\/pushNotificationConfigs(?:\/([^/:]+))?$/.exec(rest);
       if (configs?.[1] !== undefined) {
-        const taskId = decodeURIComponent(configs[1]);
-        const id = configs[2] === undefined ? undefined : decodeURIComponent(configs[2]);
+        const taskId = segment(configs[1], "the task id");
+        const id = configs[2] === undefined ? undefined : segment(configs[2], "the config id");
         if (id === undefined && method === "POST") {
           const raw = await body();
           const params = decode(() =>

@@ -59,6 +59,9 @@ const base64 = z
   .describe("The bytes, base64-encoded (standard alphabet, padding optional).");
 const mediaType = z.string().regex(/^[\w.+-]+\/[\w.+*-]+$/, "must be a media type such as image/png");
 
+/** The longest `filename` a file part may carry, on `/v1` and on A2A alike. */
+export const FILENAME_MAX_CHARS = 255;
+
 export const ContentPart = named(
   "ContentPart",
   z.discriminatedUnion("type", [
@@ -72,7 +75,7 @@ export const ContentPart = named(
       type: z.literal("file"),
       data: base64,
       mediaType: mediaType.describe("The file's media type, e.g. application/pdf."),
-      filename: z.string().max(255).exactOptional(),
+      filename: z.string().max(FILENAME_MAX_CHARS).exactOptional(),
     }),
   ]),
   "One part of an objective or input: text (sanitized and attributed like a string), or an image or a file (stored once by its SHA-256, sent to the model as data, never as instructions).",
