@@ -45,7 +45,7 @@ describe("sema serve over A2A", () => {
         token: "t",
         authentication: undefined,
       }),
-    ).rejects.toThrow(/loopback or private/);
+    ).rejects.toThrow(/loopback, private or otherwise non-public/);
     stop.abort();
     expect(await serving).toBe(0);
   });

@@ -430,6 +430,17 @@ const CASES: Case[] = [
     status: 404,
     code: "NotFound",
   },
+  // Model settings a caller sends: provider options pass only where the agent allows each key.
+  ...["model", "n", "max_tokens", "service_tier", "store", "user", "metadata"].map(
+    (key): Case => ({
+      name: `caller provider option ${key}`,
+      path: "/v1/tasks",
+      body: { objective: "x", settings: { providerOptions: { "openai-compatible": { [key]: 1 } } } },
+      status: 400,
+      code: "InvalidInput",
+      at: `body.settings.providerOptions.openai-compatible.${key}`,
+    }),
+  ),
   // Credentials and routes.
   { name: "no token", method: "GET", path: "/v1/tasks", token: "none", status: 401, code: "Unauthorized" },
   { name: "garbage token", method: "GET", path: "/v1/tasks", token: "garbage", status: 401, code: "Unauthorized" },

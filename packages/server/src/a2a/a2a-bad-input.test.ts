@@ -3,8 +3,12 @@
  * JSON-RPC, batches, wrong methods and params, unknown tasks, oversized and unsupported parts, on
  * both bindings. Every case is a typed A2A error — never a 5xx nor a stack — and nothing is stored.
  */
+
+import { MemoryStore } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
 import { APPROVAL_SCRIPT, apiFixture, createTask, runOnce } from "../test-support/api-fixture.ts";
+import { MemoryPushConfigStore } from "./push-config-store.ts";
+import { PushDispatcher } from "./push-dispatcher.ts";
 
 interface A2ACase {
   name: string;
@@ -167,6 +171,55 @@ const A2A_CASES: A2ACase[] = [
     status: 400,
     code: "FAILED_PRECONDITION",
   },
+  // Webhooks judged by address, not spelling; header-splitting schemes; names capped as on /v1.
+  ...[
+    "http://[::ffff:7f00:1]/",
+    "http://[::ffff:127.0.0.1]:8080/",
+    "http://[::ffff:a9fe:a9fe]/",
+    "http://[64:ff9b::a00:1]/",
+  ].map(
+    (url): A2ACase => ({
+      name: `push config to ${url}`,
+      rpc: rpc("CreateTaskPushNotificationConfig", { taskId: "{id}", url }),
+      status: 200,
+      code: -32602,
+    }),
+  ),
+  {
+    name: "a first message whose webhook is loopback (no task made)",
+    rpc: rpc("SendMessage", {
+      ...msg([{ text: "x" }]),
+      configuration: { taskPushNotificationConfig: { url: "http://[::ffff:7f00:1]/" } },
+    }),
+    status: 200,
+    code: -32602,
+  },
+  {
+    name: "a CRLF Authorization scheme",
+    rpc: rpc("CreateTaskPushNotificationConfig", {
+      taskId: "{id}",
+      url: "http://203.0.113.9/",
+      authentication: { scheme: "Bearer\r\nX-Injected: 1", credentials: "x" },
+    }),
+    status: 200,
+    code: -32602,
+  },
+  {
+    name: "a file part with a 100,000-character name",
+    rpc: rpc(
+      "SendMessage",
+      msg([{ text: "x" }, { raw: "aGk=", mediaType: "text/plain", filename: "n".repeat(100_000) }]),
+    ),
+    status: 200,
+    code: -32602,
+  },
+  {
+    name: "REST: malformed percent-encoding",
+    method: "GET",
+    path: "/a2a/v1/tasks/%E0%A4%A",
+    status: 400,
+    code: "INVALID_ARGUMENT",
+  },
   {
     name: "unknown agent",
     path: "/a2a/agents/nobody",
@@ -178,7 +231,20 @@ const A2A_CASES: A2ACase[] = [
 
 describe("the bad-input corpus, over A2A", () => {
   it("answers every case with a typed A2A error, never a 5xx nor a stack, and stores nothing", async () => {
-    const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+    // Push is on, with a resolver that refuses every name: the cases' webhooks are literals, and
+    // nothing here may look a name up or leave the machine.
+    const store = new MemoryStore();
+    const configs = new MemoryPushConfigStore();
+    const push = new PushDispatcher({
+      store,
+      configs,
+      urls: {
+        resolve: async (host) => {
+          throw new Error(`no lookups in this test (${host})`);
+        },
+      },
+    });
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, store, app: { a2a: { push } } });
     const taskId = await createTask(fx);
     await runOnce(fx, taskId);
     const before = await fx.store.read(taskId);
@@ -186,7 +252,7 @@ describe("the bad-input corpus, over A2A", () => {
     for (const c of A2A_CASES) {
       const response = await fx.call(c.method ?? "POST", c.path ?? "/a2a", {
         ...(c.raw === undefined ? {} : { raw: c.raw, headers: { "content-type": "application/json", ...c.headers } }),
-        ...(c.rpc === undefined ? {} : { body: c.rpc }),
+        ...(c.rpc === undefined ? {} : { body: JSON.parse(JSON.stringify(c.rpc).replaceAll("{id}", taskId)) }),
       });
       expect(response.status, c.name).toBe(c.status);
       const text = await response.text();
@@ -208,5 +274,6 @@ describe("the bad-input corpus, over A2A", () => {
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(await fx.store.read(taskId)).toEqual(before);
     expect((await fx.store.listTasks({ principal: "acme" })).tasks.length).toBe(tasksBefore);
+    expect(await configs.list(taskId)).toEqual([]);
   });
 });
