@@ -10,7 +10,7 @@ import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import { addUsage, isTerminal } from "../../core/task-summary.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Store } from "../../ports/store.ts";
-import { ForbiddenError, isSemaError, TaskFinishedError } from "../../protocol/errors.ts";
+import { ForbiddenError, isSemaError, type SemaError, TaskFinishedError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { BudgetReservation, ChildTaskEvent, TaskEvent } from "../../protocol/task-event.ts";
 import type { Agent } from "../agent.ts";
@@ -20,6 +20,7 @@ import { loadState } from "../leg/event-writer.ts";
 import { appendToState, appendToTask } from "../tasks/append-to-task.ts";
 import { type SentInput, sendInput } from "../tasks/send-input.ts";
 import { startTask } from "../tasks/start-task.ts";
+import { childTaskId } from "./child-id.ts";
 import type { DelegateInput } from "./delegate-tool.ts";
 
 /**
@@ -31,10 +32,7 @@ export function childAgent(parent: Agent, name: string | undefined): Agent {
   return (name === undefined ? undefined : parent.delegation?.agents?.[name]) ?? parent;
 }
 
-/** The child task's id for a parent's call: the same every time, so spawning is idempotent. */
-export function childTaskId(parentTaskId: string, callId: string): string {
-  return `${parentTaskId}~${callId}`;
-}
+export { childTaskId } from "./child-id.ts";
 
 /** How deep a task is (0 for a root task): its recorded depth. */
 export function depthOf(state: TaskState, metadata: { [key: string]: JsonValue } | undefined): number {
@@ -42,7 +40,44 @@ export function depthOf(state: TaskState, metadata: { [key: string]: JsonValue }
   return typeof depth === "number" ? depth : state.parentTaskId === undefined ? 0 : 1;
 }
 
-/** Create the child (or find it created by a leg that died) with the parent's principal. */
+/** The `details.reason` of the `Forbidden` a child id taken by a task that is no child of this call carries. */
+export const NOT_OUR_CHILD = "child-id-taken";
+
+/**
+ * Refuse (`Forbidden`, `details.reason` {@link NOT_OUR_CHILD}) unless the task at `taskId` is the
+ * child this parent's call created: its first event records the parent's principal, the parent
+ * and the call. A task someone else created under that id is never adopted, so its text never
+ * reaches the parent as a sub-agent's result.
+ */
+export async function assertOwnChild(
+  store: Store,
+  taskId: string,
+  parent: { taskId: string; principal: string },
+  callId: string,
+): Promise<void> {
+  const [created] = await store.read(taskId, { limit: 1 });
+  if (
+    created?.type === "task_created" &&
+    created.principal === parent.principal &&
+    created.parentTaskId === parent.taskId &&
+    created.metadata?.callId === callId
+  )
+    return;
+  throw new ForbiddenError(
+    `task ${taskId} exists and is not the sub-agent task of ${parent.taskId}'s call ${callId}: not adopted`,
+    { taskId, parentTaskId: parent.taskId, callId, reason: NOT_OUR_CHILD },
+  );
+}
+
+/** Whether `error` is the refusal of {@link assertOwnChild}. */
+export function isNotOurChild(error: unknown): error is SemaError {
+  return isSemaError(error, "Forbidden") && error.details.reason === NOT_OUR_CHILD;
+}
+
+/**
+ * Create the child (or find it created by a leg that died) with the parent's principal. A task
+ * already at the child's id is taken only if it is that child ({@link assertOwnChild}).
+ */
 export async function spawnChild(
   store: Store,
   parent: { taskId: string; principal: string; depth: number; budget?: Budget },
@@ -63,6 +98,8 @@ export async function spawnChild(
     });
   } catch (error) {
     if (!isSemaError(error, "TaskExists")) throw error;
+    // A leg that died after creating it left it: ours. Anything else there is refused.
+    await assertOwnChild(store, taskId, parent, callId);
   }
   return taskId;
 }

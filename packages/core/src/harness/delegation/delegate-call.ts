@@ -4,13 +4,22 @@
  * one — and then create the child, with the share of this task's budget its spawn set aside.
  */
 import { type ChildState, Folder, type OpenToolCall } from "../../core/fold.ts";
+import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { Agent } from "../agent.ts";
 import { effectiveBudget } from "../budget/budget.ts";
 import { headroom, shareBudget, siblingShare } from "../budget/budget-ledger.ts";
 import type { LegContext } from "../leg/leg-context.ts";
 import { resultEvent } from "../tools/run-tool-call.ts";
-import { childOutcome, childResultEvent, childTaskId, depthOf, spawnChild } from "./child-tasks.ts";
+import {
+  assertOwnChild,
+  childOutcome,
+  childResultEvent,
+  childTaskId,
+  depthOf,
+  isNotOurChild,
+  spawnChild,
+} from "./child-tasks.ts";
 import { DELEGATE_TOOL, type DelegateInput, parseDelegateInput } from "./delegate-tool.ts";
 
 /** The delegate tool's name for this agent; undefined when it does not delegate. */
@@ -38,7 +47,14 @@ export async function delegateCallEvents(
   if (known !== undefined && known.status !== "running")
     return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
   if (known !== undefined) {
-    if (typeof input !== "string") await ensureChild(ctx, call.callId, input);
+    // Nothing is read from a task at the child's id that is not this call's child.
+    try {
+      if (typeof input !== "string") await ensureChild(ctx, call.callId, input);
+      else await assertOwnChild(ctx.store, known.childTaskId, parentOf(ctx), call.callId);
+    } catch (error) {
+      if (!isNotOurChild(error)) throw error;
+      return refusedChild(ctx, call, known.childTaskId, error.message);
+    }
     // The child may have ended without telling us (its host died after its last append).
     const ended = await childResultEvent(ctx.store, known.childTaskId, call.callId);
     if (ended === undefined) return [];
@@ -120,6 +136,63 @@ export async function ensureChild(ctx: LegContext, callId: string, input: Delega
   const known = state.children.find((child) => child.callId === callId);
   const share = known?.reserved ?? siblingShare(headroom(state, budget, ctx.agent.model.id, Date.now()), 1, false);
   const carved = shareBudget(share, budget);
-  const parent = { taskId: ctx.taskId, principal: state.principal, depth: depthOf(state, state.metadata) };
+  const parent = { ...parentOf(ctx), depth: depthOf(state, state.metadata) };
   await spawnChild(ctx.store, Object.keys(carved).length === 0 ? parent : { ...parent, budget: carved }, callId, input);
+}
+
+function parentOf(ctx: LegContext): { taskId: string; principal: string } {
+  return { taskId: ctx.taskId, principal: ctx.writer.state.principal };
+}
+
+/**
+ * What the parent records when its child's id is held by a task that is not its child (created
+ * ahead of the delegation by someone else): the child failed, and the call says why — as its
+ * result when the call waits, else as the wake a finished child would send. Nothing of that
+ * task's log is read.
+ */
+export function refusedChild(ctx: LegContext, call: OpenToolCall, childId: string, reason: string): TaskEvent[] {
+  const content = `Delegation failed: ${reason}.`;
+  const failed: TaskEvent = {
+    type: "child_task",
+    v: 1,
+    phase: "result",
+    childTaskId: childId,
+    callId: call.callId,
+    status: "failed",
+    result: content,
+  };
+  const state = ctx.writer.state;
+  if (state.openToolCalls.some((open) => open.callId === call.callId))
+    return [failed, resultEvent(call, { status: "error", content, durationMs: 0 })];
+  const wake = buildHumanInputEvent({
+    inputId: `${childId}:result`,
+    carrier: "wake",
+    source: "system",
+    delivery: "received",
+    sessionSeq: state.summary.sessionSeq,
+    text: `Sub-agent task ${childId} failed: ${content}`,
+  });
+  return [failed, wake];
+}
+
+/**
+ * Create the children one tool phase spawned (after their spawns are recorded): the events to
+ * append for any whose id another task holds ({@link refusedChild}).
+ */
+export async function createChildren(
+  ctx: LegContext,
+  calls: readonly OpenToolCall[],
+  toCreate: ReadonlyArray<{ callId: string; input: DelegateInput }>,
+): Promise<TaskEvent[]> {
+  const refused: TaskEvent[] = [];
+  for (const child of toCreate) {
+    try {
+      await ensureChild(ctx, child.callId, child.input);
+    } catch (error) {
+      const call = calls.find((c) => c.callId === child.callId);
+      if (!isNotOurChild(error) || call === undefined) throw error;
+      refused.push(...refusedChild(ctx, call, childTaskId(ctx.taskId, child.callId), error.message));
+    }
+  }
+  return refused;
 }

@@ -22,6 +22,7 @@ import { type TraceContext, traceContextSchema } from "../../protocol/trace-cont
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import type { OutputSchema } from "../agent.ts";
 import type { Equal, ShapeOf } from "../config/agent-schema.ts";
+import { reservedIdProblem } from "../delegation/child-id.ts";
 import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 import { checkExternalTools } from "./external-tools.ts";
@@ -196,6 +197,9 @@ export async function startTask(store: Store, input: StartTaskInput): Promise<st
   if (typeof input.objective !== "string" && !Array.isArray(input.objective))
     throw new InvalidInputError("the objective must be a string or an array of content parts");
   if (!isPlainStartInput(input)) checkInput(startSchema, input, "startTask");
+  // A child's id is minted by the harness; a task created ahead under it would be taken for one.
+  const reserved = input.taskId === undefined ? undefined : reservedIdProblem(input.taskId, input.parentTaskId);
+  if (reserved !== undefined) throw new InvalidInputError(reserved);
   const principal = input.principal ?? "local";
   if (input.maxActiveTasks !== undefined && store.usage === undefined)
     throw new ConfigError("startTask", [

@@ -11,7 +11,7 @@ import type { JsonValue } from "../../protocol/json.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import { DEFAULTS } from "../defaults.ts";
-import { delegateCallEvents, delegateToolName, ensureChild, reserveShares } from "../delegation/delegate-call.ts";
+import { createChildren, delegateCallEvents, delegateToolName, reserveShares } from "../delegation/delegate-call.ts";
 import type { DelegateInput } from "../delegation/delegate-tool.ts";
 import type { LegHooks } from "../hooks/hook-runner.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
@@ -245,7 +245,8 @@ export class ToolPhase {
     }
     if (carry.length > 0) await this.#w.append(carry);
     // Children are created only once their parent has recorded them.
-    for (const child of toCreate) await ensureChild(this.#ctx, child.callId, child.input);
+    const refused = await createChildren(this.#ctx, calls, toCreate);
+    if (refused.length > 0) await this.#w.append(refused);
   }
 
   /** Append one `tool_checkpoint`, after any still being written; resolves once it is stored. */
