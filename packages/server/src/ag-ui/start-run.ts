@@ -23,7 +23,7 @@ import { badRequest, HttpError } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { checkTextOrParts, type TextOrParts } from "../ingress/sanitize.ts";
 import type { RouteDeps } from "../routes/deps.ts";
-import { ID_PATTERN } from "../schemas/common.ts";
+import { CLIENT_ID_PATTERN, CLIENT_ID_RULE, ID_PATTERN } from "../schemas/common.ts";
 import { createTaskFor } from "../tasks/create-task.ts";
 import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import { ownTask } from "../tasks/own-task.ts";
@@ -96,8 +96,7 @@ export async function startRun(
   if (agent === undefined)
     throw new HttpError(404, "NotFound", `no agent named ${agentName}`, { details: { agents: deps.agents.names() } });
   const taskId = input.threadId;
-  if (!ID_PATTERN.test(taskId))
-    throw badRequest("body.threadId: must be an id: letters, digits and ._~:-", "body.threadId");
+  if (!CLIENT_ID_PATTERN.test(taskId)) throw badRequest(`body.threadId: ${CLIENT_ID_RULE}`, "body.threadId");
   const tools = externalToolsOf(input.tools, new Set((agent.tools ?? []).map((tool) => tool.name)));
   const messages = newUserMessages(input.messages);
   const base = { deps, taskId, runId: input.runId, signal, caller };

@@ -11,6 +11,19 @@ export const ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._~:-]{0,511}$/;
 
 export const idSchema = z.string().regex(ID_PATTERN, "must be an id: letters, digits and ._~:- (not first)");
 
+/**
+ * An id a client chooses for a task it creates (an AG-UI thread, a chat): an id without `~`. The
+ * harness gives a sub-agent task the id `<parent>~<callId>`, so that form is reserved: no client
+ * can create, ahead of a delegation, the task that delegation will look for (issue 29, finding 2).
+ */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._:-]{0,511}$/;
+
+/** What a 400 says of an id that does not match {@link CLIENT_ID_PATTERN}. */
+export const CLIENT_ID_RULE =
+  "must be an id: letters, digits and ._:- (not first); ~ is reserved for the ids of sub-agent tasks";
+
+export const clientIdSchema = z.string().regex(CLIENT_ID_PATTERN, CLIENT_ID_RULE);
+
 export const JsonValue = named("JsonValue", z.json(), "Any JSON value.");
 
 export const ErrorBody = named(

@@ -6,7 +6,7 @@
  * client's approval responses; the rest is the log's already.
  */
 import { z } from "zod";
-import { idSchema, JsonValue } from "../schemas/common.ts";
+import { clientIdSchema, idSchema, JsonValue } from "../schemas/common.ts";
 import { named } from "../schemas/registry.ts";
 
 const TextPart = z.looseObject({ type: z.literal("text"), text: z.string() });
@@ -38,7 +38,9 @@ const UiMessageInput = z.looseObject({
 export const ChatRequest = named(
   "ChatRequest",
   z.strictObject({
-    id: idSchema.describe("The chat id: the task's id (created on first use)."),
+    id: clientIdSchema.describe(
+      "The chat id: the task's id (created on first use). `~` is reserved (the ids of sub-agent tasks).",
+    ),
     messages: z.array(UiMessageInput).min(1).max(10_000),
     trigger: z.enum(["submit-message", "regenerate-message"]),
     messageId: z.string().optional(),
