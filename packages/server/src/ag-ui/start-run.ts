@@ -29,7 +29,7 @@ import { decideTaskApproval } from "../tasks/decide-task-approval.ts";
 import { ownTask } from "../tasks/own-task.ts";
 import { clientToolResults, type NewUserMessage, newUserMessages } from "./client-messages.ts";
 import type { AgUiEvent } from "./event-map.ts";
-import { externalToolsOf } from "./frontend-tools.ts";
+import { externalToolsOf, harnessToolNames } from "./frontend-tools.ts";
 import { decisionsOf } from "./interrupts.ts";
 import { messagesSnapshot } from "./messages-snapshot.ts";
 import type { AgUiRunInputBody } from "./run-input.ts";
@@ -97,12 +97,12 @@ export async function startRun(
     throw new HttpError(404, "NotFound", `no agent named ${agentName}`, { details: { agents: deps.agents.names() } });
   const taskId = input.threadId;
   if (!CLIENT_ID_PATTERN.test(taskId)) throw badRequest(`body.threadId: ${CLIENT_ID_RULE}`, "body.threadId");
-  const tools = externalToolsOf(input.tools, new Set((agent.tools ?? []).map((tool) => tool.name)));
   const messages = newUserMessages(input.messages);
   const base = { deps, taskId, runId: input.runId, signal, caller };
 
   const existing = await findTask(deps, taskId);
   if (existing === undefined) {
+    const tools = externalToolsOf(input.tools, harnessToolNames([agent]));
     // Nothing to resume on a thread that does not exist: as unknown as another principal's.
     if ((input.resume ?? []).length > 0) throw new TaskNotFoundError(taskId);
     const [head] = messages;
@@ -130,6 +130,10 @@ export async function startRun(
   const first: AgUiEvent[] = [];
   const state = await loadTaskState(store, taskId);
   const overview = await loadTaskOverview(store, record);
+  // The thread's own agent runs it, whichever endpoint the client came through: its tools are
+  // reserved too.
+  const threadAgent = deps.agents.get(state.agent ?? deps.agents.defaultName);
+  const tools = externalToolsOf(input.tools, harnessToolNames([agent, threadAgent]));
 
   // Everything is checked before anything is written: bad input leaves the task as it was.
   const decisions = decisionsOf(input.resume ?? [], overview.pendingApprovals);
@@ -152,9 +156,18 @@ export async function startRun(
     await decideTaskApproval(deps, caller, taskId, decision.callId, decision.body, decision.path);
   // Results before the tools are replaced: a call of a tool the client no longer offers is still answered.
   const results = clientToolResults(input.messages);
+  // A tool message answers only a call the model made to a frontend tool: one the harness left for
+  // the client, never a call waiting for an approval, a running tool or a sub-agent's verdict.
   const external = new Set((state.externalTools ?? []).map((tool) => tool.name));
+  const reserved = harnessToolNames([agent, threadAgent]);
+  const waitsForClient = (open: (typeof state.openToolCalls)[number]) =>
+    external.has(open.name) &&
+    !reserved.has(open.name) &&
+    !open.started &&
+    !state.approvals.some((approval) => approval.callId === open.callId) &&
+    !state.children.some((child) => child.callId === open.callId);
   const fromClient = new Set<string>();
-  for (const call of state.openToolCalls.filter((open) => external.has(open.name))) {
+  for (const call of state.openToolCalls.filter(waitsForClient)) {
     const result = results.get(call.callId);
     if (result === undefined && fresh.length === 0) continue;
     await submitToolResult(store, taskId, {

@@ -6,6 +6,7 @@
  */
 import { canonicalJson } from "../../core/canonical-json.ts";
 import { isExternalCall } from "../../core/fold.ts";
+import type { OpenToolCall, TaskState } from "../../core/task-state.ts";
 import { isTerminal } from "../../core/task-summary.ts";
 import { delimitUntrusted } from "../../core/trust-framing.ts";
 import type { Store } from "../../ports/store.ts";
@@ -57,6 +58,22 @@ export async function offerExternalTools(
   return appended !== undefined;
 }
 
+/**
+ * Whether an open call is one the harness left for outside: it names an external tool, and the
+ * harness has not taken it as its own — no approval was requested for it, it never started, and no
+ * child task answers it. A list of external tools offered later under the name of one of the
+ * agent's tools (or of `delegate`) must not let a client's "result" close a call waiting for an
+ * approval or a sub-agent's verdict (issue 29, finding 4).
+ */
+function waitsForClient(state: TaskState, call: OpenToolCall): boolean {
+  return (
+    isExternalCall(state, call) &&
+    !call.started &&
+    !state.approvals.some((approval) => approval.callId === call.callId) &&
+    !state.children.some((child) => child.callId === call.callId)
+  );
+}
+
 /** A result for a call to an external tool. */
 export interface ExternalToolResult {
   callId: string;
@@ -86,7 +103,7 @@ export async function submitToolResult(store: Store, taskId: string, result: Ext
     const { status: taskStatus } = state.summary;
     if (isTerminal(taskStatus)) throw new TaskFinishedError(taskId, taskStatus);
     const call = state.openToolCalls.find((open) => open.callId === result.callId);
-    if (call === undefined || !isExternalCall(state, call))
+    if (call === undefined || !waitsForClient(state, call))
       throw new InvalidInputError(`task ${taskId} has no call ${result.callId} waiting for an external result`, {
         callId: result.callId,
       });
@@ -97,7 +114,7 @@ export async function submitToolResult(store: Store, taskId: string, result: Ext
     const event: TaskEvent = { type: "tool_result", v: 1, callId: call.callId, name: call.name, status, content };
     if (result.output !== undefined) event.output = result.output;
     if (capped !== raw) event.truncated = true;
-    const others = state.openToolCalls.filter((open) => open.callId !== call.callId && isExternalCall(state, open));
+    const others = state.openToolCalls.filter((open) => open.callId !== call.callId && waitsForClient(state, open));
     if (taskStatus !== "parked" || others.length > 0) return [event];
     const resume: TaskEvent = { type: "resume_requested", v: 1 };
     if (result.actor !== undefined) resume.actor = { ...result.actor };
