@@ -8,6 +8,7 @@
 import type { JsonValue } from "../protocol/json.ts";
 import type { CallClassification, HeldSpan } from "../protocol/provenance.ts";
 import type { TranscriptEntry } from "../protocol/transcript.ts";
+import { type AttachedPart, attachmentLabel, attachmentsOf, attachmentText } from "./attachment-provenance.ts";
 import { type EntryProvenance, type ProvenanceSource, provenanceAt, type SpanProvenance } from "./entry-provenance.ts";
 import { inlineUntrusted } from "./neutralizers.ts";
 import { normalizeWithMap, type TaintFinding, TaintIndex, type TaintOptions } from "./taint.ts";
@@ -35,6 +36,17 @@ interface IndexedSpan {
   span: SpanProvenance;
 }
 
+/** An entry's attachment as indexed: whether it is untrusted, the span it belongs to, its text if any. */
+interface IndexedAttachment {
+  untrusted: boolean;
+  span: SpanProvenance;
+  /** The text the model reads of it; absent for an opaque one (an image, a PDF, a URL). */
+  text?: string;
+  label: string;
+}
+
+const NO_BLOBS: ReadonlyMap<string, Uint8Array> = new Map();
+
 const MAX_SPANS = 8;
 const EXCERPT_CONTEXT = 80;
 const EXCERPT_MAX = 300;
@@ -43,6 +55,18 @@ const TEXT_MAX = 190;
 
 function contentOf(entry: TranscriptEntry): string | undefined {
   return entry.role === "assistant" ? undefined : entry.content;
+}
+
+/** Whether `input` has a value a call could carry from content (a string or a number) outside `ignore`. */
+function hasValues(input: JsonValue, ignore: readonly string[], path = ""): boolean {
+  if (ignore.some((at) => path === at || (path !== "" && path.startsWith(`${at}/`)))) return false;
+  if (typeof input === "string" || typeof input === "number") return true;
+  if (Array.isArray(input)) return input.some((item, i) => hasValues(item, ignore, `${path}/${i}`));
+  if (input !== null && typeof input === "object")
+    return Object.entries(input).some(([key, item]) =>
+      hasValues(item, ignore, `${path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`),
+    );
+  return false;
 }
 
 /**
@@ -76,7 +100,11 @@ export class ProvenanceIndex {
    * Entries seen before the first untrusted span, not indexed yet: a context with no untrusted
    * text classifies every call clean, so a task that never reads any pays for no index.
    */
-  #waiting: Array<{ content: string; provenance: EntryProvenance; seq: number }> | undefined = [];
+  #waiting:
+    | Array<{ content: string; provenance: EntryProvenance; seq: number; attached: readonly IndexedAttachment[] }>
+    | undefined = [];
+  /** The spans (indices into `#spans`) of untrusted attachments that cannot be read as text. */
+  #opaque: number[] = [];
 
   /** `trusted`: text outside the log that counts as trusted (the agent's instructions). */
   constructor(options: ProvenanceOptions = {}, trusted: readonly string[] = []) {
@@ -91,8 +119,16 @@ export class ProvenanceIndex {
     return index;
   }
 
-  /** Index the entries of `context` before `upTo` (default: all of them): the context a model turn saw. */
-  sync(context: ProvenanceContext, upTo = context.transcript.length): this {
+  /**
+   * Index the entries of `context` before `upTo` (default: all of them): the context a model turn
+   * saw. `blobs` are the bytes of its attachments (the model request's): a text file's text is
+   * indexed for its lane; an attachment not at hand counts as opaque.
+   */
+  sync(
+    context: ProvenanceContext,
+    upTo = context.transcript.length,
+    blobs: ReadonlyMap<string, Uint8Array> = NO_BLOBS,
+  ): this {
     const known = this.#entries;
     const { transcript } = context;
     const continues =
@@ -101,6 +137,7 @@ export class ProvenanceIndex {
     if (!continues) {
       this.#taint = this.#fresh();
       this.#spans = [];
+      this.#opaque = [];
       this.#entries = [];
       this.#waiting = [];
     }
@@ -109,25 +146,55 @@ export class ProvenanceIndex {
       this.#entries.push(entry);
       const content = contentOf(entry);
       if (content === undefined) continue;
-      this.#add(content, provenanceAt(context, i), context.transcriptSeqs[i] ?? 0);
+      const provenance = provenanceAt(context, i);
+      const attached =
+        entry.role === "user" && entry.parts !== undefined
+          ? this.#attachments(attachmentsOf(content, entry.parts, provenance), provenance, blobs)
+          : [];
+      this.#add(content, provenance, context.transcriptSeqs[i] ?? 0, attached);
     }
     return this;
   }
 
-  #add(content: string, provenance: EntryProvenance, seq: number): void {
+  /**
+   * An entry's attachments under the options: each is untrusted when the input it came with is
+   * (one with no input found is untrusted when anything in its entry is: never less than its
+   * words), with its text when it is a text file at hand.
+   */
+  #attachments(
+    parts: readonly AttachedPart[],
+    provenance: EntryProvenance,
+    blobs: ReadonlyMap<string, Uint8Array>,
+  ): IndexedAttachment[] {
+    const firstUntrusted = provenance.spans.find((span) => isUntrusted(span, provenance, this.#options));
+    return parts.map(({ attachment, span }) => {
+      const untrusted =
+        span === undefined ? firstUntrusted !== undefined : isUntrusted(span, provenance, this.#options);
+      const owner = span ?? firstUntrusted ?? { lane: "system", start: 0, end: 0 };
+      const text = attachmentText(attachment, blobs);
+      const indexed: IndexedAttachment = { untrusted, span: owner, label: attachmentLabel(attachment) };
+      if (text !== undefined) indexed.text = text;
+      return indexed;
+    });
+  }
+
+  #add(content: string, provenance: EntryProvenance, seq: number, attached: readonly IndexedAttachment[]): void {
     const waiting = this.#waiting;
     if (waiting !== undefined) {
-      if (!provenance.spans.some((span) => isUntrusted(span, provenance, this.#options))) {
-        waiting.push({ content, provenance, seq });
+      if (
+        !provenance.spans.some((span) => isUntrusted(span, provenance, this.#options)) &&
+        !attached.some((part) => part.untrusted)
+      ) {
+        waiting.push({ content, provenance, seq, attached });
         return;
       }
       this.#waiting = undefined;
-      for (const entry of waiting) this.#index(entry.content, entry.provenance, entry.seq);
+      for (const entry of waiting) this.#index(entry.content, entry.provenance, entry.seq, entry.attached);
     }
-    this.#index(content, provenance, seq);
+    this.#index(content, provenance, seq, attached);
   }
 
-  #index(content: string, provenance: EntryProvenance, seq: number): void {
+  #index(content: string, provenance: EntryProvenance, seq: number, attached: readonly IndexedAttachment[]): void {
     const untrusted = provenance.spans
       .filter((span) => isUntrusted(span, provenance, this.#options))
       .map((span) => (provenance.fromUntrusted === true ? { ...span, start: 0, end: content.length } : span))
@@ -141,22 +208,42 @@ export class ProvenanceIndex {
       cursor = Math.max(cursor, span.end);
     }
     if (cursor < content.length) this.#taint.addTrusted(content.slice(cursor));
+    for (const part of attached) {
+      if (part.text !== undefined && !part.untrusted) this.#taint.addTrusted(part.text);
+      else if (part.text !== undefined) {
+        // A text file is read like the input's own words: its runs and tokens taint.
+        this.#taint.addUntrusted(part.text, this.#spans.length);
+        this.#spans.push({ seq, text: part.text, span: part.span });
+      } else if (part.untrusted) {
+        this.#opaque.push(this.#spans.length);
+        this.#spans.push({ seq, text: part.label, span: part.span });
+      }
+    }
   }
 
-  /** Whether the indexed context holds untrusted text. */
+  /** Whether the indexed context holds untrusted content (text, or an untrusted opaque attachment). */
   get exposed(): boolean {
-    return this.#taint.exposed;
+    return this.#taint.exposed || this.#opaque.length > 0;
   }
 
   /**
    * Classify a call's `input` against the indexed context: `tainted` with the spans its arguments
    * carry text of, `exposed` with the latest untrusted spans (when `withExposure`), or `clean`.
-   * `ignore`: JSON Pointers of values not counted (a tool's `untaintedInputs`).
+   * `ignore`: JSON Pointers of values not counted (a tool's `untaintedInputs`). After an untrusted
+   * opaque attachment (an image on the external lane) a call with any value counts as tainted,
+   * resting on the attachments: what the model read in it cannot be matched, so it may be anywhere.
    */
   classify(input: JsonValue, withExposure = true, ignore: readonly string[] = []): ClassifiedCall {
-    if (!this.#taint.exposed) return { classification: "clean", spans: [] };
+    if (!this.exposed) return { classification: "clean", spans: [] };
     const findings = this.#taint.taint(input, MAX_SPANS, ignore);
     if (findings.length > 0) return { classification: "tainted", spans: findings.map((f) => this.#held(f)) };
+    if (this.#opaque.length > 0 && hasValues(input, ignore)) {
+      const spans = this.#opaque
+        .slice(-MAX_SPANS)
+        .map((ref) => this.#spans[ref] as IndexedSpan)
+        .map((s) => this.#described(s, excerptAt(s.text, 0, 0)));
+      return { classification: "tainted", spans };
+    }
     const spans = withExposure
       ? this.#spans
           .slice(-MAX_SPANS)
@@ -209,8 +296,9 @@ export function classifyToolCall(
   call: { callId: string; input: JsonValue },
   options: ProvenanceOptions = {},
   trusted: readonly string[] = [],
+  blobs: ReadonlyMap<string, Uint8Array> = NO_BLOBS,
 ): ClassifiedCall {
-  return new ProvenanceIndex(options, trusted).sync(state, contextEnd(state, call.callId)).classify(call.input);
+  return new ProvenanceIndex(options, trusted).sync(state, contextEnd(state, call.callId), blobs).classify(call.input);
 }
 
 /** Where the context of a call ends: its assistant entry, or the transcript's end when it has none yet. */

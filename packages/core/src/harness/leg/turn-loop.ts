@@ -75,6 +75,7 @@ export class LegLoop {
     this.#blobs = new RequestBlobs(ctx.store);
     this.#toolPhase = new ToolPhase(ctx, this.#hooks, {
       signal: () => this.#stepSignal(),
+      blobs: () => this.#gateBlobs(),
       watched: (work) => this.#watched(work),
     });
     this.#watch = new StepWatch(() =>
@@ -450,6 +451,17 @@ export class LegLoop {
       await this.#failTask(error.code, error.message);
       return "failed";
     }
+  }
+
+  /**
+   * The blobs of the transcript for the provenance gate: those the last request carried, or read
+   * now (a call recovered in a fresh leg). A blob the store lacks is left out: the gate then counts
+   * its attachment as opaque, which holds more, never less.
+   */
+  async #gateBlobs(): Promise<ReadonlyMap<string, Uint8Array>> {
+    const transcript = this.#w.state.transcript;
+    const content = this.#blobs.current(transcript) ?? (await this.#blobs.resolve(transcript).catch(() => undefined));
+    return content?.blobs ?? new Map();
   }
 
   /** Call the model; the recorded turn is returned to be appended with what follows it. */

@@ -67,8 +67,16 @@ export class ProvenanceGate {
     this.#trusted = typeof agent.instructions === "string" ? [agent.instructions] : [];
   }
 
-  /** The verdict on `call` of `tool`, made in the turn whose context `state` holds. */
-  check(state: TaskState, call: { callId: string; input: JsonValue }, tool: Tool): ProvenanceVerdict {
+  /**
+   * The verdict on `call` of `tool`, made in the turn whose context `state` holds; `blobs` are the
+   * bytes of its attachments (a text file's text is indexed for its lane, anything else is opaque).
+   */
+  check(
+    state: TaskState,
+    call: { callId: string; input: JsonValue },
+    tool: Tool,
+    blobs?: ReadonlyMap<string, Uint8Array>,
+  ): ProvenanceVerdict {
     const policy = this.#agent.provenancePolicy;
     if (policy === "allow") return ALLOW;
     const effects = effectsOf(tool);
@@ -82,8 +90,8 @@ export class ProvenanceGate {
     // crash was made in a shorter context, which gets an index of its own.
     const index =
       end === state.transcript.length
-        ? this.#legIndex().sync(state)
-        : new ProvenanceIndex(this.#options, this.#trusted).sync(state, end);
+        ? this.#legIndex().sync(state, end, blobs)
+        : new ProvenanceIndex(this.#options, this.#trusted).sync(state, end, blobs);
     const { classification, spans } = index.classify(
       call.input,
       policyWatchesExposure(policy),

@@ -56,6 +56,11 @@ type Gate =
 export interface StepControl {
   /** The signal of the current step (renewed after an abort the loop has handled). */
   signal(): AbortSignal;
+  /**
+   * The bytes of the attachments the transcript references (the model request's), for the
+   * provenance gate to read text files; a blob not at hand is left out (then it is opaque).
+   */
+  blobs(): Promise<ReadonlyMap<string, Uint8Array>>;
   /** Run work as one step, watched for stop signals if it takes a while. */
   watched<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -135,7 +140,7 @@ export class ToolPhase {
     const tool = this.#tools.get(call.name);
     if (tool === undefined) return { kind: "run", call, frozen: false, replaced };
     // The provenance policy comes first: no grant, approval rule or missing needsApproval turns it off.
-    const verdict = this.#provenance.check(state, call, tool);
+    const verdict = this.#provenance.check(state, call, tool, await this.#step.blobs());
     if (verdict.rule === "deny") {
       const note: TaskEvent = {
         type: "engine_note",
