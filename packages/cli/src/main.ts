@@ -32,8 +32,8 @@ Commands:
                       else the OTEL_EXPORTER_OTLP_* variables); prints the trace id and span count.
                       An endpoint with no path gets /v1/traces
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
-        [--model provider:model-id] [--a2a-push on|off] [--metrics] [--workspaces dir]
-        [--workspace-per principal|task]
+        [--model provider:model-id] [--a2a-push on|off] [--public-url URL] [--metrics]
+        [--workspaces dir] [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. File tools work in a workspace per
                       principal (or task) under --workspaces (default .sema/workspaces).
@@ -41,6 +41,8 @@ Commands:
                       node takes them over (default 30000 ms, at least 300).
                       --a2a-push on|off: deliver A2A push notifications (default on; on one
                       node of several sharing a database, off on the others).
+                      --public-url: the origin the A2A agent card advertises (behind a proxy;
+                      default the socket's address, never a request's Host header).
                       --metrics: serve GET /metrics (Prometheus text; a token with the metrics role)
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]

@@ -50,7 +50,7 @@ describe("sema serve over A2A", () => {
     expect(await serving).toBe(0);
   });
 
-  it("--a2a-push off: the card says no push, so a second node on one database sends no duplicates", async () => {
+  it("--a2a-push off: the card says no push, so a second node on one database sends no duplicates; --public-url is its origin", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sema-serve-a2a-"));
     const script = join(dir, "turns.json");
     writeFileSync(script, JSON.stringify({ turns: [{ text: "unused" }] }));
@@ -66,14 +66,23 @@ describe("sema serve over A2A", () => {
       `script:${script}`,
       "--a2a-push",
       "off",
+      "--public-url",
+      "https://agents.example.com/sema",
     ];
     const serving = main(args, c.io);
     await until(() => /Bearer <token>/.test(c.out()));
     const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
-    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+    const card = (await (
+      await fetch(`${url}/.well-known/agent-card.json`, { headers: { "x-forwarded-host": "evil.example" } })
+    ).json()) as {
       capabilities: { pushNotifications: boolean };
+      supportedInterfaces?: Array<{ url: string }>;
     };
     expect(card.capabilities.pushNotifications).toBe(false);
+    // --public-url is the card's origin, whatever a request's headers say.
+    const urls = (card.supportedInterfaces ?? []).map((i) => i.url);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const advertised of urls) expect(advertised).toMatch(/^https:\/\/agents\.example\.com\/sema\//);
     stop.abort();
     expect(await serving).toBe(0);
     await expect(main(["serve", "--a2a-push", "maybe"], captureIo(dir).io)).resolves.toBe(2);

@@ -8,7 +8,8 @@
  * The built-in file tools work in a workspace per principal (or per task) under `--workspaces`,
  * which may contain neither the store nor the config. On the first start it creates a token for principal `local` with every role and prints it once.
  * `--metrics` serves `GET /metrics` (Prometheus text, for a token with the `metrics` role); the
- * OpenTelemetry variables export metrics over OTLP.
+ * OpenTelemetry variables export metrics over OTLP. `--public-url` is the origin the A2A agent card
+ * advertises (set it behind a reverse proxy; never taken from a request's Host).
  */
 import { parseArgs } from "node:util";
 import { serve as startServing } from "@sema-agent/server";
@@ -26,6 +27,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       host: { type: "string" },
       port: { type: "string" },
       "a2a-push": { type: "string" },
+      "public-url": { type: "string" },
       metrics: { type: "boolean" },
       ...SERVED_OPTIONS,
     },
@@ -51,6 +53,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...(set.quotas === undefined ? {} : { quotas: set.quotas }),
       host: values.host ?? "127.0.0.1",
       port,
+      ...(values["public-url"] === undefined ? {} : { publicUrl: values["public-url"] }),
       workers,
       onError: reportTo(io, "sema serve"),
       ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
