@@ -76,52 +76,55 @@ const message = (id: string) =>
     },
   });
 
-describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("an A2A file part and the provenance policy over %s", (transport) => {
-  it("an unverified speaker's file cannot run the injected call; the token's own actor's can", async () => {
-    dir = freshDir();
-    const runs: unknown[] = [];
-    const saveNote = defineTool({
-      name: "save_note",
-      description: "Save a note",
-      inputSchema: z.object({ title: z.string(), body: z.string() }),
-      effects: "local",
-      execute: (input) => {
-        runs.push(input);
-        return "saved";
-      },
-    });
-    const agent = {
-      model: new ScriptedModel([obedient, obedient], { mode: "by-transcript" }),
-      tools: [saveNote],
-      provenancePolicy: { unverifiedUntrusted: true },
-    };
-    server = await startA2AServer(join(dir, "sema.db"), { default: agent });
-    const token = server.serving.firstToken?.token ?? "";
+describe.each<Transport>(["JSONRPC", "HTTP+JSON"])(
+  "an A2A file part and the provenance policy over %s",
+  (transport) => {
+    it("an unverified speaker's file cannot run the injected call; the token's own actor's can", async () => {
+      dir = freshDir();
+      const runs: unknown[] = [];
+      const saveNote = defineTool({
+        name: "save_note",
+        description: "Save a note",
+        inputSchema: z.object({ title: z.string(), body: z.string() }),
+        effects: "local",
+        execute: (input) => {
+          runs.push(input);
+          return "saved";
+        },
+      });
+      const agent = {
+        model: new ScriptedModel([obedient, obedient], { mode: "by-transcript" }),
+        tools: [saveNote],
+        provenancePolicy: { unverifiedUntrusted: true },
+      };
+      server = await startA2AServer(join(dir, "sema.db"), { default: agent });
+      const token = server.serving.firstToken?.token ?? "";
 
-    const relayed = await client(server.serving.url, token, transport, "Partner Pat");
-    const held = await relayed.sendMessage(message("m-relayed"));
-    const heldId = "id" in held ? held.id : "";
-    const heldTask = await until(async () => {
-      const task = await relayed.getTask({ tenant: "", id: heldId });
-      return task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && task;
-    }, "the relayed task to wait for an approval");
-    expect(heldTask.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const approval = (await server.store.read(heldId)).find((e) => e.type === "approval_requested");
-    expect(approval?.type === "approval_requested" ? approval.provenance : undefined).toMatchObject({
-      classification: "tainted",
-      effects: "local",
-      rule: "approve",
-      spans: [expect.objectContaining({ lane: "user", actor: expect.objectContaining({ verified: false }) })],
-    });
-    expect(runs).toEqual([]);
+      const relayed = await client(server.serving.url, token, transport, "Partner Pat");
+      const held = await relayed.sendMessage(message("m-relayed"));
+      const heldId = "id" in held ? held.id : "";
+      const heldTask = await until(async () => {
+        const task = await relayed.getTask({ tenant: "", id: heldId });
+        return task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && task;
+      }, "the relayed task to wait for an approval");
+      expect(heldTask.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const approval = (await server.store.read(heldId)).find((e) => e.type === "approval_requested");
+      expect(approval?.type === "approval_requested" ? approval.provenance : undefined).toMatchObject({
+        classification: "tainted",
+        effects: "local",
+        rule: "approve",
+        spans: [expect.objectContaining({ lane: "user", actor: expect.objectContaining({ verified: false }) })],
+      });
+      expect(runs).toEqual([]);
 
-    const own = await client(server.serving.url, token, transport);
-    const ran = await own.sendMessage(message("m-own"));
-    const ranId = "id" in ran ? ran.id : "";
-    await until(async () => {
-      const task = await own.getTask({ tenant: "", id: ranId });
-      return task.status?.state === TaskState.TASK_STATE_COMPLETED;
-    }, "the verified actor's task to complete");
-    expect(runs).toEqual([INJECTED]);
-  });
-});
+      const own = await client(server.serving.url, token, transport);
+      const ran = await own.sendMessage(message("m-own"));
+      const ranId = "id" in ran ? ran.id : "";
+      await until(async () => {
+        const task = await own.getTask({ tenant: "", id: ranId });
+        return task.status?.state === TaskState.TASK_STATE_COMPLETED;
+      }, "the verified actor's task to complete");
+      expect(runs).toEqual([INJECTED]);
+    });
+  },
+);
