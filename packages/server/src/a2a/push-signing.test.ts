@@ -5,72 +5,24 @@
  * `Authorization` scheme or credentials that could split a header are refused (400 on REST); and
  * a stored config that can never be sent is dropped, not retried forever.
  */
-import { rmSync } from "node:fs";
-import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { type Task, TaskState } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import type { Agent } from "@sema-agent/core";
-import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { a2aClient, freshDir, type Transport } from "../test-support/a2a-server.ts";
-import { writeTool } from "../test-support/api-fixture.ts";
-import { type PushServer, type Receiver, startPushServer, startReceiver } from "../test-support/push-fixture.ts";
+import { a2aClient, type Transport } from "../test-support/a2a-server.ts";
+import { approvalDigest, pushMessage, pushWorld } from "../test-support/push-fixture.ts";
 import { until } from "../test-support/until.ts";
 import { MAX_PUSH_CONFIGS_PER_TASK } from "./push-config-check.ts";
 import { verifyPush } from "./push-dispatcher.ts";
 
-let server: PushServer | undefined;
-let receiver: Receiver | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.stop();
-  await receiver?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  server = receiver = dir = undefined;
-});
+const world = pushWorld();
+afterEach(() => world.stop());
 
-function agent(steps: ScriptStep[]): Agent {
-  return { name: "default", model: new ScriptedModel(steps, { mode: "by-transcript" }), tools: [writeTool] };
-}
-
-async function start() {
-  dir = freshDir();
-  receiver = await startReceiver();
-  // The receiver is on 127.0.0.1: this server's operator allows private networks.
-  server = await startPushServer(
-    dir,
-    {
-      default: agent([
-        { toolCalls: [{ name: "write_note", input: { text: "x" }, callId: "call-w" }] },
-        { text: "Wrote it." },
-      ]),
-    },
-    { allowPrivateNetworks: true },
-  );
-  return { server, receiver, admin: server.serving.firstToken?.token ?? "" };
-}
-
-function send(text: string, extra: { taskId?: string; data?: unknown; configuration?: unknown } = {}) {
-  return SendMessageRequest.fromJSON({
-    message: {
-      messageId: `m-${Math.random().toString(36).slice(2)}`,
-      role: "ROLE_USER",
-      parts: [...(text === "" ? [] : [{ text }]), ...(extra.data === undefined ? [] : [{ data: extra.data }])],
-      ...(extra.taskId === undefined ? {} : { taskId: extra.taskId }),
-    },
-    ...(extra.configuration === undefined ? {} : { configuration: extra.configuration }),
-  });
-}
-
-function digestOf(task: Task): string {
-  const data = task.status?.message?.parts.find((p) => p.content?.$case === "data")?.content?.value as
-    | { digest?: string }
-    | undefined;
-  return data?.digest ?? "";
-}
+/** The receiver is on 127.0.0.1: this server's operator allows private networks. */
+const start = () => world.start({ allowPrivateNetworks: true });
 
 async function approve(client: Client, task: Task): Promise<Task> {
   return (await client.sendMessage(
-    send("", { taskId: task.id, data: { callId: "call-w", decision: "approve", digest: digestOf(task) } }),
+    pushMessage("", { taskId: task.id, data: { callId: "call-w", decision: "approve", digest: approvalDigest(task) } }),
   )) as Task;
 }
 
@@ -93,7 +45,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push signing over %s", (tran
   it("signs with the token without sending it; a config without a token is not signed", async () => {
     const { server, receiver, admin } = await start();
     const client = await a2aClient(server.serving.url, admin, transport);
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     const hook = `http://127.0.0.1:${receiver.port}`;
     await register(client, parked.id, { id: "signed", url: `${hook}/signed`, token: "hook-secret" });
     await register(client, parked.id, { id: "plain", url: `${hook}/plain` });
@@ -123,7 +75,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push signing over %s", (tran
   it(`takes at most ${MAX_PUSH_CONFIGS_PER_TASK} configs on a task; replacing one still works`, async () => {
     const { server, receiver, admin } = await start();
     const client = await a2aClient(server.serving.url, admin, transport);
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     const url = `http://127.0.0.1:${receiver.port}/hook`;
     for (let i = 0; i < MAX_PUSH_CONFIGS_PER_TASK; i++) await register(client, parked.id, { id: `c${i}`, url });
     await expect(register(client, parked.id, { id: "one-more", url })).rejects.toThrow(/the most it may have/);
@@ -135,7 +87,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push signing over %s", (tran
   it("refuses an Authorization scheme or credentials that could split or add a header", async () => {
     const { server, receiver, admin } = await start();
     const client = await a2aClient(server.serving.url, admin, transport);
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     const url = `http://127.0.0.1:${receiver.port}/hook`;
     for (const authentication of [
       { scheme: "Bearer\r\nX-Injected: 1", credentials: "x" },
@@ -151,7 +103,9 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push signing over %s", (tran
         JSON.stringify(authentication),
       ).rejects.toThrow(/authentication/);
       await expect(
-        client.sendMessage(send("Hello", { configuration: { taskPushNotificationConfig: { url, authentication } } })),
+        client.sendMessage(
+          pushMessage("Hello", { configuration: { taskPushNotificationConfig: { url, authentication } } }),
+        ),
       ).rejects.toThrow(/authentication/);
     }
     expect(await server.configs.all()).toEqual([]);
@@ -163,7 +117,7 @@ describe("push config checks at the REST edge", () => {
   it("answers 400 for a bad scheme and for one config too many", async () => {
     const { server, receiver, admin } = await start();
     const client = await a2aClient(server.serving.url, admin, "HTTP+JSON");
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     const post = (body: unknown) =>
       fetch(`${server.serving.url}/a2a/v1/tasks/${parked.id}/pushNotificationConfigs`, {
         method: "POST",
@@ -184,7 +138,7 @@ describe("a stored config that can never be sent", () => {
   it("is dropped at delivery instead of retried forever", async () => {
     const { server, receiver, admin } = await start();
     const client = await a2aClient(server.serving.url, admin, "JSONRPC");
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     await register(client, parked.id, { id: "old", url: `http://127.0.0.1:${receiver.port}/hook` });
     // A row written before schemes were checked.
     const stored = await server.configs.get(parked.id, "old");

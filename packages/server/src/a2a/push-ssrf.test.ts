@@ -6,63 +6,19 @@
  * delivery (DNS rebinding) never reaches the receiver; and the POST goes to the address that was
  * checked, not to a second lookup. No test resolves a real name: the resolver is injected.
  */
-import { rmSync } from "node:fs";
-import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
-import type { Agent } from "@sema-agent/core";
-import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
+import { type Task, TaskState } from "@a2a-js/sdk";
+import type { ScriptStep } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { a2aClient, freshDir, type Transport } from "../test-support/a2a-server.ts";
-import { writeTool } from "../test-support/api-fixture.ts";
-import { type PushServer, type Receiver, startPushServer, startReceiver } from "../test-support/push-fixture.ts";
+import { a2aClient, type Transport } from "../test-support/a2a-server.ts";
+import { approvalDigest, pushMessage, pushWorld, startReceiver } from "../test-support/push-fixture.ts";
 import { until } from "../test-support/until.ts";
 import { sendPinned } from "./push-send.ts";
 import type { PushResolver, PushUrlPolicy } from "./push-url.ts";
 
-let server: PushServer | undefined;
-let receiver: Receiver | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.stop();
-  await receiver?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  server = receiver = dir = undefined;
-});
+const world = pushWorld();
+afterEach(() => world.stop());
 
-function agent(steps: ScriptStep[]): Agent {
-  return { name: "default", model: new ScriptedModel(steps, { mode: "by-transcript" }), tools: [writeTool] };
-}
-
-const writeThenDone: ScriptStep[] = [
-  { toolCalls: [{ name: "write_note", input: { text: "x" }, callId: "call-w" }] },
-  { text: "Wrote it." },
-];
-
-async function start(urls: PushUrlPolicy, steps: ScriptStep[] = writeThenDone) {
-  dir = freshDir();
-  receiver = await startReceiver();
-  server = await startPushServer(dir, { default: agent(steps) }, urls);
-  return { server, receiver, admin: server.serving.firstToken?.token ?? "" };
-}
-
-function send(text: string, extra: { taskId?: string; data?: unknown; configuration?: unknown } = {}) {
-  return SendMessageRequest.fromJSON({
-    message: {
-      messageId: `m-${Math.random().toString(36).slice(2)}`,
-      role: "ROLE_USER",
-      parts: [...(text === "" ? [] : [{ text }]), ...(extra.data === undefined ? [] : [{ data: extra.data }])],
-      ...(extra.taskId === undefined ? {} : { taskId: extra.taskId }),
-    },
-    ...(extra.configuration === undefined ? {} : { configuration: extra.configuration }),
-  });
-}
-
-/** The approval's digest on a task parked at input-required. */
-function digestOf(task: Task): string {
-  const data = task.status?.message?.parts.find((p) => p.content?.$case === "data")?.content?.value as
-    | { digest?: string }
-    | undefined;
-  return data?.digest ?? "";
-}
+const start = (urls: PushUrlPolicy, steps?: ScriptStep[]) => world.start(urls, steps);
 
 const SPELLINGS = ["[::ffff:7f00:1]", "[::ffff:127.0.0.1]", "[::ffff:0.0.0.0]", "[::ffff:a9fe:a9fe]", "[::127.0.0.1]"];
 
@@ -71,7 +27,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push webhooks over %s", (tra
     // Only literal addresses here: the default policy (nothing resolved).
     const { server, receiver, admin } = await start({});
     const client = await a2aClient(server.serving.url, admin, transport);
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     expect(parked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     for (const host of SPELLINGS) {
       const url = `http://${host}:${receiver.port}/hook`;
@@ -88,7 +44,9 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push webhooks over %s", (tra
       ).rejects.toThrow(/non-public/);
       const before = (await server.store.listTasks({ principal: "local", limit: 100 })).tasks.length;
       await expect(
-        client.sendMessage(send("Hello", { configuration: { taskPushNotificationConfig: { url, token: "k" } } })),
+        client.sendMessage(
+          pushMessage("Hello", { configuration: { taskPushNotificationConfig: { url, token: "k" } } }),
+        ),
         url,
       ).rejects.toThrow(/non-public/);
       // Refused before it acted: no task was made.
@@ -97,7 +55,10 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push webhooks over %s", (tra
     expect(await server.configs.all()).toEqual([]);
     // The task moves on (states a registered webhook would be sent): nothing reaches the receiver.
     const done = (await client.sendMessage(
-      send("", { taskId: parked.id, data: { callId: "call-w", decision: "approve", digest: digestOf(parked) } }),
+      pushMessage("", {
+        taskId: parked.id,
+        data: { callId: "call-w", decision: "approve", digest: approvalDigest(parked) },
+      }),
     )) as Task;
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(receiver.received).toEqual([]);
@@ -112,7 +73,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push webhooks over %s", (tra
     };
     const { server, receiver, admin } = await start({ resolve });
     const client = await a2aClient(server.serving.url, admin, transport);
-    const parked = (await client.sendMessage(send("Write"))) as Task;
+    const parked = (await client.sendMessage(pushMessage("Write"))) as Task;
     const url = `http://hooks.rebind.test:${receiver.port}/hook`;
     await client.createTaskPushNotificationConfig({
       tenant: "",
@@ -125,7 +86,10 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push webhooks over %s", (tra
     expect(asked).toEqual(["hooks.rebind.test"]);
     answer = "127.0.0.1";
     const done = (await client.sendMessage(
-      send("", { taskId: parked.id, data: { callId: "call-w", decision: "approve", digest: digestOf(parked) } }),
+      pushMessage("", {
+        taskId: parked.id,
+        data: { callId: "call-w", decision: "approve", digest: approvalDigest(parked) },
+      }),
     )) as Task;
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     // At delivery the name now answers loopback: the config is dropped, never sent.
@@ -137,15 +101,19 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("push webhooks over %s", (tra
 
 describe("the webhook POST", () => {
   it("connects to the checked address, never resolving the name again; Host stays the name", async () => {
-    receiver = await startReceiver();
-    const url = new URL(`http://hooks.pinned.invalid:${receiver.port}/hook`);
-    const status = await sendPinned(
-      { url, address: "127.0.0.1", family: 4 },
-      { headers: { "content-type": "application/a2a+json" }, body: "{}", signal: AbortSignal.timeout(5000) },
-    );
-    expect(status).toBe(200);
-    expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0]?.headers.host).toBe(`hooks.pinned.invalid:${receiver.port}`);
-    expect(receiver.received[0]?.body).toBe("{}");
+    const receiver = await startReceiver();
+    try {
+      const url = new URL(`http://hooks.pinned.invalid:${receiver.port}/hook`);
+      const status = await sendPinned(
+        { url, address: "127.0.0.1", family: 4 },
+        { headers: { "content-type": "application/a2a+json" }, body: "{}", signal: AbortSignal.timeout(5000) },
+      );
+      expect(status).toBe(200);
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0]?.headers.host).toBe(`hooks.pinned.invalid:${receiver.port}`);
+      expect(receiver.received[0]?.body).toBe("{}");
+    } finally {
+      await receiver.close();
+    }
   });
 });
