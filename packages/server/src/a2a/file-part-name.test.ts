@@ -3,21 +3,13 @@
  * 100,000-character name is refused (400 on REST, invalid params on JSON-RPC) and nothing is
  * stored; a name of exactly 255 is taken. Over a real socket with the official client.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { SendMessageRequest } from "@a2a-js/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { type A2AServer, a2aClient, freshDir, startA2AServer, type Transport } from "../test-support/a2a-server.ts";
+import { a2aClient, a2aWorld, type Transport } from "../test-support/a2a-server.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 
-let server: A2AServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const world = a2aWorld();
+afterEach(() => world.stop());
 
 const message = (filename: string) => ({
   message: {
@@ -32,8 +24,7 @@ const message = (filename: string) => ({
 
 describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("an A2A file part's name over %s", (transport) => {
   it("is refused over 255 characters, as on /v1, and nothing is stored", async () => {
-    dir = freshDir();
-    server = await startA2AServer(join(dir, "sema.db"), { default: scriptedAgent([{ text: "read" }]) });
+    const server = await world.start({ default: scriptedAgent([{ text: "read" }]) });
     const token = server.serving.firstToken?.token ?? "";
     const client = await a2aClient(server.serving.url, token, transport);
     const tasks = async () => (await server?.store.listTasks({ principal: "local" }))?.tasks.length;

@@ -3,20 +3,12 @@
  * config id) is the request's fault, a 400 `INVALID_ARGUMENT` like any other malformed request —
  * never a 500. Over a real socket, with the id written raw on the wire (a client encodes its ids).
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type A2AServer, freshDir, startA2AServer } from "../test-support/a2a-server.ts";
+import { a2aWorld } from "../test-support/a2a-server.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 
-let server: A2AServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const world = a2aWorld();
+afterEach(() => world.stop());
 
 /** Ten ways a percent-encoding can be malformed, each invalid for `decodeURIComponent`. */
 const MALFORMED = [
@@ -34,8 +26,7 @@ const MALFORMED = [
 
 describe("malformed percent-encoding in A2A REST paths", () => {
   it("answers 400 INVALID_ARGUMENT for each of ten malformed forms, on every path with an id", async () => {
-    dir = freshDir();
-    server = await startA2AServer(join(dir, "sema.db"), { default: scriptedAgent([{ text: "done" }]) });
+    const server = await world.start({ default: scriptedAgent([{ text: "done" }]) });
     const token = server.serving.firstToken?.token ?? "";
     const base = server.serving.url;
     const routes = (id: string): [string, string][] => [

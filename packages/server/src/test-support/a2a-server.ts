@@ -3,7 +3,7 @@
  * the scripted agent, a real socket; and official `@a2a-js/sdk` clients for a token over either
  * transport.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
@@ -57,6 +57,33 @@ export async function startA2AServer(
       await configs.close();
       await store.close();
       await tokens.close();
+    },
+  };
+}
+
+/** One A2A server per test over a fresh SQLite file, stopped (and its folder removed) by `stop`. */
+export interface A2AWorld {
+  /** Serve `agents` (see {@link startA2AServer}) over a new file in a new folder. */
+  start(agents: Record<string, Agent>, options?: { port?: number; retryMs?: number }): Promise<A2AServer>;
+  /** Stop what `start` started (for `afterEach`). */
+  stop(): Promise<void>;
+}
+
+/** An {@link A2AWorld}: call `stop` in `afterEach`. */
+export function a2aWorld(): A2AWorld {
+  let server: A2AServer | undefined;
+  let dir: string | undefined;
+  return {
+    async start(agents, options = {}) {
+      dir = freshDir();
+      server = await startA2AServer(join(dir, "sema.db"), agents, options);
+      return server;
+    },
+    async stop() {
+      await server?.stop();
+      server = undefined;
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      dir = undefined;
     },
   };
 }
