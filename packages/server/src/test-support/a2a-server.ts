@@ -10,6 +10,7 @@ import { type Client, ClientFactory, JsonRpcTransportFactory, RestTransportFacto
 import type { Agent } from "@sema-agent/core";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
+import type { PushUrlPolicy } from "../a2a/push-url.ts";
 import { SqlitePushConfigStore } from "../a2a/sqlite-push-config-store.ts";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../serve.ts";
@@ -21,6 +22,8 @@ export interface A2AServer {
   store: SqliteStore;
   tokens: SqliteTokenStore;
   path: string;
+  /** Its push configs and their delivery cursors. */
+  configs: SqlitePushConfigStore;
   /** Stop the server and close its stores (the file stays). */
   stop(): Promise<void>;
 }
@@ -30,11 +33,19 @@ export function freshDir(): string {
   return mkdtempSync(join(tmpdir(), "sema-a2a-"));
 }
 
-/** Serve `agents` over the SQLite file at `path` (created if missing), push to loopback allowed. */
+/** How {@link startA2AServer} serves: its port, push retry base, and push URL policy. */
+export interface A2AServerOptions {
+  port?: number;
+  retryMs?: number;
+  /** Where webhooks may go. Default: private networks allowed (the tests' receivers are on 127.0.0.1). */
+  urls?: PushUrlPolicy;
+}
+
+/** Serve `agents` over the SQLite file at `path` (created if missing), on 127.0.0.1. */
 export async function startA2AServer(
   path: string,
   agents: Record<string, Agent>,
-  options: { port?: number; retryMs?: number } = {},
+  options: A2AServerOptions = {},
 ): Promise<A2AServer> {
   const store = new SqliteStore({ path });
   const tokens = new SqliteTokenStore({ path });
@@ -44,13 +55,19 @@ export async function startA2AServer(
     tokens,
     agents: createAgentRegistry(agents, "default"),
     port: options.port ?? 0,
+    host: "127.0.0.1",
     workers: { pollMs: 20 },
-    a2aPush: { configs, urls: { allowPrivateNetworks: true }, retry: { baseMs: options.retryMs ?? 20, maxMs: 200 } },
+    a2aPush: {
+      configs,
+      urls: options.urls ?? { allowPrivateNetworks: true },
+      retry: { baseMs: options.retryMs ?? 20, maxMs: 200 },
+    },
   });
   return {
     serving,
     store,
     tokens,
+    configs,
     path,
     async stop() {
       await serving.close({ deadlineMs: 2000 });
@@ -64,7 +81,7 @@ export async function startA2AServer(
 /** One A2A server per test over a fresh SQLite file, stopped (and its folder removed) by `stop`. */
 export interface A2AWorld {
   /** Serve `agents` (see {@link startA2AServer}) over a new file in a new folder. */
-  start(agents: Record<string, Agent>, options?: { port?: number; retryMs?: number }): Promise<A2AServer>;
+  start(agents: Record<string, Agent>, options?: A2AServerOptions): Promise<A2AServer>;
   /** Stop what `start` started (for `afterEach`). */
   stop(): Promise<void>;
 }

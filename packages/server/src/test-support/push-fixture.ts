@@ -1,6 +1,6 @@
 /**
  * For the push-notification tests: `serve` on a SQLite file with a push policy the test chooses
- * (the A2A fixture always allows private networks), and a webhook receiver on 127.0.0.1 that
+ * (`startA2AServer` with its `urls`), and a webhook receiver on 127.0.0.1 that
  * records every request it gets.
  */
 import { rmSync } from "node:fs";
@@ -10,52 +10,16 @@ import { join } from "node:path";
 import { SendMessageRequest, type Task } from "@a2a-js/sdk";
 import type { Agent } from "@sema-agent/core";
 import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
-import { SqliteStore } from "@sema-agent/sqlite";
-import { createAgentRegistry } from "@sema-agent/worker";
 import type { PushUrlPolicy } from "../a2a/push-url.ts";
-import { SqlitePushConfigStore } from "../a2a/sqlite-push-config-store.ts";
-import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
-import { serve } from "../serve.ts";
-import { type A2AServer, freshDir } from "./a2a-server.ts";
+import { type A2AServer, freshDir, startA2AServer } from "./a2a-server.ts";
 import { writeTool } from "./api-fixture.ts";
 
 /** An A2A server whose push configs the test can read. */
-export interface PushServer extends A2AServer {
-  configs: SqlitePushConfigStore;
-}
+export type PushServer = A2AServer;
 
 /** `serve` over a SQLite file in `dir` with the push policy `urls`. */
-export async function startPushServer(
-  dir: string,
-  agents: Record<string, Agent>,
-  urls: PushUrlPolicy,
-): Promise<PushServer> {
-  const path = join(dir, "sema.db");
-  const store = new SqliteStore({ path });
-  const tokens = new SqliteTokenStore({ path });
-  const configs = new SqlitePushConfigStore({ path });
-  const serving = await serve({
-    store,
-    tokens,
-    agents: createAgentRegistry(agents, "default"),
-    port: 0,
-    host: "127.0.0.1",
-    workers: { pollMs: 20 },
-    a2aPush: { configs, urls, retry: { baseMs: 20, maxMs: 200 } },
-  });
-  return {
-    serving,
-    store,
-    tokens,
-    configs,
-    path,
-    async stop() {
-      await serving.close({ deadlineMs: 2000 });
-      await configs.close();
-      await store.close();
-      await tokens.close();
-    },
-  };
+export function startPushServer(dir: string, agents: Record<string, Agent>, urls: PushUrlPolicy): Promise<PushServer> {
+  return startA2AServer(join(dir, "sema.db"), agents, { urls });
 }
 
 /** One request a receiver got. */
