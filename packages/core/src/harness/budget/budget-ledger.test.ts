@@ -147,8 +147,17 @@ async function runTree(
   };
   const options = { agent, leaseTtlMs: LEASE_TTL_MS };
   const doomed = dyingStore(store, { appendsBeforeDeath: dieAfter, when });
+  // The first leg's appends, counted: an undisturbed run tells how many a death can be drawn over.
+  let firstLegAppends = 0;
+  const counted: Store = {
+    ...doomed,
+    append: (taskId, events, appendOptions) => {
+      firstLegAppends++;
+      return doomed.append(taskId, events, appendOptions);
+    },
+  };
   try {
-    await runLeg({ ...options, store: doomed, holder: { id: "doomed" } }, rootId);
+    await runLeg({ ...options, store: counted, holder: { id: "doomed" } }, rootId);
   } catch (error) {
     if (!tolerated(error)) throw error;
   }
@@ -175,7 +184,7 @@ async function runTree(
     );
     clock.jump(LEASE_TTL_MS + 1);
   }
-  return { store, rootId, died: doomed.dead };
+  return { store, rootId, died: doomed.dead, firstLegAppends };
 }
 
 /**
@@ -226,27 +235,28 @@ async function checkLedger(kind: Kind, store: Store, rootId: string, limit: numb
 
 describe("the budget ledger over random trees", () => {
   it("family spend ≤ limit + bound; each share released once; a child gets the share its parent recorded", async () => {
-    let deaths = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("tokens" as const, "cost" as const),
         fc.integer({ min: 50, max: 3000 }),
         planArb(2),
-        // A leg appends its start with its objective, and its answer with its end, so a tree
-        // takes about 28 appends where it took 40: deaths are drawn over that span.
-        fc.integer({ min: 0, max: 28 }),
+        // Where the host dies, as a fraction of the appends the first leg makes undisturbed: every
+        // run dies mid-tree, whatever the seed (a death drawn past a run's last append is none).
+        fc.integer({ min: 0, max: 999 }),
         fc.constantFrom("before" as const, "after" as const),
         fc.boolean(),
-        async (kind, limit, plan, dieAfter, when, withError) => {
+        async (kind, limit, plan, permille, when, withError) => {
+          const whole = await runTree(kind, limit, plan, Number.POSITIVE_INFINITY, when, withError);
+          expect(whole.died).toBe(false);
+          await checkLedger(kind, whole.store, whole.rootId, limit, withError);
+          const dieAfter = Math.floor((permille * whole.firstLegAppends) / 1000);
           const { store, rootId, died } = await runTree(kind, limit, plan, dieAfter, when, withError);
-          if (died) deaths++;
+          expect(died, `a death at append ${dieAfter} of ${whole.firstLegAppends}`).toBe(true);
           await checkLedger(kind, store, rootId, limit, withError);
         },
       ),
       { numRuns: 60 },
     );
-    // The host died mid-tree in many runs (a death at an append past a run's last is no death).
-    expect(deaths).toBeGreaterThan(15);
   }, 120_000);
 
   it("a fixed tree killed at every append, before and after it commits, keeps the same promises", async () => {
