@@ -17,6 +17,7 @@ import type { Agent, DelegationSettings, OutputSchema } from "../agent.ts";
 import type { Budget, ModelPrice } from "../budget/budget.ts";
 import type { HookSettings, Hooks } from "../hooks/hooks.ts";
 import type { CompactionSettings } from "../model/compaction.ts";
+import { configStamp, matchesStamp } from "./config-stamp.ts";
 
 /** `true` when A and B are the same type (the compile-time check that a schema covers its type's keys). */
 export type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -204,11 +205,30 @@ void [
   agentKeysMatch,
 ];
 
-// Agents already checked: a leg pays for the check once per agent object, not per call or turn.
-const checked = new WeakSet<object>();
+// Agents already checked, with what they held then: a leg pays for the check once per agent
+// object, not per call or turn, and an agent changed since is checked again.
+const checked = new WeakMap<object, readonly unknown[]>();
 // Tools a full agent check passed: an agent built anew around them (a fresh literal per task is
-// common) is then checked by `isPlainAgent` without zod.
-const checkedTools = new WeakSet<object>();
+// common) is then checked by `isPlainAgent` without zod, unless the tool changed since.
+const checkedTools = new WeakMap<object, readonly unknown[]>();
+
+const stillChecked = (cache: WeakMap<object, readonly unknown[]>, value: object): boolean => {
+  const stamp = cache.get(value);
+  return stamp !== undefined && matchesStamp(value, stamp);
+};
+
+/** Whether `agent` and every agent it may delegate to hold what they held when checked. */
+function unchangedSinceChecked(agent: object, visiting: Set<object>): boolean {
+  if (visiting.has(agent)) return true;
+  if (!stillChecked(checked, agent)) return false;
+  visiting.add(agent);
+  const delegation = (agent as { delegation?: { agents?: Record<string, unknown> } }).delegation;
+  for (const sub of Object.values(delegation?.agents ?? {}))
+    if (!isObject(sub) || !unchangedSinceChecked(sub, visiting)) return false;
+  for (const tool of ((agent as { tools?: unknown }).tools as unknown[] | undefined) ?? [])
+    if (!isObject(tool) || !stillChecked(checkedTools, tool)) return false;
+  return true;
+}
 const PLAIN_AGENT_KEYS: ReadonlySet<string> = new Set(["model", "tools", "name"]);
 
 /**
@@ -221,7 +241,7 @@ export function isPlainAgent(agent: object): boolean {
   const { model, tools, name } = agent;
   if (!isModel(model) || (name !== undefined && typeof name !== "string")) return false;
   if (tools === undefined) return true;
-  return Array.isArray(tools) && tools.every((tool) => isObject(tool) && checkedTools.has(tool));
+  return Array.isArray(tools) && tools.every((tool) => isObject(tool) && stillChecked(checkedTools, tool));
 }
 
 /**
@@ -231,7 +251,7 @@ export function isPlainAgent(agent: object): boolean {
  * sits in what was given (default `agent`).
  */
 export function validateAgent(agent: unknown, where = "validateAgent", path = "agent"): asserts agent is Agent {
-  if (isObject(agent) && checked.has(agent)) return;
+  if (isObject(agent) && unchangedSinceChecked(agent, new Set())) return;
   checkAgent(agent, where, path, new Set());
 }
 
@@ -247,16 +267,16 @@ function checkAgent(agent: unknown, where: string, path: string, visiting: Set<o
       },
     ]);
   }
-  if (checked.has(agent) || visiting.has(agent)) return;
+  if (visiting.has(agent) || unchangedSinceChecked(agent, new Set())) return;
   if (isPlainAgent(agent)) {
-    checked.add(agent);
+    checked.set(agent, configStamp(agent));
     return;
   }
   visiting.add(agent);
   const parsed = checkConfig(agentSchema, agent, where, path);
   for (const tool of ((agent as { tools?: unknown }).tools as unknown[] | undefined) ?? [])
-    if (isObject(tool)) checkedTools.add(tool);
+    if (isObject(tool)) checkedTools.set(tool, configStamp(tool));
   for (const [name, sub] of Object.entries(parsed.delegation?.agents ?? {}))
     checkAgent(sub, where, `${path}.delegation.agents.${name}`, visiting);
-  checked.add(agent);
+  checked.set(agent, configStamp(agent));
 }

@@ -10,6 +10,7 @@ import { holderSchema, legStartedSchema } from "../../protocol/task-event.ts";
 import type { HarnessOptions } from "../agent.ts";
 import type { LegOptions } from "../leg/leg-options.ts";
 import { type Equal, type ShapeOf, validateAgent } from "./agent-schema.ts";
+import { configStamp, matchesStamp } from "./config-stamp.ts";
 
 const STORE_METHODS = ["createTask", "append", "read", "acquireLease", "renewLease", "releaseLease"] as const;
 
@@ -75,17 +76,19 @@ const legSchema = z.strictObject(legShape);
 
 void [harnessKeysMatch, legKeysMatch];
 
-// Options already checked: a host that reuses its options object pays for the check once.
-const checked = new WeakSet<object>();
+// Options already checked, with what they held: a host that reuses its options object pays for
+// the check once, and options changed since are checked again.
+const checked = new WeakMap<object, readonly unknown[]>();
 
 /**
  * Check `runLeg`'s (or `streamLeg`'s) arguments; throws a `ConfigError` naming every problem.
  * The agent is checked once per agent object, the options once per options object.
  */
 export function validateLegArguments(options: HarnessOptions, legOptions: LegOptions, where: string): void {
-  if (!checked.has(options)) {
+  const stamp = checked.get(options);
+  if (stamp === undefined || !matchesStamp(options, stamp)) {
     if (!isPlainHarness(options)) checkConfig(harnessSchema, options, where);
-    checked.add(options);
+    checked.set(options, configStamp(options));
   }
   // Outside the options' cache (an options object may be given another agent); cached per agent.
   validateAgent(options.agent, where, "agent");
