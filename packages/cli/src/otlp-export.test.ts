@@ -189,7 +189,7 @@ describe("OTLP export from the CLI", () => {
       const root = one(spans, "invoke_agent default");
       const leg = one(spans, "sema.leg");
       const tool = one(spans, "execute_tool list_dir");
-      const chats = spans.filter((span) => span.name === "chat script:turns.json");
+      const chats = spans.filter((span) => span.name === "chat turns.json");
       expect(chats).toHaveLength(2);
       expect(root.parentSpanId).toBe("");
       expect(leg.parentSpanId).toBe(root.spanId);
@@ -199,7 +199,7 @@ describe("OTLP export from the CLI", () => {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": "default",
         "gen_ai.conversation.id": taskId,
-        "gen_ai.request.model": "script:turns.json",
+        "gen_ai.request.model": "turns.json",
         "gen_ai.provider.name": "script",
         "sema.task.status": "completed",
       });

@@ -95,7 +95,7 @@ describe("metricsFromEnv", () => {
     expect(text).toContain("# TYPE gen_ai_client_operation_duration histogram");
     expect(text).toContain("# UNIT gen_ai_client_operation_duration s");
     expect(text).toMatch(
-      /gen_ai_client_operation_duration_count\{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="openai:gpt-test"[^}]*\} 3/,
+      /gen_ai_client_operation_duration_count\{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="gpt-test"[^}]*\} 3/,
     );
     expect(text).toMatch(/gen_ai_client_token_usage_bucket\{[^}]*gen_ai_token_type="input"[^}]*le="16"\} 3/);
     expect(text).toMatch(/sema_task_ended_total\{[^}]*sema_task_status="completed"[^}]*\} 1/);

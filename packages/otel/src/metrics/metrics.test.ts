@@ -33,7 +33,7 @@ const processOn = (...args: Parameters<typeof testProcess>) => {
 const CHAT = {
   "gen_ai.operation.name": "chat",
   "gen_ai.provider.name": "openai",
-  "gen_ai.request.model": "openai:gpt-test",
+  "gen_ai.request.model": "gpt-test",
 };
 
 describe("the metrics of a task", () => {

@@ -101,7 +101,7 @@ describe("tracingFromEnv", () => {
         .sort((a, b) => a.spanId.localeCompare(b.spanId));
       expect(received).toEqual(expected);
       const names = received.map((span) => span.name);
-      expect(names).toEqual(expect.arrayContaining(["invoke_agent planner", "sema.leg", "chat script:planner"]));
+      expect(names).toEqual(expect.arrayContaining(["invoke_agent planner", "sema.leg", "chat planner"]));
       expect(names.filter((name) => name === "execute_tool lookup")).toHaveLength(1);
       for (const span of otlp.spans()) {
         expect(span.resource).toMatchObject({ "service.name": "planner-svc", "deployment.environment.name": "test" });

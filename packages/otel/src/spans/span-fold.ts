@@ -15,6 +15,7 @@ import {
   traceparentIds,
 } from "../export/trace-placement.ts";
 import { instantOf } from "./instant-events.ts";
+import { splitModelId } from "./model-id.ts";
 import type { SpanAttributes, SpanRecord } from "./span-record.ts";
 
 /** How the fold maps a log. */
@@ -53,6 +54,7 @@ export class SpanFold {
   #pendingUserText: string[] = [];
   #namedModel: string | undefined;
   #namedProvider: string | undefined;
+  #namedModelName: string | undefined;
   /** The names of the calls the model asked for, until each starts or has a result (a delegating call has no start). */
   readonly #callNames = new Map<string, string>();
   /** The delegating calls whose span is open: they outlive their leg, as their child works on. */
@@ -122,6 +124,7 @@ export class SpanFold {
         break;
       case "model_turn": {
         const model = event.model ?? this.#requestModel;
+        const modelName = model === undefined ? undefined : this.#modelName(model);
         const attributes: SpanAttributes = {
           [GEN_AI.operation]: OPERATION.chat,
           [GEN_AI.finishReasons]: [event.finishReason],
@@ -130,8 +133,8 @@ export class SpanFold {
           [SEMA.turnSeq]: event.sessionSeq,
         };
         this.#provider(attributes, model);
-        if (this.#requestModel !== undefined) attributes[GEN_AI.requestModel] = this.#requestModel;
-        if (event.model !== undefined) attributes[GEN_AI.responseModel] = event.model;
+        if (this.#requestModel !== undefined) attributes[GEN_AI.requestModel] = this.#modelName(this.#requestModel);
+        if (event.model !== undefined) attributes[GEN_AI.responseModel] = this.#modelName(event.model);
         if (event.usage.cachedInputTokens !== undefined)
           attributes[GEN_AI.cachedInputTokens] = event.usage.cachedInputTokens;
         if (event.usage.reasoningTokens !== undefined) attributes[GEN_AI.reasoningTokens] = event.usage.reasoningTokens;
@@ -156,7 +159,7 @@ export class SpanFold {
         const span = this.#open(
           event,
           `chat:${event.seq}`,
-          model === undefined ? "chat" : `chat ${model}`,
+          modelName === undefined ? "chat" : `chat ${modelName}`,
           "client",
           attributes,
           this.#leg ?? root,
@@ -325,7 +328,7 @@ export class SpanFold {
     if (created?.agent !== undefined) attributes[GEN_AI.agentName] = created.agent;
     if (created?.model !== undefined) {
       this.#requestModel = created.model;
-      attributes[GEN_AI.requestModel] = created.model;
+      attributes[GEN_AI.requestModel] = this.#modelName(created.model);
       this.#provider(attributes, created.model);
     }
     if (created !== undefined) {
@@ -367,12 +370,23 @@ export class SpanFold {
     return root;
   }
 
+  /** Parse `model` into its provider and name, once for the model every turn names. */
+  #parse(model: string | undefined): void {
+    if (model === this.#namedModel) return;
+    this.#namedModel = model;
+    const parts = model === undefined ? undefined : splitModelId(model);
+    this.#namedProvider = parts?.provider;
+    this.#namedModelName = parts?.name;
+  }
+
+  /** The model's own name, without its provider (the conventions' `gen_ai.request.model`). */
+  #modelName(model: string): string {
+    this.#parse(model);
+    return this.#namedModelName ?? model;
+  }
+
   #provider(attributes: SpanAttributes, model: string | undefined): void {
-    // Every turn names the same model: the provider is parsed out of it once.
-    if (model !== this.#namedModel) {
-      this.#namedModel = model;
-      this.#namedProvider = model?.match(/^([^:/]+)[:/]./)?.[1];
-    }
+    this.#parse(model);
     const provider = this.#namedProvider ?? this.#options.providerName;
     if (provider === undefined) return;
     attributes[GEN_AI.providerName] = provider;

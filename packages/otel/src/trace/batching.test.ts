@@ -85,7 +85,7 @@ describe("the live tracer's exports", () => {
     expect(reads).toBe(1);
     await tracer.flush();
     const live = calls.flat();
-    expect(live.map((span) => span.name).sort()).toEqual(["chat script:inline", "sema.leg"]);
+    expect(live.map((span) => span.name).sort()).toEqual(["chat inline", "sema.leg"]);
     // (The SDK's in-memory exporter answers on a timer, faked here: the recording one answers at once.)
     const rebuilt = recording();
     await traceTask(store, taskId, { exporter: rebuilt.exporter, env: {} });

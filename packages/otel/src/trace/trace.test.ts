@@ -89,12 +89,12 @@ describe("the trace of a task", () => {
       ["resume", "completed"],
     ]);
     for (const leg of legs) expect(leg.parentSpanContext?.spanId).toBe(root?.spanContext().spanId);
-    const chats = byName(rebuilt, "chat script:planner");
+    const chats = byName(rebuilt, "chat planner");
     expect(chats).toHaveLength(3);
     expect(chats[0]?.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": "script",
-      "gen_ai.response.model": "script:planner",
+      "gen_ai.response.model": "planner",
       "gen_ai.response.finish_reasons": ["tool-calls"],
       "gen_ai.usage.input_tokens": expect.any(Number),
       "gen_ai.usage.output_tokens": expect.any(Number),
