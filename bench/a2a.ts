@@ -18,7 +18,9 @@ import { parseArgs } from "node:util";
 import { SendMessageRequest } from "@a2a-js/sdk";
 import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { ScriptedModel } from "@sema-agent/core/testing";
-import { createAgentRegistry, MemoryTokenStore, serve } from "@sema-agent/server";
+import { createAgentRegistry, MemoryTokenStore } from "@sema-agent/server";
+import { a2a } from "@sema-agent/server/a2a";
+import { serve } from "@sema-agent/server/node";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 
@@ -40,6 +42,7 @@ const tokens = new MemoryTokenStore();
 const serving = await serve({
   store,
   tokens,
+  protocols: [a2a()],
   agents: createAgentRegistry({
     default: {
       name: "default",

@@ -13,7 +13,7 @@ import { connect, type Socket } from "node:net";
 import { parseArgs } from "node:util";
 import { MemoryStore, startTask } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
-import { listen } from "@sema-agent/server";
+import { listen } from "@sema-agent/server/node";
 import { benchApp, describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 
 interface Ready {

@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { MemoryStore, startTask } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
-import { listen } from "@sema-agent/server";
+import { listen } from "@sema-agent/server/node";
 import { benchApp, describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 import type { SubscribersData } from "./lib/sse-subscribers.ts";
 

@@ -5,7 +5,9 @@
  */
 import { join } from "node:path";
 import { ScriptedModel } from "@sema-agent/core/testing";
-import { createAgentRegistry, MemoryTokenStore, serve } from "@sema-agent/server";
+import { createAgentRegistry, MemoryTokenStore } from "@sema-agent/server";
+import { mcp } from "@sema-agent/server/mcp";
+import { serve } from "@sema-agent/server/node";
 import { SqliteStore } from "@sema-agent/sqlite";
 
 const dir = process.argv[2] ?? ".";
@@ -16,6 +18,7 @@ const model = new ScriptedModel([{ text: "done" }], { mode: "by-transcript", rec
 const serving = await serve({
   store,
   tokens,
+  protocols: [mcp()],
   agents: createAgentRegistry({ default: { name: "default", model } }),
   port: 0,
   limits: { ratePerMinute: 1_000_000, rateBurst: 1_000_000 },

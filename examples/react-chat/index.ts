@@ -1,5 +1,5 @@
 // A React page with the AI SDK's `useChat` (./page.tsx), built here with Vite, against Sema's chat
-// endpoint: `serve()` hosts a scripted agent; a small server of the page's own serves the build and
+// endpoint: `serve()` hosts a scripted agent with the UI stream protocol; a small server of the page's own serves the build and
 // forwards /v1 to Sema with the token added, so the browser never holds it. Then headless Chromium
 // types a message, watches it stream, steers the run with a second message, reloads mid-answer (the
 // page resumes the turn from the log) and approves the call the agent asks for. `npm start --
@@ -13,7 +13,9 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { defineTool, jsonSchema, MemoryStore } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
-import { MemoryTokenStore, serve } from "@sema-agent/server";
+import { MemoryTokenStore } from "@sema-agent/server";
+import { serve } from "@sema-agent/server/node";
+import { uiStream } from "@sema-agent/server/ui-stream";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { chromium } from "playwright-core";
 import { build } from "vite";
@@ -66,6 +68,8 @@ const sema = await serve({
   agents: createAgentRegistry({ default: { model, tools: [lookup, writeNote] } }),
   port: 0,
   workers: { pollMs: 50 },
+  // The AI SDK's chat protocol, the one useChat speaks, beside /v1.
+  protocols: [uiStream()],
 });
 const token = sema.firstToken?.token ?? "";
 

@@ -17,6 +17,7 @@ import { z } from "zod";
 import { UsageError } from "./context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "./default-agent.ts";
 import { modelFromSpec } from "./model-spec.ts";
+import { type ProtocolName, protocolListSchema } from "./served-protocols.ts";
 import type { ToolSetup } from "./tool-roots.ts";
 import { createFileTools } from "./tools/index.ts";
 
@@ -33,6 +34,8 @@ export interface AgentSet {
    * their `prices` default to `DEFAULT_PRICES` of `@sema-agent/ai-sdk` (a config's own win).
    */
   quotas?: QuotaSettings;
+  /** The protocols `sema serve` mounts beside `/v1` (`protocols` of the config); default all. */
+  protocols?: ProtocolName[];
   /** Where they came from, for the start-up line. */
   source: string;
 }
@@ -77,6 +80,8 @@ const jsonConfig = z.strictObject({
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), jsonAgent),
   defaultAgent: z.string().exactOptional(),
   quotas: quotaSettingsSchema.exactOptional(),
+  /** The protocols `sema serve` mounts beside `/v1`; default all of them. */
+  protocols: protocolListSchema.exactOptional(),
 });
 
 // What a code config's default export may hold; each agent is then checked by `validateAgent`.
@@ -85,6 +90,7 @@ const codeConfig = z.strictObject({
   defaultAgent: z.string().optional(),
   approvers: z.unknown().optional(),
   quotas: quotaSettingsSchema.optional(),
+  protocols: protocolListSchema.optional(),
 });
 
 function fromJson(
@@ -203,7 +209,13 @@ export async function loadAgents(
     const path = join(cwd, name);
     if (!existsSync(path)) continue;
     const loaded = (await import(pathToFileURL(path).href)) as {
-      default?: { agents?: Record<string, Agent>; defaultAgent?: string; approvers?: unknown; quotas?: unknown };
+      default?: {
+        agents?: Record<string, Agent>;
+        defaultAgent?: string;
+        approvers?: unknown;
+        quotas?: unknown;
+        protocols?: unknown;
+      };
     };
     const config = loaded.default;
     if (config?.agents === undefined || Object.keys(config.agents).length === 0)
@@ -219,6 +231,7 @@ export async function loadAgents(
       defaultAgent: checkDefault(config.agents, config.defaultAgent, name),
       approvers: approvers.data ?? {},
       ...pricedQuotas(checked.quotas),
+      ...(checked.protocols === undefined ? {} : { protocols: checked.protocols }),
       source: name,
     });
   }
@@ -247,6 +260,7 @@ export async function loadAgents(
       defaultAgent: defaultName,
       approvers,
       ...pricedQuotas(config.quotas),
+      ...(config.protocols === undefined ? {} : { protocols: config.protocols }),
       source: JSON_FILE,
     });
   }

@@ -6,7 +6,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { isSemaError, type Store } from "@sema-agent/core";
-import type { PushConfigStore, TokenStore } from "@sema-agent/server";
+import type { TokenStore } from "@sema-agent/server";
+import type { PushConfigStore } from "@sema-agent/server/a2a";
 import { terminalSafe } from "./terminal-safe.ts";
 
 export interface CliIo {

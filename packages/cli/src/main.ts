@@ -32,10 +32,12 @@ Commands:
                       else the OTEL_EXPORTER_OTLP_* variables); prints the trace id and span count.
                       An endpoint with no path gets /v1/traces
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
-        [--model provider:model-id] [--a2a-push on|off] [--public-url URL] [--metrics]
-        [--workspaces dir] [--workspace-per principal|task]
+        [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
+        [--metrics] [--workspaces dir] [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
-                      --workers 0 for an API-only node. File tools work in a workspace per
+                      --workers 0 for an API-only node. --protocols: which to serve beside /v1,
+                      of a2a,mcp,ag-ui,ui-stream,console (default: protocols of the config, else
+                      all); none serves /v1 alone. File tools work in a workspace per
                       principal (or task) under --workspaces (default .sema/workspaces).
                       --lease-ttl: how long the tasks of a crashed node wait before another
                       node takes them over (default 30000 ms, at least 300).

@@ -140,6 +140,21 @@ describe("what a command loads", () => {
     expect(traced.some((url) => /exporter-trace-otlp-http/.test(url))).toBe(false);
   });
 
+  it("sema serve --protocols none loads none of the A2A, MCP or AG-UI SDKs; by default it loads all three (the control)", {
+    timeout: 90_000,
+  }, async () => {
+    const sdks = [
+      /\/node_modules\/@a2a-js\/sdk\//,
+      /\/node_modules\/@modelcontextprotocol\/sdk\//,
+      /\/node_modules\/@ag-ui\//,
+    ];
+    const bare = await modulesOf(["serve", "--port", "0", "--protocols", "none"], /Protocols beside \/v1: none/);
+    for (const sdk of sdks) expect(bare.filter((url) => sdk.test(url))).toEqual([]);
+    expect(bare.some((url) => HONO.test(url))).toBe(true);
+    const all = await modulesOf(["serve", "--port", "0"], /Protocols beside \/v1: a2a, mcp, ag-ui, ui-stream, console/);
+    for (const sdk of sdks) expect(all.some((url) => sdk.test(url))).toBe(true);
+  });
+
   describe.skipIf(skip)("on PostgreSQL", () => {
     const database = `sema_graph_${randomBytes(5).toString("hex")}`;
     const url = (() => {

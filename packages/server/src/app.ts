@@ -5,15 +5,12 @@
 
 import type { CanApprove, Store } from "@sema-agent/core";
 import { type QuotaSettings, type QuotaTokenSource, quotaResolver, quotaSettingsSchema } from "@sema-agent/core";
-import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
+import { ConfigError, checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";
-import { type A2AOptions, a2aOptionsSchema, a2aRoutes } from "./a2a/a2a-routes.ts";
-import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
-import { consoleRoutes } from "./console/console-routes.ts";
 import { CatchUpPacer } from "./events/catch-up-pacer.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { FrameCache } from "./events/frame-cache.ts";
@@ -24,7 +21,6 @@ import { type Caller, type Ingress, withTraceContext } from "./ingress/caller.ts
 import { RateLimiter } from "./ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "./ingress/speaker.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
-import { mountMcp } from "./mcp/http-mount.ts";
 import { mountMetrics } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
@@ -47,7 +43,7 @@ import {
   type ShapeOf,
   storeSchema,
 } from "./server-options.ts";
-import { chatRoutes } from "./ui-stream/chat-routes.ts";
+import { type ProtocolContext, protocolSchema, type ServerProtocol } from "./server-protocol.ts";
 
 /** The HTTP API's version, as the OpenAPI document (`GET /v1/openapi.json`) states it. */
 export const API_VERSION = "0.1.0";
@@ -76,8 +72,12 @@ export interface AppOptions {
   approvers?: ApproverSettings;
   /** Who may decide approvals, per caller: replaces the policy built from `approvers`. */
   canApprove?: (caller: Caller) => CanApprove;
-  /** The A2A server's settings (it is always served; see `docs/guide/a2a.md`). */
-  a2a?: A2AOptions;
+  /**
+   * The protocols served beside `/v1`, each from its subpath: `a2a()` of
+   * `@sema-agent/server/a2a`, `mcp()`, `agUi()`, `uiStream()`, `webConsole()`. Default none: the
+   * app serves `/v1` alone and loads none of their SDKs.
+   */
+  protocols?: readonly ServerProtocol[];
   /**
    * Quotas per principal: `concurrentTasks` refuses a creation past it (429 `QuotaExceeded`) and
    * `GET /v1/usage` reports them. The token and dollar quotas are the workers' (`startWorkers`
@@ -107,7 +107,7 @@ const appShape = {
   workers: objectWith<WorkSignal>(["notify", "resume"], "the worker pool (startWorkers)").optional(),
   approvers: approversSchema.optional(),
   canApprove: functionSchema<(caller: Caller) => CanApprove>("canApprove(caller)").optional(),
-  a2a: a2aOptionsSchema.optional(),
+  protocols: z.array(protocolSchema).readonly().optional(),
   quotas: quotaSettingsSchema.optional(),
   quotaTokens: objectWith<QuotaTokenSource>(["list"], "a TokenStore").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
@@ -117,8 +117,11 @@ const appSchema = z.strictObject(appShape);
 const appKeysMatch: KeysMatch<keyof typeof appShape, keyof AppOptions> = true;
 void appKeysMatch;
 
-/** Every route of the API, for the app and for the OpenAPI document. */
-export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
+/**
+ * Every `/v1` route of the API, for the app and for the OpenAPI document: the core's, then those
+ * of `protocols` that have any.
+ */
+export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] = []): AnyRouteSpec[] {
   return [
     ...taskRoutes(deps),
     ...inputRoutes(deps),
@@ -126,9 +129,8 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
     ...controlRoutes(deps),
     ...eventRoutes(deps),
     ...traceRoutes(deps),
-    ...agUiRoutes(deps),
-    ...chatRoutes(deps),
     ...usageRoutes(deps),
+    ...protocols.flatMap((protocol) => protocol.routes?.(deps) ?? []),
   ];
 }
 
@@ -139,6 +141,8 @@ export function apiRoutes(deps: RouteDeps): AnyRouteSpec[] {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   checkConfig(appSchema, options, "createApp");
   checkAgents(options.agents, "createApp");
+  const protocols = options.protocols ?? [];
+  checkProtocols(protocols);
   const limits: Limits = resolveLimits(options.limits);
   const now = options.clock ?? Date.now;
   const deps: RouteDeps = {
@@ -168,7 +172,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
           }),
         }),
   };
-  const routes = apiRoutes(deps);
+  const routes = apiRoutes(deps, protocols);
   const openApi = JSON.stringify(buildOpenApi(routes, { title: "Sema API", version: API_VERSION }));
   const rateLimiter = new RateLimiter({ perMinute: limits.ratePerMinute, burst: limits.rateBurst }, now);
   const app = new Hono<AppEnv>();
@@ -205,13 +209,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   mountRoutes(app, routes, limits);
-  // MCP's Streamable HTTP at /mcp: the same tokens, rate limits and task actions as /v1.
-  mountMcp(app, { deps, ingress: options.ingress, rateLimiter, now });
-  // A2A (JSON-RPC, REST, agent cards): the same tokens, rate limits and task actions as /v1.
-  app.route(
-    "/",
-    a2aRoutes({ deps, ingress: options.ingress, rateLimiter, version: API_VERSION, options: options.a2a ?? {} }),
-  );
-  app.route("/", consoleRoutes());
+  // Each protocol's own surface (A2A, MCP, the console): the same tokens, rate limits and task
+  // actions as /v1.
+  const context: ProtocolContext = { deps, ingress: options.ingress, rateLimiter, version: API_VERSION };
+  for (const protocol of protocols) protocol.mount?.(app, context);
   return app;
+}
+
+/** No protocol twice: two mounts of one would shadow each other's routes. */
+function checkProtocols(protocols: readonly ServerProtocol[]): void {
+  const seen = new Set<string>();
+  protocols.forEach((protocol, index) => {
+    if (seen.has(protocol.name))
+      throw new ConfigError("createApp", [
+        { path: `protocols.${index}`, message: `${protocol.name} is mounted twice: give each protocol once` },
+      ]);
+    seen.add(protocol.name);
+  });
 }

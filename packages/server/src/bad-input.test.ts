@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { parseSpeaker } from "./ingress/speaker.ts";
-import { listen } from "./listen.ts";
+import { listen } from "./node/listen.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 
 interface Case {

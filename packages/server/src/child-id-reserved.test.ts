@@ -10,8 +10,9 @@ import { ScriptedModel } from "@sema-agent/core/testing";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
-import { type Serving, serve } from "./serve.ts";
+import { type Serving, serve } from "./node/serve.ts";
 import { TestChat } from "./test-support/ai-chat.ts";
+import { allProtocols } from "./test-support/all-protocols.ts";
 import { apiFixture } from "./test-support/api-fixture.ts";
 import { until } from "./test-support/until.ts";
 
@@ -37,6 +38,7 @@ beforeAll(async () => {
   alice = (await tokens.create({ principal: "acme", actorId: "alice" })).token;
   mallory = (await tokens.create({ principal: "globex", actorId: "mallory" })).token;
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ lead }, "lead"),

@@ -12,7 +12,8 @@ import { createAgentRegistry } from "@sema-agent/worker";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "./ingress/sqlite-token-store.ts";
-import { serve } from "./serve.ts";
+import { serve } from "./node/serve.ts";
+import { allProtocols } from "./test-support/all-protocols.ts";
 import { scriptedAgent, writeTool } from "./test-support/api-fixture.ts";
 import { FrameReader } from "./test-support/sse-frames.ts";
 
@@ -44,6 +45,7 @@ describe("sema serve, end to end", () => {
     ]);
     agent.tools = [lookup, writeTool];
     const serving = await serve({
+      protocols: allProtocols(),
       store,
       tokens,
       agents: createAgentRegistry({ default: agent }),

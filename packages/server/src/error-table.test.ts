@@ -15,8 +15,9 @@ import { INTERNAL_MESSAGE, toA2AError } from "./a2a/errors.ts";
 import { SEMA_ERROR_TABLE } from "./error-table.ts";
 import { toHttpError } from "./http-error.ts";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
-import { type Serving, serve } from "./serve.ts";
+import { type Serving, serve } from "./node/serve.ts";
 import { a2aClient, type Transport } from "./test-support/a2a-server.ts";
+import { allProtocols } from "./test-support/all-protocols.ts";
 import { scriptedAgent } from "./test-support/api-fixture.ts";
 
 /** The nine codes A2A answered as internal errors before the table. */
@@ -92,6 +93,7 @@ describe.each<Transport>(["JSONRPC", "HTTP+JSON"])("A2A over %s, with the offici
   it("answers each of the nine once-internal codes as its typed A2A error, not an internal one", async () => {
     const { store, failWith } = failingStore();
     serving = await serve({
+      protocols: allProtocols(),
       store,
       tokens: new MemoryTokenStore(),
       agents: createAgentRegistry({ default: scriptedAgent([{ text: "hi" }]) }, "default"),

@@ -4,7 +4,7 @@
  * quoted, and each input keeps exactly its own label.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type Listening, listen } from "./listen.ts";
+import { type Listening, listen } from "./node/listen.ts";
 import { apiFixture, runOnce } from "./test-support/api-fixture.ts";
 
 let server: Listening | undefined;

@@ -1,7 +1,8 @@
 /**
- * `@sema-agent/server`: Sema's serving layer — the HTTP/SSE API (`createApp`), the token ingress
- * that authenticates callers and mints attribution, and `serve`, which runs the API beside a worker
- * pool from `@sema-agent/worker`.
+ * `@sema-agent/server`: Sema's serving layer — the `/v1` HTTP/SSE API (`createApp`) and the token
+ * ingress that authenticates callers and mints attribution. The protocols served beside `/v1` are
+ * opt-in, each on its subpath (`/a2a`, `/mcp`, `/ag-ui`, `/ui-stream`, `/console`), and `serve`,
+ * which runs the API beside a worker pool on Node's http server, is `@sema-agent/server/node`.
  *
  * @module @sema-agent/server
  */
@@ -15,21 +16,6 @@ export {
   type WorkerPool,
   type WorkSignal,
 } from "@sema-agent/worker";
-// The A2A server is mounted by `createApp`; these are its push notifications' parts. The SQLite
-// config store is the subpath `@sema-agent/server/sqlite-a2a-push`.
-export type { A2AOptions } from "./a2a/a2a-routes.ts";
-export { MAX_PUSH_CONFIGS_PER_TASK } from "./a2a/push-config-check.ts";
-export { MemoryPushConfigStore, type PushConfig, type PushConfigStore } from "./a2a/push-config-store.ts";
-export {
-  PushConfigDroppedError,
-  PushDispatcher,
-  type PushDispatcherOptions,
-  signPush,
-  verifyPush,
-} from "./a2a/push-dispatcher.ts";
-export type { PushSender } from "./a2a/push-send.ts";
-export { tokenLiveness } from "./a2a/push-token-check.ts";
-export type { PushResolver, PushTarget, PushUrlPolicy, ResolvedAddress } from "./a2a/push-url.ts";
 export { API_VERSION, type AppOptions, apiRoutes, createApp } from "./app.ts";
 export type { AppEnv } from "./app-env.ts";
 export { type ApproverRule, type ApproverSettings, approvalPolicy, defaultApprovalPolicy } from "./approval-policy.ts";
@@ -54,8 +40,5 @@ export {
   type TokenStore,
 } from "./ingress/token-store.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
-export { type Listening, type ListenOptions, listen } from "./listen.ts";
-export { MCP_PATH } from "./mcp/http-mount.ts";
-export { MCP_SERVER_INFO } from "./mcp/mcp-server.ts";
-export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./mcp/stdio.ts";
-export { type ServeOptions, type Serving, serve } from "./serve.ts";
+export type { WorkersOptions } from "./server-options.ts";
+export { type ProtocolContext, protocolNames, type ServerProtocol } from "./server-protocol.ts";

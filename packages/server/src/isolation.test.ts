@@ -10,7 +10,8 @@ import { MemoryStore } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
 import { MemoryPushConfigStore } from "./a2a/push-config-store.ts";
 import { PushDispatcher } from "./a2a/push-dispatcher.ts";
-import { listen } from "./listen.ts";
+import { listen } from "./node/listen.ts";
+import { allProtocols } from "./test-support/all-protocols.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 
 const UNKNOWN = "0190aaaa-0000-7000-8000-000000000000";
@@ -305,7 +306,7 @@ describe("isolation between principals, over A2A (JSON-RPC and REST)", () => {
     const fx = await apiFixture({
       store,
       turns: APPROVAL_SCRIPT,
-      app: { workers: { notify: () => {}, resume: () => {} }, a2a: { push } },
+      app: { workers: { notify: () => {}, resume: () => {} }, protocols: allProtocols({ a2a: { push } }) },
     });
     const taskId = await createTask(fx, "secret objective", fx.tokens.alice);
     await runOnce(fx, taskId);

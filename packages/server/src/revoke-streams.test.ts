@@ -17,8 +17,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
 import type { TokenStore } from "./ingress/token-store.ts";
-import { type Serving, serve } from "./serve.ts";
+import { type Serving, serve } from "./node/serve.ts";
 import { a2aClient } from "./test-support/a2a-server.ts";
+import { allProtocols } from "./test-support/all-protocols.ts";
 import { scriptedAgent, writeTool } from "./test-support/api-fixture.ts";
 import { until } from "./test-support/until.ts";
 
@@ -71,6 +72,7 @@ async function start(tokens: TokenStore, sseRecheckMs: number): Promise<Serving>
   store = new MemoryStore();
   holdNext();
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ holder, writer }, "holder"),

@@ -9,7 +9,8 @@ import { createAgentRegistry } from "@sema-agent/worker";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
-import { serve } from "./serve.ts";
+import { serve } from "./node/serve.ts";
+import { allProtocols } from "./test-support/all-protocols.ts";
 import { scriptedAgent } from "./test-support/api-fixture.ts";
 
 describe("serve's emit", () => {
@@ -17,6 +18,7 @@ describe("serve's emit", () => {
     const store = new MemoryStore();
     const seen: StreamEvent[] = [];
     const serving = await serve({
+      protocols: allProtocols(),
       store,
       tokens: new MemoryTokenStore(),
       agents: createAgentRegistry({ default: scriptedAgent([{ text: "Done here.", chunkSize: 2 }]) }),
@@ -75,6 +77,7 @@ describe("serve's emit", () => {
     const unused: StreamEvent[] = [];
     const traceparent = `00-${"2".repeat(32)}-${"3".repeat(16)}-01`;
     const serving = await serve({
+      protocols: allProtocols(),
       store,
       tokens: new MemoryTokenStore(),
       agents: createAgentRegistry({ default: lead }),

@@ -6,7 +6,7 @@ import { type AppOptions, createApp } from "./app.ts";
 import { createAgentRegistry } from "./index.ts";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
 import { createTokenIngress } from "./ingress/token-ingress.ts";
-import { type ServeOptions, serve } from "./serve.ts";
+import { type ServeOptions, serve } from "./node/serve.ts";
 
 const agents = () => createAgentRegistry({ assistant: { model: new ScriptedModel([{ text: "hi" }]) } });
 

@@ -3,7 +3,7 @@
  * key is refused by name; a missing store or registry, a registered agent without a model, is a
  * `ConfigError` that says what to set — at start, never from inside a request or a leg.
  */
-import { type Agent, type Store, validateAgent } from "@sema-agent/core";
+import { type Agent, type LeaseHolder, type Store, validateAgent } from "@sema-agent/core";
 import { ConfigError } from "@sema-agent/core/protocol";
 import type { AgentRegistry } from "@sema-agent/worker";
 import { z } from "zod";
@@ -68,6 +68,24 @@ const keysMatch: [
   KeysMatch<keyof typeof approversShape, keyof ApproverSettings>,
 ] = [true, true];
 void keysMatch;
+
+/** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
+export const workersShape = {
+  concurrency: z.number().int().nonnegative().optional(),
+  maxPerPrincipal: z.number().int().positive().optional(),
+  pollMs: z.number().positive().optional(),
+  holder: z.looseObject({ id: z.string().min(1) }).optional(),
+  leaseTtlMs: z.number().positive().optional(),
+} satisfies ShapeOf<WorkersOptions>;
+
+/** The in-process worker pool's settings (`serve`, `serveMcpStdio`). */
+export interface WorkersOptions {
+  concurrency?: number;
+  maxPerPrincipal?: number;
+  pollMs?: number;
+  holder?: LeaseHolder;
+  leaseTtlMs?: number;
+}
 
 /** Every agent a registry holds, checked by name (`agents.reviewer.model is missing: …`). */
 export function checkAgents(registry: AgentRegistry, where: string): void {

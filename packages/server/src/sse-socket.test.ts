@@ -6,7 +6,7 @@
 import { connect, type Socket } from "node:net";
 import { EventSource, type FetchLike } from "eventsource";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Listening, listen } from "./listen.ts";
+import { type Listening, listen } from "./node/listen.ts";
 import { apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 import { until } from "./test-support/until.ts";
 

@@ -10,7 +10,8 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { TokenStore } from "@sema-agent/server";
-import { type Caller, createTokenIngress, HttpError, LOCAL_PRINCIPAL, ROLES, serveMcpStdio } from "@sema-agent/server";
+import { type Caller, createTokenIngress, HttpError, LOCAL_PRINCIPAL, ROLES } from "@sema-agent/server";
+import { serveMcpStdio } from "@sema-agent/server/mcp";
 import { localActor } from "../approvals.ts";
 import { type CliIo, UsageError } from "../context.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";

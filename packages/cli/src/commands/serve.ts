@@ -9,16 +9,20 @@
  * which may contain neither the store nor the config. On the first start it creates a token for principal `local` with every role and prints it once.
  * `--metrics` serves `GET /metrics` (Prometheus text, for a token with the `metrics` role); the
  * OpenTelemetry variables export metrics over OTLP. `--public-url` is the origin the A2A agent card
- * advertises (set it behind a reverse proxy; never taken from a request's Host).
+ * advertises (set it behind a reverse proxy; never taken from a request's Host). `--protocols`
+ * (or `protocols` of the config) picks what is served beside `/v1` (default all: A2A, MCP, AG-UI,
+ * the AI SDK UI stream, the console); each one's modules are loaded only when it is picked.
  */
 import { parseArgs } from "node:util";
-import { serve as startServing } from "@sema-agent/server";
+import { protocolNames } from "@sema-agent/server";
+import { serve as startServing } from "@sema-agent/server/node";
 import type { CliIo } from "../context.ts";
 import { UsageError } from "../context.ts";
 import { openHostMetrics } from "../host-metrics.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
+import { loadProtocols, PROTOCOL_NAMES, parseProtocolsFlag } from "../served-protocols.ts";
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -28,6 +32,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       port: { type: "string" },
       "a2a-push": { type: "string" },
       "public-url": { type: "string" },
+      protocols: { type: "string" },
       metrics: { type: "boolean" },
       ...SERVED_OPTIONS,
     },
@@ -37,6 +42,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const port = values.port === undefined ? 7777 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${values.port}`);
+  const flagged = values.protocols === undefined ? undefined : parseProtocolsFlag(values.protocols);
   const { backend, set, agents, tools, concurrency, workers } = await openServedHost(io, values);
   let tracing: HostTracing | undefined;
   try {
@@ -45,6 +51,14 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       agents: Object.values(set.agents),
     });
     tracing = await hostTracing(io, backend.store, "sema serve");
+    // The command line wins over the config; neither says: every protocol.
+    const protocols = await loadProtocols(flagged ?? set.protocols ?? PROTOCOL_NAMES, async () => ({
+      // A2A push notifications, their configs beside the tokens (webhooks to public addresses
+      // only). Every node that pushes delivers every owed notification: several API nodes on one
+      // database run it on one of them (--a2a-push off on the others).
+      push: push === "on" ? { configs: await backend.pushConfigs(), tokens: await backend.tokens() } : undefined,
+      publicUrl: values["public-url"],
+    }));
     const serving = await startServing({
       store: metrics.store,
       tokens: await backend.tokens(),
@@ -53,15 +67,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...(set.quotas === undefined ? {} : { quotas: set.quotas }),
       host: values.host ?? "127.0.0.1",
       port,
-      ...(values["public-url"] === undefined ? {} : { publicUrl: values["public-url"] }),
+      protocols,
       workers,
       onError: reportTo(io, "sema serve"),
       ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
       harness: tracing.harness,
-      // A2A push notifications, their configs beside the tokens (webhooks to public addresses only).
-      // Every node that pushes delivers every owed notification: several API nodes on one
-      // database run it on one of them (--a2a-push off on the others).
-      ...(push === "on" ? { a2aPush: { configs: await backend.pushConfigs() } } : {}),
       ...(metrics.prometheus === undefined ? {} : { metrics: metrics.prometheus }),
     });
     const pool = serving.workers;
@@ -69,6 +79,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(
       `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`}${metrics.prometheus === undefined ? "" : `, metrics at ${serving.url}/metrics`})\n`,
     );
+    io.stdout.write(`Protocols beside /v1: ${protocolNames(protocols)}\n`);
     if (serving.firstToken !== undefined) {
       io.stdout.write(
         `First start: a token for principal "local" with every role. It is shown once and only its hash is stored:\n\n  ${serving.firstToken.token}\n\nUse it as: Authorization: Bearer <token>\n`,

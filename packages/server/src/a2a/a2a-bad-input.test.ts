@@ -6,6 +6,7 @@
 
 import { MemoryStore } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, runOnce } from "../test-support/api-fixture.ts";
 import { MemoryPushConfigStore } from "./push-config-store.ts";
 import { PushDispatcher } from "./push-dispatcher.ts";
@@ -244,7 +245,7 @@ describe("the bad-input corpus, over A2A", () => {
         },
       },
     });
-    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, store, app: { a2a: { push } } });
+    const fx = await apiFixture({ turns: APPROVAL_SCRIPT, store, app: { protocols: allProtocols({ a2a: { push } }) } });
     const taskId = await createTask(fx);
     await runOnce(fx, taskId);
     const before = await fx.store.read(taskId);

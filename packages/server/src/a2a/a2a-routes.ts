@@ -1,5 +1,5 @@
 /**
- * The A2A server, mounted by `createApp` on the API's port: agent cards (public), then, behind
+ * The A2A server, mounted on the API's port by the `a2a()` protocol: agent cards (public), then, behind
  * the same bearer-token ingress and rate limit as `/v1`, the JSON-RPC binding at `POST /a2a` and
  * the REST binding under `/a2a/v1/…` for the default agent, and both again at
  * `/a2a/agents/{name}` for each named agent of the registry.
@@ -7,44 +7,26 @@
 import { AgentCard } from "@a2a-js/sdk";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { errorResponse, HttpError, toHttpError } from "../http-error.ts";
 import { type Ingress, withTraceContext } from "../ingress/caller.ts";
 import type { RateLimiter } from "../ingress/rate-limit.ts";
 import { SPEAKER_HEADER } from "../ingress/speaker.ts";
 import type { RouteDeps } from "../routes/deps.ts";
-import { objectWith, type ShapeOf } from "../server-options.ts";
+import type { ProtocolContext } from "../server-protocol.ts";
 import { agentCard } from "./agent-card.ts";
-import { cardOrigin, normalizePublicUrl, publicUrlSchema } from "./card-origin.ts";
+import { cardOrigin, normalizePublicUrl } from "./card-origin.ts";
 import { JsonRpcBinding } from "./jsonrpc-binding.ts";
 import type { PushDispatcher } from "./push-dispatcher.ts";
 import { SemaA2AHandler } from "./request-handler.ts";
 import { RestBinding } from "./rest-binding.ts";
 
-/** What `createApp` takes for A2A. */
-export interface A2AOptions {
-  /** Push notifications (a started `PushDispatcher`); without it the card says `pushNotifications: false`. */
-  push?: PushDispatcher;
-  /**
-   * The base URL clients reach this server at (`https://agents.example.com`), which the agent
-   * cards advertise. Default: the address of the socket the card was fetched on. Never the
-   * request's `Host` header. Set it behind a reverse proxy.
-   */
-  publicUrl?: string;
-}
-
-export const a2aOptionsSchema = z.strictObject({
-  push: objectWith<PushDispatcher>(["start", "watch", "close"], "a PushDispatcher").optional(),
-  publicUrl: publicUrlSchema.optional(),
-} satisfies ShapeOf<A2AOptions>);
-
-interface Mount {
-  deps: RouteDeps;
-  ingress: Ingress;
-  rateLimiter: RateLimiter;
-  version: string;
-  options: A2AOptions;
+/** The A2A routes' settings, resolved by the `a2a()` protocol. */
+interface A2ARouteOptions {
+  /** A started dispatcher; without it the card says `pushNotifications: false`. */
+  push: PushDispatcher | undefined;
+  /** The base URL the agent cards advertise (default: the socket's address, never `Host`). */
+  publicUrl: string | undefined;
 }
 
 interface Served {
@@ -65,11 +47,11 @@ function restPath(url: string, skip: number): string {
 }
 
 /** The A2A routes, as a Hono app to mount at `/`. */
-export function a2aRoutes(mount: Mount): Hono<AppEnv> {
+export function a2aRoutes(mount: ProtocolContext, options: A2ARouteOptions): Hono<AppEnv> {
   const { deps } = mount;
   const app = new Hono<AppEnv>();
   const served = new Map<string, Served>();
-  const publicUrl = mount.options.publicUrl === undefined ? undefined : normalizePublicUrl(mount.options.publicUrl);
+  const publicUrl = options.publicUrl === undefined ? undefined : normalizePublicUrl(options.publicUrl);
   const endpoint = (name: string | undefined): Served => {
     const agentName = name ?? deps.agents.defaultName;
     if (deps.agents.get(agentName) === undefined)
@@ -77,7 +59,7 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
     const key = name === undefined ? "" : agentName;
     let found = served.get(key);
     if (found === undefined) {
-      const handler = new SemaA2AHandler(deps, agentName, mount.options.push);
+      const handler = new SemaA2AHandler(deps, agentName, options.push);
       found = {
         name: agentName,
         base: name === undefined ? "/a2a" : `/a2a/agents/${encodeURIComponent(agentName)}`,
@@ -96,7 +78,7 @@ export function a2aRoutes(mount: Mount): Hono<AppEnv> {
     const origin = cardOrigin(c, publicUrl);
     const body = agentCard(origin, at, agent, {
       version: mount.version,
-      pushNotifications: mount.options.push !== undefined,
+      pushNotifications: options.push !== undefined,
     });
     return c.json(AgentCard.toJSON(body) as object, 200, { "cache-control": "public, max-age=60" });
   };

@@ -10,8 +10,9 @@ import { isSemaError, MemoryStore } from "@sema-agent/core";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
 import { a2aClient } from "../test-support/a2a-server.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 
 let serving: Serving | undefined;
@@ -30,7 +31,7 @@ async function start(publicUrl?: string): Promise<Serving> {
     ),
     port: 0,
     workers: { pollMs: 20 },
-    ...(publicUrl === undefined ? {} : { publicUrl }),
+    protocols: allProtocols(publicUrl === undefined ? {} : { a2a: { publicUrl } }),
   });
   return serving;
 }

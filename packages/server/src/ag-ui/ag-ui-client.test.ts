@@ -10,7 +10,8 @@ import { createAgentRegistry } from "@sema-agent/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent, writeTool } from "../test-support/api-fixture.ts";
 import { until } from "../test-support/until.ts";
 
@@ -52,6 +53,7 @@ let alice = "";
 beforeAll(async () => {
   alice = (await tokens.create({ principal: "acme", actorId: "alice", roles: ["approver"] })).token;
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ notes, painter, talker }, "notes"),

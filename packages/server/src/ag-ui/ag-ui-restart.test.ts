@@ -11,7 +11,8 @@ import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
-import { serve } from "../serve.ts";
+import { serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 import { until } from "../test-support/until.ts";
 
@@ -28,6 +29,7 @@ describe("an AG-UI thread across a server restart", () => {
       const tokens = new SqliteTokenStore({ path });
       const agent = scriptedAgent([{ text: answer, chunkSize: 4, deltaDelayMs: 15 }]);
       const serving = await serve({
+        protocols: allProtocols(),
         store,
         tokens,
         agents: createAgentRegistry({ default: agent }),

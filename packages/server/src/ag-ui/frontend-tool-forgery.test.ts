@@ -10,7 +10,8 @@ import { MemoryStore } from "@sema-agent/core";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 
 const notes = scriptedAgent(
@@ -28,6 +29,7 @@ let alice = "";
 beforeAll(async () => {
   alice = (await tokens.create({ principal: "acme", actorId: "alice" })).token;
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ notes, plain }, "notes"),

@@ -19,7 +19,8 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent, writeTool } from "../test-support/api-fixture.ts";
 
 /** Debian's browser; SEMA_CHROMIUM names another binary (or a missing one, to see the skip). */
@@ -62,6 +63,7 @@ async function start() {
   ]);
   agent.tools = [lookup, writeTool];
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ default: agent }),

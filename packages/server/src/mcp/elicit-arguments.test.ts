@@ -11,7 +11,8 @@ import { createAgentRegistry } from "@sema-agent/worker";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 import { ARG_SHOWN_CHARS, approvalPrompt } from "./approval-prompt.ts";
 
@@ -51,6 +52,7 @@ describe("an MCP elicitation", () => {
     const tokens = new MemoryTokenStore();
     const bob = await tokens.create({ principal: "acme", actorId: "bob", roles: ["approver"] });
     serving = await serve({
+      protocols: allProtocols(),
       store,
       tokens,
       agents: createAgentRegistry({ saver }),

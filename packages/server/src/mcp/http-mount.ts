@@ -36,7 +36,7 @@ interface Session {
 export interface McpMountOptions {
   deps: TaskDeps;
   ingress: Ingress;
-  rateLimiter: RateLimiter;
+  rateLimiter: Pick<RateLimiter, "take">;
   /** Milliseconds since the epoch (idle sessions). */
   now: () => number;
 }

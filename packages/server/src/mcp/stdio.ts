@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { LeaseHolder, Store } from "@sema-agent/core";
+import type { Store } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers } from "@sema-agent/worker";
 import { z } from "zod";
@@ -14,7 +14,6 @@ import { type ApproverSettings, approvalPolicy } from "../approval-policy.ts";
 import type { Caller } from "../ingress/caller.ts";
 import { type Limits, resolveLimits } from "../limits.ts";
 import { TaskQueue } from "../routes/task-queue.ts";
-import { workersShape } from "../serve.ts";
 import {
   approversSchema,
   checkAgents,
@@ -24,6 +23,8 @@ import {
   registrySchema,
   type ShapeOf,
   storeSchema,
+  type WorkersOptions,
+  workersShape,
 } from "../server-options.ts";
 import { createMcpServer } from "./mcp-server.ts";
 
@@ -37,15 +38,7 @@ export interface McpStdioOptions {
   /** Who may decide approvals (default: the `approver` role); see `AppOptions.approvers`. */
   approvers?: ApproverSettings;
   /** The in-process worker pool (as `serve`'s); `false`: tasks run on workers elsewhere. */
-  workers?:
-    | {
-        concurrency?: number;
-        maxPerPrincipal?: number;
-        pollMs?: number;
-        holder?: LeaseHolder;
-        leaseTtlMs?: number;
-      }
-    | false;
+  workers?: WorkersOptions | false;
   /**
    * A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`,
    * which goes to stderr: stdout carries only the protocol.

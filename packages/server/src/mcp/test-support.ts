@@ -10,7 +10,8 @@ import { type Agent, MemoryStore } from "@sema-agent/core";
 import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { writeTool } from "../test-support/api-fixture.ts";
 
 export interface McpFixture {
@@ -36,6 +37,7 @@ export async function mcpFixture(steps: ScriptStep[]): Promise<McpFixture> {
   const model = new ScriptedModel(steps, { mode: "by-transcript" });
   const agent: Agent = { name: "default", model, tools: [writeTool] };
   const serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens: tokenStore,
     agents: createAgentRegistry({ default: agent }),

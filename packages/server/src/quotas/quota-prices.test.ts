@@ -10,7 +10,8 @@ import { ScriptedModel } from "@sema-agent/core/testing";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { describe, expect, it } from "vitest";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { serve } from "../serve.ts";
+import { serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 
 function agent(id: string): Agent {
   return { model: new ScriptedModel([{ text: "done", usage: { inputTokens: 1000, outputTokens: 1000 } }], { id }) };
@@ -87,6 +88,7 @@ describe("a dollar quota over a model with no price", () => {
       { default: { tokensPerDay: 10 } },
     ]) {
       const serving = await serve({
+        protocols: allProtocols(),
         store: new MemoryStore(),
         tokens: new MemoryTokenStore(),
         agents: createAgentRegistry({ parent }),

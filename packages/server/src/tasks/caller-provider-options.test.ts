@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveModel } from "../../../ai-sdk/src/resolve-model.ts";
 import { type ReplayServer, sseEvents, startReplayServer } from "../../../ai-sdk/src/test-support/replay-server.ts";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { until } from "../test-support/until.ts";
 
 let provider: ReplayServer;
@@ -36,6 +37,7 @@ beforeAll(async () => {
   provider = await startReplayServer();
   alice = (await tokens.create({ principal: "acme", actorId: "alice" })).token;
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry(

@@ -4,7 +4,7 @@
  */
 import { MemoryStore, type TaskEvent } from "@sema-agent/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Listening, listen } from "../listen.ts";
+import { type Listening, listen } from "../node/listen.ts";
 import { TaskDetail } from "../schemas/tasks.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, runOnce } from "../test-support/api-fixture.ts";
 

@@ -13,7 +13,8 @@ import { createAgentRegistry } from "@sema-agent/worker";
 import type { PushUrlPolicy } from "../a2a/push-url.ts";
 import { SqlitePushConfigStore } from "../a2a/sqlite-push-config-store.ts";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "./all-protocols.ts";
 
 export type Transport = "JSONRPC" | "HTTP+JSON";
 
@@ -57,11 +58,16 @@ export async function startA2AServer(
     port: options.port ?? 0,
     host: "127.0.0.1",
     workers: { pollMs: 20 },
-    a2aPush: {
-      configs,
-      urls: options.urls ?? { allowPrivateNetworks: true },
-      retry: { baseMs: options.retryMs ?? 20, maxMs: 200 },
-    },
+    protocols: allProtocols({
+      a2a: {
+        push: {
+          configs,
+          urls: options.urls ?? { allowPrivateNetworks: true },
+          retry: { baseMs: options.retryMs ?? 20, maxMs: 200 },
+          tokens,
+        },
+      },
+    }),
   });
   return {
     serving,

@@ -12,6 +12,7 @@ import type { AppEnv } from "../app-env.ts";
 import { EventHub } from "../events/event-hub.ts";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
 import { createTokenIngress } from "../ingress/token-ingress.ts";
+import { allProtocols } from "./all-protocols.ts";
 
 // One scripted agent for the worker's tests and the server's (the server depends on the worker).
 export { scriptedAgent, writeTool } from "../../../worker/src/test-support/scripted-agent.ts";
@@ -64,6 +65,8 @@ export async function apiFixture(
     agents: createAgentRegistry({ default: agent }),
     ingress: createTokenIngress(tokenStore),
     hub,
+    // Every protocol unless the test says otherwise, as `sema serve` mounts them by default.
+    protocols: allProtocols(),
     ...options.app,
   });
   const call = async (method: string, path: string, callOptions: CallOptions = {}) => {

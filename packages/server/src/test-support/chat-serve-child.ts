@@ -7,7 +7,8 @@ import { ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
-import { serve } from "../serve.ts";
+import { serve } from "../node/serve.ts";
+import { allProtocols } from "./all-protocols.ts";
 
 const path = process.argv[2] ?? "sema.db";
 const answer = process.argv[3] ?? "";
@@ -15,6 +16,7 @@ const store = new SqliteStore({ path });
 const tokens = new SqliteTokenStore({ path });
 const model = new ScriptedModel([{ text: answer, chunkSize: 3, deltaDelayMs: 50 }], { mode: "by-transcript" });
 const serving = await serve({
+  protocols: allProtocols(),
   store,
   tokens,
   agents: createAgentRegistry({ default: { model } }),

@@ -8,7 +8,8 @@ import { MemoryStore } from "@sema-agent/core";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 
 let serving: Serving | undefined;
@@ -22,6 +23,7 @@ async function start() {
   const tokens = new MemoryTokenStore();
   const alice = (await tokens.create({ principal: "acme", actorId: "alice" })).token;
   serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ default: scriptedAgent([{ text: "Hello there." }, { text: "Again?" }]) }),

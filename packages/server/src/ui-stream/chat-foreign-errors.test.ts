@@ -9,7 +9,8 @@ import * as mine from "@sema-agent/core/protocol";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 
 /** `inner`, whose `getTask` throws the other copy's `TaskNotFoundError` for an unknown id. */
@@ -50,6 +51,7 @@ describe("chat routes with another copy of core's errors", () => {
     const tokens = new MemoryTokenStore();
     const alice = (await tokens.create({ principal: "acme", actorId: "alice" })).token;
     serving = await serve({
+      protocols: allProtocols(),
       store: foreignStore(inner, other),
       tokens,
       agents: createAgentRegistry({ default: scriptedAgent([{ text: "Hello there." }]) }),

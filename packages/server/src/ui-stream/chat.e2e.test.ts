@@ -17,8 +17,9 @@ import type { UIMessage } from "ai";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
-import { type Serving, serve } from "../serve.ts";
+import { type Serving, serve } from "../node/serve.ts";
 import { TestChat } from "../test-support/ai-chat.ts";
+import { allProtocols } from "../test-support/all-protocols.ts";
 import { writeTool } from "../test-support/api-fixture.ts";
 import { until } from "../test-support/until.ts";
 
@@ -68,6 +69,7 @@ async function start(path: string): Promise<{ serving: Serving; store: SqliteSto
   const store = new SqliteStore({ path });
   const tokens = new SqliteTokenStore({ path });
   const serving = await serve({
+    protocols: allProtocols(),
     store,
     tokens,
     agents: createAgentRegistry({ default: agent() }),

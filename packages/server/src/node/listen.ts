@@ -1,9 +1,9 @@
-/** Serving a Hono app on a real socket with Node's http server. */
+/** Serving a Hono app on a real socket with Node's http server (the `./node` subpath). */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import type { Hono } from "hono";
-import type { AppEnv } from "./app-env.ts";
+import type { AppEnv } from "../app-env.ts";
 
 /** Where {@link listen} binds: host (default loopback) and port (default 7777). */
 export interface ListenOptions {

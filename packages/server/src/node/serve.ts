@@ -1,26 +1,20 @@
 /**
- * `serve`: the embedded default in one call — the API and a worker pool in one process over one
+ * `serve` (Node): the embedded default in one call — the API and a worker pool in one process over one
  * store, on loopback unless told otherwise, with the first token created on an empty token store.
  * This is what `sema serve` runs.
  */
-import type { Emit, HarnessOptions, LeaseHolder, Store, StreamEvent } from "@sema-agent/core";
+import type { Emit, HarnessOptions, Store, StreamEvent } from "@sema-agent/core";
 import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
-import { publicUrlSchema } from "./a2a/card-origin.ts";
-import type { PushConfigStore } from "./a2a/push-config-store.ts";
-import { PushDispatcher } from "./a2a/push-dispatcher.ts";
-import { tokenLiveness } from "./a2a/push-token-check.ts";
-import type { PushResolver, PushUrlPolicy } from "./a2a/push-url.ts";
-import { createApp } from "./app.ts";
-import type { ApproverSettings } from "./approval-policy.ts";
-import { EventHub } from "./events/event-hub.ts";
-import { ensureFirstToken } from "./ingress/first-token.ts";
-import { createTokenIngress } from "./ingress/token-ingress.ts";
-import type { CreatedToken, TokenStore } from "./ingress/token-store.ts";
-import type { Limits } from "./limits.ts";
-import { listen } from "./listen.ts";
+import { createApp } from "../app.ts";
+import type { ApproverSettings } from "../approval-policy.ts";
+import { EventHub } from "../events/event-hub.ts";
+import { ensureFirstToken } from "../ingress/first-token.ts";
+import { createTokenIngress } from "../ingress/token-ingress.ts";
+import type { CreatedToken, TokenStore } from "../ingress/token-store.ts";
+import type { Limits } from "../limits.ts";
 import {
   approversSchema,
   checkAgents,
@@ -30,7 +24,11 @@ import {
   registrySchema,
   type ShapeOf,
   storeSchema,
-} from "./server-options.ts";
+  type WorkersOptions,
+  workersShape,
+} from "../server-options.ts";
+import { protocolSchema, type ServerProtocol } from "../server-protocol.ts";
+import { listen } from "./listen.ts";
 
 /**
  * What {@link serve} runs: the task store, the token store, the agents, where to listen, limits, who
@@ -50,9 +48,7 @@ export interface ServeOptions {
   /** Who may decide approvals (default: the `approver` role); see `AppOptions.approvers`. */
   approvers?: ApproverSettings;
   /** `false`: an API-only node; tasks run on workers elsewhere (they share the store). */
-  workers?:
-    | { concurrency?: number; maxPerPrincipal?: number; pollMs?: number; holder?: LeaseHolder; leaseTtlMs?: number }
-    | false;
+  workers?: WorkersOptions | false;
   /** A worker's leg or poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
   /**
@@ -69,15 +65,11 @@ export interface ServeOptions {
    */
   harness?: Pick<HarnessOptions, "emit" | "childEmit" | "traceparentOf">;
   /**
-   * A2A push notifications: where their configs (and delivery cursors) are stored, which webhook
-   * URLs may be called, the retry backoff. Without it A2A is served without push notifications.
+   * The protocols served beside `/v1` (see `AppOptions.protocols`): `a2a()`, `mcp()`, `agUi()`,
+   * `uiStream()`, `webConsole()` from their subpaths. Default none. Each one's `start` runs once
+   * the port is bound (A2A's owed push notifications), its `close` as the server closes.
    */
-  /**
-   * The base URL clients reach this server at, advertised by the A2A agent cards (see
-   * `A2AOptions.publicUrl`). Default: the address the card was fetched on, never its `Host` header.
-   */
-  publicUrl?: string;
-  a2aPush?: { configs: PushConfigStore; urls?: PushUrlPolicy; retry?: { baseMs?: number; maxMs?: number } };
+  protocols?: readonly ServerProtocol[];
   /**
    * Quotas per principal, enforced by the API (`concurrentTasks`, 429 at creation) and by this
    * process's workers (tokens and dollars: `parked:quota`), together with those on the tokens'
@@ -90,15 +82,6 @@ export interface ServeOptions {
   /** Serve `GET /metrics` with this Prometheus text (see `AppOptions.metrics`; needs the `metrics` role). */
   metrics?: () => Promise<string>;
 }
-
-/** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
-export const workersShape = {
-  concurrency: z.number().int().nonnegative().optional(),
-  maxPerPrincipal: z.number().int().positive().optional(),
-  pollMs: z.number().positive().optional(),
-  holder: z.looseObject({ id: z.string().min(1) }).optional(),
-  leaseTtlMs: z.number().positive().optional(),
-} satisfies ShapeOf<Exclude<NonNullable<ServeOptions["workers"]>, false>>;
 
 const serveShape = {
   store: storeSchema,
@@ -122,28 +105,13 @@ const serveShape = {
       traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
     })
     .optional(),
-  publicUrl: publicUrlSchema.optional(),
-  a2aPush: z
-    .strictObject({
-      configs: objectWith<PushConfigStore>(["put", "get", "list", "delete", "all", "advance"], "a PushConfigStore"),
-      urls: z
-        .strictObject({
-          allowPrivateNetworks: z.boolean().optional(),
-          allowedHosts: z.array(z.string().min(1)).optional(),
-          resolve: z.custom<PushResolver>((value) => typeof value === "function", "a resolver function").optional(),
-        })
-        .optional(),
-      retry: z
-        .strictObject({ baseMs: z.number().positive().optional(), maxMs: z.number().positive().optional() })
-        .optional(),
-    })
-    .optional(),
+  protocols: z.array(protocolSchema).readonly().optional(),
   quotas: quotaSettingsSchema.optional(),
   clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveKeysMatch: [
-  KeysMatch<keyof typeof workersShape, keyof Exclude<NonNullable<ServeOptions["workers"]>, false>>,
+  KeysMatch<keyof typeof workersShape, keyof WorkersOptions>,
   KeysMatch<keyof typeof serveShape, keyof ServeOptions>,
 ] = [true, true];
 void serveKeysMatch;
@@ -226,17 +194,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           ...(quota === undefined ? {} : { quota }),
           ...(options.onError === undefined ? {} : { onError: options.onError }),
         });
-  const push =
-    options.a2aPush === undefined
-      ? undefined
-      : new PushDispatcher({
-          store: options.store,
-          configs: options.a2aPush.configs,
-          ...(options.a2aPush.urls === undefined ? {} : { urls: options.a2aPush.urls }),
-          ...(options.a2aPush.retry === undefined ? {} : { retry: options.a2aPush.retry }),
-          // A webhook stops with the token that registered it.
-          tokenValid: tokenLiveness(options.tokens),
-        });
+  const protocols = options.protocols ?? [];
   const app = createApp({
     store: options.store,
     agents: options.agents,
@@ -245,14 +203,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(workers === undefined ? {} : { workers }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
-    ...(push === undefined && options.publicUrl === undefined
-      ? {}
-      : {
-          a2a: {
-            ...(push === undefined ? {} : { push }),
-            ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-          },
-        }),
+    protocols,
     ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
@@ -267,17 +218,30 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     await workers?.stop({ deadlineMs: 0 });
     throw error;
   }
-  // Owed notifications (from before a restart) go out now.
-  await push?.start();
+  try {
+    for (const protocol of protocols) await protocol.start?.();
+  } catch (error) {
+    await workers?.stop({ deadlineMs: 0 });
+    await closeProtocols(protocols);
+    await listening.close();
+    throw error;
+  }
   return {
     url: listening.url,
     ...(firstToken === undefined ? {} : { firstToken }),
     ...(workers === undefined ? {} : { workers }),
     async close(closeOptions = {}) {
       const result = (await workers?.stop(closeOptions)) ?? { stopped: [], abandoned: [] };
-      await push?.close();
+      await closeProtocols(protocols);
       await listening.close();
       return result;
     },
   };
+}
+
+/** Close every protocol, each even when another's close fails; the first failure is rethrown. */
+async function closeProtocols(protocols: readonly ServerProtocol[]): Promise<void> {
+  const results = await Promise.allSettled(protocols.map(async (protocol) => protocol.close?.()));
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
 }
