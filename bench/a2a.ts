@@ -23,12 +23,14 @@ import { a2a } from "@sema-agent/server/a2a";
 import { serve } from "@sema-agent/server/node";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     tasks: { type: "string", default: "50" },
     clients: { type: "string", default: "100" },
+    save: { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -211,6 +213,7 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log(formatMachine(machine));
 console.log(`\n${ROUNDS} rounds; per round ${TASKS} tasks each way, then ${CLIENTS} concurrent A2A clients\n`);
 console.log(formatTable([...rows.values()]));
+saveIfAsked("a2a", machine, [...rows.values()]);
 await serving.close({ deadlineMs: 2000 });
 await store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@
  *
  *   npm run fair-share-serve -w @sema-agent/bench                    # 60 tasks of 1,500 ms, 4 workers
  *   npm run fair-share-serve -w @sema-agent/bench -- --tasks 20 --task-ms 500
+ *   npm run fair-share-serve -w @sema-agent/bench -- --save       # and write bench/results/fair-share-serve/…json
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,14 +16,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { describeMachine, formatMachine } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const { values } = parseArgs({
   options: {
     tasks: { type: "string", default: "60" },
     "task-ms": { type: "string", default: "1500" },
     workers: { type: "string", default: "4" },
+    save: { type: "boolean", default: false },
   },
 });
+const machine = describeMachine();
 const TASKS = Number(values.tasks);
 const TASK_MS = Number(values["task-ms"]);
 const ENTRY = fileURLToPath(new URL("../packages/cli/src/test-support/sema-node.ts", import.meta.url));
@@ -87,10 +91,18 @@ try {
     status = ((await response.json()) as { status: string }).status;
   }
   const seconds = (performance.now() - start) / 1000;
-  console.log(formatMachine(describeMachine()));
+  console.log(formatMachine(machine));
   console.log(
     `${TASKS} tasks of A queued, ${values.workers} workers, ${TASK_MS} ms per task: B's task completed ${seconds.toFixed(1)} s after its creation`,
   );
+  saveIfAsked("fair-share-serve", machine, [
+    {
+      subject: `B's task, ${TASKS} of A's queued ahead of it`,
+      metric: "creation → completed",
+      unit: "s",
+      samples: [seconds],
+    },
+  ]);
 } finally {
   server.kill("SIGTERM");
   await new Promise((resolve) => server.once("exit", resolve));

@@ -8,7 +8,8 @@
  * table shows the first and the median of the rest.
  *
  * `npm run bench:fixed-cost [-- --tasks 5 --only memory,sqlite,postgres --statements]`
- * (`--statements` also lists the SQL of a task's statements, grouped by text.)
+ * (`--statements` also lists the SQL of a task's statements, grouped by text; `--save` writes
+ * bench/results/fixed-cost/<date>-<commit>.json.)
  * PostgreSQL: SEMA_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test, in a fresh schema
  * dropped after the run.
  */
@@ -23,7 +24,8 @@ import { lookupTool, ScriptedModel, type ScriptedTurn } from "@sema-agent/core/t
 import { PostgresStore } from "@sema-agent/postgres";
 import { SqliteStore } from "@sema-agent/sqlite";
 import pg from "pg";
-import { describeMachine, formatMachine } from "./lib/index.ts";
+import { describeMachine, formatMachine, type ResultRow } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const POSTGRES_URL = process.env.SEMA_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -195,17 +197,20 @@ async function main(): Promise<void> {
       tasks: { type: "string", default: "5" },
       only: { type: "string", default: "memory,sqlite,postgres" },
       statements: { type: "boolean", default: false },
+      save: { type: "boolean", default: false },
     },
   });
   const tasks = Math.max(2, Number.parseInt(values.tasks, 10));
   const only = values.only.split(",").map((name) => name.trim());
   countSqlite();
   countPostgres();
-  console.log(formatMachine(describeMachine()));
+  const machine = describeMachine();
+  console.log(formatMachine(machine));
   console.log(
     `\n${tasks} tasks per store and workload; "first" is the store's first task, "then" the median of the rest.\n`,
   );
   const rows: string[][] = [];
+  const results: (ResultRow & { workload: string })[] = [];
   const details: string[] = [];
   for (const key of only) {
     const subject = SUBJECTS[key];
@@ -231,6 +236,33 @@ async function main(): Promise<void> {
         key === "memory" ? "–" : `${total(first.statements)} / ${median(rest.map((t) => total(t.statements)))}`,
         key === "memory" ? "–" : String(opened),
       ]);
+      const later = rest.length === 0 ? [first] : rest;
+      const result = (metric: string, unit: string, samples: number[]) =>
+        results.push({ subject: subject.name, workload: workload.name, metric, unit, samples });
+      result(
+        "events",
+        "events",
+        later.map((t) => t.events),
+      );
+      result(
+        "store calls",
+        "calls",
+        later.map((t) => total(t.calls)),
+      );
+      result(
+        "appends",
+        "calls",
+        later.map((t) => t.calls.get("append") ?? 0),
+      );
+      if (key !== "memory") {
+        result(
+          "SQL statements",
+          "statements",
+          later.map((t) => total(t.statements)),
+        );
+        result("SQL statements, first task", "statements", [total(first.statements)]);
+        result("SQL at open", "statements", [opened]);
+      }
       details.push(`${subject.name}, ${workload.name}: ${callsLine(last.calls)}`);
       if (values.statements && key !== "memory") {
         details.push(`  statements of a later task (count × SQL):`);
@@ -253,6 +285,7 @@ async function main(): Promise<void> {
   const line = (cells: readonly string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(" | ")} |`;
   console.log([line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n"));
   console.log(`\nstore calls of a later task, by method:\n${details.join("\n")}`);
+  saveIfAsked("fixed-cost", machine, results);
 }
 
 await main();

@@ -4,6 +4,7 @@
  *
  *   npm run bench:fold                 # 7 rounds
  *   npm run fold -w @sema-agent/bench -- --rounds 3
+ *   npm run bench:fold -- --save       # and write bench/results/fold/<date>-<commit>.json
  */
 import { parseArgs } from "node:util";
 import { fold, type TaskEvent } from "@sema-agent/core";
@@ -18,11 +19,15 @@ import {
   realisticEvents,
   timed,
 } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const LOG = 100_000;
 const TAIL = 100;
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "7" } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "7" }, save: { type: "boolean", default: false } },
+});
+const machine = describeMachine();
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
@@ -53,7 +58,7 @@ for (let round = 0; round < rounds; round++) {
 const state = fold(log);
 const { heapMiB } = memoryAfterGc();
 
-console.log(formatMachine(describeMachine()));
+console.log(formatMachine(machine));
 console.log(
   `log: ${LOG.toLocaleString("en-US")} events (model_turn / tool_call_started / tool_result), ${state.transcript.length.toLocaleString("en-US")} transcript entries, snapshot ${(snapshotJson.length / 2 ** 20).toFixed(1)} MiB of JSON\n`,
 );
@@ -75,3 +80,4 @@ const rows: ResultRow[] = [
   { subject: "fold", metric: "heap with the log and two states", unit: "MiB", samples: [heapMiB] },
 ];
 console.log(formatTable(rows));
+saveIfAsked("fold", machine, rows);

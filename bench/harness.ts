@@ -8,6 +8,7 @@
  *
  *   npm run bench:harness                                    # everything, 5 rounds
  *   npm run harness -w @sema-agent/bench -- --store memory --turns 1000 --rounds 5
+ *   npm run bench:harness -- --save                          # and write bench/results/harness/…json
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,7 @@ import {
   reportToParent,
   runInChild,
 } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const LENGTHS = [200, 1_000, 10_000];
 const WARM_UP_TURNS = 30_000;
@@ -240,16 +242,26 @@ async function runSubject(key: string, turns: number, rounds: number): Promise<R
 }
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "5" }, store: { type: "string" }, turns: { type: "string" } },
+  options: {
+    rounds: { type: "string", default: "5" },
+    store: { type: "string" },
+    turns: { type: "string" },
+    save: { type: "boolean", default: false },
+  },
 });
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
 if (values.store !== undefined && values.turns !== undefined) {
-  reportToParent(await runSubject(values.store, Number(values.turns), rounds));
+  // A child of the run below, or one (store, length) run on its own.
+  const machine = describeMachine();
+  const rows = await runSubject(values.store, Number(values.turns), rounds);
+  reportToParent(rows);
+  saveIfAsked("harness", machine, rows);
 } else {
-  console.log(formatMachine(describeMachine()));
+  const machine = describeMachine();
+  console.log(formatMachine(machine));
   console.log("workload: an instant scripted model, one instant read-only tool call per turn, a final answer\n");
   const rows: ResultRow[] = [];
   const stores = values.store === undefined ? Object.keys(SUBJECTS) : [values.store];
@@ -269,4 +281,5 @@ if (values.store !== undefined && values.turns !== undefined) {
     }
   }
   console.log(`\n${formatTable(rows)}`);
+  saveIfAsked("harness", machine, rows);
 }

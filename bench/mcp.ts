@@ -24,6 +24,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 // Only the SDK and the table helpers: the source condition would pick eventsource-parser's
 // TypeScript too, so this process runs without it (the sema children resolve their own sources).
 import { describeMachine, formatMachine } from "./lib/machine.ts";
+import { saveIfAsked } from "./lib/results.ts";
 import { formatTable, type ResultRow } from "./lib/table.ts";
 
 const { values } = parseArgs({
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     warmup: { type: "string", default: "20" },
     transport: { type: "string", default: "both" },
+    save: { type: "boolean", default: false },
   },
 });
 const CALLS = Number(values.calls);
@@ -165,3 +167,4 @@ console.log(
   `${CALLS} calls per round (after ${WARMUP} unmeasured), ${ROUNDS} rounds, SQLite file, instant scripted model\n`,
 );
 console.log(formatTable(rows));
+saveIfAsked("mcp", machine, rows);

@@ -26,14 +26,17 @@ import { type Emit, MemoryStore, runLeg, type Store, startTask } from "@sema-age
 import { lookupTool, lookupTurns, ScriptedModel } from "@sema-agent/core/testing";
 import { instrumentStore, metricsEmit, traceEmit } from "@sema-agent/otel";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const { values } = parseArgs({
   options: {
     turns: { type: "string", default: "1000" },
     rounds: { type: "string", default: "20" },
     "warm-turns": { type: "string", default: "30000" },
+    save: { type: "boolean", default: false },
   },
 });
+const machine = describeMachine();
 const turns = Number(values.turns);
 const rounds = Number(values.rounds);
 const warmTurns = Number(values["warm-turns"]);
@@ -201,8 +204,9 @@ rows.push(
     samples: ratio("both", "off", "cpuMsPerTurn"),
   },
 );
-console.log(formatMachine(describeMachine()));
+console.log(formatMachine(machine));
 console.log(
   `${turns}-turn tasks on MemoryStore, ${warmTurns.toLocaleString("en-US")} warm-up turns per mode, ${rounds} rounds (modes in rotating order)\n`,
 );
 console.log(formatTable(rows));
+saveIfAsked("otel", machine, rows);

@@ -2,10 +2,11 @@
  * Sema side by side with the agent loops people would pick instead (issue 7): the same workloads,
  * an instant scripted model and an instant tool everywhere, each (framework, workload, round) in
  * its own Node process, the frameworks' order alternating between rounds. Prints medians, min – max
- * and the ratio to Sema; writes bench/peers-chart.svg and the raw rows to bench/results/.
+ * and the ratio to Sema; writes bench/peers-chart.svg and the raw rows to bench/results/raw/.
  *
  *   npm run bench:peers                                              # everything, 5 rounds
  *   npm run peers -w @sema-agent/bench -- --rounds 1 --only sema,pi --workload turns-200
+ *   npm run bench:peers -- --save                                    # and write bench/results/peers/…json
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,8 +14,17 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { describeMachine, formatMachine, memoryAfterGc, reportToParent, runInChild } from "./lib/index.ts";
+import { saveRequested, saveResults, toMeasureRow } from "./lib/results.ts";
 import { type Panel, renderChart } from "./peers/chart.ts";
-import { formatComparison, formatVerdicts, goalVerdicts, mergeRounds, type PeerRow } from "./peers/report.ts";
+import {
+  BASELINE,
+  formatComparison,
+  formatVerdicts,
+  goalVerdicts,
+  medianOf,
+  mergeRounds,
+  type PeerRow,
+} from "./peers/report.ts";
 import {
   type Adapter,
   cpuMsSince,
@@ -146,6 +156,7 @@ const { values } = parseArgs({
     cell: { type: "string" },
     run: { type: "string" },
     dir: { type: "string" },
+    save: { type: "boolean", default: false },
   },
 });
 
@@ -257,7 +268,18 @@ const svg = renderChart(`Sema vs peers — ${machine.date.slice(0, 10)}, Node ${
   panel("Peak RSS", "MiB", false, "peak RSS", ["turns-200x3", "concurrent", "durable-1000"]),
 ]);
 writeFileSync(join(here, "peers-chart.svg"), svg);
-mkdirSync(join(here, "results"), { recursive: true });
-const out = join(here, "results", `peers-${machine.date.replace(/[:.]/g, "-")}.json`);
+mkdirSync(join(here, "results", "raw"), { recursive: true });
+const out = join(here, "results", "raw", `peers-${machine.date.replace(/[:.]/g, "-")}.json`);
 writeFileSync(out, `${JSON.stringify({ machine, rounds, frameworks: keys, rows: ordered }, null, 2)}\n`);
 console.log(`chart: bench/peers-chart.svg; raw rows: ${out}`);
+if (saveRequested()) {
+  // Each row with its ratio to Sema's median (of the same workload and metric), from the unrounded medians.
+  const rows = ordered.map((row) => {
+    const saved = toMeasureRow(row);
+    const base = medianOf(ordered, row.workload, BASELINE, row.metric);
+    const ratio = row.subject === BASELINE || base === undefined || base <= 0 ? undefined : (saved.median ?? 0) / base;
+    return ratio === undefined || !(ratio > 0) ? saved : { ...saved, ratio };
+  });
+  const file = saveResults({ bench: "peers", args: process.argv.slice(2), machine, rows });
+  console.log(`results: ${file} (npm run bench:tables renders them into bench/README.md)`);
+}

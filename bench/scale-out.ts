@@ -8,6 +8,7 @@
  *
  *   npm run bench:scale-out                                     # both stores, 3 rounds
  *   npm run scale-out -w @sema-agent/bench -- --store postgres --rounds 1
+ *   npm run bench:scale-out -- --save                           # and write bench/results/scale-out/…json
  *
  * PostgreSQL: SEMA_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test; each round uses a
  * fresh schema, dropped after it.
@@ -37,6 +38,7 @@ import {
   runInChild,
   timed,
 } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const POSTGRES_URL = process.env.SEMA_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SINGLE_APPENDS = 5_000;
@@ -278,13 +280,22 @@ async function runSubject(key: string, rounds: number): Promise<ResultRow[]> {
   ];
 }
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, store: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    store: { type: "string" },
+    save: { type: "boolean", default: false },
+  },
+});
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
 if (values.store !== undefined) {
-  reportToParent(await runSubject(values.store, rounds));
+  const machine = describeMachine();
+  const rows = await runSubject(values.store, rounds);
+  reportToParent(rows);
+  saveIfAsked("scale-out", machine, rows);
   // Pools and timers of the stores closed above must not hold the child open.
   process.exit(0);
 } else {
@@ -295,9 +306,10 @@ if (values.store !== undefined) {
   for (const key of Object.keys(SUBJECTS))
     rows.push(...(await runInChild(fileURLToPath(import.meta.url), ["--store", key, "--rounds", String(rounds)])));
   console.log(`\n${formatTable(rows)}`);
-  const results = fileURLToPath(new URL("./results/", import.meta.url));
-  mkdirSync(results, { recursive: true });
-  const file = join(results, `scale-out-${machine.date.replaceAll(":", "-")}.json`);
+  const raw = fileURLToPath(new URL("./results/raw/", import.meta.url));
+  mkdirSync(raw, { recursive: true });
+  const file = join(raw, `scale-out-${machine.date.replaceAll(":", "-")}.json`);
   writeFileSync(file, `${JSON.stringify({ machine, rows }, null, 2)}\n`);
   console.log(`\nraw results: ${file}`);
+  saveIfAsked("scale-out", machine, rows);
 }

@@ -26,6 +26,7 @@ import { cancel, sendInput, startTask } from "@sema-agent/core";
 import { SqliteTokenStore } from "@sema-agent/server/sqlite-tokens";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     gets: { type: "string", default: "60" },
     tasks: { type: "string", default: "60" },
     seconds: { type: "string", default: "30" },
+    save: { type: "boolean", default: false },
   },
 });
 const LOG_MB = Number(values["log-mb"]);
@@ -217,3 +219,4 @@ console.log(
   `\n${LOG_MB} MB log, ${STREAMS} non-reading streams, ${GETS} GETs/s, ${TASKS} slow tasks on 4 workers, ${SECONDS} s\n`,
 );
 console.log(formatTable(rows));
+saveIfAsked("soak", machine, rows);

@@ -7,6 +7,7 @@
  *
  *   npm run sse-slow -w @sema-agent/bench                     # 60 clients, 100 MB, 15 s
  *   npm run sse-slow -w @sema-agent/bench -- --clients 10 --log-mb 20 --seconds 5
+ *   npm run bench:sse-slow -- --save         # and write bench/results/sse-slow/<date>-<commit>.json
  */
 import { fork } from "node:child_process";
 import { connect, type Socket } from "node:net";
@@ -15,6 +16,7 @@ import { MemoryStore, startTask } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { listen } from "@sema-agent/server/node";
 import { benchApp, describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 interface Ready {
   type: "ready";
@@ -57,12 +59,14 @@ const { values } = parseArgs({
     clients: { type: "string", default: "60" },
     "log-mb": { type: "string", default: "100" },
     seconds: { type: "string", default: "15" },
+    save: { type: "boolean", default: false },
   },
 });
 const LOG_MB = Number(values["log-mb"]);
 
 if (values.serve) await serve(LOG_MB);
 else {
+  const machine = describeMachine();
   const CLIENTS = Number(values.clients);
   const SECONDS = Number(values.seconds);
   const child = fork(new URL(import.meta.url).pathname, ["--serve", "--log-mb", String(LOG_MB)], {
@@ -113,7 +117,7 @@ else {
   const first = latencies[0] ?? Number.NaN;
   latencies.sort((a, b) => a - b);
 
-  console.log(formatMachine(describeMachine()));
+  console.log(formatMachine(machine));
   console.log(`\n${CLIENTS} clients that never read, on a ${LOG_MB} MB log, for ${SECONDS} s\n`);
   const rows: ResultRow[] = [
     { subject: "server RSS", metric: "before the clients", unit: "MB", samples: [mb(before)] },
@@ -147,4 +151,5 @@ else {
     { subject: "bystander GET /v1/tasks/{id}", metric: "requests", unit: "requests", samples: [latencies.length] },
   ];
   console.log(formatTable(rows));
+  saveIfAsked("sse-slow", machine, rows);
 }

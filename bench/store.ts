@@ -5,6 +5,7 @@
  *
  *   npm run bench:store                                      # every store, 5 rounds
  *   npm run store -w @sema-agent/bench -- --rounds 3 --store sqlite
+ *   npm run bench:store -- --save                            # and write bench/results/store/<date>-<commit>.json
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +28,7 @@ import {
   runInChild,
   timed,
 } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const SINGLE_APPENDS = 20_000;
 const BATCHES = 1_000;
@@ -157,14 +159,22 @@ async function runSubject(key: string, rounds: number): Promise<ResultRow[]> {
 }
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "5" }, store: { type: "string" } },
+  options: {
+    rounds: { type: "string", default: "5" },
+    store: { type: "string" },
+    save: { type: "boolean", default: false },
+  },
 });
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
 if (values.store !== undefined) {
-  reportToParent(await runSubject(values.store, rounds));
+  // A child of the run below, or one store run on its own (which saves, if asked, what it reports).
+  const machine = describeMachine();
+  const rows = await runSubject(values.store, rounds);
+  reportToParent(rows);
+  saveIfAsked("store", machine, rows);
 } else {
   const machine = describeMachine();
   const events = realisticEvents(300);
@@ -177,9 +187,10 @@ if (values.store !== undefined) {
     rows.push(...(await runInChild(fileURLToPath(import.meta.url), ["--store", key, "--rounds", String(rounds)])));
   }
   console.log(`\n${formatTable(rows)}`);
-  const results = fileURLToPath(new URL("./results/", import.meta.url));
-  mkdirSync(results, { recursive: true });
-  const file = join(results, `store-${machine.date.replaceAll(":", "-")}.json`);
+  const raw = fileURLToPath(new URL("./results/raw/", import.meta.url));
+  mkdirSync(raw, { recursive: true });
+  const file = join(raw, `store-${machine.date.replaceAll(":", "-")}.json`);
   writeFileSync(file, `${JSON.stringify({ machine, rows }, null, 2)}\n`);
   console.log(`\nraw results: ${file}`);
+  saveIfAsked("store", machine, rows);
 }

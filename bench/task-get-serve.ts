@@ -24,14 +24,17 @@ import {
   type ResultRow,
   realisticEvents,
 } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const { values } = parseArgs({
   options: {
     mb: { type: "string", default: "50" },
     gets: { type: "string", default: "40" },
     rounds: { type: "string", default: "3" },
+    save: { type: "boolean", default: false },
   },
 });
+const machine = describeMachine();
 const MB = Number(values.mb);
 const GETS = Number(values.gets);
 const ROUNDS = Number(values.rounds);
@@ -113,6 +116,7 @@ try {
   await new Promise((resolve) => child.once("exit", resolve));
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(formatMachine(describeMachine()));
+console.log(formatMachine(machine));
 console.log(`big task: ${events.toLocaleString("en-US")} events (~${MB} MB), ${GETS} GETs per task per round\n`);
 console.log(formatTable(rows));
+saveIfAsked("task-get-serve", machine, rows);

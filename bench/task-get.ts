@@ -25,14 +25,17 @@ import {
   type ResultRow,
   realisticEvents,
 } from "./lib/index.ts";
+import { saveIfAsked } from "./lib/results.ts";
 
 const { values } = parseArgs({
   options: {
     mb: { type: "string", default: "50" },
     gets: { type: "string", default: "200" },
     rounds: { type: "string", default: "5" },
+    save: { type: "boolean", default: false },
   },
 });
+const machine = describeMachine();
 const MB = Number(values.mb);
 const GETS = Number(values.gets);
 const ROUNDS = Number(values.rounds);
@@ -98,6 +101,7 @@ for (let round = 0; round < ROUNDS; round++) {
 await store.close();
 rmSync(dir, { recursive: true, force: true });
 
-console.log(formatMachine(describeMachine()));
+console.log(formatMachine(machine));
 console.log(`big task: ${lastSeq.toLocaleString("en-US")} events (~${MB} MB of JSON), ${GETS} reads per round\n`);
 console.log(formatTable(rows));
+saveIfAsked("task-get", machine, rows);

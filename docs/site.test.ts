@@ -37,6 +37,12 @@ const REQUIRED = [
   "agent-api.md",
   "configuration.md",
   "design.md",
+  "decisions/index.md",
+  "decisions/0001-event-log.md",
+  "decisions/0002-lanes-and-frames.md",
+  "decisions/0003-approvals-by-digest.md",
+  "decisions/0004-group-commit.md",
+  "decisions/0005-provenance-policy.md",
 ];
 
 describe("the docs site", () => {

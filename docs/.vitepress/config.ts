@@ -62,6 +62,18 @@ export default defineConfig({
           { text: "Design", link: "/design" },
         ],
       },
+      {
+        text: "Decision records",
+        collapsed: true,
+        items: [
+          { text: "Index", link: "/decisions/" },
+          { text: "1. The event log", link: "/decisions/0001-event-log" },
+          { text: "2. Lanes and frames", link: "/decisions/0002-lanes-and-frames" },
+          { text: "3. Approvals by digest", link: "/decisions/0003-approvals-by-digest" },
+          { text: "4. Group commit", link: "/decisions/0004-group-commit" },
+          { text: "5. The provenance policy", link: "/decisions/0005-provenance-policy" },
+        ],
+      },
       { text: "API reference", link: "/api/", collapsed: true, items: apiPages() },
     ],
   },
