@@ -92,7 +92,10 @@ export interface WorkerOptions {
    * forgotten, so a claim's `exclude` stays small however many there are.
    */
   unrunnableRetryMs?: number;
-  /** Milliseconds since the epoch (`unrunnableRetryMs`, recovery). Default `Date.now`. */
+  /**
+   * Milliseconds since the epoch (`unrunnableRetryMs`, recovery), and the legs' clock
+   * (`HarnessOptions.clock`: their leases, timers, backoffs). Default `Date.now`.
+   */
   now?: () => number;
   /** A leg or a poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
@@ -224,6 +227,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
         ...harness,
         leaseTtlMs: ttlMs,
         ...(options.quota === undefined ? {} : { quota: options.quota }),
+        ...(options.now === undefined ? {} : { clock: options.now }),
       },
       taskId,
       // A stopping pool parks its legs as parked:shutdown, which any worker resumes after a restart.

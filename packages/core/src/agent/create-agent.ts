@@ -7,6 +7,7 @@ import { MemoryStore } from "../adapters/memory-store.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import type { Agent, HarnessOptions } from "../harness/agent.ts";
 import { validateAgent } from "../harness/config/agent-schema.ts";
+import { wallClock } from "../harness/defaults.ts";
 import { childAgent } from "../harness/delegation/child-tasks.ts";
 import type { LegOutcome } from "../harness/leg/leg-outcome.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
@@ -61,6 +62,7 @@ function harnessOptions(
     maxToolOutputChars,
     snapshotEvery,
     randomBytes,
+    clock,
     ...rest
   } = definition;
   const agent: Agent = { ...rest };
@@ -80,6 +82,7 @@ function harnessOptions(
   if (maxToolOutputChars !== undefined) options.maxToolOutputChars = maxToolOutputChars;
   if (snapshotEvery !== undefined) options.snapshotEvery = snapshotEvery;
   if (randomBytes !== undefined) options.randomBytes = randomBytes;
+  if (clock !== undefined) options.clock = clock;
   return options;
 }
 
@@ -165,7 +168,7 @@ export function createAgent<
       // Even a task with nothing to do may have children left waiting (its host stopped after its leg).
       const children = runsChildren ? await backgroundChildren(harness, taskId, signal) : 0;
       if (outcome.legId === undefined && children === 0) return;
-      if (aborted(signal) || !wantsAnotherLeg(await store.getTask(taskId), Date.now())) return;
+      if (aborted(signal) || !wantsAnotherLeg(await store.getTask(taskId), (harness.clock ?? wallClock)())) return;
     }
   }
 

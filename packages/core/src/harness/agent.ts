@@ -187,6 +187,14 @@ export interface HarnessOptions {
   /** Random source for fence nonces (tests pin it). */
   randomBytes?: RandomBytes;
   /**
+   * Milliseconds since the epoch: the one clock the harness reads, for keeping its lease, timers
+   * due, the `parked:model` backoff, a budget's `maxActiveMs`, tool call durations and riding out a
+   * store outage. Default `Date.now`. The store stamps events (`at`) by its own clock: give it the
+   * same one (`new MemoryStore({ now: clock })`) when a test moves time. Timers still run on
+   * `setTimeout`.
+   */
+  clock?: () => number;
+  /**
    * Asked before each model call whether the task's principal has room under its quotas
    * (`storeQuotaGate`); a verdict parks the task (`parked:quota`) until the window allows it.
    */

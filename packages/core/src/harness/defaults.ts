@@ -5,3 +5,11 @@ export const DEFAULTS = {
   maxToolOutputChars: 50_000,
   snapshotEvery: 1000,
 } as const;
+
+/**
+ * The harness's clock when the host gives none (`HarnessOptions.clock`): the wall clock, looked up
+ * at each call rather than captured, so a test that fakes `Date` after the leg began is seen.
+ */
+export function wallClock(): number {
+  return Date.now();
+}

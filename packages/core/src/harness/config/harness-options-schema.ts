@@ -42,6 +42,9 @@ const harnessShape = {
   maxToolOutputChars: z.number().int().positive().optional(),
   snapshotEvery: z.number().int().positive().optional(),
   randomBytes: functionSchema<NonNullable<HarnessOptions["randomBytes"]>>("randomBytes(length)").optional(),
+  clock: functionSchema<NonNullable<HarnessOptions["clock"]>>(
+    "clock() returns milliseconds since the epoch",
+  ).optional(),
   quota: z
     .custom<NonNullable<HarnessOptions["quota"]>>(
       (value) =>

@@ -111,7 +111,7 @@ export function reserveShares(
   if (toCreate.length === 0) return;
   const budget = effectiveBudget(ctx.agent.budget, ctx.writer.state);
   const after = new Folder(ctx.writer.state).applyAll(pending).state;
-  const room = headroom(after, budget, ctx.agent.model.id, Date.now());
+  const room = headroom(after, budget, ctx.agent.model.id, ctx.clock());
   const share = siblingShare(
     room,
     toCreate.length,
@@ -134,7 +134,7 @@ export async function ensureChild(ctx: LegContext, callId: string, input: Delega
   const state = ctx.writer.state;
   const budget = effectiveBudget(ctx.agent.budget, state);
   const known = state.children.find((child) => child.callId === callId);
-  const share = known?.reserved ?? siblingShare(headroom(state, budget, ctx.agent.model.id, Date.now()), 1, false);
+  const share = known?.reserved ?? siblingShare(headroom(state, budget, ctx.agent.model.id, ctx.clock()), 1, false);
   const carved = shareBudget(share, budget);
   const parent = { ...parentOf(ctx), depth: depthOf(state, state.metadata) };
   await spawnChild(ctx.store, Object.keys(carved).length === 0 ? parent : { ...parent, budget: carved }, callId, input);

@@ -4,7 +4,7 @@ import { isTerminal } from "../../core/task-summary.ts";
 import { waitingInputs } from "../../core/waiting-inputs.ts";
 
 /** Whether a leg has anything to do for a task in this state (at `nowMs`, for timers). */
-export function hasWork(state: TaskState, nowMs: number = Date.now()): boolean {
+export function hasWork(state: TaskState, nowMs: number): boolean {
   const { status, parkedReason } = state.summary;
   if (status === "cancelled") return false;
   if (state.timers.some((timer) => Date.parse(timer.due) <= nowMs)) return true;

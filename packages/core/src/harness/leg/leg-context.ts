@@ -22,6 +22,8 @@ export interface LegContext extends WriterContext {
   readonly legId: string;
   /** The host's settings, with `emit` as the leg sends to it. */
   readonly options: HarnessOptions;
+  /** The harness's clock (`HarnessOptions.clock`, or the wall clock): every time the leg reads. */
+  readonly clock: () => number;
   readonly agent: Agent;
   /** The agent's tools by name. */
   readonly tools: ReadonlyMap<string, Tool>;

@@ -30,8 +30,17 @@ export function enterLegHere(holderId: string, taskId: string): (() => void) | u
   };
 }
 
-/** The error for a task whose leg runs in this process already, with the lease as stored. */
-export async function leaseHeldHere(store: Store, taskId: string, holderId: string): Promise<LeaseHeldError> {
+/**
+ * The error for a task whose leg runs in this process already, with the lease as stored (none
+ * stored: held until now, by the harness's `clock`).
+ */
+export async function leaseHeldHere(
+  store: Store,
+  taskId: string,
+  holderId: string,
+  clock: () => number,
+): Promise<LeaseHeldError> {
   const lease = (await store.getTask(taskId)).lease;
-  return new LeaseHeldError(taskId, lease?.holder ?? { id: holderId }, lease?.expiresAt ?? new Date().toISOString());
+  const until = lease?.expiresAt ?? new Date(clock()).toISOString();
+  return new LeaseHeldError(taskId, lease?.holder ?? { id: holderId }, until);
 }

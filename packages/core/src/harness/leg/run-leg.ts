@@ -13,7 +13,7 @@ import type { Emit } from "../../protocol/stream-event.ts";
 import type { LegStartedEvent, TaskEvent } from "../../protocol/task-event.ts";
 import { defaultHolder, type HarnessOptions } from "../agent.ts";
 import { validateLegArguments } from "../config/harness-options-schema.ts";
-import { DEFAULTS } from "../defaults.ts";
+import { DEFAULTS, wallClock } from "../defaults.ts";
 import { childAgent, reportToParent } from "../delegation/child-tasks.ts";
 import { LegWriter, loadState, type WriterContext } from "./event-writer.ts";
 import { hasWork } from "./has-work.ts";
@@ -92,10 +92,11 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
   if (legOptions.lease !== undefined && legOptions.lease.taskId !== taskId)
     throw new InvalidInputError(`the lease given is for task ${legOptions.lease.taskId}, not ${taskId}`);
   const holderId = (legOptions.lease?.holder ?? options.holder ?? defaultHolder()).id;
+  const clock = options.clock ?? wallClock;
   const leaveHere = enterLegHere(holderId, taskId);
-  if (leaveHere === undefined) throw await leaseHeldHere(store, taskId, holderId);
+  if (leaveHere === undefined) throw await leaseHeldHere(store, taskId, holderId, clock);
   try {
-    return await runLeased(options, taskId, legOptions, ttlMs);
+    return await runLeased(options, taskId, legOptions, ttlMs, clock);
   } finally {
     leaveHere();
   }
@@ -107,12 +108,13 @@ async function runLeased(
   taskId: string,
   legOptions: LegOptions,
   ttlMs: number,
+  clock: () => number,
 ): Promise<LegOutcome> {
   const { store } = options;
   const lease = legOptions.lease ?? (await acquireLeg(store, taskId, options.holder, ttlMs, options.holderDied));
   const lost = new AbortController();
   let loop: LegLoop | undefined;
-  const stopLease = keepLease(store, taskId, lease.token, ttlMs, () => {
+  const stopLease = keepLease(store, taskId, lease.token, ttlMs, clock, () => {
     abortCheaply(lost);
     loop?.abortStep();
   });
@@ -127,6 +129,7 @@ async function runLeased(
   const retry: StoreRetryPolicy = {
     maxMs: ttlMs,
     signal: lost.signal,
+    now: clock,
     onRetry: (error, attempt, delayMs) =>
       emit({
         type: "store_retry",
@@ -148,7 +151,7 @@ async function runLeased(
       foreign: new ForeignInterrupts(),
     };
     writer = new LegWriter(base, folder);
-    if (!hasWork(writer.state)) {
+    if (!hasWork(writer.state, clock())) {
       // A child whose end its parent was not told of (its host died in between): tell it now.
       if (isEndReportDue(writer.state.summary)) await reportToParent(store, taskId, writer.state);
       return outcomeOf(taskId, writer.state);
@@ -170,6 +173,7 @@ async function runLeased(
       ...base,
       legId,
       options,
+      clock,
       agent: options.agent,
       tools: new Map(tools.map((tool) => [tool.name, tool])),
       signals: { host, shutdown, lost: lost.signal },

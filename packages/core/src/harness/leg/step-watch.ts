@@ -21,6 +21,8 @@ export class StepWatch {
 
   /** Run one step, with the watcher armed if it runs long enough. */
   async run<T>(work: () => Promise<T>): Promise<T> {
+    // Not the harness's clock: this times a `setTimeout` of a few ms, which needs the monotonic
+    // clock timers run on; an injected clock that stands still would never arm the watcher.
     this.#stepStartedAt = performance.now();
     this.#inStep = true;
     // Touching a timer for every step was 3% of an instant turn: a step only notes its start,

@@ -63,6 +63,32 @@ describe("retryStoreUnavailable", () => {
     expect(calls).toBe(8);
   });
 
+  it("measures the time budget by its clock (the harness's), not the timers'", async () => {
+    vi.useFakeTimers();
+    let now = 1_000_000;
+    let calls = 0;
+    let settled = false;
+    // Each attempt takes 100 ms by the clock: the 250 ms are spent at the fourth failure.
+    const outcome = retryStoreUnavailable(
+      async () => {
+        calls++;
+        now += 100;
+        throw down();
+      },
+      { maxMs: 250, baseMs: 1, capMs: 1, random: () => 1, now: () => now },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    void outcome.then(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(3);
+    expect(settled).toBe(true);
+    expect(await outcome).toBeInstanceOf(StoreUnavailableError);
+    expect(calls).toBe(4);
+  });
+
   it("stops waiting as soon as its signal aborts (the lease was lost)", async () => {
     vi.useFakeTimers();
     const controller = new AbortController();

@@ -5,6 +5,7 @@
  * prove it still owns the task stops before its next side effect.
  */
 import { isSemaError } from "../../protocol/errors.ts";
+import { wallClock } from "../defaults.ts";
 
 export interface StoreRetryPolicy {
   /** Give up once this long has passed since the first failure (the lease TTL for a leg). */
@@ -19,6 +20,8 @@ export interface StoreRetryPolicy {
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
   /** For tests. Default `Math.random`. */
   random?: () => number;
+  /** Milliseconds since the epoch, that `maxMs` is measured by (the harness's clock). Default `Date.now`. */
+  now?: () => number;
 }
 
 function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -42,6 +45,7 @@ export async function retryStoreUnavailable<T>(work: () => Promise<T>, policy: S
   const base = policy.baseMs ?? 50;
   const cap = policy.capMs ?? 2_000;
   const random = policy.random ?? Math.random;
+  const now = policy.now ?? wallClock;
   // A function, so the check after an await is not narrowed away by the one before it.
   const aborted = () => policy.signal?.aborted === true;
   let firstFailure: number | undefined;
@@ -50,8 +54,8 @@ export async function retryStoreUnavailable<T>(work: () => Promise<T>, policy: S
       return await work();
     } catch (error) {
       if (!isSemaError(error, "StoreUnavailable") || aborted()) throw error;
-      firstFailure ??= Date.now();
-      const left = firstFailure + policy.maxMs - Date.now();
+      firstFailure ??= now();
+      const left = firstFailure + policy.maxMs - now();
       if (left <= 0) throw error;
       // Full jitter over the exponential step, so many legs reconnecting do not stampede.
       const delay = Math.min(left, Math.max(1, Math.round(random() * Math.min(cap, base * 2 ** (attempt - 1)))));

@@ -289,7 +289,7 @@ export class LegLoop {
   async #parkIfOverBudget(): Promise<boolean> {
     const { agent } = this.#o;
     const budget = effectiveBudget(agent.budget, this.#w.state);
-    const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, Date.now());
+    const exceeded = exceededLimit(this.#w.state, budget, agent.model.id, this.#ctx.clock());
     if (exceeded === undefined) return false;
     await this.#endForBudget(budget, exceeded);
     return true;
@@ -326,7 +326,7 @@ export class LegLoop {
     const state = this.#w.state;
     const budget = effectiveBudget(agent.budget, state);
     if (budget.maxTokens === undefined && budget.maxCostUsd === undefined) return undefined;
-    const room = headroom(state, budget, agent.model.id, Date.now());
+    const room = headroom(state, budget, agent.model.id, this.#ctx.clock());
     const fit = fitCall(room, request, estimateInputTokens(request, state.lastPromptTokens), budget, agent.model.id);
     if (!fit.fits) return { budget, exceeded: fit };
     if (fit.maxOutputTokens !== undefined) request.maxOutputTokens = fit.maxOutputTokens;
@@ -382,7 +382,7 @@ export class LegLoop {
         failure,
         parks: (state.modelParks ?? 0) + 1,
         legId: this.#legId,
-        nowMs: Date.now(),
+        nowMs: this.#ctx.clock(),
         backoff: agent.modelBackoff,
       });
       return [...park, { type: "leg_ended", v: 1, legId: this.#legId, reason: "parked:model", detail: failure.code }];
@@ -393,7 +393,7 @@ export class LegLoop {
   async #fireTimers(delivery: "parked" | "received"): Promise<void> {
     if (this.#w.state.timers.length === 0) return;
     await this.#w.appendWhen((state) => {
-      const events = dueTimerInputs(state, Date.now(), delivery, this.#legId);
+      const events = dueTimerInputs(state, this.#ctx.clock(), delivery, this.#legId);
       return events.length === 0 ? undefined : events;
     });
   }

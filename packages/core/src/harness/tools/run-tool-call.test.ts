@@ -19,6 +19,7 @@ function settings(...tools: ReturnType<typeof defineTool>[]): ToolRunSettings {
     taskId: "t",
     legId: "l",
     principal: "acme",
+    clock: () => 0,
   };
 }
 

@@ -28,6 +28,8 @@ export interface ToolRunSettings {
   checkpoint?: (call: OpenToolCall, data: JsonValue) => Promise<void>;
   /** The `traceparent` of a call's span (the tool phase's, from `HarnessOptions.traceparentOf`). */
   traceparent?: (call: OpenToolCall) => Promise<string | undefined>;
+  /** The harness's clock, that a call's `durationMs` is measured by. */
+  clock: () => number;
 }
 
 /** The largest checkpoint a tool call may record, as JSON text. */
@@ -110,11 +112,11 @@ export async function executeCall(
   settings: ToolRunSettings,
   frozen = false,
 ): Promise<CallOutcome> {
-  const started = Date.now();
+  const started = settings.clock();
   const done = (status: ToolResultStatus, raw: string, tool?: Tool): CallOutcome => ({
     status,
     ...toolContent(tool, raw, settings, status),
-    durationMs: Date.now() - started,
+    durationMs: settings.clock() - started,
   });
   const tool = settings.tools.get(call.name);
   if (tool === undefined) {

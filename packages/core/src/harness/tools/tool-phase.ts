@@ -294,6 +294,7 @@ export class ToolPhase {
       legId: this.#legId,
       principal: this.#w.state.principal,
       checkpoint: (call, data) => this.#checkpoint(call, data),
+      clock: this.#ctx.clock,
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
     const traceparentOf = this.#o.traceparentOf;
