@@ -14,6 +14,8 @@ export default defineConfig({
       "docs/**/*.test.ts",
     ],
     testTimeout: 30_000,
+    // A failing property test's seed replays it (FC_SEED, FC_PATH): see scripts/vitest-setup.ts.
+    setupFiles: ["./scripts/vitest-setup.ts"],
     // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
     // pointing at its TypeScript, which Node will not load from node_modules. Inlining it and its
     // importers makes Vite resolve and transform them instead of handing them to Node. The MCP

@@ -135,7 +135,9 @@ async function runTree(
   when: "before" | "after",
   withError: boolean,
 ) {
-  const clock = jumpingClock();
+  // Time moves only when the test jumps it: the store's leases and the harness's readings agree,
+  // and nothing depends on how fast this machine runs the tree.
+  const clock = jumpingClock({ withWallClock: false });
   const store = new MemoryStore({ now: clock.now });
   const rootId = await startTask(store, { objective: "root" });
   const plans = index(plan, "root", new Map());
@@ -145,7 +147,7 @@ async function runTree(
     delegation: { maxDepth: 4, maxChildren: 20 },
     budget: kind === "tokens" ? { maxTokens: limit } : { maxCostUsd: dollars(limit), prices: { inline: PRICE } },
   };
-  const options = { agent, leaseTtlMs: LEASE_TTL_MS };
+  const options = { agent, leaseTtlMs: LEASE_TTL_MS, clock: clock.now };
   const doomed = dyingStore(store, { appendsBeforeDeath: dieAfter, when });
   // The first leg's appends, counted: an undisturbed run tells how many a death can be drawn over.
   let firstLegAppends = 0;

@@ -1,7 +1,9 @@
 /**
- * A store clock for tests that must pass a lease without sleeping for it: it runs with the wall
- * clock (the harness's own lease renewal runs on real timers) and jumps ahead when told, so
- * "the lease has lapsed" is a step of the test, whatever the machine's load.
+ * A clock for tests that must pass a lease without sleeping for it: it jumps ahead when told, so
+ * "the lease has lapsed" is a step of the test, whatever the machine's load. By default it also
+ * runs with the wall clock (for a store whose harness reads `Date.now`); `withWallClock: false`
+ * stands still between jumps, for a test that gives the same clock to the store and the harness
+ * (`HarnessOptions.clock`).
  */
 export interface JumpingClock {
   readonly now: () => number;
@@ -9,10 +11,12 @@ export interface JumpingClock {
   jump(ms: number): void;
 }
 
-export function jumpingClock(): JumpingClock {
+export function jumpingClock(options: { withWallClock?: boolean } = {}): JumpingClock {
   let ahead = 0;
+  const start = Date.now();
+  const base = options.withWallClock === false ? () => start : () => Date.now();
   return {
-    now: () => Date.now() + ahead,
+    now: () => base() + ahead,
     jump(ms) {
       ahead += ms;
     },
