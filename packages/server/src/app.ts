@@ -5,7 +5,7 @@
 
 import type { CanApprove, Store } from "@sema-agent/core";
 import { type QuotaSettings, type QuotaTokenSource, quotaResolver, quotaSettingsSchema } from "@sema-agent/core";
-import { ConfigError, checkConfig, functionSchema } from "@sema-agent/core/protocol";
+import { ConfigError, checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -36,11 +36,9 @@ import { usageRoutes } from "./routes/usage.ts";
 import {
   approversSchema,
   checkAgents,
-  type KeysMatch,
   limitsSchema,
   objectWith,
   registrySchema,
-  type ShapeOf,
   storeSchema,
 } from "./server-options.ts";
 import { type ProtocolContext, protocolSchema, type ServerProtocol } from "./server-protocol.ts";
@@ -114,8 +112,8 @@ const appShape = {
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
-const appKeysMatch: KeysMatch<keyof typeof appShape, keyof AppOptions> = true;
-void appKeysMatch;
+const appMatches: SchemaMatches<typeof appSchema, AppOptions> = true;
+void appMatches;
 
 /**
  * Every `/v1` route of the API, for the app and for the OpenAPI document: the core's, then those

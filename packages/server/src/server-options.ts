@@ -4,14 +4,11 @@
  * `ConfigError` that says what to set — at start, never from inside a request or a leg.
  */
 import { type Agent, type LeaseHolder, type Store, validateAgent } from "@sema-agent/core";
-import { ConfigError } from "@sema-agent/core/protocol";
+import { ConfigError, holderSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
 import type { AgentRegistry } from "@sema-agent/worker";
 import { z } from "zod";
 import type { ApproverSettings } from "./approval-policy.ts";
 import type { Limits } from "./limits.ts";
-
-export type ShapeOf<T> = { [K in keyof T]-?: z.ZodType };
-export type KeysMatch<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
   if (typeof value !== "object" || value === null) return false;
@@ -63,20 +60,22 @@ const approversShape = {
 } satisfies ShapeOf<ApproverSettings>;
 export const approversSchema = z.strictObject(approversShape);
 
-const keysMatch: [
-  KeysMatch<keyof typeof limitsShape, keyof Limits>,
-  KeysMatch<keyof typeof approversShape, keyof ApproverSettings>,
+const shapesMatch: [
+  SchemaMatches<typeof limitsSchema, Partial<Limits>>,
+  SchemaMatches<typeof approversSchema, ApproverSettings>,
 ] = [true, true];
-void keysMatch;
+void shapesMatch;
 
 /** The in-process worker pool's options, as `serve` and `serveMcpStdio` take them. */
 export const workersShape = {
   concurrency: z.number().int().nonnegative().optional(),
   maxPerPrincipal: z.number().int().positive().optional(),
   pollMs: z.number().positive().optional(),
-  holder: z.looseObject({ id: z.string().min(1) }).optional(),
+  holder: holderSchema.optional(),
   leaseTtlMs: z.number().positive().optional(),
 } satisfies ShapeOf<WorkersOptions>;
+const workersMatch: SchemaMatches<z.ZodObject<typeof workersShape>, WorkersOptions> = true;
+void workersMatch;
 
 /** The in-process worker pool's settings (`serve`, `serveMcpStdio`). */
 export interface WorkersOptions {

@@ -7,6 +7,7 @@
  */
 
 export { checkConfig, functionSchema } from "./config-check.ts";
+export type * from "./config-shape.ts";
 export * from "./content.ts";
 export * from "./errors.ts";
 export type * from "./human-input.ts";

@@ -2,10 +2,10 @@
  * `a2a()`: the A2A server as an opt-in protocol — agent cards, the JSON-RPC and REST bindings,
  * and push notifications when given where to keep their configs.
  */
-import { ConfigError, checkConfig } from "@sema-agent/core/protocol";
+import { ConfigError, checkConfig, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import type { TokenStore } from "../ingress/token-store.ts";
-import { objectWith, type ShapeOf } from "../server-options.ts";
+import { objectWith } from "../server-options.ts";
 import type { ServerProtocol } from "../server-protocol.ts";
 import { a2aRoutes } from "./a2a-routes.ts";
 import { publicUrlSchema } from "./card-origin.ts";
@@ -66,6 +66,8 @@ const a2aShape = {
   publicUrl: publicUrlSchema.optional(),
 } satisfies ShapeOf<A2AOptions>;
 const a2aSchema = z.strictObject(a2aShape);
+const a2aMatches: SchemaMatches<typeof a2aSchema, A2AOptions> = true;
+void a2aMatches;
 
 function isDispatcher(push: A2APushSettings | PushDispatcher): push is PushDispatcher {
   return push instanceof PushDispatcher || typeof (push as Partial<PushDispatcher>).watch === "function";

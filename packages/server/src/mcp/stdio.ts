@@ -7,7 +7,7 @@
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Store } from "@sema-agent/core";
-import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
+import { checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers } from "@sema-agent/worker";
 import { z } from "zod";
 import { type ApproverSettings, approvalPolicy } from "../approval-policy.ts";
@@ -17,11 +17,9 @@ import { TaskQueue } from "../routes/task-queue.ts";
 import {
   approversSchema,
   checkAgents,
-  type KeysMatch,
   limitsSchema,
   objectWith,
   registrySchema,
-  type ShapeOf,
   storeSchema,
   type WorkersOptions,
   workersShape,
@@ -61,9 +59,10 @@ const stdioShape = {
   input: objectWith<Readable>(["on", "read"], "a readable stream").optional(),
   output: objectWith<Writable>(["write"], "a writable stream").optional(),
 } satisfies ShapeOf<McpStdioOptions>;
-const stdioKeysMatch: KeysMatch<keyof typeof stdioShape, keyof McpStdioOptions> = true;
-void stdioKeysMatch;
+
 const stdioSchema = z.strictObject(stdioShape);
+const stdioMatches: SchemaMatches<typeof stdioSchema, McpStdioOptions> = true;
+void stdioMatches;
 
 /** A running stdio MCP server: wait for the client to go, or stop it. */
 export interface McpStdio {

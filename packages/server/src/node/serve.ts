@@ -5,7 +5,7 @@
  */
 import type { Emit, HarnessOptions, Store, StreamEvent } from "@sema-agent/core";
 import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
-import { checkConfig, functionSchema } from "@sema-agent/core/protocol";
+import { checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
 import { createApp } from "../app.ts";
@@ -18,11 +18,9 @@ import type { Limits } from "../limits.ts";
 import {
   approversSchema,
   checkAgents,
-  type KeysMatch,
   limitsSchema,
   objectWith,
   registrySchema,
-  type ShapeOf,
   storeSchema,
   type WorkersOptions,
   workersShape,
@@ -110,13 +108,9 @@ const serveShape = {
   clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
 } satisfies ShapeOf<ServeOptions>;
-const serveKeysMatch: [
-  KeysMatch<keyof typeof workersShape, keyof WorkersOptions>,
-  KeysMatch<keyof typeof serveShape, keyof ServeOptions>,
-] = [true, true];
-void serveKeysMatch;
-
 const serveSchema = z.strictObject(serveShape);
+const serveMatches: SchemaMatches<typeof serveSchema, ServeOptions> = true;
+void serveMatches;
 
 /** A running {@link serve}: its URL, the first token when one was created, the worker pool, and a graceful stop. */
 export interface Serving {
