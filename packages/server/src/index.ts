@@ -7,15 +7,10 @@
  * @module @sema-agent/server
  */
 
-// What `createApp` and `serve` take and return, from the worker package they build on; the pool
-// itself (`startWorkers`) is imported from `@sema-agent/worker`.
-export {
-  type AgentRegistry,
-  createAgentRegistry,
-  type StopResult,
-  type WorkerPool,
-  type WorkSignal,
-} from "@sema-agent/worker";
+// What `createApp` and `serve` take and return, from the worker package they build on: the
+// registry from its own subpath (nothing of the pool, nothing of Node), the pool's types only.
+export type { StopResult, WorkerPool, WorkSignal } from "@sema-agent/worker";
+export { type AgentRegistry, createAgentRegistry } from "@sema-agent/worker/registry";
 export { API_VERSION, type AppOptions, apiRoutes, createApp } from "./app.ts";
 export type { AppEnv } from "./app-env.ts";
 export { type ApproverRule, type ApproverSettings, approvalPolicy, defaultApprovalPolicy } from "./approval-policy.ts";

@@ -1,6 +1,10 @@
 /**
- * The agents a server runs, by name, with one default. A task records its agent's name when it
- * is created, and every later leg, in any worker, runs the agent registered under that name.
+ * `@sema-agent/worker/registry`: the agents a server runs, by name, with one default — without
+ * the worker pool, so a host that only serves the API (and `@sema-agent/server`'s root) loads
+ * nothing of Node for it. A task records its agent's name when it is created, and every later
+ * leg, in any worker, runs the agent registered under that name.
+ *
+ * @module @sema-agent/worker/registry
  */
 import { type Agent, validateAgent } from "@sema-agent/core";
 

@@ -33,13 +33,13 @@ export class MemoryTokenStore implements TokenStore {
     const { tokenId, token } = mintToken();
     const record: TokenRecord = { tokenId, principal, actorId, roles, createdAt: new Date(this.#now()).toISOString() };
     if (quotas !== undefined) record.quotas = quotas;
-    this.#byHash.set(hashToken(token), record);
+    this.#byHash.set(await hashToken(token), record);
     return { token, record: copy(record) };
   }
 
   async verify(token: string): Promise<TokenRecord | undefined> {
     if (tokenIdOf(token) === undefined) return undefined;
-    const record = this.#byHash.get(hashToken(token));
+    const record = this.#byHash.get(await hashToken(token));
     return record === undefined || record.revokedAt !== undefined ? undefined : copy(record);
   }
 

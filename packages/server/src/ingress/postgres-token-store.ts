@@ -106,7 +106,14 @@ export class PostgresTokenStore implements TokenStore {
     const { rows } = await this.#rows(
       `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles, quotas)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [tokenId, hashToken(token), principal, actorId, roles, quotas === undefined ? null : JSON.stringify(quotas)],
+      [
+        tokenId,
+        await hashToken(token),
+        principal,
+        actorId,
+        roles,
+        quotas === undefined ? null : JSON.stringify(quotas),
+      ],
     );
     const row = rows[0];
     if (row === undefined) throw new Error("token insert returned no row");
@@ -124,7 +131,14 @@ export class PostgresTokenStore implements TokenStore {
       `INSERT INTO ${this.#table} (token_id, token_hash, principal, actor_id, roles, first, quotas)
        SELECT $1, $2, $3, $4, $5, true, $6 WHERE NOT EXISTS (SELECT 1 FROM ${this.#table})
        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [tokenId, hashToken(token), principal, actorId, roles, quotas === undefined ? null : JSON.stringify(quotas)],
+      [
+        tokenId,
+        await hashToken(token),
+        principal,
+        actorId,
+        roles,
+        quotas === undefined ? null : JSON.stringify(quotas),
+      ],
     );
     const row = rows[0];
     return row === undefined ? undefined : { token, record: recordOf(row) };
@@ -134,7 +148,7 @@ export class PostgresTokenStore implements TokenStore {
     if (tokenIdOf(token) === undefined) return undefined;
     const { rows } = await this.#rows(
       `SELECT ${COLUMNS} FROM ${this.#table} WHERE token_hash = $1 AND revoked_at IS NULL`,
-      [hashToken(token)],
+      [await hashToken(token)],
     );
     return rows[0] === undefined ? undefined : recordOf(rows[0]);
   }

@@ -102,13 +102,14 @@ export class SqliteTokenStore implements TokenStore {
     const { principal, actorId, roles, quotas } = normalizeCreateInput(input);
     const { tokenId, token } = mintToken();
     const createdAt = new Date(this.#now()).toISOString();
+    const tokenHash = await hashToken(token);
     this.#db
       .prepare(
         "INSERT INTO server_tokens (token_id, token_hash, principal, actor_id, roles, created_at, quotas) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
         tokenId,
-        hashToken(token),
+        tokenHash,
         principal,
         actorId,
         JSON.stringify(roles),
@@ -122,9 +123,10 @@ export class SqliteTokenStore implements TokenStore {
 
   async verify(token: string): Promise<TokenRecord | undefined> {
     if (tokenIdOf(token) === undefined) return undefined;
+    const tokenHash = await hashToken(token);
     const row = this.#db
       .prepare(`SELECT ${COLUMNS} FROM server_tokens WHERE token_hash = ? AND revoked_at IS NULL`)
-      .get(hashToken(token)) as TokenRow | undefined;
+      .get(tokenHash) as TokenRow | undefined;
     return row === undefined ? undefined : recordOf(row);
   }
 

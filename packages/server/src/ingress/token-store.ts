@@ -3,7 +3,6 @@
  * that a stolen database yields no usable token. Each token names a principal (whose tasks it
  * reaches), an actor (who speaks when it is used) and its roles.
  */
-import { createHash, randomBytes } from "node:crypto";
 import { LABEL_ID_MAX_CHARS, type Quotas, quotasSchema } from "@sema-agent/core";
 import { checkConfig } from "@sema-agent/core/protocol";
 import { z } from "zod";
@@ -92,15 +91,28 @@ const PRINCIPAL_PATTERN = /^[\p{L}\p{N}._@+:-]{1,128}$/u;
 // longer id would be cut, and two verified actors could then share a label.
 const ACTOR_PATTERN = new RegExp(`^[\\p{L}\\p{N}._@+:-]{1,${LABEL_ID_MAX_CHARS}}$`, "u");
 
-/** SHA-256 of the whole token, hex. */
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+/** SHA-256 of the whole token (UTF-8), hex; Web Crypto, so it runs wherever the app does. */
+export async function hashToken(token: string): Promise<string> {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function randomBytes(length: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(length));
+}
+
+/** Bytes as base64url without padding (32 bytes → 43 characters). */
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
 }
 
 /** A new token: 32 random bytes (base64url) behind a 6-byte random id. */
 export function mintToken(): { tokenId: string; token: string } {
-  const tokenId = randomBytes(6).toString("hex");
-  return { tokenId, token: `${TOKEN_PREFIX}${tokenId}_${randomBytes(32).toString("base64url")}` };
+  const tokenId = Array.from(randomBytes(6), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return { tokenId, token: `${TOKEN_PREFIX}${tokenId}_${base64url(randomBytes(32))}` };
 }
 
 /** The token id inside a well-formed token, or undefined. */

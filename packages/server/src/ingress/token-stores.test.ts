@@ -148,7 +148,7 @@ describe("SqliteTokenStore on the task store's file", () => {
     expect((await again.listTasks({ principal: "acme" })).tasks).toEqual([]);
     await again.close();
     await reopened.close();
-    expect(hashToken(token)).toMatch(/^[0-9a-f]{64}$/);
+    expect(await hashToken(token)).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 
