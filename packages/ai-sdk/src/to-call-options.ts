@@ -34,6 +34,7 @@ const PLACES = {
   // Copied anew: what a provider does with the array cannot reach the request.
   stopSequences: "mapped",
   seed: "copy",
+  frequencyPenalty: "copy",
   // V4's form, sent with the tools only.
   toolChoice: "mapped",
   // Over the adapter's own, without reserved keys.

@@ -43,6 +43,11 @@ export const modelSettingsSchema = z
     /** An integer, for providers that sample deterministically with one. */
     seed: z.number().int(),
     /**
+     * Lowers the odds of a token by how often it already appears, against repeated words (OpenAI:
+     * −2 to 2). Providers without it (Anthropic, OpenAI's Responses API) ignore it with a warning.
+     */
+    frequencyPenalty: z.number(),
+    /**
      * `auto` (default), `none`, `required` or `{ type: "tool", toolName }` (a tool the agent has;
      * a leg fails the task if it lacks it). A forced choice (`required`, a named tool) holds until
      * the model has called a tool after the latest user message; later calls use `auto`, so the
