@@ -49,7 +49,7 @@ async function runTask(
   const taskId = await startTask(store, { objective: "Weather in San Francisco, as JSON.", ...settings });
   const outcome = await runLeg({ store, agent }, taskId);
   const body = JSON.parse(server.requests.at(-1)?.body ?? "{}");
-  return { outcome, body };
+  return { outcome, body, created: (await store.read(taskId))[0] };
 }
 
 function openaiResponses(baseURL: string): Model {
@@ -145,6 +145,27 @@ describe("openai chat: settings and structured output on the wire", () => {
       },
     });
     expect(outcome).toMatchObject({ status: "completed", result: ANSWER });
+  });
+
+  it("records a task's frequencyPenalty on task_created and sends it as frequency_penalty, over the agent's", async () => {
+    const { created, body } = await runTask(
+      server,
+      { model: openaiChat(server.baseURL), frequencyPenalty: 0.2 },
+      { frequencyPenalty: 0.5 },
+      "openai-chat/text.sse",
+    );
+    expect(created).toMatchObject({ type: "task_created", v: 2, settings: { frequencyPenalty: 0.5 } });
+    expect(body.frequency_penalty).toBe(0.5);
+  });
+
+  it("sends the agent's frequencyPenalty when the task has none", async () => {
+    const { body } = await runTask(
+      server,
+      { model: openaiChat(server.baseURL), frequencyPenalty: -0.25 },
+      {},
+      "openai-chat/text.sse",
+    );
+    expect(body.frequency_penalty).toBe(-0.25);
   });
 });
 

@@ -15,7 +15,52 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import type { JsonValue, ModelRequest, TranscriptEntry, UserPart } from "@sema-agent/core";
-import { withoutReservedProviderOptions } from "@sema-agent/core/protocol";
+import {
+  MODEL_SETTING_KEYS,
+  type ModelSettingKey,
+  type ModelSettings,
+  withoutReservedProviderOptions,
+} from "@sema-agent/core/protocol";
+
+/**
+ * Where each model setting goes in the V4 call options: `copy`, as it is under its own name, or
+ * `mapped` by `toCallOptions` itself. Every setting has a line: a new one fails the compile here
+ * until it is placed, rather than being dropped from every call without a word.
+ */
+const PLACES = {
+  temperature: "copy",
+  topP: "copy",
+  maxOutputTokens: "copy",
+  // Copied anew: what a provider does with the array cannot reach the request.
+  stopSequences: "mapped",
+  seed: "copy",
+  frequencyPenalty: "copy",
+  // V4's form, sent with the tools only.
+  toolChoice: "mapped",
+  // Over the adapter's own, without reserved keys.
+  providerOptions: "mapped",
+} as const satisfies Record<ModelSettingKey, "copy" | "mapped">;
+
+/** The settings copied as they are. */
+type Copied = { [K in ModelSettingKey]: (typeof PLACES)[K] extends "copy" ? K : never }[ModelSettingKey];
+// A copied setting has V4's name and a type V4 takes: else this fails the compile.
+const copiedFit: Required<Pick<ModelSettings, Copied>> extends Required<Pick<LanguageModelV4CallOptions, Copied>>
+  ? true
+  : false = true;
+void copiedFit;
+
+function isCopied(key: ModelSettingKey): key is Copied {
+  return PLACES[key] === "copy";
+}
+const COPIED: readonly Copied[] = MODEL_SETTING_KEYS.filter(isCopied);
+
+function copySetting<K extends Copied>(
+  options: LanguageModelV4CallOptions,
+  key: K,
+  value: LanguageModelV4CallOptions[K] | undefined,
+): void {
+  if (value !== undefined) options[key] = value;
+}
 
 /** The V4 call options for one request. `signal` is passed as the call's abort signal. */
 export function toCallOptions(
@@ -35,11 +80,8 @@ export function toCallOptions(
     );
     options.toolChoice = toToolChoice(request.toolChoice);
   }
-  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
-  if (request.temperature !== undefined) options.temperature = request.temperature;
-  if (request.topP !== undefined) options.topP = request.topP;
+  for (const key of COPIED) copySetting(options, key, request[key]);
   if (request.stopSequences !== undefined) options.stopSequences = [...request.stopSequences];
-  if (request.seed !== undefined) options.seed = request.seed;
   if (request.responseFormat !== undefined) {
     const { schema, name, description } = request.responseFormat;
     options.responseFormat = { type: "json", schema: schema as JSONSchema7 };

@@ -154,6 +154,7 @@ export type {
   TaskEventIdentity,
 } from "./protocol/human-input.ts";
 export type { JsonValue } from "./protocol/json.ts";
+export type { ToolChoice } from "./protocol/model-settings.ts";
 export type {
   CallClassification,
   CallProvenance,
@@ -166,7 +167,7 @@ export type {
   ToolEffects,
 } from "./protocol/provenance.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
-export type { LeaseHolder, ParkReason, StoredEvent, TaskEvent, ToolChoice } from "./protocol/task-event.ts";
+export type { LeaseHolder, ParkReason, StoredEvent, TaskEvent } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
 export { parseTraceContext, type TraceContext } from "./protocol/trace-context.ts";
 export type {
@@ -175,5 +176,5 @@ export type {
   ToolCall,
   ToolResultStatus,
   TranscriptEntry,
-  Usage,
 } from "./protocol/transcript.ts";
+export type { Usage } from "./protocol/usage.ts";

@@ -5,7 +5,6 @@
 import type { Agent, HarnessOptions } from "../harness/agent.ts";
 import type { BeforeToolDecision, HookContext, Hooks } from "../harness/hooks/hooks.ts";
 import type { SentInput } from "../harness/tasks/send-input.ts";
-import type { StartTaskInput } from "../harness/tasks/start-task.ts";
 import type { CanApprove, Decision } from "../harness/tools/approvals.ts";
 import type { InferOutput, StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
@@ -13,11 +12,13 @@ import type { Tool } from "../ports/tool.ts";
 import type { ContentPart } from "../protocol/content.ts";
 import type { SemaError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { ModelSettings } from "../protocol/model-settings.ts";
 import type { CallProvenance } from "../protocol/provenance.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
 import type { ParkReason } from "../protocol/task-event.ts";
 import type { TaskStatus } from "../protocol/task-summary.ts";
-import type { ActorAssertion, ToolResultStatus, Usage } from "../protocol/transcript.ts";
+import type { ActorAssertion, ToolResultStatus } from "../protocol/transcript.ts";
+import type { Usage } from "../protocol/usage.ts";
 
 /**
  * A call of one of the tools `T` as a typed hook sees it: a union over the tools, each arm with
@@ -121,8 +122,11 @@ export interface RunResult<Output = unknown> {
   error?: SemaError;
 }
 
-/** Options of `run` and `stream`. */
-export interface RunOptions<Output extends StandardSchemaV1 | undefined = undefined> {
+/**
+ * Options of `run` and `stream`, with this task's model settings (every key of `ModelSettings`):
+ * recorded on `task_created`, they win over the definition's.
+ */
+export interface RunOptions<Output extends StandardSchemaV1 | undefined = undefined> extends ModelSettings {
   /** Who typed the input (recorded on the objective). */
   actor?: ActorAssertion;
   /** Whose authority the task runs on. Default `"local"`. */
@@ -139,14 +143,6 @@ export interface RunOptions<Output extends StandardSchemaV1 | undefined = undefi
   output?: Output;
   /** Recorded on `task_created`. */
   metadata?: { [key: string]: JsonValue };
-  /** This task's request settings, recorded on `task_created`; they win over the definition's. */
-  temperature?: StartTaskInput["temperature"];
-  topP?: StartTaskInput["topP"];
-  maxOutputTokens?: StartTaskInput["maxOutputTokens"];
-  stopSequences?: StartTaskInput["stopSequences"];
-  seed?: StartTaskInput["seed"];
-  toolChoice?: StartTaskInput["toolChoice"];
-  providerOptions?: StartTaskInput["providerOptions"];
 }
 
 /** What `run`, `stream` and `send` take: text, or content parts (text, images, files). */

@@ -13,13 +13,14 @@ import type { LegOutcome } from "../harness/leg/leg-outcome.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import { streamLeg } from "../harness/leg/stream-leg.ts";
 import { type SendInputOptions, type SentInput, sendInput } from "../harness/tasks/send-input.ts";
-import { SETTING_KEYS, type StartTaskInput, startTask } from "../harness/tasks/start-task.ts";
+import { type StartTaskInput, startTask } from "../harness/tasks/start-task.ts";
 import { loadTaskState } from "../harness/tasks/task-overview.ts";
 import { type DecideApprovalOptions, type Decision, decideApproval } from "../harness/tools/approvals.ts";
 import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store, TaskRecord } from "../ports/store.ts";
 import type { Tool } from "../ports/tool.ts";
 import { isSemaError } from "../protocol/errors.ts";
+import { MODEL_SETTING_KEYS } from "../protocol/model-settings.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
 import type {
   AgentDefinition,
@@ -100,7 +101,7 @@ function startInput(
   if (options.metadata !== undefined) start.metadata = options.metadata;
   // A per-run schema is recorded on task_created, so a leg in any process asks for it.
   if (options.output !== undefined) start.output = options.output;
-  for (const key of SETTING_KEYS) if (options[key] !== undefined) Object.assign(start, { [key]: options[key] });
+  for (const key of MODEL_SETTING_KEYS) if (options[key] !== undefined) Object.assign(start, { [key]: options[key] });
   return start;
 }
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { legEndReasonSchema, taskEventSchema } from "../protocol/task-event.ts";
+import { usageSchema } from "../protocol/usage.ts";
 import { FAST_CHECKED_TYPES, isSurelyValidEvent } from "./event-fast-check.ts";
 import { validateEvents } from "./event-validation.ts";
 
@@ -9,10 +10,11 @@ const anyText = fc.string({ maxLength: 20 });
 const count = fc.oneof(fc.nat(), fc.constant(0), fc.constant(Number.MAX_SAFE_INTEGER));
 const json = fc.jsonValue({ maxDepth: 3 });
 
-const usage = fc.record(
-  { inputTokens: count, outputTokens: count, cachedInputTokens: count, reasoningTokens: count },
-  { requiredKeys: ["inputTokens", "outputTokens"] },
-);
+// Usages are generated from the one schema's own keys (those `{}` lacks are required), so the
+// fast check, written by hand, is held to every key the schema has: a key it does not know fails.
+const usageKeys = Object.keys(usageSchema.shape);
+const requiredUsageKeys = (usageSchema.safeParse({}).error?.issues ?? []).map((issue) => String(issue.path[0]));
+const usage = fc.record(Object.fromEntries(usageKeys.map((key) => [key, count])), { requiredKeys: requiredUsageKeys });
 
 const modelTurn = fc.record(
   {
@@ -228,6 +230,12 @@ describe("the fast event check", () => {
       }),
       { numRuns: 10_000 },
     );
+  });
+
+  it("generates usages from the schema's keys, the required ones as the schema says", () => {
+    expect(usageKeys.length).toBeGreaterThan(requiredUsageKeys.length);
+    expect(requiredUsageKeys.length).toBeGreaterThan(0);
+    expect(requiredUsageKeys.every((key) => usageKeys.includes(key))).toBe(true);
   });
 
   it("leaves refusals to zod, with the failing path", () => {

@@ -6,7 +6,9 @@
  * checks say yes only to an event its zod schema accepts (property-tested against the schemas);
  * anything else, valid or not, goes to zod, which keeps the last word and writes the error.
  */
-import { isJsonValue, legEndReasonSchema } from "../protocol/task-event.ts";
+import { isJsonValue } from "../protocol/json.ts";
+import { legEndReasonSchema } from "../protocol/task-event.ts";
+import type { Usage } from "../protocol/usage.ts";
 
 type Check = (value: unknown) => boolean;
 
@@ -48,9 +50,14 @@ function strictObject(required: Record<string, Check>, optional: Record<string, 
   };
 }
 
+/** The keys `T` may leave out. */
+type OptionalKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? K : never }[keyof T];
+
+// Exactly the keys of `usageSchema`'s type, required and optional as there: a key added to the
+// schema fails the compile here; its test generates usages from the schema's own keys.
 const usage = strictObject(
-  { inputTokens: count, outputTokens: count },
-  { cachedInputTokens: count, reasoningTokens: count },
+  { inputTokens: count, outputTokens: count } satisfies Record<Exclude<keyof Usage, OptionalKeys<Usage>>, Check>,
+  { cachedInputTokens: count, reasoningTokens: count } satisfies Record<OptionalKeys<Usage>, Check>,
 );
 
 const toolCall = strictObject({ callId: nonEmpty, name: nonEmpty, input: json });

@@ -12,7 +12,7 @@ import {
   type TaskStatus,
   type TaskSummary,
 } from "../protocol/task-summary.ts";
-import type { Usage } from "../protocol/transcript.ts";
+import type { Usage } from "../protocol/usage.ts";
 import { isResumeRequest } from "./command-events.ts";
 
 /** The summary of an empty log, where `reduceSummary` and `summarize` start. */

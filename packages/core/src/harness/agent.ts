@@ -12,10 +12,11 @@ import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { ApprovalContext, Tool } from "../ports/tool.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { ModelSettings } from "../protocol/model-settings.ts";
 import type { ProvenancePolicy } from "../protocol/provenance.ts";
 import type { CallerProviderOptions } from "../protocol/provider-options.ts";
 import type { Emit } from "../protocol/stream-event.ts";
-import type { LeaseHolder, ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
+import type { LeaseHolder } from "../protocol/task-event.ts";
 import type { Budget } from "./budget/budget.ts";
 import type { DeepReadonly, HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
@@ -25,9 +26,14 @@ import type { QuotaGate } from "./quota/quota-gate.ts";
  * An agent's definition: its model, instructions, tools and the limits and policies its tasks run
  * under (output schema, approvals, hooks, delegation, compaction, budget). Plain data, shared by
  * every task it runs. The low-level form that `runLeg` and workers take (`createAgent` builds one
-from an `AgentDefinition`); `validateAgent` checks it.
+ * from an `AgentDefinition`); `validateAgent` checks it.
+ *
+ * Its model settings (`temperature`, `maxOutputTokens`, `toolChoice`, `providerOptions` … every key
+ * of `ModelSettings`, on `@sema-agent/core/protocol`) are its tasks' defaults: a task's settings
+ * (given to `startTask`, recorded on `task_created`) win over them, key by key (`providerOptions`
+ * per provider). A reserved provider option (`model`, `n`, `max_tokens` …) is refused here.
  */
-export interface Agent {
+export interface Agent extends ModelSettings {
   /** Recorded with each task it starts. */
   name?: string;
   /** The model every turn of the agent's tasks calls. */
@@ -47,28 +53,6 @@ export interface Agent {
   standingInstructions?: boolean;
   /** The tools the model may call, by their names. */
   tools?: Tool[];
-  /**
-   * The model settings below are the agent's defaults; a task's settings (given to `startTask`,
-   * recorded on `task_created`) win over them, key by key (`providerOptions` per provider).
-   */
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stopSequences?: string[];
-  /** An integer, for providers that sample deterministically with one. */
-  seed?: number;
-  /**
-   * `auto` (default), `none`, `required` or `{ type: "tool", toolName }` (a tool the agent has).
-   * A forced choice (`required`, a named tool) holds until the model has called a tool after the
-   * latest user message; later calls use `auto`, so the agent can still finish.
-   */
-  toolChoice?: ToolChoice;
-  /**
-   * Passed through to the provider, keyed by provider name (`{ openai: { store: false } }`). A
-   * reserved key (`model`, `n`, `max_tokens` … : `isReservedProviderOption` of
-   * `@sema-agent/core/protocol`) is refused: the model and the output limit have fields of their own.
-   */
-  providerOptions?: ProviderOptions;
   /**
    * The provider option keys a task's caller may set (a task's `settings.providerOptions` through
    * a host's API), by provider: `{ "openai-compatible": ["reasoning_effort"] }`. Empty by default:

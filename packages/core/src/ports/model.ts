@@ -5,8 +5,9 @@
  */
 
 import type { JsonValue } from "../protocol/json.ts";
-import type { ProviderOptions, ToolChoice } from "../protocol/task-event.ts";
-import type { FinishReason, TranscriptEntry, Usage } from "../protocol/transcript.ts";
+import type { ModelSettings } from "../protocol/model-settings.ts";
+import type { FinishReason, TranscriptEntry } from "../protocol/transcript.ts";
+import type { Usage } from "../protocol/usage.ts";
 
 /** A tool as the model is told about it. */
 export interface ToolSpec {
@@ -27,9 +28,11 @@ export interface JsonResponseFormat {
 
 /**
  * Everything a model call needs. A pure function of the folded log and the agent's definition:
- * the agent's settings with the task's recorded settings on top.
+ * the model settings (every key of `ModelSettings`) are the agent's with the task's recorded ones
+ * on top (`mergeModelSettings`). Absent `toolChoice`: the provider's default (`auto` when there
+ * are tools).
  */
-export interface ModelRequest {
+export interface ModelRequest extends ModelSettings {
   /** Standing instructions, then the agent's own (only the agent's with `standingInstructions: false`). */
   system: string;
   transcript: readonly TranscriptEntry[];
@@ -40,15 +43,6 @@ export interface ModelRequest {
    */
   blobs?: ReadonlyMap<string, Uint8Array>;
   tools: readonly ToolSpec[];
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stopSequences?: readonly string[];
-  seed?: number;
-  /** Absent: the provider's default (`auto` when there are tools). */
-  toolChoice?: ToolChoice;
-  /** Passed through to the provider, keyed by provider name. */
-  providerOptions?: ProviderOptions;
   /** Ask for the final answer as JSON of this schema (the provider's native structured output). */
   responseFormat?: JsonResponseFormat;
 }

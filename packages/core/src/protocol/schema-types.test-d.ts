@@ -10,22 +10,14 @@ import type {
   HumanInputSource,
   TaskEventIdentity,
 } from "./human-input.ts";
-import type {
-  actorSchema,
-  humanInputSchema,
-  modelTurnSchema,
-  toolCallSchema,
-  toolResultSchema,
-  usageSchema,
-} from "./task-event.ts";
-import type { ActorAssertion, FinishReason, ToolCall, ToolResultStatus, Usage } from "./transcript.ts";
+import type { actorSchema, humanInputSchema, modelTurnSchema, toolCallSchema, toolResultSchema } from "./task-event.ts";
+import type { ActorAssertion, FinishReason, ToolCall, ToolResultStatus } from "./transcript.ts";
 
 type Parsed<S extends z.ZodType> = z.infer<S>;
 type HumanInputParsed = Parsed<typeof humanInputSchema>;
 
 expectTypeOf<Parsed<typeof actorSchema>>().toEqualTypeOf<ActorAssertion>();
 expectTypeOf<Parsed<typeof toolCallSchema>>().toEqualTypeOf<ToolCall>();
-expectTypeOf<Parsed<typeof usageSchema>>().toEqualTypeOf<Usage>();
 expectTypeOf<Parsed<typeof modelTurnSchema>["finishReason"]>().toEqualTypeOf<FinishReason>();
 expectTypeOf<Parsed<typeof toolResultSchema>["status"]>().toEqualTypeOf<ToolResultStatus>();
 

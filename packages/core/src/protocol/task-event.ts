@@ -3,44 +3,20 @@
  * objects, discriminated on `type`, carrying its schema version `v`. The store stamps `taskId`,
  * `seq` and `at` on append. Each arm is a zod schema (validated at append, so nothing malformed is
  * ever written) and the type inferred from it. The few shapes also written by hand (the seed's
- * `HumanInputEvent`, the model-facing `ActorAssertion`, `ToolCall`, `Usage`, `FinishReason`,
+ * `HumanInputEvent`, the model-facing `ActorAssertion`, `ToolCall`, `FinishReason`,
  * `ToolResultStatus`) are held equal to their schemas by `schema-types.test-d.ts`, which the
  * typecheck runs, so the two cannot drift.
  */
 import { z } from "zod";
 import { attachmentSchema, userPartSchema } from "./content.ts";
 import type { HumanInputEvent, TaskEventIdentity } from "./human-input.ts";
-import type { JsonValue } from "./json.ts";
+import { jsonObjectSchema, jsonValueSchema } from "./json.ts";
+import { modelSettingsSchema } from "./model-settings.ts";
 import { callProvenanceSchema } from "./provenance.ts";
 import { traceContextSchema } from "./trace-context.ts";
+import { usageSchema } from "./usage.ts";
 
-/**
- * Whether a value is plain JSON: what survives a JSON round trip unchanged. A hand-written walk,
- * not a zod union: a union tries each alternative and builds an issue for every miss, which made
- * validation the largest cost of an append.
- */
-export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
-  if (depth > 64) return false;
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value);
-    case "object": {
-      if (value === null) return true;
-      if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return false;
-      for (const key in value) if (!isJsonValue((value as Record<string, unknown>)[key], depth + 1)) return false;
-      return true;
-    }
-    default:
-      return false;
-  }
-}
-
-const json = z.custom<JsonValue>((value) => isJsonValue(value), { message: "not a JSON value" });
+const json = jsonValueSchema;
 const nonEmpty = z.string().min(1);
 const count = z.number().int().nonnegative();
 
@@ -56,16 +32,6 @@ export const actorSchema = z.strictObject({
 
 /** One tool call the model asked for: its `callId` (unique in the turn), the tool's `name` and its JSON `input`. */
 export const toolCallSchema = z.strictObject({ callId: nonEmpty, name: nonEmpty, input: json });
-
-/**
- * Tokens a model turn (or a child task, summed) used; the cached and reasoning counts when the provider reports them.
- */
-export const usageSchema = z.strictObject({
-  inputTokens: count,
-  outputTokens: count,
-  cachedInputTokens: count.exactOptional(),
-  reasoningTokens: count.exactOptional(),
-});
 
 /**
  * Why a leg parked: the thing it waits for. `shutdown`: its host stopped gracefully; any host
@@ -120,39 +86,12 @@ export type LeaseHolder = z.infer<typeof holderSchema>;
 const v1 = z.literal(1);
 
 /**
- * How the model picks tools: `auto` (it decides), `none` (no tool), `required` (some tool), or one
- * named tool. The AI SDK's own form, so a name can never be mistaken for a mode.
+ * The model settings a task was started with ({@link modelSettingsSchema}), recorded on
+ * `task_created` (v 2): the model request is the agent's defaults with these on top
+ * (`mergeModelSettings`), so every process builds the same request from the log. `output` is the
+ * JSON Schema the final answer must match, when the task overrides the agent's.
  */
-export const toolChoiceSchema = z.union([
-  z.enum(["auto", "none", "required"]),
-  z.strictObject({ type: z.literal("tool"), toolName: nonEmpty }),
-]);
-/** How the model picks tools (see {@link toolChoiceSchema}). */
-export type ToolChoice = z.infer<typeof toolChoiceSchema>;
-
-/** A JSON object (a JSON Schema, one provider's options). */
-const jsonObject = z.record(z.string(), json);
-
-/** Options passed through to providers, keyed by provider name (`{ openai: { … } }`). */
-export const providerOptionsSchema = z.record(z.string(), jsonObject);
-/** Options passed through to providers, keyed by provider name (see {@link providerOptionsSchema}). */
-export type ProviderOptions = z.infer<typeof providerOptionsSchema>;
-
-/**
- * The model settings a task was started with, recorded on `task_created` (v 2): the model request
- * is the agent's defaults with these on top, so every process builds the same request from the log.
- * `output` is the JSON Schema the final answer must match, when the task overrides the agent's.
- */
-export const taskSettingsSchema = z.strictObject({
-  temperature: z.number().exactOptional(),
-  topP: z.number().exactOptional(),
-  maxOutputTokens: z.number().int().positive().exactOptional(),
-  stopSequences: z.array(z.string()).exactOptional(),
-  seed: z.number().int().exactOptional(),
-  toolChoice: toolChoiceSchema.exactOptional(),
-  providerOptions: providerOptionsSchema.exactOptional(),
-  output: jsonObject.exactOptional(),
-});
+export const taskSettingsSchema = modelSettingsSchema.extend({ output: jsonObjectSchema.exactOptional() });
 /** A task's model settings, recorded on `task_created` (see {@link taskSettingsSchema}). */
 export type TaskSettings = z.infer<typeof taskSettingsSchema>;
 
@@ -488,7 +427,7 @@ export const externalToolSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a tool name: 1 to 128 letters, digits, _ or -"),
   description: z.string().exactOptional(),
   /** JSON Schema of the tool's input object. */
-  inputSchema: jsonObject,
+  inputSchema: jsonObjectSchema,
 });
 /** One external tool, as recorded on `external_tools`. */
 export type ExternalTool = z.infer<typeof externalToolSchema>;

@@ -4,11 +4,14 @@
  * port can name it without depending on core.
  */
 
+import { z } from "zod";
 import type { ParkReason } from "./task-event.ts";
-import type { Usage } from "./transcript.ts";
+import type { Usage } from "./usage.ts";
 
-/** Where a task stands. */
-export type TaskStatus = "created" | "running" | "parked" | "completed" | "failed" | "cancelled";
+/** Where a task stands: created, running a leg, parked, or ended (completed, failed, cancelled). */
+export const taskStatusSchema = z.enum(["created", "running", "parked", "completed", "failed", "cancelled"]);
+/** Where a task stands (see {@link taskStatusSchema}). */
+export type TaskStatus = z.infer<typeof taskStatusSchema>;
 
 /**
  * The small, indexed part of a task's state that a store keeps beside the log, updated on every

@@ -32,14 +32,6 @@ export interface ToolCall {
   input: JsonValue;
 }
 
-/** Token counts as the provider reported them. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens?: number;
-  reasoningTokens?: number;
-}
-
 /** Why a model turn ended (the AI SDK's vocabulary). */
 export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
 

@@ -12,7 +12,8 @@
 
 import type { Model, ModelFailure, ModelPart, ModelRequest } from "../ports/model.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import type { FinishReason, Usage } from "../protocol/transcript.ts";
+import type { FinishReason } from "../protocol/transcript.ts";
+import type { Usage } from "../protocol/usage.ts";
 
 /** A tool call in a scripted turn: the tool, its input (or raw argument text), and optionally its id. */
 export interface ScriptedToolCall {

@@ -1,5 +1,5 @@
 /** Schemas shared by several resources: ids, the error body, usage, JSON values. */
-import { parkReasonSchema } from "@sema-agent/core/protocol";
+import { parkReasonSchema, taskStatusSchema, usageSchema } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { named } from "./registry.ts";
 
@@ -38,20 +38,10 @@ export const ErrorBody = named(
   "Every error response: a stable code, a message for people, and details (the failing path for a 400).",
 );
 
-export const Usage = named(
-  "Usage",
-  z.object({
-    inputTokens: z.number().int(),
-    outputTokens: z.number().int(),
-    cachedInputTokens: z.number().int().optional(),
-    reasoningTokens: z.number().int().optional(),
-  }),
-);
+// Core's own schemas, so a count or a status added to the log's vocabulary is documented here too.
+export const Usage = named("Usage", usageSchema);
 
-export const TaskStatus = named(
-  "TaskStatus",
-  z.enum(["created", "running", "parked", "completed", "failed", "cancelled"]),
-);
+export const TaskStatus = named("TaskStatus", taskStatusSchema);
 
 export const ParkReason = named(
   "ParkReason",

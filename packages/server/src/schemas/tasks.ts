@@ -1,5 +1,5 @@
 /** Request and response bodies of `/v1/tasks` and `/v1/tasks/{taskId}`. */
-import { callProvenanceSchema, taskSettingsSchema } from "@sema-agent/core/protocol";
+import { callProvenanceSchema, MODEL_SETTING_KEYS, taskSettingsSchema } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { idSchema, JsonValue, ParkReason, TaskStatus, textOrParts, Usage } from "./common.ts";
 import { named } from "./registry.ts";
@@ -19,7 +19,7 @@ export const CreateTaskRequest = named(
     settings: taskSettingsSchema
       .optional()
       .describe(
-        "This task's model settings (temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions) and `output`, the JSON Schema its final answer must match: recorded on task_created, they win over the agent's. A provider option is refused (400) unless the agent's callerProviderOptions lists its key.",
+        `This task's model settings (${MODEL_SETTING_KEYS.join(", ")}) and \`output\`, the JSON Schema its final answer must match: recorded on task_created, they win over the agent's. A provider option is refused (400) unless the agent's callerProviderOptions lists its key.`,
       ),
   }),
 );

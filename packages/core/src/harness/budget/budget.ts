@@ -8,7 +8,7 @@
  */
 import { outstandingReservations, type TaskState } from "../../core/fold.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { Usage } from "../../protocol/transcript.ts";
+import type { Usage } from "../../protocol/usage.ts";
 
 /** US dollars per million tokens. */
 export interface ModelPrice {

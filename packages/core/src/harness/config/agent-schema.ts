@@ -10,9 +10,9 @@ import type { StandardSchemaV1 } from "../../ports/standard-schema.ts";
 import type { Tool } from "../../ports/tool.ts";
 import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
 import { ConfigError } from "../../protocol/errors.ts";
+import { modelSettingsSchema, providerOptionsSchema } from "../../protocol/model-settings.ts";
 import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
 import { callerProviderOptionsSchema, isReservedProviderOption } from "../../protocol/provider-options.ts";
-import { providerOptionsSchema, toolChoiceSchema } from "../../protocol/task-event.ts";
 import type { Agent, DelegationSettings, OutputSchema } from "../agent.ts";
 import type { Budget, ModelPrice } from "../budget/budget.ts";
 import type { HookSettings, Hooks } from "../hooks/hooks.ts";
@@ -155,6 +155,12 @@ const agentProviderOptions = providerOptionsSchema.superRefine((options, context
         });
 });
 
+// The model settings' own schemas, with provider options refused a reserved key. Each is
+// `.optional()`: an agent written in JavaScript may hold `undefined` for a setting it leaves unset.
+const agentSettingsShape = modelSettingsSchema
+  .extend({ providerOptions: agentProviderOptions.exactOptional() })
+  .partial().shape;
+
 /** One line per `Agent` field: the compile fails while a field of `Agent` has no line here, or a line no field. */
 const agentShape = {
   name: z.string().optional(),
@@ -164,13 +170,7 @@ const agentShape = {
     .optional(),
   standingInstructions: z.boolean().optional(),
   tools: z.array(toolSchema).optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
-  temperature: z.number().optional(),
-  topP: z.number().optional(),
-  stopSequences: z.array(z.string()).optional(),
-  seed: z.number().int().optional(),
-  toolChoice: toolChoiceSchema.optional(),
-  providerOptions: agentProviderOptions.optional(),
+  ...agentSettingsShape,
   callerProviderOptions: callerProviderOptionsSchema.optional(),
   output: z
     .custom<OutputSchema>(isObject, {

@@ -1,8 +1,8 @@
 /**
  * The model request as a pure function of the folded state and the agent's definition (design §5
  * "Bytes are pinned"): the same log yields the same request, whichever process builds it. The
- * settings are the agent's with the task's recorded ones (`task_created.settings`) on top, key by
- * key; `providerOptions` merge per provider, the task's keys winning.
+ * model settings are the agent's with the task's recorded ones (`task_created.settings`) on top
+ * (`mergeModelSettings`: key by key; `providerOptions` per provider, the task's keys winning).
  */
 
 import type { TaskState } from "../../core/fold.ts";
@@ -12,7 +12,7 @@ import type { Store } from "../../ports/store.ts";
 import type { Tool } from "../../ports/tool.ts";
 import { BlobNotFoundError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import type { ProviderOptions, TaskSettings, ToolChoice } from "../../protocol/task-event.ts";
+import { type ModelSettings, mergeModelSettings } from "../../protocol/model-settings.ts";
 import type { TranscriptEntry } from "../../protocol/transcript.ts";
 import type { Agent } from "../agent.ts";
 import { outputJsonSchema } from "./structured-output.ts";
@@ -23,13 +23,8 @@ export interface RequestSettings {
   /** Default true. */
   standingInstructions?: boolean;
   tools: readonly Tool[];
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stopSequences?: readonly string[];
-  seed?: number;
-  toolChoice?: ToolChoice;
-  providerOptions?: ProviderOptions;
+  /** The agent's model settings, without absent keys (absent: none): the task's recorded ones go on top. */
+  defaults?: ModelSettings;
   /** The JSON Schema of the agent's output. */
   output?: { [key: string]: JsonValue };
 }
@@ -75,14 +70,6 @@ function forcedChoiceSpent(transcript: readonly TranscriptEntry[]): boolean {
   return false;
 }
 
-function mergeProviderOptions(agent: ProviderOptions | undefined, task: ProviderOptions | undefined) {
-  if (agent === undefined) return task;
-  if (task === undefined) return agent;
-  const merged: ProviderOptions = { ...agent };
-  for (const [provider, options] of Object.entries(task)) merged[provider] = { ...agent[provider], ...options };
-  return merged;
-}
-
 /** The attachments of a request: whether the transcript has any, and the bytes of those stored. */
 export interface RequestContent {
   attached: boolean;
@@ -103,40 +90,18 @@ export function buildModelRequest(
     tools: specs,
   };
   if (content !== undefined && content.blobs.size > 0) request.blobs = content.blobs;
-  const task: TaskSettings | undefined = state.settings;
-  const maxOutputTokens = task?.maxOutputTokens ?? settings.maxOutputTokens;
-  if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
-  const temperature = task?.temperature ?? settings.temperature;
-  if (temperature !== undefined) request.temperature = temperature;
-  // The common request has no settings beyond these: it pays for nothing more.
-  if (task === undefined && !hasMoreSettings(settings)) return request;
-  const topP = task?.topP ?? settings.topP;
-  if (topP !== undefined) request.topP = topP;
-  const stopSequences = task?.stopSequences ?? settings.stopSequences;
-  if (stopSequences !== undefined) request.stopSequences = stopSequences;
-  const seed = task?.seed ?? settings.seed;
-  if (seed !== undefined) request.seed = seed;
-  const toolChoice = task?.toolChoice ?? settings.toolChoice;
+  const task = state.settings;
+  // A task without settings of its own (the common one) takes the agent's as they are: no merge.
+  if (task === undefined) Object.assign(request, settings.defaults);
+  else mergeModelSettings(settings.defaults, task, request);
+  const toolChoice = request.toolChoice;
   if (toolChoice !== undefined) {
     const forced = toolChoice === "required" || typeof toolChoice === "object";
-    request.toolChoice = forced && forcedChoiceSpent(state.transcript) ? "auto" : toolChoice;
+    if (forced && forcedChoiceSpent(state.transcript)) request.toolChoice = "auto";
   }
-  const providerOptions = mergeProviderOptions(settings.providerOptions, task?.providerOptions);
-  if (providerOptions !== undefined) request.providerOptions = providerOptions;
   const output = task?.output ?? settings.output;
   if (output !== undefined) request.responseFormat = { type: "json", schema: output };
   return request;
-}
-
-function hasMoreSettings(settings: RequestSettings): boolean {
-  return (
-    settings.topP !== undefined ||
-    settings.toolChoice !== undefined ||
-    settings.stopSequences !== undefined ||
-    settings.seed !== undefined ||
-    settings.providerOptions !== undefined ||
-    settings.output !== undefined
-  );
 }
 
 /**
@@ -152,16 +117,9 @@ export function toolChoiceProblem(request: ModelRequest): string | undefined {
 
 /** What a model request needs from an agent's definition, without absent keys. */
 export function requestSettings(agent: Agent, tools: readonly Tool[]): RequestSettings {
-  const settings: RequestSettings = { tools };
+  const settings: RequestSettings = { tools, defaults: mergeModelSettings(agent, undefined) };
   if (agent.instructions !== undefined) settings.instructions = agent.instructions;
   if (agent.standingInstructions !== undefined) settings.standingInstructions = agent.standingInstructions;
-  if (agent.maxOutputTokens !== undefined) settings.maxOutputTokens = agent.maxOutputTokens;
-  if (agent.temperature !== undefined) settings.temperature = agent.temperature;
-  if (agent.topP !== undefined) settings.topP = agent.topP;
-  if (agent.stopSequences !== undefined) settings.stopSequences = agent.stopSequences;
-  if (agent.seed !== undefined) settings.seed = agent.seed;
-  if (agent.toolChoice !== undefined) settings.toolChoice = agent.toolChoice;
-  if (agent.providerOptions !== undefined) settings.providerOptions = agent.providerOptions;
   if (agent.output !== undefined) settings.output = outputJsonSchema(agent.output);
   return settings;
 }

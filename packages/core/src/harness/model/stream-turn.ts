@@ -8,7 +8,8 @@ import type { Model, ModelFailure, ModelPart, ModelRequest } from "../../ports/m
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
 import type { EngineNoteEvent } from "../../protocol/task-event.ts";
-import type { FinishReason, ToolCall, Usage } from "../../protocol/transcript.ts";
+import type { FinishReason, ToolCall } from "../../protocol/transcript.ts";
+import type { Usage } from "../../protocol/usage.ts";
 
 export interface CollectedTurn {
   text: string;

@@ -9,11 +9,11 @@ import type { Store } from "../../ports/store.ts";
 import { checkInput, isPlainWithKeys } from "../../protocol/config-check.ts";
 import type { ContentPart } from "../../protocol/content.ts";
 import { ConfigError, InvalidInputError } from "../../protocol/errors.ts";
-import type { JsonValue } from "../../protocol/json.ts";
+import { isJsonValue, type JsonValue } from "../../protocol/json.ts";
+import { MODEL_SETTING_KEYS, type ModelSettings, modelSettingsSchema } from "../../protocol/model-settings.ts";
 import {
   actorSchema,
   type ExternalTool,
-  isJsonValue,
   type TaskEvent,
   type TaskSettings,
   taskSettingsSchema,
@@ -27,23 +27,14 @@ import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
 import { checkExternalTools } from "./external-tools.ts";
 
-/** The settings a task may start with; recorded on `task_created`, they win over the agent's. */
-export const SETTING_KEYS = [
-  "temperature",
-  "topP",
-  "maxOutputTokens",
-  "stopSequences",
-  "seed",
-  "toolChoice",
-  "providerOptions",
-] as const;
-
 /**
  * A new task: its objective (text or content parts), whose authority it runs on, who asked, the
  * agent and model to record, optional ids and metadata, and model settings that win over the
- * agent's for this task.
+ * agent's for this task: every key of `ModelSettings` (`temperature`, `maxOutputTokens`,
+ * `toolChoice` …), recorded on `task_created` (v 2) so any process that runs a leg of the task
+ * sends the same request.
  */
-export interface StartTaskInput {
+export interface StartTaskInput extends ModelSettings {
   /**
    * The task's objective: text, recorded as `sanitizeHumanText` leaves it on the user lane, or
    * content parts (text, images, files), whose bytes go to the store's blob table and whose text
@@ -68,18 +59,6 @@ export interface StartTaskInput {
   objectiveInputId?: string;
   parentTaskId?: string;
   metadata?: { [key: string]: JsonValue };
-  /**
-   * Model settings for this task, recorded on `task_created` (v 2) and winning over the agent's,
-   * so any process that runs a leg of it sends the same request.
-   */
-  temperature?: number;
-  topP?: number;
-  maxOutputTokens?: number;
-  stopSequences?: string[];
-  seed?: number;
-  /** `auto`, `none`, `required` or `{ type: "tool", toolName }`; a leg fails the task if the agent lacks the tool. */
-  toolChoice?: TaskSettings["toolChoice"];
-  providerOptions?: TaskSettings["providerOptions"];
   /**
    * External tools offered from the first model call (`external_tools`, recorded with the task):
    * the leg parks on a call to one until its result is recorded (`submitToolResult`).
@@ -106,7 +85,7 @@ export interface StartTaskInput {
 /** The settings to record, validated; undefined when the input has none. */
 function settingsOf(input: StartTaskInput): TaskSettings | undefined {
   const given: Record<string, unknown> = {};
-  for (const key of SETTING_KEYS) if (input[key] !== undefined) given[key] = input[key];
+  for (const key of MODEL_SETTING_KEYS) if (input[key] !== undefined) given[key] = input[key];
   if (input.output !== undefined) {
     try {
       given.output = outputJsonSchema(input.output);
@@ -143,14 +122,8 @@ const startShape = {
   objectiveInputId: z.string().min(1).max(200).optional(),
   parentTaskId: z.string().min(1).optional(),
   metadata: z.record(z.string(), z.custom<JsonValue>(isJsonValue, { error: "must be JSON" })).optional(),
-  // The settings' own schema checks their values (settingsOf); here they are known keys.
-  temperature: taskSettingsSchema.shape.temperature,
-  topP: taskSettingsSchema.shape.topP,
-  maxOutputTokens: taskSettingsSchema.shape.maxOutputTokens,
-  stopSequences: taskSettingsSchema.shape.stopSequences,
-  seed: taskSettingsSchema.shape.seed,
-  toolChoice: taskSettingsSchema.shape.toolChoice,
-  providerOptions: taskSettingsSchema.shape.providerOptions,
+  // The model settings, each by its own schema (settingsOf checks them again, with `output`).
+  ...modelSettingsSchema.shape,
   // Checked by checkExternalTools, with each tool's own schema.
   externalTools: z.array(z.unknown()).readonly().optional(),
   output: z

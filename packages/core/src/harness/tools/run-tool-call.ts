@@ -13,7 +13,8 @@ import type { StandardIssue } from "../../ports/standard-schema.ts";
 import type { Tool, ToolContext } from "../../ports/tool.ts";
 import { InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import { isJsonValue, type ToolResultEvent } from "../../protocol/task-event.ts";
+import { isJsonValue } from "../../protocol/json.ts";
+import type { ToolResultEvent } from "../../protocol/task-event.ts";
 import type { ToolResultStatus } from "../../protocol/transcript.ts";
 
 export interface ToolRunSettings {
