@@ -27,6 +27,15 @@ export function isPlainWithKeys(value: unknown, allowed: ReadonlySet<string>): v
   return true;
 }
 
+/**
+ * A field whose value its own validator checks after the shape (content parts, a sub-agent, an
+ * external tool): anything passes here, and it is typed `T`, so the shape's output still proves
+ * equal to its interface (`SchemaMatches`) instead of widening to `unknown`.
+ */
+export function checkedLater<T>(): z.ZodType<T> {
+  return z.custom<T>(() => true);
+}
+
 /** A function-valued setting (a model's stream, a tool's execute, a hook), checked as a function. */
 export function functionSchema<F>(what: string): z.ZodType<F> {
   return z.custom<F>((value) => typeof value === "function", {

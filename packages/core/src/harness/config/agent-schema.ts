@@ -9,6 +9,7 @@ import type { Model } from "../../ports/model.ts";
 import type { StandardSchemaV1 } from "../../ports/standard-schema.ts";
 import type { Tool } from "../../ports/tool.ts";
 import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
+import type { SchemaMatches, ShapeOf } from "../../protocol/config-shape.ts";
 import { ConfigError } from "../../protocol/errors.ts";
 import { modelSettingsSchema, providerOptionsSchema } from "../../protocol/model-settings.ts";
 import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
@@ -18,12 +19,6 @@ import type { Budget, ModelPrice } from "../budget/budget.ts";
 import type { HookSettings, Hooks } from "../hooks/hooks.ts";
 import type { CompactionSettings } from "../model/compaction.ts";
 import { configStamp, matchesStamp } from "./config-stamp.ts";
-
-/** `true` when A and B are the same type (the compile-time check that a schema covers its type's keys). */
-export type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-
-/** A shape with exactly the keys of `T`, each a schema (a missing or extra key fails the compile). */
-export type ShapeOf<T> = { [K in keyof T]-?: z.ZodType };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -72,10 +67,13 @@ const toolShape = {
   untaintedInputs: z.array(z.string().regex(/^\//, "a JSON Pointer, e.g. /taskId")).readonly().optional(),
   maxOutputChars: z.number().int().positive().optional(),
   needsApproval: z
-    .union([z.boolean(), functionSchema<(input: unknown) => boolean>("needsApproval(input, context)")])
+    .union([
+      z.boolean(),
+      functionSchema<Exclude<NonNullable<Tool["needsApproval"]>, boolean>>("needsApproval(input, context)"),
+    ])
     .optional(),
 } satisfies ShapeOf<Tool>;
-const toolKeysMatch: Equal<keyof typeof toolShape, keyof Tool> = true;
+const toolKeysMatch: SchemaMatches<z.ZodObject<typeof toolShape>, Tool> = true;
 
 /** A tool as an agent holds it (what `defineTool` returns, or a hand-written `Tool`). */
 export const toolSchema = z.strictObject(toolShape);
@@ -87,7 +85,7 @@ const hookShape = {
   afterTool: functionSchema<NonNullable<Hooks["afterTool"]>>("afterTool(context)").optional(),
   onStop: functionSchema<NonNullable<Hooks["onStop"]>>("onStop(context)").optional(),
 } satisfies ShapeOf<Hooks>;
-const hookKeysMatch: Equal<keyof typeof hookShape, keyof Hooks> = true;
+const hookKeysMatch: SchemaMatches<z.ZodObject<typeof hookShape>, Hooks> = true;
 
 const failureMode = z.enum(["open", "closed"]).optional();
 const hookSettingsShape = {
@@ -103,14 +101,14 @@ const hookSettingsShape = {
     .optional(),
   maxStopContinuations: count.optional(),
 } satisfies ShapeOf<HookSettings>;
-const hookSettingsKeysMatch: Equal<keyof typeof hookSettingsShape, keyof HookSettings> = true;
+const hookSettingsKeysMatch: SchemaMatches<z.ZodObject<typeof hookSettingsShape>, HookSettings> = true;
 
 const priceShape = {
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cachedInput: z.number().nonnegative().optional(),
 } satisfies ShapeOf<ModelPrice>;
-const priceKeysMatch: Equal<keyof typeof priceShape, keyof ModelPrice> = true;
+const priceKeysMatch: SchemaMatches<z.ZodObject<typeof priceShape>, ModelPrice> = true;
 
 const budgetShape = {
   maxTurns: count.optional(),
@@ -121,7 +119,7 @@ const budgetShape = {
   onExceeded: z.enum(["park", "fail"]).optional(),
   prices: z.record(z.string(), z.strictObject(priceShape)).optional(),
 } satisfies ShapeOf<Budget>;
-const budgetKeysMatch: Equal<keyof typeof budgetShape, keyof Budget> = true;
+const budgetKeysMatch: SchemaMatches<z.ZodObject<typeof budgetShape>, Budget> = true;
 
 const compactionShape = {
   contextWindowTokens: z.number().int().positive(),
@@ -129,7 +127,7 @@ const compactionShape = {
   keepRecentTurns: count.optional(),
   model: modelSchema.optional(),
 } satisfies ShapeOf<CompactionSettings>;
-const compactionKeysMatch: Equal<keyof typeof compactionShape, keyof CompactionSettings> = true;
+const compactionKeysMatch: SchemaMatches<z.ZodObject<typeof compactionShape>, CompactionSettings> = true;
 
 // The agents a child may run as are checked by `validateAgent` itself (they may name each other).
 const subAgent = z.custom<Agent>(isObject, { error: (issue) => `must be an Agent object, got ${kindOf(issue.input)}` });
@@ -140,7 +138,7 @@ const delegationShape = {
   runChildren: z.boolean().optional(),
   toolName: z.string().min(1).optional(),
 } satisfies ShapeOf<DelegationSettings>;
-const delegationKeysMatch: Equal<keyof typeof delegationShape, keyof DelegationSettings> = true;
+const delegationKeysMatch: SchemaMatches<z.ZodObject<typeof delegationShape>, DelegationSettings> = true;
 
 // A reserved key would be dropped by the model adapter: refused here, where the operator sees it.
 const agentProviderOptions = providerOptionsSchema.superRefine((options, context) => {
@@ -188,7 +186,7 @@ const agentShape = {
   onModelUnavailable: z.enum(["park", "fail"]).optional(),
   modelBackoff: z.strictObject({ baseMs: positive.optional(), maxMs: positive.optional() }).optional(),
 } satisfies ShapeOf<Agent>;
-const agentKeysMatch: Equal<keyof typeof agentShape, keyof Agent> = true;
+const agentKeysMatch: SchemaMatches<z.ZodObject<typeof agentShape>, Agent> = true;
 
 /** The strict schema of an `Agent` (its sub-agents are checked by `validateAgent`). */
 export const agentSchema = z.strictObject(agentShape);

@@ -5,11 +5,12 @@
  */
 import { z } from "zod";
 import type { Lease, Store } from "../../ports/store.ts";
-import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
+import { checkConfig, checkedLater, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
+import type { SchemaMatches, ShapeOf } from "../../protocol/config-shape.ts";
 import { holderSchema, legStartedSchema } from "../../protocol/task-event.ts";
-import type { HarnessOptions } from "../agent.ts";
+import type { Agent, HarnessOptions } from "../agent.ts";
 import type { LegOptions } from "../leg/leg-options.ts";
-import { type Equal, type ShapeOf, validateAgent } from "./agent-schema.ts";
+import { validateAgent } from "./agent-schema.ts";
 import { configStamp, matchesStamp } from "./config-stamp.ts";
 
 const STORE_METHODS = ["createTask", "append", "read", "acquireLease", "renewLease", "releaseLease"] as const;
@@ -32,7 +33,7 @@ const positive = z.number().positive();
 const harnessShape = {
   store: storeSchema,
   // Checked by `validateAgent` (once per agent object), which names the fix.
-  agent: z.unknown().optional(),
+  agent: checkedLater<Agent>().optional(),
   holder: holderSchema.optional(),
   holderDied: functionSchema<NonNullable<HarnessOptions["holderDied"]>>("holderDied(holder)").optional(),
   leaseTtlMs: positive.optional(),
@@ -54,7 +55,11 @@ const harnessShape = {
     .optional(),
   traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
 } satisfies ShapeOf<HarnessOptions>;
-const harnessKeysMatch: Equal<keyof typeof harnessShape, keyof HarnessOptions> = true;
+// `agent` may be missing here: validateAgent checks it next, and its message names the fix.
+const harnessKeysMatch: SchemaMatches<
+  z.ZodObject<typeof harnessShape>,
+  Omit<HarnessOptions, "agent"> & { agent?: Agent }
+> = true;
 
 const harnessSchema = z.strictObject(harnessShape);
 
@@ -73,7 +78,7 @@ const legShape = {
     )
     .optional(),
 } satisfies ShapeOf<LegOptions>;
-const legKeysMatch: Equal<keyof typeof legShape, keyof LegOptions> = true;
+const legKeysMatch: SchemaMatches<z.ZodObject<typeof legShape>, LegOptions> = true;
 
 const legSchema = z.strictObject(legShape);
 

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import type { Store } from "../../ports/store.ts";
-import { checkInput, isPlainWithKeys } from "../../protocol/config-check.ts";
+import { checkedLater, checkInput, isPlainWithKeys } from "../../protocol/config-check.ts";
+import type { SchemaMatches, ShapeOf } from "../../protocol/config-shape.ts";
 import type { ContentPart } from "../../protocol/content.ts";
 import { ConfigError, InvalidInputError } from "../../protocol/errors.ts";
 import { isJsonValue, type JsonValue } from "../../protocol/json.ts";
@@ -21,7 +22,6 @@ import {
 import { type TraceContext, traceContextSchema } from "../../protocol/trace-context.ts";
 import type { ActorAssertion } from "../../protocol/transcript.ts";
 import type { OutputSchema } from "../agent.ts";
-import type { Equal, ShapeOf } from "../config/agent-schema.ts";
 import { reservedIdProblem } from "../delegation/child-id.ts";
 import { outputJsonSchema, unusableJsonSchema } from "../model/structured-output.ts";
 import { type ContentOptions, ingestContent } from "./content-ingress.ts";
@@ -108,7 +108,7 @@ function settingsOf(input: StartTaskInput): TaskSettings | undefined {
 /** One line per `StartTaskInput` field: the compile fails while the two disagree on keys. */
 const startShape = {
   // Content parts are checked (and their bytes stored) by ingestContent.
-  objective: z.union([z.string(), z.array(z.unknown()).readonly()]),
+  objective: z.union([z.string(), z.array(checkedLater<ContentPart>()).readonly()]),
   content: z
     .custom<ContentOptions>((value) => typeof value === "object" && value !== null, {
       error: "must be content options ({ maxPartBytes, maxInputBytes, maxParts, fetchUrls, fetch })",
@@ -125,7 +125,7 @@ const startShape = {
   // The model settings, each by its own schema (settingsOf checks them again, with `output`).
   ...modelSettingsSchema.shape,
   // Checked by checkExternalTools, with each tool's own schema.
-  externalTools: z.array(z.unknown()).readonly().optional(),
+  externalTools: z.array(checkedLater<ExternalTool>()).readonly().optional(),
   output: z
     .custom<OutputSchema>((value) => typeof value === "object" && value !== null, {
       error: "must be a Standard Schema (zod …) or a JSON Schema object",
@@ -134,7 +134,7 @@ const startShape = {
   maxActiveTasks: z.number().int().positive().optional(),
   traceContext: traceContextSchema.optional(),
 } satisfies ShapeOf<StartTaskInput>;
-const startKeysMatch: Equal<keyof typeof startShape, keyof StartTaskInput> = true;
+const startKeysMatch: SchemaMatches<z.ZodObject<typeof startShape>, StartTaskInput> = true;
 void startKeysMatch;
 
 /** The strict schema of `startTask`'s input (exported for its tests). */

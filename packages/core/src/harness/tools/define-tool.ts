@@ -9,9 +9,10 @@ import { z } from "zod";
 import type { InferOutput, StandardResult, StandardSchemaV1 } from "../../ports/standard-schema.ts";
 import type { Tool } from "../../ports/tool.ts";
 import { checkConfig, kindOf } from "../../protocol/config-check.ts";
+import type { SchemaMatches, ShapeOf } from "../../protocol/config-shape.ts";
 import { ConfigError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
-import { type Equal, isStandardSchema, type ShapeOf, toolSchema } from "../config/agent-schema.ts";
+import { isStandardSchema, toolSchema } from "../config/agent-schema.ts";
 
 /** Provider APIs accept tool names of this shape. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -98,8 +99,9 @@ const definitionShape = {
   jsonSchema: z
     .custom<JsonSchemaObject>(isPlainObject, { error: "must be the JSON Schema object shown to the model" })
     .optional(),
-} satisfies ShapeOf<ToolDefinition<StandardSchemaV1>>;
-const definitionKeysMatch: Equal<keyof typeof definitionShape, keyof ToolDefinition<StandardSchemaV1>> = true;
+} satisfies ShapeOf<ToolDefinition<ToolInputSchema>>;
+// Either a Standard Schema or a JSON Schema object: what `defineTool` accepts.
+const definitionKeysMatch: SchemaMatches<z.ZodObject<typeof definitionShape>, ToolDefinition<ToolInputSchema>> = true;
 void definitionKeysMatch;
 
 const definitionSchema = z.strictObject(definitionShape);
