@@ -1,7 +1,7 @@
 /**
  * What a leg delivers before its first model call: the objective, what arrived while no leg ran,
  * and wakes. When nothing else comes first (no timer, no open tool call, no approval: see
- * `LegLoop.run`), these go in with the leg's `leg_started`, one append where there were two.
+ * `leg-opening.ts`), these go in with the leg's `leg_started`, one append where there were two.
  */
 import type { TaskState } from "../../core/fold.ts";
 import { deliveryEvents } from "../../core/input-delivery.ts";
