@@ -14,8 +14,9 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import type { JsonValue, ModelRequest, TranscriptEntry, UserPart } from "@sema-agent/core";
-import { withoutReservedProviderOptions } from "@sema-agent/core/protocol";
+import type { JsonValue } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
+import { type TranscriptEntry, type UserPart, withoutReservedProviderOptions } from "@sema-agent/core/protocol";
 
 /** The V4 call options for one request. `signal` is passed as the call's abort signal. */
 export function toCallOptions(
