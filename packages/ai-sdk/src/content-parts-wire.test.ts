@@ -6,7 +6,8 @@
  * provider takes it (`supportedUrls`); otherwise the call fails before anything is sent.
  */
 import { createOpenAI } from "@ai-sdk/openai";
-import type { Model, ModelRequest } from "@sema-agent/core";
+import type { Model } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { describe, expect, it } from "vitest";
 import { fromAiSdk } from "./from-ai-sdk.ts";
 import { resolveModel } from "./resolve-model.ts";

@@ -11,7 +11,7 @@ import {
   LoadAPIKeyError,
   TypeValidationError,
 } from "@ai-sdk/provider";
-import type { ModelFailure, ModelFailureCode } from "@sema-agent/core";
+import type { ModelFailure, ModelFailureCode } from "@sema-agent/core/model-kit";
 
 /** Node, undici and browser names for a transport that failed or was cut mid-way. */
 const NETWORK_ERROR_CODES = new Set([

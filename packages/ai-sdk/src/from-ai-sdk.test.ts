@@ -6,7 +6,7 @@ import {
   type LanguageModelV4StreamPart,
   type LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import type { ModelPart, ModelRequest } from "@sema-agent/core";
+import type { ModelPart, ModelRequest } from "@sema-agent/core/model-kit";
 import { describe, expect, it } from "vitest";
 import { fromAiSdk, toUsage } from "./from-ai-sdk.ts";
 

@@ -7,7 +7,9 @@ import type {
   LanguageModelV4Usage,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import type { FinishReason, Model, ModelFailure, ModelPart, ModelRequest, Usage } from "@sema-agent/core";
+import type { Model, Usage } from "@sema-agent/core";
+import type { ModelFailure, ModelPart, ModelRequest } from "@sema-agent/core/model-kit";
+import type { FinishReason } from "@sema-agent/core/protocol";
 import { abortedFailure, toFailure } from "./failure.ts";
 import { toCallOptions, unsupportedUrl } from "./to-call-options.ts";
 

@@ -6,7 +6,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { type Model, type RetryPolicy, SemaError, withRetry } from "@sema-agent/core";
+import { type Model, SemaError } from "@sema-agent/core";
+import { type RetryPolicy, withRetry } from "@sema-agent/core/model-kit";
 import { fromAiSdk } from "./from-ai-sdk.ts";
 
 /** The providers {@link resolveModel} knows, by spec prefix. */

@@ -1,4 +1,4 @@
-import type { ModelRequest } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { describe, expect, it } from "vitest";
 import { toCallOptions, toPrompt } from "./to-call-options.ts";
 

@@ -14,11 +14,14 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import type { JsonValue, ModelRequest, TranscriptEntry, UserPart } from "@sema-agent/core";
+import type { JsonValue } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import {
   MODEL_SETTING_KEYS,
   type ModelSettingKey,
   type ModelSettings,
+  type TranscriptEntry,
+  type UserPart,
   withoutReservedProviderOptions,
 } from "@sema-agent/core/protocol";
 

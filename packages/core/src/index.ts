@@ -1,9 +1,11 @@
 /**
- * `@sema-agent/core`: what an application uses — tasks, legs, tools, approvals, hooks, the
- * in-memory store, errors, the human-input seed and the neutralizers. It imports no `node:*`
+ * `@sema-agent/core`: what an application uses — agents, tasks, legs, tools, approvals, hooks,
+ * budgets, the in-memory store, errors and the human-input projection. It imports no `node:*`
  * module, so it runs on Node, Deno, Bun, Workers and in a browser. By audience, the rest lives on
  * subpaths: `./protocol` (the log's event schemas and types, every error class), `./store-kit`
- * (what a store adapter builds on), `./node` (the lease identity of a Node process), `./testing`.
+ * (what a store adapter builds on), `./model-kit` (what a model adapter builds on), `./quotas`
+ * (a host's per-principal quotas), `./trust` (the provenance classification, the policy's table
+ * and the neutralizers), `./node` (the lease identity of a Node process), `./testing`.
  *
  * @module @sema-agent/core
  */
@@ -28,18 +30,6 @@ export type {
   ToolCallOf,
 } from "./agent/agent-types.ts";
 export { createAgent } from "./agent/create-agent.ts";
-export {
-  type ClassifiedCall,
-  classifyToolCall,
-  type ProvenanceContext,
-  type ProvenanceOptions,
-} from "./core/call-provenance.ts";
-export {
-  type EntryProvenance,
-  type ProvenanceSource,
-  provenanceAt,
-  type SpanProvenance,
-} from "./core/entry-provenance.ts";
 export { type ApprovalState, fold, type TaskState } from "./core/fold.ts";
 export {
   buildAppliedHumanInputEvent,
@@ -50,12 +40,7 @@ export {
   projectHumanInput,
   speakerLabel,
 } from "./core/human-input-projection.ts";
-export { sanitizeHumanText } from "./core/human-text.ts";
-export { attrEscape, inlineUntrusted } from "./core/neutralizers.ts";
-export { DEFAULT_PROVENANCE_RULES, provenanceRule } from "./core/provenance-policy.ts";
 export { isTerminal } from "./core/task-summary.ts";
-export type { RandomBytes } from "./core/trust-framing.ts";
-export { type DelimitUntrustedOptions, delimitUntrusted } from "./core/trust-framing.ts";
 export type { Agent, DelegationSettings, HarnessOptions, OutputSchema, ToolCallRef } from "./harness/agent.ts";
 export { type Budget, type BudgetLimit, costUsd, type ModelPrice, priceOf } from "./harness/budget/budget.ts";
 export { validateAgent } from "./harness/config/agent-schema.ts";
@@ -74,35 +59,6 @@ export type { LegOutcome } from "./harness/leg/leg-outcome.ts";
 export { type LegOptions, runLeg } from "./harness/leg/run-leg.ts";
 export { type LegStream, streamLeg } from "./harness/leg/stream-leg.ts";
 export type { CompactionSettings } from "./harness/model/compaction.ts";
-export { type RetryPolicy, withRetry } from "./harness/model/retry.ts";
-export {
-  type QuotaCall,
-  type QuotaGate,
-  type StoreQuotaGateOptions,
-  storeQuotaGate,
-} from "./harness/quota/quota-gate.ts";
-export { checkQuotaPrices } from "./harness/quota/quota-prices.ts";
-export {
-  type PrincipalUsage,
-  principalUsage,
-  type QuotaSettings,
-  type QuotaTokenSource,
-  quotaGateFor,
-  quotaResolver,
-  quotaSettingsSchema,
-  quotasOf,
-  tightestQuotas,
-} from "./harness/quota/quota-settings.ts";
-export {
-  type QuotaCallEstimate,
-  type QuotaName,
-  type Quotas,
-  type QuotaUsage,
-  type QuotaVerdict,
-  quotasSchema,
-  quotaUsage,
-  usageSinceMs,
-} from "./harness/quota/quotas.ts";
 export type { ContentLimits, ContentOptions } from "./harness/tasks/content-ingress.ts";
 export { cancel, interrupt, requestResume } from "./harness/tasks/control.ts";
 export {
@@ -130,10 +86,9 @@ export {
   type ToolInputOf,
   type ToolInputSchema,
 } from "./harness/tools/define-tool.ts";
-export { effectsOf } from "./harness/tools/provenance-gate.ts";
-export type * from "./ports/model.ts";
+export type { Model } from "./ports/model.ts";
 export type * from "./ports/standard-schema.ts";
-export type { Lease, Store, StoreClock, TaskRecord } from "./ports/store.ts";
+export type { Store, TaskRecord } from "./ports/store.ts";
 export type * from "./ports/tool.ts";
 export type {
   Attachment,
@@ -142,7 +97,6 @@ export type {
   FilePart,
   ImagePart,
   TextPart,
-  UserPart,
 } from "./protocol/content.ts";
 export { isSemaError, SemaError, type SemaErrorCode } from "./protocol/errors.ts";
 export type {
@@ -155,26 +109,10 @@ export type {
 } from "./protocol/human-input.ts";
 export type { JsonValue } from "./protocol/json.ts";
 export type { ToolChoice } from "./protocol/model-settings.ts";
-export type {
-  CallClassification,
-  CallProvenance,
-  EffectRules,
-  HeldSpan,
-  Lane,
-  ProvenancePolicy,
-  ProvenanceRule,
-  TaintMatch,
-  ToolEffects,
-} from "./protocol/provenance.ts";
+export type { CallProvenance, ProvenancePolicy, ToolEffects } from "./protocol/provenance.ts";
 export type { Emit, StreamEvent } from "./protocol/stream-event.ts";
-export type { LeaseHolder, ParkReason, StoredEvent, TaskEvent } from "./protocol/task-event.ts";
+export type { ParkReason, StoredEvent, TaskEvent } from "./protocol/task-event.ts";
 export type { TaskStatus, TaskSummary } from "./protocol/task-summary.ts";
 export { parseTraceContext, type TraceContext } from "./protocol/trace-context.ts";
-export type {
-  ActorAssertion,
-  FinishReason,
-  ToolCall,
-  ToolResultStatus,
-  TranscriptEntry,
-} from "./protocol/transcript.ts";
+export type { ActorAssertion, ToolCall, ToolResultStatus } from "./protocol/transcript.ts";
 export type { Usage } from "./protocol/usage.ts";

@@ -18,15 +18,12 @@ import {
   type JsonSchemaObject,
   jsonSchema,
   type LegOutcome,
-  type ModelFailure,
-  type ModelFailureCode,
   requestResume,
   runLeg,
   type SemaError,
   type SemaErrorCode,
   type Store,
   type StreamEvent,
-  sanitizeHumanText,
   sendInput,
   streamLeg,
   type Tool,
@@ -37,10 +34,12 @@ import {
   wake,
   wakeAt,
 } from "./index.ts";
+import type { ModelFailure, ModelFailureCode } from "./model-kit/index.ts";
 import { type NodeHost, nodeHost } from "./node/index.ts";
 import { LeaseHeldError, type TaskCreatedEvent, taskEventSchema } from "./protocol/index.ts";
 import { encodeCursor, type TaskColumns } from "./store-kit.ts";
 import { ScriptedModel } from "./testing/scripted-model.ts";
+import { sanitizeHumanText } from "./trust/index.ts";
 
 // A tool's input type is inferred from its schema, in execute and in needsApproval.
 const search = defineTool({
@@ -160,7 +159,8 @@ expectTypeOf(sanitizeHumanText)
   .parameter(1)
   .toEqualTypeOf<"user" | "supervisor" | "operator" | "external" | "system">();
 
-// The subpaths by audience: the root has no store helper, event schema, Node holder or vendor price.
+// The subpaths by audience: the root has no store helper, event schema, Node holder, vendor price,
+// model adapter's helper, host's quota machinery or provenance internals.
 // @ts-expect-error store helpers are on ./store-kit
 void rootEntry.encodeCursor;
 // @ts-expect-error error classes other than SemaError are on ./protocol
@@ -171,6 +171,14 @@ void rootEntry.taskEventSchema;
 void rootEntry.defaultHolder;
 // @ts-expect-error vendor prices are on @sema-agent/ai-sdk
 void rootEntry.DEFAULT_PRICES;
+// @ts-expect-error a model adapter's retry decorator is on ./model-kit
+void rootEntry.withRetry;
+// @ts-expect-error a host's quota gate is on ./quotas
+void rootEntry.quotaGateFor;
+// @ts-expect-error the classification of a call by provenance is on ./trust
+void rootEntry.classifyToolCall;
+// @ts-expect-error the ingress's text treatment is on ./trust
+void rootEntry.sanitizeHumanText;
 expectTypeOf(encodeCursor).returns.toBeString();
 expectTypeOf<TaskColumns["task_id"]>().toBeString();
 expectTypeOf(new LeaseHeldError("t", { id: "h" }, "2026-01-01T00:00:00.000Z")).toExtend<SemaError>();

@@ -1,37 +1,41 @@
 // The root's export list, pinned: the root is what an application uses, and changing it means
 // changing these lists on purpose (a store helper belongs on ./store-kit, an event schema on
-// ./protocol, anything that needs Node on ./node). The types are read from the entry's source,
-// the values from the module itself.
+// ./protocol, a model adapter's port on ./model-kit, a host's quotas on ./quotas, the provenance
+// machinery and the neutralizers on ./trust, anything that needs Node on ./node). The types are
+// read from the entry's source, the values from the module itself. The root also has a ceiling.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as root from "./index.ts";
+import * as modelKit from "./model-kit/index.ts";
 import * as node from "./node/index.ts";
+import * as quotas from "./quotas/index.ts";
+import * as trust from "./trust/index.ts";
+
+/**
+ * The most names, values and types together, the root may export. Issue 30 cut the root from 191
+ * names to this by moving what hosts, store and model adapters use to subpaths. Raising it is a
+ * decision: say in the commit which names the root gains and why an application needs them there.
+ */
+const ROOT_CEILING = 132;
 
 const VALUES = [
   "DEFAULTS",
-  "DEFAULT_PROVENANCE_RULES",
   "LABEL_ID_MAX_CHARS",
   "MemoryStore",
   "SemaError",
-  "attrEscape",
   "buildAppliedHumanInputEvent",
   "buildHumanInputEvent",
   "cancel",
-  "checkQuotaPrices",
   "childAgent",
-  "classifyToolCall",
   "costUsd",
   "createAgent",
   "decideApproval",
   "defaultCanApprove",
   "defineTool",
-  "delimitUntrusted",
-  "effectsOf",
   "fold",
   "frameMidTurnUserInput",
-  "inlineUntrusted",
   "interrupt",
   "isSemaError",
   "isTerminal",
@@ -42,31 +46,17 @@ const VALUES = [
   "overviewOf",
   "parseTraceContext",
   "priceOf",
-  "principalUsage",
   "projectHumanInput",
-  "provenanceAt",
-  "provenanceRule",
-  "quotaGateFor",
-  "quotaResolver",
-  "quotaSettingsSchema",
-  "quotaUsage",
-  "quotasOf",
-  "quotasSchema",
   "requestResume",
   "runLeg",
-  "sanitizeHumanText",
   "sendInput",
   "speakerLabel",
   "startTask",
-  "storeQuotaGate",
   "streamLeg",
   "submitToolResult",
-  "tightestQuotas",
-  "usageSinceMs",
   "validateAgent",
   "wake",
   "wakeAt",
-  "withRetry",
 ];
 
 const TYPES = [
@@ -86,10 +76,8 @@ const TYPES = [
   "BeforeToolDecision",
   "Budget",
   "BudgetLimit",
-  "CallClassification",
   "CallProvenance",
   "CanApprove",
-  "ClassifiedCall",
   "CompactionSettings",
   "ContentData",
   "ContentLimits",
@@ -101,15 +89,10 @@ const TYPES = [
   "Decision",
   "DeepReadonly",
   "DelegationSettings",
-  "DelimitUntrustedOptions",
-  "EffectRules",
   "Emit",
-  "EntryProvenance",
   "ExternalToolResult",
   "FilePart",
-  "FinishReason",
   "HarnessOptions",
-  "HeldSpan",
   "HookContext",
   "HookFeedback",
   "HookName",
@@ -122,43 +105,19 @@ const TYPES = [
   "HumanInputSource",
   "ImagePart",
   "InferOutput",
-  "JsonResponseFormat",
   "JsonSchemaObject",
   "JsonSchemaValidator",
   "JsonValue",
-  "Lane",
-  "Lease",
-  "LeaseHolder",
   "LegOptions",
   "LegOutcome",
   "LegStream",
   "Model",
-  "ModelFailure",
-  "ModelFailureCode",
-  "ModelPart",
   "ModelPrice",
-  "ModelRequest",
   "OutputOf",
   "OutputSchema",
   "ParkReason",
   "PendingApproval",
-  "PrincipalUsage",
-  "ProvenanceContext",
-  "ProvenanceOptions",
   "ProvenancePolicy",
-  "ProvenanceRule",
-  "ProvenanceSource",
-  "QuotaCall",
-  "QuotaCallEstimate",
-  "QuotaGate",
-  "QuotaName",
-  "QuotaSettings",
-  "QuotaTokenSource",
-  "QuotaUsage",
-  "QuotaVerdict",
-  "Quotas",
-  "RandomBytes",
-  "RetryPolicy",
   "RunOptions",
   "RunResult",
   "RunStep",
@@ -167,17 +126,13 @@ const TYPES = [
   "SendInputOptions",
   "SendOptions",
   "SentInput",
-  "SpanProvenance",
   "StandardIssue",
   "StandardResult",
   "StandardSchemaV1",
   "StartTaskInput",
   "Store",
-  "StoreClock",
-  "StoreQuotaGateOptions",
   "StoredEvent",
   "StreamEvent",
-  "TaintMatch",
   "TaskEvent",
   "TaskEventIdentity",
   "TaskOverview",
@@ -198,11 +153,8 @@ const TYPES = [
   "ToolInputSchema",
   "ToolOutput",
   "ToolResultStatus",
-  "ToolSpec",
   "TraceContext",
-  "TranscriptEntry",
   "Usage",
-  "UserPart",
   "WakeAtOptions",
 ];
 
@@ -232,6 +184,62 @@ describe("the root's export list", () => {
     const all = exportedNames(fileURLToPath(new URL("./index.ts", import.meta.url)));
     expect(all.filter((name) => !VALUES.includes(name))).toEqual(TYPES);
     expect(VALUES.length + TYPES.length).toBe(all.length);
+  });
+
+  it(`stays under its ceiling of ${ROOT_CEILING} names, values and types together`, () => {
+    const all = exportedNames(fileURLToPath(new URL("./index.ts", import.meta.url)));
+    expect(all.length).toBeLessThanOrEqual(ROOT_CEILING);
+  });
+
+  it("leaves a host's quotas to ./quotas", () => {
+    expect(Object.keys(quotas).sort()).toEqual([
+      "checkQuotaPrices",
+      "principalUsage",
+      "quotaGateFor",
+      "quotaResolver",
+      "quotaSettingsSchema",
+      "quotaUsage",
+      "quotasOf",
+      "quotasSchema",
+      "storeQuotaGate",
+      "tightestQuotas",
+      "usageSinceMs",
+    ]);
+  });
+
+  it("leaves the provenance machinery and the neutralizers to ./trust", () => {
+    expect(Object.keys(trust).sort()).toEqual([
+      "DEFAULT_PROVENANCE_RULES",
+      "attrEscape",
+      "classifyToolCall",
+      "delimitUntrusted",
+      "effectsOf",
+      "inlineUntrusted",
+      "provenanceAt",
+      "provenanceRule",
+      "sanitizeHumanText",
+    ]);
+  });
+
+  it("leaves a model adapter's port to ./model-kit", () => {
+    expect(Object.keys(modelKit).sort()).toEqual(["withRetry"]);
+    const types = exportedNames(fileURLToPath(new URL("./model-kit/index.ts", import.meta.url)));
+    expect(types).toEqual([
+      "JsonResponseFormat",
+      "Model",
+      "ModelFailure",
+      "ModelFailureCode",
+      "ModelPart",
+      "ModelRequest",
+      "RetryPolicy",
+      "ToolSpec",
+      "withRetry",
+    ]);
+  });
+
+  it("keeps none of the values it left to those subpaths", () => {
+    const moved = [quotas, trust, modelKit].flatMap((entry) => Object.keys(entry));
+    expect(moved.filter((name) => name in root)).toEqual([]);
   });
 
   it("leaves Node to ./node", () => {

@@ -63,6 +63,7 @@ describe("the rings, as linted", () => {
         'import { createAgent } from "../../agent/create-agent.ts";\nexport const x = createAgent;\n',
       "adapters/probe-agent.ts":
         'import { createAgent } from "../agent/create-agent.ts";\nexport const x = createAgent;\n',
+      "trust/index.ts": 'import { nodeHost } from "../node/node-host.ts";\nexport const x = nodeHost;\n',
     });
     expect(found).toEqual({
       "protocol/probe.ts": ["style/noRestrictedImports"],
@@ -76,6 +77,7 @@ describe("the rings, as linted", () => {
       "agent/probe.ts": ["style/noRestrictedImports", "style/noRestrictedImports", "style/noRestrictedImports"],
       "harness/tasks/probe.ts": ["style/noRestrictedImports"],
       "adapters/probe-agent.ts": ["style/noRestrictedImports"],
+      "trust/index.ts": ["style/noRestrictedImports"],
     });
   });
 

@@ -1,4 +1,5 @@
-// The root entry, ./protocol and ./store-kit run without Node: they are bundled for the browser
+// Every entry but ./node and ./testing runs without Node (the root, ./protocol, ./store-kit,
+// ./model-kit, ./quotas, ./trust): they are bundled for the browser
 // (rolldown, platform "browser", any Node built-in an error) and the bundle is run in a fresh V8
 // context that has the web's globals and none of Node's (no process, require, Buffer).
 import { createHash } from "node:crypto";
@@ -21,13 +22,16 @@ const noNodeBuiltins: Plugin = {
   },
 };
 
-/** An entry that imports all three runtime-neutral entries whole and runs a task with them. */
+/** An entry that imports every runtime-neutral entry whole and runs a task with them. */
 const PROBE = `
 import * as root from ${JSON.stringify(here("./index.ts"))};
 import * as protocol from ${JSON.stringify(here("./protocol/index.ts"))};
 import * as kit from ${JSON.stringify(here("./store-kit.ts"))};
+import * as modelKit from ${JSON.stringify(here("./model-kit/index.ts"))};
+import * as quotas from ${JSON.stringify(here("./quotas/index.ts"))};
+import * as trust from ${JSON.stringify(here("./trust/index.ts"))};
 import { z } from "zod";
-export const entries = { root, protocol, kit };
+export const entries = { root, protocol, kit, modelKit, quotas, trust };
 
 /** A model that answers from a script: first a call that needs approval, then a final text. */
 function scripted(turns) {
@@ -139,7 +143,7 @@ function webContext(): Record<string, unknown> {
 }
 
 describe("a runtime-neutral core", () => {
-  it("bundles the root, ./protocol and ./store-kit for the browser and runs a task without Node", async () => {
+  it("bundles the root, ./protocol, ./store-kit, ./model-kit, ./quotas and ./trust for the browser and runs a task without Node", async () => {
     const code = await bundle("probe", [probe]);
     const context = webContext();
     runInContext(`${code}\nglobalThis.probe = probe;`, context);
@@ -153,6 +157,9 @@ describe("a runtime-neutral core", () => {
     expect(Object.keys(entries.root ?? {})).toContain("runLeg");
     expect(Object.keys(entries.protocol ?? {})).toContain("taskEventSchema");
     expect(Object.keys(entries.kit ?? {})).toContain("stampEvent");
+    expect(Object.keys(entries.modelKit ?? {})).toContain("withRetry");
+    expect(Object.keys(entries.quotas ?? {})).toContain("quotaGateFor");
+    expect(Object.keys(entries.trust ?? {})).toContain("classifyToolCall");
     const result = await scenario();
     expect(result).toEqual({
       parked: "parked:approval",

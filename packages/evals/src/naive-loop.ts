@@ -5,7 +5,9 @@
  * the scripted models and a real provider see the same tools in all three conditions. (The AI
  * SDK's `ToolLoopAgent` over the same tools behaves alike; this loop needs no second model adapter.)
  */
-import type { JsonValue, Model, ModelRequest, Tool, TranscriptEntry } from "@sema-agent/core";
+import type { JsonValue, Model, Tool } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
+import type { TranscriptEntry } from "@sema-agent/core/protocol";
 
 /** What a run of one condition gives back: the final answer and how many approvals it asked for. */
 export interface ConditionRun {

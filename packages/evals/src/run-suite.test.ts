@@ -1,4 +1,4 @@
-import type { ModelRequest } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ATTACKS, attackText } from "./attacks.ts";
 import { limits } from "./environments/limits.ts";

@@ -8,7 +8,9 @@
  *
  * A call the harness refused (denied, held and denied) counts as carried out: the model moves on.
  */
-import type { JsonValue, Model, ModelPart, ModelRequest, TranscriptEntry } from "@sema-agent/core";
+import type { JsonValue, Model } from "@sema-agent/core";
+import type { ModelPart, ModelRequest } from "@sema-agent/core/model-kit";
+import type { TranscriptEntry } from "@sema-agent/core/protocol";
 import { callKey, findInstructions } from "./instructions.ts";
 import type { Observation, PlannedCall, UserTask } from "./types.ts";
 

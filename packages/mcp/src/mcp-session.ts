@@ -5,7 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { inlineUntrusted } from "@sema-agent/core";
+import { inlineUntrusted } from "@sema-agent/core/trust";
 import { McpToolError } from "./mcp-tool-error.ts";
 import type { McpConnectOptions, McpServerInfo } from "./options.ts";
 import { type OpenedTransport, openTransport } from "./transport.ts";

@@ -4,8 +4,7 @@
  * another holder, no such task, a lost lease) is retried alone on the locking path, which reports
  * its own typed error.
  */
-import type { Lease } from "@sema-agent/core";
-import type { AcquireLeaseOptions, GroupCommitSettings } from "@sema-agent/core/store-kit";
+import type { AcquireLeaseOptions, GroupCommitSettings, Lease } from "@sema-agent/core/store-kit";
 import type pg from "pg";
 import { Coalescer } from "./coalescer.ts";
 import type { Queries } from "./queries.ts";

@@ -7,7 +7,7 @@
  * limits) come from the store rules of `@sema-agent/core/store-kit`, so this file only maps them onto tables.
  */
 
-import type { Lease, Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
+import type { Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
 import { SeqConflictError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
@@ -29,6 +29,7 @@ import {
   type GroupCommitSettings,
   groupCommitSettings,
   isLeaseLive,
+  type Lease,
   type ListRunnableOptions,
   type ListTasksOptions,
   movesUsage,

@@ -4,8 +4,8 @@
  */
 
 import type { CanApprove, Store } from "@sema-agent/core";
-import { type QuotaSettings, type QuotaTokenSource, quotaResolver, quotaSettingsSchema } from "@sema-agent/core";
 import { ConfigError, checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
+import { type QuotaSettings, type QuotaTokenSource, quotaResolver, quotaSettingsSchema } from "@sema-agent/core/quotas";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";

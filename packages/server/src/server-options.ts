@@ -3,8 +3,14 @@
  * key is refused by name; a missing store or registry, a registered agent without a model, is a
  * `ConfigError` that says what to set — at start, never from inside a request or a leg.
  */
-import { type Agent, type LeaseHolder, type Store, validateAgent } from "@sema-agent/core";
-import { ConfigError, holderSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
+import { type Agent, type Store, validateAgent } from "@sema-agent/core";
+import {
+  ConfigError,
+  holderSchema,
+  type LeaseHolder,
+  type SchemaMatches,
+  type ShapeOf,
+} from "@sema-agent/core/protocol";
 import type { AgentRegistry } from "@sema-agent/worker";
 import { z } from "zod";
 import type { ApproverSettings } from "./approval-policy.ts";

@@ -1,16 +1,7 @@
 // Restarts on a real file: the process that set a timer, parked for an approval or died mid-leg
 // is gone; a new one opens the same SQLite file and carries every task on.
-import {
-  type Agent,
-  cancel,
-  decideApproval,
-  defineTool,
-  fold,
-  type ModelRequest,
-  runLeg,
-  startTask,
-  wakeAt,
-} from "@sema-agent/core";
+import { type Agent, cancel, decideApproval, defineTool, fold, runLeg, startTask, wakeAt } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { dyingStore, ScriptedModel, SimulatedDeath } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";

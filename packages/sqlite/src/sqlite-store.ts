@@ -6,7 +6,7 @@
  * store rules, so this file only maps them onto tables.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Lease, Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
+import type { Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
 import { StoreUnavailableError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
@@ -22,6 +22,7 @@ import {
   claimByListing,
   groupCommitSettings,
   isRunnableRecord,
+  type Lease,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,

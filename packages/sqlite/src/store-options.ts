@@ -3,9 +3,8 @@
  * checked by the store-kit), and the write counts it reports.
  */
 
-import type { StoreClock } from "@sema-agent/core";
 import { ConfigError } from "@sema-agent/core/protocol";
-import type { GroupCommitOptions } from "@sema-agent/core/store-kit";
+import type { GroupCommitOptions, StoreClock } from "@sema-agent/core/store-kit";
 
 /** Where a `SqliteStore` runs its writes: see `SqliteStoreOptions.writer`. */
 export type SqliteWriter = "main" | "thread";

@@ -4,8 +4,8 @@
  * on its writer thread (`writer: "thread"`), where closures cannot go: a command is data, so it
  * crosses with `postMessage`, and each write's logic lives here once for both.
  */
-import type { Lease, LeaseHolder, TaskEvent } from "@sema-agent/core";
-import { TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
+import type { TaskEvent } from "@sema-agent/core";
+import { type LeaseHolder, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   assertLeaseAvailable,
   assertLeaseHeld,
@@ -13,6 +13,7 @@ import {
   assertTtl,
   EMPTY_SUMMARY,
   isoTime,
+  type Lease,
   newLease,
   type SummaryCache,
   summarizeAfter,

@@ -5,13 +5,13 @@ import {
   cancel,
   defineTool,
   MemoryStore,
-  type ModelRequest,
   type StreamEvent,
   startTask,
   type ToolCallRef,
   type ToolContext,
   wake,
 } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { processSpace } from "@sema-agent/core/node";
 import { make, ScriptedModel } from "@sema-agent/core/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

@@ -15,14 +15,14 @@ import {
   DEFAULTS,
   type HarnessOptions,
   isSemaError,
-  type Lease,
-  type LeaseHolder,
-  type QuotaGate,
   runLeg,
   type Store,
   type StreamEvent,
 } from "@sema-agent/core";
 import { holderDiedHere, nodeHolder, tasksOfDeadHoldersHere } from "@sema-agent/core/node";
+import type { LeaseHolder } from "@sema-agent/core/protocol";
+import type { QuotaGate } from "@sema-agent/core/quotas";
+import type { Lease } from "@sema-agent/core/store-kit";
 import type { AgentRegistry } from "./agent-registry.ts";
 
 /**

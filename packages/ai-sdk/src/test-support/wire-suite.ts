@@ -2,7 +2,8 @@
  * The wire-level cases every vendor adapter must pass, run against a real AI SDK provider talking
  * to a {@link ReplayServer}. Each vendor's test file adds its own request-bytes assertions.
  */
-import type { Model, ModelPart, ModelRequest, Usage } from "@sema-agent/core";
+import type { Model, Usage } from "@sema-agent/core";
+import type { ModelPart, ModelRequest } from "@sema-agent/core/model-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, type ReplayServer, sseEvents, startReplayServer } from "./replay-server.ts";
 

@@ -5,7 +5,7 @@
  * answers with.
  */
 import { parseArgs } from "node:util";
-import { type PrincipalUsage, principalUsage, quotaResolver } from "@sema-agent/core";
+import { type PrincipalUsage, principalUsage, quotaResolver } from "@sema-agent/core/quotas";
 import { loadQuotas } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS } from "../context.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";

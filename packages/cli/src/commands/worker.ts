@@ -7,7 +7,7 @@
  * events, which are the truth.
  */
 import { parseArgs } from "node:util";
-import { quotaGateFor } from "@sema-agent/core";
+import { quotaGateFor } from "@sema-agent/core/quotas";
 import { createAgentRegistry, startWorkers } from "@sema-agent/worker";
 import { loadAgents } from "../agent-config.ts";
 import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } from "../context.ts";

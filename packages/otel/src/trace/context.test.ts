@@ -10,12 +10,12 @@ import {
   decideApproval,
   defineTool,
   MemoryStore,
-  type ModelRequest,
   runLeg,
   sendInput,
   startTask,
   type ToolContext,
 } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { ScriptedModel, type ScriptedTurn } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

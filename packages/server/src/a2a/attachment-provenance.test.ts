@@ -7,7 +7,8 @@
  */
 import { SendMessageRequest, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
-import { defineTool, type ModelRequest } from "@sema-agent/core";
+import { defineTool } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { ScriptedModel, type ScriptStep } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -7,7 +7,7 @@
  *
  * @module @sema-agent/server/postgres-tokens
  */
-import type { Quotas } from "@sema-agent/core";
+import type { Quotas } from "@sema-agent/core/quotas";
 import { type RevocationListener, RevocationListeners } from "./revocation-listeners.ts";
 import {
   type CreatedToken,

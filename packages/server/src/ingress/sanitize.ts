@@ -4,7 +4,8 @@
  * lane), plus the server's length limit. What is stored is exactly what the model will see after
  * projection.
  */
-import { type ContentPart, type HumanInputSource, sanitizeHumanText } from "@sema-agent/core";
+import type { ContentPart, HumanInputSource } from "@sema-agent/core";
+import { sanitizeHumanText } from "@sema-agent/core/trust";
 import { badRequest, HttpError } from "../http-error.ts";
 
 /**

@@ -8,7 +8,7 @@
  */
 // Through the SQLite package's loader: a static `node:sqlite` import here would print Node 22's
 // ExperimentalWarning whenever this entry is imported before the store.
-import type { Quotas } from "@sema-agent/core";
+import type { Quotas } from "@sema-agent/core/quotas";
 import { type DatabaseSync, openConnection } from "@sema-agent/sqlite/driver";
 import { type RevocationListener, RevocationListeners } from "./revocation-listeners.ts";
 import {

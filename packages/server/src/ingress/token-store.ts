@@ -3,8 +3,9 @@
  * that a stolen database yields no usable token. Each token names a principal (whose tasks it
  * reaches), an actor (who speaks when it is used) and its roles.
  */
-import { LABEL_ID_MAX_CHARS, type Quotas, quotasSchema } from "@sema-agent/core";
+import { LABEL_ID_MAX_CHARS } from "@sema-agent/core";
 import { checkConfig } from "@sema-agent/core/protocol";
+import { type Quotas, quotasSchema } from "@sema-agent/core/quotas";
 import { z } from "zod";
 import type { RevocationListener } from "./revocation-listeners.ts";
 

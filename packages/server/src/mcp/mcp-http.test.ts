@@ -6,7 +6,7 @@
  */
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { ModelRequest } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { data, type McpFixture, mcpFixture, resourceJson, text } from "./test-support.ts";
 

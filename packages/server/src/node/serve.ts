@@ -4,8 +4,8 @@
  * This is what `sema serve` runs.
  */
 import type { Emit, HarnessOptions, Store, StreamEvent } from "@sema-agent/core";
-import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core";
 import { checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
+import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core/quotas";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
 import { createApp } from "../app.ts";

@@ -4,8 +4,9 @@
  * configuration with a `ConfigError` naming the model, before a port is bound; a price (0
  * included) makes it start, and the quota then binds.
  */
-import { type Agent, isSemaError, MemoryStore, quotaGateFor, runLeg, startTask } from "@sema-agent/core";
+import { type Agent, isSemaError, MemoryStore, runLeg, startTask } from "@sema-agent/core";
 import { ConfigError } from "@sema-agent/core/protocol";
+import { quotaGateFor } from "@sema-agent/core/quotas";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { createAgentRegistry } from "@sema-agent/worker";
 import { describe, expect, it } from "vitest";

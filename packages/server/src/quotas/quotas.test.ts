@@ -1,6 +1,7 @@
 import { restStatusFor, toJsonRpcError } from "@a2a-js/sdk/errors";
-import { MemoryStore, type QuotaTokenSource, quotaGateFor, quotasOf, runLeg } from "@sema-agent/core";
+import { MemoryStore, runLeg } from "@sema-agent/core";
 import { QuotaExceededError } from "@sema-agent/core/protocol";
+import { type QuotaTokenSource, quotaGateFor, quotasOf } from "@sema-agent/core/quotas";
 import { describe, expect, it } from "vitest";
 import { toA2AError } from "../a2a/errors.ts";
 import { toolError } from "../mcp/tool-result.ts";

@@ -1,5 +1,5 @@
 /** `GET /v1/usage`: the caller's own principal's usage and quotas (never another principal's). */
-import { principalUsage } from "@sema-agent/core";
+import { principalUsage } from "@sema-agent/core/quotas";
 import { type AnyRouteSpec, route } from "../route.ts";
 import { UsageResponse } from "../schemas/usage.ts";
 import type { RouteDeps } from "./deps.ts";

@@ -1,5 +1,5 @@
 /** The response of `GET /v1/usage`: the caller's principal's usage, its quotas and their windows. */
-import { quotasSchema } from "@sema-agent/core";
+import { quotasSchema } from "@sema-agent/core/quotas";
 import { z } from "zod";
 import { named } from "./registry.ts";
 

@@ -3,7 +3,8 @@
  * server): the store, the agents, the limits, the worker pool to tell, and who may approve.
  */
 
-import type { CanApprove, QuotaSettings, Quotas, Store } from "@sema-agent/core";
+import type { CanApprove, Store } from "@sema-agent/core";
+import type { QuotaSettings, Quotas } from "@sema-agent/core/quotas";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import type { Caller } from "../ingress/caller.ts";
 import type { Limits } from "../limits.ts";

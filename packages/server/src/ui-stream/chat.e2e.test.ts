@@ -9,7 +9,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Agent, defineTool, type ModelRequest } from "@sema-agent/core";
+import { type Agent, defineTool } from "@sema-agent/core";
+import type { ModelRequest } from "@sema-agent/core/model-kit";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
