@@ -75,7 +75,10 @@ export interface ServeOptions {
    * quotas on with none but the tokens'. Nodes sharing a store should be given the same settings.
    */
   quotas?: QuotaSettings;
-  /** Milliseconds since the epoch, for the quota windows (and rate limits). Default `Date.now`. */
+  /**
+   * Milliseconds since the epoch, for the quota windows, rate limits and the in-process workers'
+   * legs (their `HarnessOptions.clock`). Default `Date.now`.
+   */
   clock?: () => number;
   /** Serve `GET /metrics` with this Prometheus text (see `AppOptions.metrics`; needs the `metrics` role). */
   metrics?: () => Promise<string>;
@@ -187,6 +190,8 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           ...options.workers,
           ...(quota === undefined ? {} : { quota }),
           ...(options.onError === undefined ? {} : { onError: options.onError }),
+          // One clock for the whole process: the legs' readings too (HarnessOptions.clock).
+          ...(options.clock === undefined ? {} : { now: options.clock }),
         });
   const protocols = options.protocols ?? [];
   const app = createApp({
