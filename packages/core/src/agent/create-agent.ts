@@ -19,12 +19,14 @@ import { type DecideApprovalOptions, type Decision, decideApproval } from "../ha
 import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store, TaskRecord } from "../ports/store.ts";
 import type { Tool } from "../ports/tool.ts";
+import type { Equal } from "../protocol/config-shape.ts";
 import { isSemaError } from "../protocol/errors.ts";
 import { MODEL_SETTING_KEYS } from "../protocol/model-settings.ts";
 import type { StreamEvent } from "../protocol/stream-event.ts";
 import type {
   AgentDefinition,
   AgentHandle,
+  AgentHostOptions,
   AgentInput,
   AgentStream,
   ApproveOptions,
@@ -64,8 +66,15 @@ function harnessOptions(
     snapshotEvery,
     randomBytes,
     clock,
+    childEmit,
+    quota,
+    traceparentOf,
     ...rest
   } = definition;
+  // Every host option is taken out above: one left in `rest` would land in the agent and be
+  // refused as an unknown key, so a host option added to HarnessOptions fails the compile here.
+  const noHostOptionLeft: Equal<Extract<keyof typeof rest, keyof AgentHostOptions>, never> = true;
+  void noHostOptionLeft;
   const agent: Agent = { ...rest };
   // The harness asks the model for JSON matching it and corrects a wrong answer (design §4).
   if (output !== undefined) agent.output = output;
@@ -84,6 +93,9 @@ function harnessOptions(
   if (snapshotEvery !== undefined) options.snapshotEvery = snapshotEvery;
   if (randomBytes !== undefined) options.randomBytes = randomBytes;
   if (clock !== undefined) options.clock = clock;
+  if (childEmit !== undefined) options.childEmit = childEmit;
+  if (quota !== undefined) options.quota = quota;
+  if (traceparentOf !== undefined) options.traceparentOf = traceparentOf;
   return options;
 }
 
