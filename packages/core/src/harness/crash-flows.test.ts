@@ -52,16 +52,17 @@ function agentWith(tools: Agent["tools"]): Agent {
  * A memory store whose clock the test can move forward: a dead host's lease expires when the
  * test says so, not after a real wait.
  */
-function storeWithClock(): { store: MemoryStore; passLeases: () => void } {
-  const clock = jumpingClock();
+function storeWithClock(): { store: MemoryStore; passLeases: () => void; now: () => number } {
+  // The legs read the same clock (HarnessOptions.clock), and it moves only when the test says.
+  const clock = jumpingClock({ withWallClock: false });
   const store = new MemoryStore({ now: clock.now });
-  return { store, passLeases: () => clock.jump(LEASE_TTL_MS + 1) };
+  return { store, passLeases: () => clock.jump(LEASE_TTL_MS + 1), now: clock.now };
 }
 
 const LEASE_TTL_MS = 100;
 
 async function runToEnd(
-  { store, passLeases }: { store: Store; passLeases: () => void },
+  { store, passLeases, now }: { store: Store; passLeases: () => void; now: () => number },
   taskId: string,
   tools: Agent["tools"],
   dieAfter: number,
@@ -74,7 +75,13 @@ async function runToEnd(
         : store;
     try {
       const outcome = await runLeg(
-        { store: host, agent: agentWith(tools), holder: { id: `host-${attempt}` }, leaseTtlMs: LEASE_TTL_MS },
+        {
+          store: host,
+          agent: agentWith(tools),
+          holder: { id: `host-${attempt}` },
+          leaseTtlMs: LEASE_TTL_MS,
+          clock: now,
+        },
         taskId,
       );
       if (outcome.status === "completed") return died;
@@ -88,9 +95,10 @@ async function runToEnd(
     // Whatever the dead host left (a child mid-run, a parent waiting), any process can pick up.
     for (const record of await store.listRunnable()) {
       if (record.taskId !== taskId)
-        await runLeg({ store, agent: agentWith(tools), holder: { id: `worker-${attempt}` } }, record.taskId).catch(
-          () => undefined,
-        );
+        await runLeg(
+          { store, agent: agentWith(tools), holder: { id: `worker-${attempt}` }, clock: now },
+          record.taskId,
+        ).catch(() => undefined);
     }
   }
   throw new Error("the task never completed");

@@ -152,7 +152,9 @@ describe("structured output across a crash", () => {
 
   /** A leg on a host that dies at the given append, then fresh hosts until the task ends. */
   async function runThroughDeath(dieAt: number, when: "before" | "after") {
-    const clock = jumpingClock();
+    // One clock for the store and the legs, moved only by the test: a lease lapses when the test
+    // says so, never because a busy machine was slow between two appends.
+    const clock = jumpingClock({ withWallClock: false });
     const store: Store = new MemoryStore({ now: clock.now });
     const taskId = await startTask(store, { objective: "Who?" });
     const agent = (): Agent => ({
@@ -165,7 +167,13 @@ describe("structured output across a crash", () => {
       const host = attempt === 0 ? dyingStore(store, { appendsBeforeDeath: dieAt, when }) : store;
       try {
         const outcome = await runLeg(
-          { store: host, agent: agent(), holder: { id: `host-${attempt}` }, leaseTtlMs: LEASE_TTL_MS },
+          {
+            store: host,
+            agent: agent(),
+            holder: { id: `host-${attempt}` },
+            leaseTtlMs: LEASE_TTL_MS,
+            clock: clock.now,
+          },
           taskId,
         );
         if (outcome.status === "completed" || outcome.status === "failed")

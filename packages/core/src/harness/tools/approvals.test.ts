@@ -52,8 +52,9 @@ const deletes = (...paths: string[]): ScriptedTurn => ({
  * tool's world, the model, the first approval request, and `leg()` / `decide()` to go on.
  */
 async function parkedOn(turns: ScriptedTurn[]) {
-  // The store's clock can be moved past a dead host's lease, so no test waits for one to lapse.
-  const clock = jumpingClock();
+  // The store's clock (and the legs', HarnessOptions.clock) moves only when the test moves it past
+  // a dead host's lease: no test waits for one to lapse, and none loses one to a slow machine.
+  const clock = jumpingClock({ withWallClock: false });
   const store = new MemoryStore({ now: clock.now });
   const passLease = (ttlMs: number) => {
     clock.jump(ttlMs + 1);
@@ -61,7 +62,7 @@ async function parkedOn(turns: ScriptedTurn[]) {
   const w = world();
   const model = new ScriptedModel(turns, { mode: "by-transcript" });
   const taskId = await startTask(store, { objective: "Clean up", principal: "acme" });
-  const leg = () => runLeg({ store, agent: { model, tools: [w.remove] } }, taskId);
+  const leg = () => runLeg({ store, agent: { model, tools: [w.remove] }, clock: clock.now }, taskId);
   const outcome = await leg();
   const [request] = await requests(store, taskId);
   /** The owner decides `on` (default: the first request). */
@@ -71,7 +72,7 @@ async function parkedOn(turns: ScriptedTurn[]) {
     on = request,
   ) =>
     decideApproval(store, taskId, { callId: on?.callId ?? "", digest: on?.digest ?? "", decision, ...owner, ...more });
-  return { store, w, model, taskId, outcome, request, leg, decide, passLease };
+  return { store, w, model, taskId, outcome, request, leg, decide, passLease, now: clock.now };
 }
 
 describe("approvals", () => {
@@ -259,11 +260,14 @@ describe("approvals", () => {
 
   it("an approval survives a crash between the decision and the run, and the tool runs exactly once", async () => {
     for (const appendsBeforeDeath of [0, 1, 2]) {
-      const { store, w, model, taskId, leg, decide, passLease } = await parkedOn([deletes("x"), { text: "ok" }]);
+      const { store, w, model, taskId, leg, decide, passLease, now } = await parkedOn([deletes("x"), { text: "ok" }]);
       await decide("approve");
       const dying = dyingStore(store, { appendsBeforeDeath, when: "before" });
       await expect(
-        runLeg({ store: dying, agent: { model, tools: [w.remove] }, holder: { id: "doomed" }, leaseTtlMs: 50 }, taskId),
+        runLeg(
+          { store: dying, agent: { model, tools: [w.remove] }, holder: { id: "doomed" }, leaseTtlMs: 50, clock: now },
+          taskId,
+        ),
       ).rejects.toBeInstanceOf(SimulatedDeath);
       passLease(50);
       expect(await leg()).toMatchObject({ status: "completed" });
