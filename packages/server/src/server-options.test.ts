@@ -1,4 +1,4 @@
-import { type Agent, isSemaError, MemoryStore } from "@sema-agent/core";
+import { type Agent, MemoryStore } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import type { AgentRegistry } from "@sema-agent/worker";
 import { describe, expect, it } from "vitest";
@@ -7,30 +7,21 @@ import { createAgentRegistry } from "./index.ts";
 import { MemoryTokenStore } from "./ingress/memory-token-store.ts";
 import { createTokenIngress } from "./ingress/token-ingress.ts";
 import { type ServeOptions, serve } from "./node/serve.ts";
+import { configErrorOf } from "./test-support/config-error.ts";
 
 const agents = () => createAgentRegistry({ assistant: { model: new ScriptedModel([{ text: "hi" }]) } });
-
-async function messageOf(run: () => unknown): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    expect(isSemaError(error, "ConfigError")).toBe(true);
-    return (error as Error).message;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 describe("the server's options are checked where they are given", () => {
   it("createApp refuses unknown keys by name, in its limits too", async () => {
     const tokens = new MemoryTokenStore();
     const base = { store: new MemoryStore(), agents: agents(), ingress: createTokenIngress(tokens) };
-    expect(await messageOf(() => createApp({ ...base, limit: {} } as AppOptions))).toBe(
+    expect(await configErrorOf(() => createApp({ ...base, limit: {} } as AppOptions))).toBe(
       'createApp: unknown key "limit": remove it or fix the spelling',
     );
-    expect(await messageOf(() => createApp({ ...base, limits: { maxBody: 1 } } as AppOptions))).toBe(
+    expect(await configErrorOf(() => createApp({ ...base, limits: { maxBody: 1 } } as AppOptions))).toBe(
       'createApp: limits has unknown key "maxBody": remove it or fix the spelling',
     );
-    expect(await messageOf(() => createApp({ ...base, store: undefined } as unknown as AppOptions))).toContain(
+    expect(await configErrorOf(() => createApp({ ...base, store: undefined } as unknown as AppOptions))).toContain(
       "createApp: store is missing: pass a Store",
     );
     expect(createApp(base)).toBeDefined();
@@ -43,13 +34,13 @@ describe("the server's options are checked where they are given", () => {
       names: () => ["broken"],
     };
     const options = { store: new MemoryStore(), agents: registry, ingress: createTokenIngress(new MemoryTokenStore()) };
-    expect(await messageOf(() => createApp(options))).toBe(
+    expect(await configErrorOf(() => createApp(options))).toBe(
       "createApp: agents.broken.model is missing: pass a Model, e.g. fromAiSdk(...) of @sema-agent/ai-sdk",
     );
   });
 
   it("createAgentRegistry refuses an agent without a model by its name", async () => {
-    expect(await messageOf(() => createAgentRegistry({ helper: { instructions: "help" } as Agent }))).toBe(
+    expect(await configErrorOf(() => createAgentRegistry({ helper: { instructions: "help" } as Agent }))).toBe(
       "createAgentRegistry: agents.helper.model is missing: pass a Model, e.g. fromAiSdk(...) of @sema-agent/ai-sdk",
     );
   });
@@ -63,10 +54,10 @@ describe("the server's options are checked where they are given", () => {
       port: 0,
       workers: { concurency: 2 },
     } as unknown as ServeOptions;
-    expect(await messageOf(() => serve(options))).toBe(
+    expect(await configErrorOf(() => serve(options))).toBe(
       'serve: workers has unknown key "concurency": remove it or fix the spelling',
     );
-    expect(await messageOf(() => serve({ ...options, workers: false, port: 70_000 }))).toContain("serve: port");
+    expect(await configErrorOf(() => serve({ ...options, workers: false, port: 70_000 }))).toContain("serve: port");
     expect(await tokens.list()).toEqual([]);
   });
 });

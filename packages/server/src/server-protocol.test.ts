@@ -2,7 +2,7 @@
  * Protocols are opt-in: an app serves exactly the surfaces it was given, each protocol's options
  * are checked where it is made, and `serve` starts and closes each with the server.
  */
-import { isSemaError, MemoryStore } from "@sema-agent/core";
+import { MemoryStore } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
 import { a2a } from "./a2a/a2a-protocol.ts";
@@ -17,6 +17,7 @@ import { mcp } from "./mcp/mcp-protocol.ts";
 import { serve } from "./node/serve.ts";
 import type { ServerProtocol } from "./server-protocol.ts";
 import { allProtocols } from "./test-support/all-protocols.ts";
+import { configErrorOf } from "./test-support/config-error.ts";
 import { uiStream } from "./ui-stream/ui-stream-protocol.ts";
 
 const agents = () => createAgentRegistry({ default: { model: new ScriptedModel([{ text: "hi" }]) } });
@@ -102,29 +103,19 @@ describe("a protocol's configuration is checked where it is given", () => {
     ingress: createTokenIngress(new MemoryTokenStore()),
   });
 
-  async function configError(run: () => unknown): Promise<string> {
-    try {
-      await run();
-    } catch (error) {
-      expect(isSemaError(error, "ConfigError")).toBe(true);
-      return (error as Error).message;
-    }
-    throw new Error("expected a ConfigError");
-  }
-
   it("a2a() refuses an unknown key, a bad publicUrl and a push without configs", async () => {
-    expect(await configError(() => a2a({ publicURL: "https://x.example" } as never))).toContain(
+    expect(await configErrorOf(() => a2a({ publicURL: "https://x.example" } as never))).toContain(
       'unknown key "publicURL"',
     );
-    expect(await configError(() => a2a({ publicUrl: "agents.example.com" }))).toContain("publicUrl");
-    expect(await configError(() => a2a({ push: {} as never }))).toContain("push");
+    expect(await configErrorOf(() => a2a({ publicUrl: "agents.example.com" }))).toContain("publicUrl");
+    expect(await configErrorOf(() => a2a({ push: {} as never }))).toContain("push");
   });
 
   it("createApp refuses a value that is no protocol, and a protocol given twice", async () => {
-    expect(await configError(() => createApp({ ...base(), protocols: [{}] } as unknown as AppOptions))).toContain(
+    expect(await configErrorOf(() => createApp({ ...base(), protocols: [{}] } as unknown as AppOptions))).toContain(
       "protocols.0",
     );
-    expect(await configError(() => createApp({ ...base(), protocols: [mcp(), mcp()] }))).toContain(
+    expect(await configErrorOf(() => createApp({ ...base(), protocols: [mcp(), mcp()] }))).toContain(
       "mcp is mounted twice",
     );
   });
@@ -132,7 +123,7 @@ describe("a protocol's configuration is checked where it is given", () => {
   it("an a2a() that runs its own push dispatcher mounts on one app only", async () => {
     const protocol = a2a({ push: { configs: new MemoryPushConfigStore() } });
     createApp({ ...base(), protocols: [protocol] });
-    expect(await configError(() => createApp({ ...base(), protocols: [protocol] }))).toContain("mounted already");
+    expect(await configErrorOf(() => createApp({ ...base(), protocols: [protocol] }))).toContain("mounted already");
   });
 });
 
