@@ -33,6 +33,12 @@ const stopLoad = () => {
   for (const burner of load) burner.kill("SIGKILL");
 };
 process.on("exit", stopLoad);
+// Interrupted: the burners must not outlive the run (they would load the machine for good).
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+  process.once(signal, () => {
+    stopLoad();
+    process.exit(130);
+  });
 
 const results: { file: string; passed: number; failed: number; failures: string[] }[] = [];
 for (const file of positionals) {
