@@ -13,9 +13,11 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_FREQUENCY_PENALTY,
   ATTR_GEN_AI_REQUEST_MAX_TOKENS,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_REQUEST_SEED,
+  ATTR_GEN_AI_REQUEST_STOP_SEQUENCES,
   ATTR_GEN_AI_REQUEST_TEMPERATURE,
   ATTR_GEN_AI_REQUEST_TOP_P,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
@@ -33,6 +35,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from "@opentelemetry/semantic-conventions/incubating";
+import type { ModelSettingKey } from "@sema-agent/core/protocol";
 
 /** The GenAI conventions' attribute names this package writes, by what they hold. */
 export const GEN_AI = {
@@ -48,6 +51,8 @@ export const GEN_AI = {
   topP: ATTR_GEN_AI_REQUEST_TOP_P,
   maxTokens: ATTR_GEN_AI_REQUEST_MAX_TOKENS,
   seed: ATTR_GEN_AI_REQUEST_SEED,
+  frequencyPenalty: ATTR_GEN_AI_REQUEST_FREQUENCY_PENALTY,
+  stopSequences: ATTR_GEN_AI_REQUEST_STOP_SEQUENCES,
   finishReasons: ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   inputTokens: ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   outputTokens: ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
@@ -60,6 +65,23 @@ export const GEN_AI = {
   toolArguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   toolResult: ATTR_GEN_AI_TOOL_CALL_RESULT,
 } as const;
+
+/**
+ * The `gen_ai.request.*` attribute of each model setting, or `null` where the conventions have
+ * none. Every setting has a line: a new one fails the compile here until it is placed, rather
+ * than going untraced without a word.
+ */
+export const SETTING_ATTRIBUTES = {
+  temperature: GEN_AI.temperature,
+  topP: GEN_AI.topP,
+  maxOutputTokens: GEN_AI.maxTokens,
+  stopSequences: GEN_AI.stopSequences,
+  seed: GEN_AI.seed,
+  frequencyPenalty: GEN_AI.frequencyPenalty,
+  // No convention: the tool choice and the vendors' own options are not request attributes.
+  toolChoice: null,
+  providerOptions: null,
+} as const satisfies Record<ModelSettingKey, string | null>;
 
 /** The `gen_ai.operation.name` values of the three kinds of span. */
 export const OPERATION = {

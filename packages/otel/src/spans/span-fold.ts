@@ -5,7 +5,8 @@
  * whatever order the events come in (a log read from the middle, a crash, a wake after the end).
  */
 import type { StoredEvent } from "@sema-agent/core";
-import { ERROR_TYPE, GEN_AI, LEG_SPAN, OPERATION, SEMA, SPAN_EVENT } from "../attributes.ts";
+import { MODEL_SETTING_KEYS, type ModelSettings } from "@sema-agent/core/protocol";
+import { ERROR_TYPE, GEN_AI, LEG_SPAN, OPERATION, SEMA, SETTING_ATTRIBUTES, SPAN_EVENT } from "../attributes.ts";
 import { traceIdOf } from "../export/span-ids.ts";
 import {
   childPlacement,
@@ -335,10 +336,7 @@ export class SpanFold {
       attributes[SEMA.principal] = created.principal;
       if (created.parentTaskId !== undefined) attributes[SEMA.parentTaskId] = created.parentTaskId;
       const settings = created.settings;
-      if (settings?.temperature !== undefined) attributes[GEN_AI.temperature] = settings.temperature;
-      if (settings?.topP !== undefined) attributes[GEN_AI.topP] = settings.topP;
-      if (settings?.maxOutputTokens !== undefined) attributes[GEN_AI.maxTokens] = settings.maxOutputTokens;
-      if (settings?.seed !== undefined) attributes[GEN_AI.seed] = settings.seed;
+      if (settings !== undefined) settingAttributes(settings, attributes);
       if (this.#options.captureContent === true)
         attributes[GEN_AI.inputMessages] = JSON.stringify([
           { role: "user", parts: [{ type: "text", content: created.objective }] },
@@ -506,4 +504,15 @@ export function foldSpans(
   spans.push(...fold.close());
   // Stable: spans that start at the same stored time keep the order they ended in.
   return spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+}
+
+/** The task's model settings as the conventions' `gen_ai.request.*` attributes, where they have one. */
+function settingAttributes(settings: ModelSettings, attributes: SpanAttributes): void {
+  for (const key of MODEL_SETTING_KEYS) {
+    const name = SETTING_ATTRIBUTES[key];
+    const value = settings[key];
+    if (name === null || value === undefined) continue;
+    if (typeof value === "number") attributes[name] = value;
+    else if (Array.isArray(value)) attributes[name] = [...value];
+  }
 }
