@@ -259,10 +259,20 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     await page.click("#sign-in-form button");
     const image = page.locator('#log > li[data-type="human_input"] img.attachment').first();
     await image.waitFor();
-    // Decoded by the browser from the object URL: a real image of the real bytes.
-    await page.waitForFunction(
-      `(() => { const img = document.querySelector('#log > li[data-type="human_input"] img.attachment'); return img !== null && img.complete && img.naturalWidth === 1; })()`,
-    );
+    // Decoded by the browser from the object URL: a real image of the real bytes. Polled through
+    // the protocol (locator.evaluate): a string predicate of waitForFunction is eval'd in the
+    // page on each poll after the first, which the console's CSP (no unsafe-eval) refuses, so it
+    // failed whenever the image was not decoded at the first look.
+    await expect
+      .poll(
+        () =>
+          image.evaluate((img) => {
+            const decoded = img as unknown as { complete: boolean; naturalWidth: number };
+            return decoded.complete && decoded.naturalWidth === 1;
+          }),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     expect(await image.getAttribute("src")).toMatch(/^blob:/);
     await page
       .locator('#log > li[data-type="human_input"] .attachments li', {
