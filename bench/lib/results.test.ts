@@ -5,8 +5,9 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeMachine } from "./machine.ts";
 import { loadResults, RESULTS_DIR, saveRequested, saveResults, toMeasureRow, withoutSave } from "./results.ts";
+import { formatFigure } from "./results-format.ts";
 import { BENCHES, MeasureRow, ResultsFile } from "./results-schema.ts";
-import { formatFigure, generateFiles, SECTIONS } from "./results-tables.ts";
+import { generateFiles, SECTIONS } from "./results-tables.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
