@@ -30,8 +30,9 @@ import * as kit from ${JSON.stringify(here("./store-kit.ts"))};
 import * as modelKit from ${JSON.stringify(here("./model-kit/index.ts"))};
 import * as quotas from ${JSON.stringify(here("./quotas/index.ts"))};
 import * as trust from ${JSON.stringify(here("./trust/index.ts"))};
+import * as timeTravel from ${JSON.stringify(here("./time-travel/index.ts"))};
 import { z } from "zod";
-export const entries = { root, protocol, kit, modelKit, quotas, trust };
+export const entries = { root, protocol, kit, modelKit, quotas, trust, timeTravel };
 
 /** A model that answers from a script: first a call that needs approval, then a final text. */
 function scripted(turns) {

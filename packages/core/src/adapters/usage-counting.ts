@@ -21,7 +21,8 @@ export function hourStartMs(ms: number): number {
 export function usageDeltas(events: readonly TaskEvent[], taskModel: string | undefined, atMs: number): UsageBucket[] {
   const byModel = new Map<string, UsageBucket>();
   const hour = new Date(hourStartMs(atMs)).toISOString();
-  for (const event of events) {
+  for (let i = firstCounted(events); i < events.length; i++) {
+    const event = events[i] as TaskEvent;
     if (event.type !== "model_turn") continue;
     const model = event.model ?? taskModel ?? "";
     const bucket = byModel.get(model) ?? {
@@ -41,9 +42,19 @@ export function usageDeltas(events: readonly TaskEvent[], taskModel: string | un
   return [...byModel.values()];
 }
 
+/**
+ * Where an append's counted turns begin: after its `task_forked`, if it has one. The turns before
+ * it are a fork's (or an import's) copy of another log: spent once, by the source, never again.
+ */
+function firstCounted(events: readonly TaskEvent[]): number {
+  for (let i = events.length - 1; i >= 0; i--) if (events[i]?.type === "task_forked") return i + 1;
+  return 0;
+}
+
 /** Whether any event of an append moves a usage counter (so a store reads the task's model only then). */
 export function movesUsage(events: readonly TaskEvent[]): boolean {
-  return events.some((event) => event.type === "model_turn");
+  for (let i = firstCounted(events); i < events.length; i++) if (events[i]?.type === "model_turn") return true;
+  return false;
 }
 
 /** Add `delta` into `into` (same hour and model). */

@@ -8,6 +8,7 @@ import { isInterruptRequest, isResumeRequest } from "./command-events.ts";
 import { provenanceAt } from "./entry-provenance.ts";
 import { validateEvents } from "./event-validation.ts";
 import { fold, outstandingReservations, UNSETTLED_CALL_CONTENT } from "./fold.ts";
+import { reduceSummary, summarize } from "./task-summary.ts";
 
 const DIR = new URL("../../fixtures/events/v1/", import.meta.url);
 
@@ -36,6 +37,27 @@ describe("v1 fixtures", () => {
     const events = load(name);
     expect(() => validateEvents(unstamped(events))).not.toThrow();
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("task_forked: the copy's leg closes as forked, the edits apply, the unstarted call stays open", () => {
+    const state = fold(load("task_forked"));
+    expect(state.summary).toMatchObject({
+      status: "parked",
+      parkedReason: "forked",
+      forkedFrom: { taskId: "t-source", seq: 6, origin: "fork" },
+      openInputs: { "in-fork": "steer" },
+      runnable: true,
+    });
+    expect(state.summary.legId).toBeUndefined();
+    expect(state.model).toBe("anthropic:claude-sonnet-4-5");
+    expect(state.settings).toEqual({ temperature: 0 });
+    expect(state.openToolCalls.map((call) => [call.callId, call.started])).toEqual([["call-1", false]]);
+    expect(state.summary.usage).toEqual({ inputTokens: 40, outputTokens: 8 });
+    // The stores' reducer agrees with the fold, event by event.
+    expect(summarize(load("task_forked"))).toEqual(state.summary);
+    expect(
+      reduceSummary(summarize(load("task_forked").slice(0, 6)), load("task_forked")[6] as StoredEvent),
+    ).toMatchObject({ status: "parked", parkedReason: "forked", runnable: false });
   });
 
   it("task_created: objective, principal, agent, model", () => {
@@ -299,6 +321,18 @@ describe("v2 fixtures", () => {
 });
 
 // child_task v 2: the budget ledger, a share held from each spawn until the child's first result.
+describe("v2 fixtures (the request digest)", () => {
+  const V2 = new URL("../../fixtures/events/v2/", import.meta.url);
+
+  it("model_turn v2 carries what the model was sent, as digests, and folds as v1 did", () => {
+    const events = load("model_turn", V2);
+    const turn = events.at(-1);
+    expect(turn).toMatchObject({ type: "model_turn", v: 2, request: { entries: 1 } });
+    expect(fold(events).transcript.at(-1)).toEqual({ role: "assistant", text: "Hi!", toolCalls: [] });
+    expect(() => validateEvents([{ ...(unstamped(events)[3] as object), v: 1 }])).toThrow(/request/);
+  });
+});
+
 describe("v2 fixtures (the budget ledger)", () => {
   const V2 = new URL("../../fixtures/events/v2/", import.meta.url);
 

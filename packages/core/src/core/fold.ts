@@ -1,6 +1,7 @@
 import type { HumanInputEvent } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import { OUTPUT_CORRECTION, type TaskEvent } from "../protocol/task-event.ts";
+import { mergeModelSettings } from "../protocol/model-settings.ts";
+import { OUTPUT_CORRECTION, type TaskEvent, type TaskForkedEvent, type TaskSettings } from "../protocol/task-event.ts";
 import type { TranscriptEntry } from "../protocol/transcript.ts";
 import {
   type ApplyingInput,
@@ -39,6 +40,10 @@ export {
 /** What the model is told about a call whose leg ended before it had a result. */
 export const UNSETTLED_CALL_CONTENT =
   "The tool call was interrupted before it returned a result; its effect is unknown. Check before relying on it or repeating it.";
+
+/** What the model is told about a call whose child task was still running when the task was forked. */
+export const DETACHED_CHILD_CONTENT =
+  "This task is a fork of another, made while this call's sub-task was still running; the sub-task's result went to the original task, not to this one. Call again if you still need it.";
 
 /**
  * An open fold: owns a private copy of the state and applies events to it one at a time. The
@@ -231,6 +236,9 @@ export class Folder {
       case "parent_notified":
         s.reportedEnd = true;
         break;
+      case "task_forked":
+        this.#forked(event, seq);
+        break;
       case "engine_note":
       case "interrupt_requested":
       case "resume_requested":
@@ -342,6 +350,42 @@ export class Folder {
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;
+  }
+
+  /**
+   * A fork's copy ends: it is a root task of its own; the model and settings edits take effect; an
+   * open leg is closed without an end time (its calls stay open: unstarted ones run in the fork's
+   * next leg, one in doubt stays in doubt); the calls of children still running get an answer.
+   */
+  #forked(event: TaskForkedEvent, seq: number): void {
+    const s = this.#s;
+    delete s.parentTaskId;
+    delete s.reportedEnd;
+    delete s.legStartedAt;
+    if (event.model !== undefined) s.model = event.model;
+    if (event.settings !== undefined) {
+      const merged: TaskSettings = mergeModelSettings(s.settings, event.settings);
+      if (s.settings?.output !== undefined) merged.output = s.settings.output;
+      s.settings = merged;
+    }
+    const detached = event.detachedChildren;
+    if (detached === undefined) return;
+    const callIds = new Set<string>();
+    for (const child of s.children)
+      if (detached.includes(child.childTaskId) && child.callId !== undefined) callIds.add(child.callId);
+    s.children = s.children.filter((child) => !detached.includes(child.childTaskId));
+    const kept: OpenToolCall[] = [];
+    for (const open of s.openToolCalls) {
+      if (!callIds.has(open.callId)) {
+        kept.push(open);
+        continue;
+      }
+      this.#push(
+        { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: DETACHED_CHILD_CONTENT },
+        seq,
+      );
+    }
+    s.openToolCalls = kept;
   }
 
   #compact(summary: string, entryId: string, throughSeq: number): void {

@@ -139,6 +139,7 @@ function copy(s: TaskSummary, drop = 0): TaskSummary {
   if (s.childUsage !== undefined) out.childUsage = s.childUsage;
   if ((drop & DROP_REPORT) === 0 && s.parentReport !== undefined) out.parentReport = s.parentReport;
   if ((drop & DROP_SEQS) === 0 && s.seqs !== undefined) out.seqs = s.seqs;
+  if (s.forkedFrom !== undefined) out.forkedFrom = s.forkedFrom;
   return out;
 }
 
@@ -304,9 +305,31 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
       if (s.parentReport === "pending") next.parentReport = "due";
       return next;
     }
+    case "task_forked":
+      return forked(s, event);
     default:
       return s;
   }
+}
+
+/**
+ * A fork's summary after its `task_forked`: the copy's open leg is closed (parked on its pending
+ * approvals, else `forked`), a task not yet started parks too (a fork never runs on its own), and
+ * one that waited for children waits no more (they report to the source). The source is recorded.
+ */
+function forked(s: TaskSummary, event: Extract<TaskEvent, { type: "task_forked" }>): TaskSummary {
+  const next = copy(s, DROP_REPORT | DROP_RESUME);
+  next.forkedFrom = { taskId: event.source.taskId, seq: event.source.seq, origin: event.origin };
+  if (s.status === "running" || s.status === "created") {
+    delete next.legId;
+    delete next.parkedDetail;
+    next.status = "parked";
+    next.parkedReason = s.openApprovals.length > 0 ? "approval" : "forked";
+  } else if (s.status === "parked" && s.parkedReason === "child" && event.detachedChildren !== undefined) {
+    delete next.parkedDetail;
+    next.parkedReason = "forked";
+  }
+  return next;
 }
 
 /** The summary of a whole sequence of events (stamped ones keep `seqs`; see {@link reduceSummary}). */

@@ -41,7 +41,8 @@ export const toolCallSchema = z.strictObject({ callId: nonEmpty, name: nonEmpty,
  * model called an external tool (see `external_tools`), whose result comes from outside.
  * `quota`: the next model call would go past a quota of the task's principal (the leg's
  * `detail` names it); a silent timer at the window's edge (`quota-wait:`) wakes it, and so does
- * a resume request once an operator raised the quota.
+ * a resume request once an operator raised the quota. `forked`: the task is a fork (or an import)
+ * whose copied log ended inside a leg, or before any leg; it runs on an input or a resume request.
  */
 export const parkReasonSchema = z.enum([
   "approval",
@@ -55,6 +56,7 @@ export const parkReasonSchema = z.enum([
   "model",
   "tool",
   "quota",
+  "forked",
 ]);
 /** What a parked task waits for (see {@link parkReasonSchema}). */
 export type ParkReason = z.infer<typeof parkReasonSchema>;
@@ -190,23 +192,52 @@ export const userMessageSchema = z
     path: ["v"],
   });
 
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "a SHA-256 digest in lowercase hex");
+
+/**
+ * What a model call was sent, as digests (SHA-256 of canonical JSON, lowercase hex): `digest` of
+ * the whole request, and one per part, so a replay that differs can say which part did. `system`:
+ * the system text; `tools`: the tool specs offered; `settings`: every model setting, the tool
+ * choice and the response format; `transcript`: the transcript (each entry's canonical JSON, the
+ * attachments by their digests). `entries` is the transcript's length.
+ */
+export const requestDigestSchema = z.strictObject({
+  digest: sha256Hex,
+  system: sha256Hex,
+  tools: sha256Hex,
+  settings: sha256Hex,
+  transcript: sha256Hex,
+  entries: count,
+});
+/** The digests of what a model call was sent (see {@link requestDigestSchema}). */
+export type RequestDigest = z.infer<typeof requestDigestSchema>;
+
 /**
  * One settled model turn: its text, reasoning, tool calls, token usage and why it finished. The
- * streamed deltas are ephemeral; this event is the truth.
+ * streamed deltas are ephemeral; this event is the truth. Version 2 carries `request`, the digests
+ * of what the model was sent (a replay compares them); a turn without it stays version 1, and a
+ * replay reports it as unverified.
  */
-export const modelTurnSchema = z.strictObject({
-  type: z.literal("model_turn"),
-  v: v1,
-  legId: nonEmpty,
-  /** The session's model-turn count including this one (1 for the first turn). */
-  sessionSeq: count,
-  text: z.string(),
-  reasoning: z.string().exactOptional(),
-  toolCalls: z.array(toolCallSchema),
-  usage: usageSchema,
-  finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"]),
-  model: z.string().exactOptional(),
-});
+export const modelTurnSchema = z
+  .strictObject({
+    type: z.literal("model_turn"),
+    v: z.union([v1, z.literal(2)]),
+    legId: nonEmpty,
+    /** The session's model-turn count including this one (1 for the first turn). */
+    sessionSeq: count,
+    text: z.string(),
+    reasoning: z.string().exactOptional(),
+    toolCalls: z.array(toolCallSchema),
+    usage: usageSchema,
+    finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"]),
+    model: z.string().exactOptional(),
+    /** What the model was sent, as digests (v 2). */
+    request: requestDigestSchema.exactOptional(),
+  })
+  .refine((event) => (event.v === 2) === (event.request !== undefined), {
+    message: "request is recorded on model_turn v 2, and only there",
+    path: ["v"],
+  });
 
 /** A tool call is about to run (written before it runs, so a crash mid-call is seen on recovery). */
 export const toolCallStartedSchema = z.strictObject({
@@ -475,6 +506,33 @@ export const taskCancelledSchema = z.strictObject({
   actor: actorSchema.exactOptional(),
 });
 
+/**
+ * The task is a copy of another's log up to `source.seq` (the events before this one, seq for
+ * seq): a fork (`origin: "fork"`) or an import of an exported task (`origin: "import"`, the
+ * source naming the task as exported). It closes a leg the copy left open (the fork parks,
+ * `parked:forked`, or `parked:approval` when a decision is pending) and detaches the children
+ * still running at the cut (`detachedChildren`: their results go to the source; the calls that
+ * wait for them get an interrupted result). `model` and `settings` are the fork's edits (the
+ * settings go on top of the task's); `replacedInput` and `replacedResult` name the source's input
+ * or tool result that the events after this one replace. `atSeq` is the seq the caller asked
+ * for, when the cut moved back to a step boundary.
+ */
+export const taskForkedSchema = z.strictObject({
+  type: z.literal("task_forked"),
+  v: v1,
+  origin: z.enum(["fork", "import"]),
+  source: z.strictObject({ taskId: nonEmpty, seq: count }),
+  atSeq: count.exactOptional(),
+  actor: actorSchema.exactOptional(),
+  model: nonEmpty.exactOptional(),
+  settings: modelSettingsSchema.exactOptional(),
+  replacedInput: z.strictObject({ inputId: nonEmpty, seq: count }).exactOptional(),
+  replacedResult: z.strictObject({ callId: nonEmpty, seq: count }).exactOptional(),
+  detachedChildren: z.array(nonEmpty).min(1).exactOptional(),
+  /** The source task's parent, when it was a child: the fork is a root task of its own. */
+  sourceParentTaskId: nonEmpty.exactOptional(),
+});
+
 /** Every arm, for validation at append. */
 export const taskEventSchema = z.discriminatedUnion("type", [
   taskCreatedSchema,
@@ -500,6 +558,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   taskCompletedSchema,
   taskFailedSchema,
   taskCancelledSchema,
+  taskForkedSchema,
 ]);
 
 /** The first event of every task (see {@link taskCreatedSchema}). */
@@ -549,6 +608,9 @@ export type TaskFailedEvent = z.infer<typeof taskFailedSchema>;
 /** The task's cancellation (see {@link taskCancelledSchema}). */
 export type TaskCancelledEvent = z.infer<typeof taskCancelledSchema>;
 
+/** The task is a fork or an import of another's log (see {@link taskForkedSchema}). */
+export type TaskForkedEvent = z.infer<typeof taskForkedSchema>;
+
 /** One entry of the session log as written (before the store stamps its identity). */
 export type TaskEvent =
   | TaskCreatedEvent
@@ -573,7 +635,8 @@ export type TaskEvent =
   | ExternalToolsEvent
   | TaskCompletedEvent
   | TaskFailedEvent
-  | TaskCancelledEvent;
+  | TaskCancelledEvent
+  | TaskForkedEvent;
 
 /** The `type` of every event arm. */
 export type TaskEventType = TaskEvent["type"];

@@ -47,6 +47,8 @@ export interface TaskSummary {
    * absent for a root task and once reported.
    */
   parentReport?: "pending" | "due";
+  /** The task this one is a fork or an import of, and the seq its copy ends at (`task_forked`). */
+  forkedFrom?: ForkOrigin;
   /** Set while a parked or finished task has pending work a worker should start a leg for. */
   runnable: boolean;
   /**
@@ -55,6 +57,14 @@ export interface TaskSummary {
    * reduction that was not told the event's seq: a reader then folds the log instead.
    */
   seqs?: EventSeqs;
+}
+
+/** Where a forked or imported task's log came from: the source task and the last seq copied. */
+export interface ForkOrigin {
+  taskId: string;
+  seq: number;
+  /** `import` when the copy came from an export file (the task as it was exported). */
+  origin: "fork" | "import";
 }
 
 /** Seqs of the single events that complete a task's status (see `TaskSummary.seqs`). */

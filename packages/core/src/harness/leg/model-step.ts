@@ -8,6 +8,7 @@ import { isSemaError } from "../../protocol/errors.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import { buildModelRequest, type RequestContent, toolChoiceProblem } from "../model/model-request.ts";
 import { describeFailure } from "../model/model-unavailable.ts";
+import { digestRequest } from "../model/request-digest.ts";
 import { type CollectedTurn, retryNote, streamModelTurn } from "../model/stream-turn.ts";
 import { endForBudget, fitBudget } from "./budget-check.ts";
 import { failHook, failTask } from "./leg-end.ts";
@@ -46,6 +47,9 @@ export async function callModel(leg: RunningLeg): Promise<AnsweredTurn | "again"
   if (over !== undefined) return endForBudget(leg, over.budget, over.exceeded);
   const { quota } = ctx.options;
   if (quota !== undefined && (await parkForQuota(leg, quota, request)) === "ended") return "ended";
+  // Hashed while the model streams: the digest costs the turn no latency.
+  const digesting = digestRequest(request);
+  digesting.catch(() => undefined);
   const result = await leg.watched(() =>
     streamModelTurn({
       model: agent.model,
@@ -71,13 +75,14 @@ export async function callModel(leg: RunningLeg): Promise<AnsweredTurn | "again"
   if (afterFailure !== undefined) return failHook(leg, afterFailure);
   const event: TaskEvent = {
     type: "model_turn",
-    v: 1,
+    v: 2,
     legId: ctx.legId,
     sessionSeq: w.state.summary.sessionSeq + 1,
     text: turn.text,
     toolCalls: turn.toolCalls,
     usage: turn.usage,
     finishReason: turn.finishReason,
+    request: await digesting,
   };
   // The task records its model; a turn names one only when it differs (a resume with another model).
   if (agent.model.id !== w.state.model) event.model = agent.model.id;
