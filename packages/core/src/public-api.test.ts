@@ -11,6 +11,7 @@ import * as root from "./index.ts";
 import * as modelKit from "./model-kit/index.ts";
 import * as node from "./node/index.ts";
 import * as quotas from "./quotas/index.ts";
+import * as timeTravel from "./time-travel/index.ts";
 import * as trust from "./trust/index.ts";
 
 /**
@@ -221,6 +222,22 @@ describe("the root's export list", () => {
     ]);
   });
 
+  it("leaves fork, replay, diff, export and import to ./time-travel", () => {
+    expect(Object.keys(timeTravel).sort()).toEqual([
+      "EXPORT_VERSION",
+      "diffTasks",
+      "exportLineSchema",
+      "exportTask",
+      "forkTask",
+      "formatReplay",
+      "formatTaskDiff",
+      "importTask",
+      "isStepBoundary",
+      "parseExport",
+      "replayTask",
+    ]);
+  });
+
   it("leaves a model adapter's port to ./model-kit", () => {
     expect(Object.keys(modelKit).sort()).toEqual(["withRetry"]);
     const types = exportedNames(fileURLToPath(new URL("./model-kit/index.ts", import.meta.url)));
@@ -238,7 +255,7 @@ describe("the root's export list", () => {
   });
 
   it("keeps none of the values it left to those subpaths", () => {
-    const moved = [quotas, trust, modelKit].flatMap((entry) => Object.keys(entry));
+    const moved = [quotas, trust, modelKit, timeTravel].flatMap((entry) => Object.keys(entry));
     expect(moved.filter((name) => name in root)).toEqual([]);
   });
 

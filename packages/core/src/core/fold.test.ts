@@ -178,3 +178,36 @@ describe("fold", () => {
     expect(waiting.wake.map((i) => i.inputId)).toEqual(["w1"]);
   });
 });
+
+describe("a child's result that lands before its parent's leg parks", () => {
+  it("keeps the delegate call open for the next leg to answer, never interrupted", () => {
+    const state = fold([
+      { type: "task_created", v: 1, objective: "Parent", principal: "p" },
+      { type: "leg_started", v: 1, legId: "leg-1", trigger: "start" },
+      {
+        type: "model_turn",
+        v: 1,
+        legId: "leg-1",
+        sessionSeq: 1,
+        text: "",
+        toolCalls: [{ callId: "c1", name: "delegate", input: { objective: "Child" } }],
+        usage: { inputTokens: 1, outputTokens: 1 },
+        finishReason: "tool-calls",
+      },
+      { type: "child_task", v: 1, phase: "spawned", childTaskId: "t~c1", callId: "c1" },
+      {
+        type: "child_task",
+        v: 1,
+        phase: "result",
+        childTaskId: "t~c1",
+        callId: "c1",
+        status: "completed",
+        result: "ok",
+      },
+      { type: "leg_ended", v: 1, legId: "leg-1", reason: "parked:child" },
+    ]);
+    expect(state.openToolCalls.map((call) => call.callId)).toEqual(["c1"]);
+    expect(state.transcript.filter((entry) => entry.role === "tool")).toEqual([]);
+    expect(state.summary).toMatchObject({ status: "parked", parkedReason: "child", runnable: true });
+  });
+});

@@ -307,15 +307,18 @@ export class Folder {
 
   /**
    * A leg that ends (or a task cancelled) with calls unanswered: each gets an interrupted result,
-   * so the transcript pairs every call, except a call that waits for an approval, a child task or
-   * an external tool's result while the task is parked: that one is answered later.
+   * so the transcript pairs every call, except a call that waits for an approval, a child task
+   * (running, or ended with its result not yet given to the call) or an external tool's result
+   * while the task is parked: that one is answered later.
    */
   #settleOpenCalls(seq: number, cancelled = false): void {
     const s = this.#s;
     const waiting = (call: OpenToolCall) =>
       !cancelled &&
       (s.approvals.some((a) => a.callId === call.callId) ||
-        s.children.some((c) => c.callId === call.callId && c.status === "running") ||
+        // A child that ended before the leg did answers its call in the next leg (its result
+        // may land between the spawn and the park: never call that call interrupted).
+        s.children.some((c) => c.callId === call.callId) ||
         isExternalCall(s, call));
     const kept: OpenToolCall[] = [];
     for (const open of s.openToolCalls) {

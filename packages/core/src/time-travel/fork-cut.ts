@@ -1,8 +1,8 @@
 /**
  * Where a fork's copy of a log may end (docs/guide/time-travel.md): at a step boundary, never
  * inside a turn's settling. A seq is a boundary when the fold up to it has no applied input whose
- * transcript entry is still to come (the two share an append), no call of the open leg in doubt
- * (started, no result), and does not end on a final answer whose outcome is still to come.
+ * transcript entry is still to come (the two share an append), no call in doubt while a leg
+ * runs (started, no result), and does not end on a final answer whose outcome is still to come.
  */
 import { Folder, type TaskState } from "../core/fold.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
@@ -11,7 +11,9 @@ import type { StoredEvent } from "../protocol/task-event.ts";
 export function isStepBoundary(state: TaskState, last: StoredEvent): boolean {
   if (state.applying !== undefined && state.applying.length > 0) return false;
   const legOpen = state.summary.status === "running";
-  if (legOpen && state.openToolCalls.some((call) => call.started && call.legId === state.summary.legId)) return false;
+  // A started call while a leg runs is in doubt, whichever leg asked for it (a recovering leg
+  // settles a crashed leg's calls first): the cut goes back before it.
+  if (legOpen && state.openToolCalls.some((call) => call.started)) return false;
   // A final answer is settled by what its append carries with it (the task's end, a correction).
   if (legOpen && last.type === "model_turn" && last.toolCalls.length === 0) return false;
   return true;

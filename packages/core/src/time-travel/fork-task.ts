@@ -86,7 +86,7 @@ export async function forkTask(store: Store, taskId: string, options: ForkOption
 
   const forced = forcedCut(events, edits, asked);
   const cut = forced ?? cutAt(events, asked);
-  const state = forced === undefined ? cut.state : foldThrough(events, cut.seq);
+  const { state } = cut;
   const detachedChildren = state.children.filter((c) => c.status === "running").map((c) => c.childTaskId);
 
   const copied = events.slice(0, cut.seq).map(unstamped);
@@ -120,7 +120,10 @@ function checkEdits(edits: ForkEdits): void {
   if (edits.model !== undefined && edits.model.length === 0) throw new InvalidInputError("the fork's model is empty");
 }
 
-/** The cut an input or tool-result edit sets: just before the record it replaces. */
+/**
+ * The cut an edit sets: before the input it replaces (at the last step boundary before it), or
+ * just before the tool result it replaces (the call is open there, and gets the new result).
+ */
 function forcedCut(
   events: readonly StoredEvent[],
   edits: ForkEdits,
@@ -130,6 +133,7 @@ function forcedCut(
   if (at === undefined) return undefined;
   if (asked < at - 1)
     throw new InvalidInputError(`the edit replaces seq ${at}, so the fork point is ${at - 1}; it cannot be ${asked}`);
+  if (edits.input !== undefined) return cutAt(events, at - 1);
   return { seq: at - 1, state: foldThrough(events, at - 1) };
 }
 

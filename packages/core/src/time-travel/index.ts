@@ -7,5 +7,27 @@
  * @module @sema-agent/core/time-travel
  */
 
+export { type DiffOptions, type DiffSide, diffTasks, formatTaskDiff, type TaskDiff } from "./diff-tasks.ts";
+export {
+  EXPORT_VERSION,
+  type ExportBlobLine,
+  type ExportEnd,
+  type ExportHeader,
+  type ExportLine,
+  type ExportTaskLine,
+  exportLineSchema,
+} from "./export-format.ts";
+export { type ExportOptions, exportTask } from "./export-task.ts";
 export { isStepBoundary } from "./fork-cut.ts";
 export { type ForkEdits, type ForkOptions, type ForkResult, forkTask, type ReplacedToolResult } from "./fork-task.ts";
+export { type ImportOptions, type ImportResult, importTask, parseExport } from "./import-task.ts";
+export {
+  formatReplay,
+  type ReplayDivergence,
+  type ReplayOptions,
+  type ReplayReport,
+  type ReplayTurn,
+  replayTask,
+} from "./replay-task.ts";
+export type { RequestPart } from "./request-diff.ts";
+export type { TrajectoryStep } from "./trajectory.ts";
