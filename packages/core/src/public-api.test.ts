@@ -226,8 +226,13 @@ describe("the root's export list", () => {
     expect(Object.keys(timeTravel).sort()).toEqual([
       "EXPORT_VERSION",
       "diffTasks",
+      "exportBlobSchema",
+      "exportEndSchema",
+      "exportEventSchema",
+      "exportHeaderSchema",
       "exportLineSchema",
       "exportTask",
+      "exportTaskSchema",
       "forkTask",
       "formatReplay",
       "formatTaskDiff",

@@ -362,8 +362,11 @@ export class Folder {
    */
   #forked(event: TaskForkedEvent, seq: number): void {
     const s = this.#s;
-    delete s.parentTaskId;
-    delete s.reportedEnd;
+    // A fork is a root task of its own; an import keeps its place under its imported parent.
+    if (event.origin === "fork") {
+      delete s.parentTaskId;
+      delete s.reportedEnd;
+    }
     delete s.legStartedAt;
     if (event.model !== undefined) s.model = event.model;
     if (event.settings !== undefined) {

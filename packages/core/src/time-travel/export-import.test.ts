@@ -56,6 +56,7 @@ describe("exportTask and importTask", () => {
     // The child came along, under the new parent, and the parent's log names it by its new id.
     expect(child?.to.startsWith(`${imported.taskId}~`)).toBe(true);
     expect(await home.getTask(child?.to as string)).toMatchObject({ parentTaskId: imported.taskId });
+    expect(fold(await home.read(child?.to as string)).parentTaskId).toBe(imported.taskId);
     expect(copy.find((e) => e.type === "child_task")).toMatchObject({ childTaskId: child?.to });
     expect(fold(copy).result).toBe(fold(original).result);
     // Nothing in the file is spent again.

@@ -15,7 +15,12 @@ export {
   type ExportHeader,
   type ExportLine,
   type ExportTaskLine,
+  exportBlobSchema,
+  exportEndSchema,
+  exportEventSchema,
+  exportHeaderSchema,
   exportLineSchema,
+  exportTaskSchema,
 } from "./export-format.ts";
 export { type ExportOptions, exportTask } from "./export-task.ts";
 export { isStepBoundary } from "./fork-cut.ts";
