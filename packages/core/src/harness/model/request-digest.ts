@@ -49,6 +49,15 @@ function entryDigest(entry: TranscriptEntry): Promise<string> {
   return digest;
 }
 
+// The system text, tools and settings rarely change between turns: their last digests are kept.
+const toolDigests = new WeakMap<object, Promise<string>>();
+let lastText: { text: string; digest: Promise<string> } | undefined;
+let lastSettings: { text: string; digest: Promise<string> } | undefined;
+
+function textDigest(text: string, last: { text: string; digest: Promise<string> } | undefined) {
+  return last !== undefined && last.text === text ? last : { text, digest: sha256Hex(text) };
+}
+
 /**
  * The digests of a request. The transcript is read when this is called (a copy of its entries is
  * taken at once), so the caller may stream the request while the digest is computed.
@@ -56,10 +65,17 @@ function entryDigest(entry: TranscriptEntry): Promise<string> {
 export async function digestRequest(request: ModelRequest): Promise<RequestDigest> {
   const entries = request.transcript.slice();
   const parts = requestParts(request);
+  lastText = textDigest(parts.system, lastText);
+  lastSettings = textDigest(canonicalJson(parts.settings), lastSettings);
+  let toolsDigest = toolDigests.get(request.tools);
+  if (toolsDigest === undefined) {
+    toolsDigest = sha256Hex(canonicalJson(parts.tools));
+    toolDigests.set(request.tools, toolsDigest);
+  }
   const [system, tools, settings, each] = await Promise.all([
-    sha256Hex(parts.system),
-    sha256Hex(canonicalJson(parts.tools)),
-    sha256Hex(canonicalJson(parts.settings)),
+    lastText.digest,
+    toolsDigest,
+    lastSettings.digest,
     Promise.all(entries.map(entryDigest)),
   ]);
   const transcript = await sha256Hex(each.join("\n"));
