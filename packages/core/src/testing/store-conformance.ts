@@ -19,6 +19,7 @@ import { fairnessConformance } from "./store-conformance-fairness.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
+import { timeTravelConformance } from "./store-conformance-time-travel.ts";
 import { usageConformance } from "./store-conformance-usage.ts";
 
 /** The parts of vitest the suite uses (any runner with the same API works). */
@@ -265,6 +266,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
     blobConformance({ describe, it, expect, fresh, newTask, expectCode });
     usageConformance({ describe, it, expect, fresh, newTask, expectCode });
+    timeTravelConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {
