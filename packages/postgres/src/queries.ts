@@ -62,9 +62,10 @@ export function queries(s: string) {
     taskNo: `SELECT task_no FROM ${s}.tasks WHERE task_id = $1`,
     /**
      * A new task in one statement (one round trip, its own transaction): the row, stamped by the
-     * database clock, its first events and their input index, and the notifications. ON CONFLICT
-     * waits for a racing creator's commit; then nothing is inserted and no row comes back:
-     * TaskExists. $11: the runnable payload, or null.
+     * database clock, its first events and their input index (the first stage of each input: a
+     * copied log holds several), and the notifications. ON CONFLICT waits for a racing creator's
+     * commit; then nothing is inserted and no row comes back: TaskExists. $11: the runnable
+     * payload, or null.
      */
     createTask: `WITH clock AS (
         SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
@@ -80,8 +81,8 @@ export function queries(s: string) {
         SELECT head.task_no, u.seq, head.at, u.body FROM head, unnest($8::integer[], $9::text[]) AS u (seq, body)
       ), inp AS (
         INSERT INTO ${s}.inputs (task_no, input_id, seq)
-        SELECT head.task_no, u.input_id, u.seq FROM head, unnest($8::integer[], $10::text[]) AS u (seq, input_id)
-        WHERE u.input_id IS NOT NULL
+        SELECT head.task_no, u.input_id, min(u.seq) FROM head, unnest($8::integer[], $10::text[]) AS u (seq, input_id)
+        WHERE u.input_id IS NOT NULL GROUP BY head.task_no, u.input_id
       )
       SELECT head.at, pg_notify('sema_events', $1::text || ':' || $4::integer),
         CASE WHEN $11::text IS NOT NULL THEN pg_notify('sema_runnable', $11) END FROM head`,

@@ -287,6 +287,22 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
         expect(await store.findInput(other, "in-a")).toBeUndefined();
         await expectCode(store.findInput("no-such-task", "in-a"), "TaskNotFound");
       });
+
+      it("finds the first stage of an input a task is created with several stages of (a copied log)", async () => {
+        const store = await fresh();
+        const [created] = await store.createTask({
+          created: make.created("alice"),
+          more: [
+            make.input("parked", "steer", "in-a", "first"),
+            make.input("received", "steer", "in-b", "second"),
+            make.input("applied", "steer", "in-a"),
+            make.input("applied", "steer", "in-b"),
+          ],
+        });
+        const id = created?.taskId ?? "";
+        expect(await store.findInput(id, "in-a")).toMatchObject({ seq: 2, delivery: "parked", text: "first" });
+        expect(await store.findInput(id, "in-b")).toMatchObject({ seq: 3, delivery: "received", text: "second" });
+      });
     });
 
     describe("snapshots", () => {
