@@ -10,7 +10,7 @@
  * the retryable `StoreUnavailable`.
  */
 import type { StoredEvent, TaskEvent } from "@sema-agent/core";
-import { type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
+import { forkSourceOf, type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
 import { isUniqueViolation, toStoreError } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";
@@ -51,6 +51,7 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
     statuses: [] as string[],
     wants: [] as boolean[],
     runnable: [] as string[],
+    forkedFrom: [] as Array<string | null>,
     eventTasks: [] as string[],
     seqs: [] as number[],
     bodies: [] as string[],
@@ -82,6 +83,7 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
     columns.statuses.push(summary.status);
     columns.wants.push(wantsWorker(summary));
     columns.runnable.push(append.runnablePayload);
+    columns.forkedFrom.push(forkSourceOf(summary));
     append.events.forEach((event, i) => {
       columns.eventTasks.push(append.taskId);
       columns.seqs.push(append.expectedSeq + i + 1);
@@ -113,6 +115,7 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
       columns.bodies,
       columns.inputIds,
       ...turnUsageParams(columns.usage),
+      columns.forkedFrom,
     ]);
   } catch (error) {
     // A writer that does not take the row lock got there first: nothing was written; each alone.

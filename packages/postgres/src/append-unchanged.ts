@@ -6,7 +6,7 @@
  * turns' usage counters move in the same statement, so they count exactly the appends written.
  */
 import type { StoredEvent, TaskEvent } from "@sema-agent/core";
-import { type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
+import { forkSourceOf, type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
 import type { Database } from "./session.ts";
@@ -60,6 +60,7 @@ export async function appendIfUnchanged(
       `${taskId}:${lastSeq}`,
       append.runnablePayload,
       ...turnUsageParams(usage),
+      forkSourceOf(summary),
     ]);
   } catch (error) {
     // A writer that does not take the row lock got there first: the locking path reports it.

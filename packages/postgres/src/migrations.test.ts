@@ -69,3 +69,68 @@ describe.skipIf(skip)("a schema 1 PostgreSQL database", () => {
     expect(versions.rows.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
   });
 });
+
+describe.skipIf(skip)("a schema 5 PostgreSQL database", () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+  const SOURCE = "0193a000-0000-7000-8000-000000000061";
+  const FORK = "0193a000-0000-7000-8000-000000000062";
+  const FORK_EVENTS = [
+    '{"type":"task_created","v":1,"objective":"Fixture source","principal":"acme"}',
+    '{"type":"leg_started","v":1,"legId":"leg-1","trigger":"start"}',
+    `{"type":"task_forked","v":1,"origin":"fork","source":{"taskId":"${SOURCE}","seq":2}}`,
+  ];
+
+  it("fills the fork source of the forks it holds, and lists them by it through its index", async () => {
+    const schema = freshSchema();
+    cleanup.push(() => dropSchema(schema));
+    const quoted = `"${schema}"`;
+    await withClient(async (client) => {
+      await migrate(client, schema, quoted, MIGRATIONS.slice(0, 5));
+      // The rows as schema 5 code wrote them: the fork source in the summary only.
+      const rows: Array<[string, string, string, string[]]> = [
+        [SOURCE, "running", JSON.stringify({ status: "running" }), FORK_EVENTS.slice(0, 2)],
+        [
+          FORK,
+          "parked",
+          JSON.stringify({ status: "parked", forkedFrom: { taskId: SOURCE, seq: 2, origin: "fork" } }),
+          FORK_EVENTS,
+        ],
+      ];
+      for (const [i, [taskId, status, summary, events]] of rows.entries()) {
+        const inserted = await client.query<{ task_no: string }>(
+          `INSERT INTO ${quoted}.tasks (task_id, principal, created_at, updated_at, last_seq, status, wants_worker, summary)
+           VALUES ($1, 'acme', $2, $2, $3, $4, false, $5) RETURNING task_no`,
+          [taskId, `2026-12-06T12:00:0${i}.000Z`, events.length, status, summary],
+        );
+        for (const [seq, body] of events.entries())
+          await client.query(`INSERT INTO ${quoted}.events (task_no, seq, at, body) VALUES ($1, $2, $3, $4)`, [
+            inserted.rows[0]?.task_no,
+            seq + 1,
+            `2026-12-06T12:00:0${i}.000Z`,
+            body,
+          ]);
+      }
+    });
+
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    cleanup.push(() => store.close());
+    const ids = async (forkedFrom: string) =>
+      (await store.listTasks({ principal: "acme", forkedFrom })).tasks.map((task) => task.taskId);
+    expect(await ids(SOURCE)).toEqual([FORK]);
+    expect(await ids(FORK)).toEqual([]);
+    const plan = await withClient(async (client) => {
+      // The table is tiny: forbid the sequential scan, so the plan shows whether the index serves.
+      await client.query("SET enable_seqscan = off");
+      const explained = await client.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN SELECT task_id FROM ${quoted}.tasks WHERE principal = 'acme' AND forked_from = $1
+         ORDER BY created_at DESC, task_id DESC`,
+        [SOURCE],
+      );
+      return explained.rows.map((row) => row["QUERY PLAN"]).join("\n");
+    });
+    expect(plan).toContain("tasks_by_fork_source");
+  });
+});

@@ -25,6 +25,7 @@ import {
   type ClaimOptions,
   type CreateTaskInput,
   EMPTY_SUMMARY,
+  forkSourceOf,
   type GroupCommitOptions,
   type GroupCommitSettings,
   groupCommitSettings,
@@ -266,6 +267,7 @@ export class PostgresStore implements Store {
       bodies,
       inputIdsOf(events),
       wants ? this.#runnablePayload(taskId) : null,
+      forkSourceOf(summary),
     ];
     // Quotas: a creation held to maxActiveTasks, or whose first events hold a model turn, runs the
     // same statement in a transaction that takes the principal's lock and checks its active tasks
@@ -376,6 +378,7 @@ export class PostgresStore implements Store {
           // Runnable now (no live lease): tell the workers, so one claims it without waiting to poll.
           wants && !isLeaseLive(record.lease, now) ? this.#runnablePayload(taskId) : null,
           inputIdsOf(events) ?? [],
+          forkSourceOf(summary),
         ]);
       } catch (error) {
         // The row lock makes this unreachable between stores that lock; the key is the last word.
@@ -566,11 +569,17 @@ export class PostgresStore implements Store {
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     await this.#open();
     const { limit, cursor } = taskPageRequest(options);
-    const statement = this.#sql.list[(options.status === undefined ? 0 : 2) + (cursor === undefined ? 0 : 1)];
+    const statement = this.#sql.list({
+      status: options.status !== undefined,
+      forkedFrom: options.forkedFrom !== undefined,
+      cursor: cursor !== undefined,
+    });
+    // In the order of the query's parameters (see `listSql`).
     const params: Array<string | number> = [options.principal, limit + 1];
     if (options.status !== undefined) params.push(options.status);
+    if (options.forkedFrom !== undefined) params.push(options.forkedFrom);
     if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
-    return taskPageOf(await this.#query<TaskRow>(statement as string, params), limit, recordOf);
+    return taskPageOf(await this.#query<TaskRow>(statement, params), limit, recordOf);
   }
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {

@@ -44,14 +44,41 @@ const countUsage = (s: string, p: { task: string; model: string; i: string; c: s
           turns = usage_counters.turns + excluded.turns
       )`;
 
-export function queries(s: string) {
-  /** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
-  const list = (status: boolean, cursor: boolean) => `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
-    WHERE principal = $1
-    ${status ? "AND status = $3" : ""}
-    ${cursor ? `AND (created_at < $${status ? 4 : 3} OR (created_at = $${status ? 4 : 3} AND task_id < $${status ? 5 : 4}))` : ""}
+/** Which filters a `listTasks` query has; each adds its clause and parameters, in this order. */
+export interface ListFilters {
+  status: boolean;
+  forkedFrom: boolean;
+  cursor: boolean;
+}
+
+/**
+ * A `listTasks` query: $1 the principal, $2 the limit, then the status, the fork source and the
+ * cursor's (created_at, task_id), those given only. Newest first by (created_at, task_id); the
+ * cursor clause mirrors `isAfterCursor`.
+ */
+function listSql(s: string, { status, forkedFrom, cursor }: ListFilters): string {
+  let next = 3;
+  const param = () => `$${next++}`;
+  const clauses = ["principal = $1"];
+  if (status) clauses.push(`status = ${param()}`);
+  if (forkedFrom) clauses.push(`forked_from = ${param()}`);
+  if (cursor) {
+    const [createdAt, taskId] = [param(), param()];
+    clauses.push(`(created_at < ${createdAt} OR (created_at = ${createdAt} AND task_id < ${taskId}))`);
+  }
+  return `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+    WHERE ${clauses.join(" AND ")}
     ORDER BY created_at DESC, task_id DESC
     LIMIT $2`;
+}
+
+export function queries(s: string) {
+  /** Every `listTasks` query, by its filters (see {@link listKey}). */
+  const lists = new Map<string, string>();
+  for (const status of [false, true])
+    for (const forkedFrom of [false, true])
+      for (const cursor of [false, true])
+        lists.set(listKey({ status, forkedFrom, cursor }), listSql(s, { status, forkedFrom, cursor }));
   return {
     nowMs: `SELECT ${NOW_MS} AS now_ms`,
     /** The row, locked until the transaction ends: appends and lease changes on one task queue here. */
@@ -65,15 +92,16 @@ export function queries(s: string) {
      * database clock, its first events and their input index (the first stage of each input: a
      * copied log holds several), and the notifications. ON CONFLICT waits for a racing creator's
      * commit; then nothing is inserted and no row comes back: TaskExists. $11: the runnable
-     * payload, or null.
+     * payload, or null. $12: the task it is a fork of, or null.
      */
     createTask: `WITH clock AS (
         SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
         FROM (SELECT clock_timestamp() AS t) AS c
       ), head AS (
         INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
-          status, wants_worker, summary)
-        SELECT $1::text, $2::text, $3::text, clock.at, clock.at, $4::integer, $5::text, $6::boolean, $7::text
+          status, wants_worker, summary, forked_from)
+        SELECT $1::text, $2::text, $3::text, clock.at, clock.at, $4::integer, $5::text, $6::boolean, $7::text,
+          $12::text
         FROM clock
         ON CONFLICT (task_id) DO NOTHING RETURNING task_no, created_at AS at
       ), ins AS (
@@ -86,20 +114,20 @@ export function queries(s: string) {
       )
       SELECT head.at, pg_notify('sema_events', $1::text || ':' || $4::integer),
         CASE WHEN $11::text IS NOT NULL THEN pg_notify('sema_runnable', $11) END FROM head`,
-    advance: `UPDATE ${s}.tasks SET last_seq = $2, updated_at = $3, summary = $4, status = $5, wants_worker = $6
-      WHERE task_no = $1`,
     notify: "SELECT pg_notify('sema_events', $1)",
     /** Workers listen here to claim at once: the payload is `<schema>:<taskId>`. */
     notifyRunnable: "SELECT pg_notify('sema_runnable', $1)",
     /**
      * An append's writes in one statement (one round trip): the events, the task row, the
-     * notification. Data-modifying CTEs run whether or not the query reads them.
+     * notification. Data-modifying CTEs run whether or not the query reads them. $12: the task it
+     * is a fork of, or null.
      */
     appendWrites: `WITH ins AS (
         INSERT INTO ${s}.events (task_no, seq, at, body)
         SELECT $1, u.seq, $2, u.body FROM unnest($3::integer[], $4::text[]) AS u (seq, body)
       ), upd AS (
-        UPDATE ${s}.tasks SET last_seq = $5, updated_at = $2, summary = $6, status = $7, wants_worker = $8
+        UPDATE ${s}.tasks SET last_seq = $5, updated_at = $2, summary = $6, status = $7, wants_worker = $8,
+          forked_from = $12
         WHERE task_no = $1
       ), inp AS (
         INSERT INTO ${s}.inputs (task_no, input_id, seq)
@@ -112,13 +140,15 @@ export function queries(s: string) {
      * task's summary text ($3): the row is updated only if it is still at seq $2 with that summary
      * and, given a token ($4), under that live lease. No row back: nothing was written, and the
      * locking path decides (and reports why). $12, $13: the notification payloads; $14 … $19 the
-     * turns' usage (see `countUsage`), counted in the same statement.
+     * turns' usage (see `countUsage`), counted in the same statement; $20 the task it is a fork
+     * of, or null.
      */
     appendIfUnchanged: `WITH clock AS (
         SELECT t AS now, ${ISO_OF("t")} AS at, ${HOUR_OF("t")} AS hour
         FROM (SELECT clock_timestamp() AS t) AS c
       ), head AS (
-        UPDATE ${s}.tasks SET last_seq = $5, updated_at = clock.at, summary = $6, status = $7, wants_worker = $8
+        UPDATE ${s}.tasks SET last_seq = $5, updated_at = clock.at, summary = $6, status = $7, wants_worker = $8,
+          forked_from = $20
         FROM clock
         WHERE task_id = $1 AND last_seq = $2 AND summary = $3
           AND ($4::text IS NULL OR (lease_token = $4 AND lease_expires_at > clock.now))
@@ -140,22 +170,22 @@ export function queries(s: string) {
      * summary text it was reduced from, lease token or null, new last seq, new summary, status,
      * wants a worker, the runnable payload); $10 … $13 per event (task id, seq, body, input id or
      * null); $14 … $19 per model turn, its usage (see `countUsage`), counted for the tasks
-     * written. The rows are locked in task-id order first, so two batches never deadlock. A task
-     * whose row moved is left out of the result, with nothing of it written: the locking path
-     * decides (and reports why).
+     * written; $20 per append again, the task it is a fork of or null. The rows are locked in
+     * task-id order first, so two batches never deadlock. A task whose row moved is left out of
+     * the result, with nothing of it written: the locking path decides (and reports why).
      */
     appendBatch: `WITH clock AS (
         SELECT t AS now, ${ISO_OF("t")} AS at, ${HOUR_OF("t")} AS hour
         FROM (SELECT clock_timestamp() AS t) AS c
       ), b AS (
         SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::integer[], $6::text[],
-          $7::text[], $8::boolean[], $9::text[])
-          AS b (task_id, expected, known, token, last_seq, summary, status, wants, runnable)
+          $7::text[], $8::boolean[], $9::text[], $20::text[])
+          AS b (task_id, expected, known, token, last_seq, summary, status, wants, runnable, forked_from)
       ), locked AS (
         SELECT task_no FROM ${s}.tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE
       ), head AS (
         UPDATE ${s}.tasks t SET last_seq = b.last_seq, updated_at = clock.at, summary = b.summary,
-          status = b.status, wants_worker = b.wants
+          status = b.status, wants_worker = b.wants, forked_from = b.forked_from
         FROM b, clock, locked
         WHERE t.task_no = locked.task_no AND t.task_id = b.task_id AND t.last_seq = b.expected
           AND t.summary = b.known
@@ -280,7 +310,8 @@ export function queries(s: string) {
     leasedOn: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
       WHERE lease_expires_at > clock_timestamp() AND lease_holder::json ->> 'host' = $1
       ORDER BY updated_at, task_no LIMIT $2`,
-    list: [list(false, false), list(false, true), list(true, false), list(true, true)] as const,
+    /** The `listTasks` query with `filters`. */
+    list: (filters: ListFilters): string => lists.get(listKey(filters)) as string,
     /** The upsert keeps the snapshot with the highest seq, whatever order writers arrive in. */
     putSnapshot: `INSERT INTO ${s}.snapshots (task_no, seq, v, state) VALUES ($1, $2, $3, $4)
       ON CONFLICT (task_no) DO UPDATE SET seq = excluded.seq, v = excluded.v, state = excluded.state
@@ -294,3 +325,7 @@ export function queries(s: string) {
 }
 
 export type Queries = ReturnType<typeof queries>;
+
+function listKey({ status, forkedFrom, cursor }: ListFilters): string {
+  return `${status} ${forkedFrom} ${cursor}`;
+}

@@ -129,6 +129,22 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE parent_task_id IS NULL AND status IN ('created', 'running');
     `,
   },
+  {
+    version: 6,
+    name: "tasks by fork source",
+    // listTasks({ forkedFrom }): the summary's forkedFrom.taskId, in a column of its own as status
+    // is, written with the summary. Not an expression index on the summary, nor a generated
+    // column: the database would parse the summary's JSON on every append that rewrites it. A
+    // nullable column without a default is added without rewriting the table; the index is
+    // partial, so tasks that are not forks (most) cost it nothing. Backfilled from the summaries.
+    sql: `
+      ALTER TABLE {schema}.tasks ADD COLUMN forked_from text;
+      UPDATE {schema}.tasks SET forked_from = summary::json -> 'forkedFrom' ->> 'taskId'
+        WHERE strpos(summary, '"forkedFrom"') > 0;
+      CREATE INDEX tasks_by_fork_source ON {schema}.tasks (principal, forked_from, created_at DESC, task_id DESC)
+        WHERE forked_from IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -1,12 +1,12 @@
 // Databases written by earlier versions of this package open, migrate and read the same. The
 // fixtures under ../fixtures are read-only: each was written once by the version it is named
 // after (v1.db: schema 1, before `inputs`; v2.db: JSON-text snapshots; v3.db: before the index of
-// live leases) and is copied before it is opened.
+// live leases; v6.db: a fork, before the fork-source column) and is copied before it is opened.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import { fold, loadTaskOverview, overviewOf, sendInput } from "@sema-agent/core";
+import { fold, loadTaskOverview, overviewOf, sendInput, type TaskEvent } from "@sema-agent/core";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { SqliteStore } from "./sqlite-store.ts";
@@ -123,5 +123,51 @@ describe("a task stored before summaries had seqs", () => {
     expect(await loadTaskOverview(store, after)).toEqual(overviewOf(after, fold(await store.read(TASK))));
     expect((await loadTaskOverview(store, after)).result).toBe("late");
     await store.close();
+  });
+});
+
+describe("a schema 6 database", () => {
+  const SOURCE = "0193a000-0000-7000-8000-000000000061";
+  const FORK = "0193a000-0000-7000-8000-000000000062";
+  const OTHER = "0193a000-0000-7000-8000-000000000063";
+
+  it("fills the fork source of the forks it holds, and lists them by it through its index", async () => {
+    const path = tempDb();
+    copyFileSync(join(FIXTURES, "v6.db"), path);
+    const store = new SqliteStore({ path });
+    const ids = async (forkedFrom: string) =>
+      (await store.listTasks({ principal: "acme", forkedFrom })).tasks.map((task) => task.taskId);
+    expect(await ids(SOURCE)).toEqual([FORK]);
+    expect(await ids(OTHER)).toEqual([]);
+    expect(await ids(FORK)).toEqual([]);
+    expect((await store.getTask(FORK)).summary.forkedFrom).toEqual({ taskId: SOURCE, seq: 4, origin: "fork" });
+    // A fork written after the migration is listed beside the one written before it.
+    const copied = (await store.read(SOURCE, { limit: 4 })).map(({ taskId: _t, seq: _s, at: _a, ...event }) => event);
+    const [created, ...more] = copied as TaskEvent[];
+    if (created?.type !== "task_created") throw new Error("the source starts with task_created");
+    await store.createTask({
+      taskId: "0193a000-0000-7000-8000-000000000064",
+      created,
+      more: [...more, { type: "task_forked", v: 1, origin: "fork", source: { taskId: SOURCE, seq: 4 } }],
+    });
+    expect(await ids(SOURCE)).toEqual(["0193a000-0000-7000-8000-000000000064", FORK]);
+    await store.close();
+
+    const db = new DatabaseSync(path, { readOnly: true });
+    const columns = db.prepare("SELECT task_id, forked_from FROM tasks ORDER BY task_id").all();
+    const plan = db
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT task_id FROM tasks WHERE principal = 'acme' AND forked_from = ? ORDER BY created_at DESC, task_id DESC",
+      )
+      .all(SOURCE)
+      .map((row) => String(row.detail));
+    db.close();
+    expect(columns.map((row) => [row.task_id, row.forked_from])).toEqual([
+      [SOURCE, null],
+      [FORK, SOURCE],
+      [OTHER, null],
+      ["0193a000-0000-7000-8000-000000000064", SOURCE],
+    ]);
+    expect(plan.join(" ")).toContain("tasks_by_fork_source");
   });
 });

@@ -143,6 +143,21 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE parent_task_id IS NULL AND status IN ('created', 'running');
     `,
   },
+  {
+    version: 7,
+    name: "tasks by fork source",
+    // listTasks({ forkedFrom }): the summary's forkedFrom.taskId, in a column of its own as status
+    // is, written with the summary when it changes. Not an index on the summary's JSON, nor a
+    // generated column: SQLite would parse the summary on every append that rewrites it. Partial,
+    // so tasks that are not forks (most) cost the index nothing; backfilled from the summaries.
+    sql: `
+      ALTER TABLE tasks ADD COLUMN forked_from TEXT;
+      UPDATE tasks SET forked_from = summary ->> '$.forkedFrom.taskId'
+        WHERE instr(summary, '"forkedFrom"') > 0;
+      CREATE INDEX tasks_by_fork_source ON tasks (principal, forked_from, created_at DESC, task_id DESC)
+        WHERE forked_from IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -5,7 +5,7 @@
  * The semantics (stamping, leases, runnability, cursors, limits) come from `@sema-agent/core/store-kit`'s
  * store rules, so this file only maps them onto tables.
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import type { Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
 import { StoreUnavailableError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
@@ -418,16 +418,21 @@ export class SqliteStore implements Store {
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     const sql = this.#statements();
     const { limit, cursor } = taskPageRequest(options);
-    const statement = sql.list[
-      (options.status === undefined ? 0 : 2) + (cursor === undefined ? 0 : 1)
-    ] as StatementSync;
     const params: Record<string, string | number> = { principal: options.principal, limit: limit + 1 };
     if (options.status !== undefined) params.status = options.status;
+    if (options.forkedFrom !== undefined) params.forkedFrom = options.forkedFrom;
     if (cursor !== undefined) {
       params.createdAt = cursor.createdAt;
       params.taskId = cursor.taskId;
     }
-    return this.#guard(() => taskPageOf(statement.all(params) as TaskRow[], limit, recordOf));
+    return this.#guard(() => {
+      const statement = sql.list({
+        status: options.status !== undefined,
+        forkedFrom: options.forkedFrom !== undefined,
+        cursor: cursor !== undefined,
+      });
+      return taskPageOf(statement.all(params) as TaskRow[], limit, recordOf);
+    });
   }
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {

@@ -12,11 +12,19 @@ import { type EventRow, TASK_COLUMNS } from "./rows.ts";
  */
 export const INSERT_CHUNK = 32;
 
+/** Which filters a `listTasks` query has (each adds its clause and named parameter). */
+export interface ListFilters {
+  status: boolean;
+  forkedFrom: boolean;
+  cursor: boolean;
+}
+
 /** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
-function listSql(status: boolean, cursor: boolean): string {
+function listSql({ status, forkedFrom, cursor }: ListFilters): string {
   return `SELECT ${TASK_COLUMNS} FROM tasks
     WHERE principal = :principal
     ${status ? "AND status = :status" : ""}
+    ${forkedFrom ? "AND forked_from = :forkedFrom" : ""}
     ${cursor ? "AND (created_at < :createdAt OR (created_at = :createdAt AND task_id < :taskId))" : ""}
     ORDER BY created_at DESC, task_id DESC
     LIMIT :limit`;
@@ -26,6 +34,8 @@ export class Statements {
   readonly #db: DatabaseSync;
   /** `INSERT INTO events` of n rows, by n (1 … INSERT_CHUNK), prepared on first use. */
   readonly #inserts = new Map<number, StatementSync>();
+  /** `listTasks` queries, by their filters, prepared on first use. */
+  readonly #lists = new Map<string, StatementSync>();
 
   readonly begin: StatementSync;
   readonly commit: StatementSync;
@@ -40,7 +50,7 @@ export class Statements {
   readonly insertTask: StatementSync;
   /** The hot path: the summary unchanged (most events), so neither it nor an index is touched. */
   readonly advanceSeq: StatementSync;
-  /** Status and runnability unchanged, so no index is touched. */
+  /** Status, runnability and fork source unchanged, so no index is touched. */
   readonly advance: StatementSync;
   readonly advanceWithState: StatementSync;
   readonly #readEvents: StatementSync;
@@ -51,8 +61,6 @@ export class Statements {
   readonly releaseLease: StatementSync;
   readonly runnable: StatementSync;
   readonly leasedOn: StatementSync;
-  /** Indexed by `(status given ? 2 : 0) + (cursor given ? 1 : 0)`. */
-  readonly list: readonly [StatementSync, StatementSync, StatementSync, StatementSync];
   readonly putSnapshot: StatementSync;
   readonly snapshot: StatementSync;
   readonly putBlob: StatementSync;
@@ -71,7 +79,7 @@ export class Statements {
     this.taskNo = db.prepare("SELECT task_no FROM tasks WHERE task_id = ?");
     this.insertTask = db.prepare(
       `INSERT INTO tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq, status,
-        wants_worker, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING`,
+        wants_worker, summary, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING`,
     );
     this.appendHead = db.prepare(
       "SELECT task_no, last_seq, summary, lease_token, lease_expires_at FROM tasks WHERE task_id = ?",
@@ -79,7 +87,8 @@ export class Statements {
     this.advanceSeq = db.prepare("UPDATE tasks SET last_seq = ?, updated_at = ? WHERE task_no = ?");
     this.advance = db.prepare("UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ? WHERE task_no = ?");
     this.advanceWithState = db.prepare(
-      "UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ?, status = ?, wants_worker = ? WHERE task_no = ?",
+      `UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ?, status = ?, wants_worker = ?, forked_from = ?
+        WHERE task_no = ?`,
     );
     this.#readEvents = db.prepare(
       `SELECT e.seq, e.at, e.body FROM tasks t JOIN events e ON e.task_no = t.task_no
@@ -114,12 +123,6 @@ export class Statements {
         WHERE lease_expires_at > ? AND lease_holder ->> '$.host' = ?
         ORDER BY updated_at, task_no LIMIT ?`,
     );
-    this.list = [
-      db.prepare(listSql(false, false)),
-      db.prepare(listSql(false, true)),
-      db.prepare(listSql(true, false)),
-      db.prepare(listSql(true, true)),
-    ];
     this.putSnapshot = db.prepare(
       `INSERT INTO snapshots (task_no, seq, v, state) VALUES (?, ?, ?, ?)
         ON CONFLICT (task_no) DO UPDATE SET seq = excluded.seq, v = excluded.v, state = excluded.state
@@ -140,6 +143,17 @@ export class Statements {
     const rows = this.#readEvents.all(taskId, afterSeq, limit);
     if (this.#eventRowsAreArrays) return rows as unknown as EventRow[];
     return (rows as Array<{ seq: number; at: string; body: string }>).map((row) => [row.seq, row.at, row.body]);
+  }
+
+  /** The `listTasks` query with `filters`. */
+  list(filters: ListFilters): StatementSync {
+    const key = `${filters.status} ${filters.forkedFrom} ${filters.cursor}`;
+    let statement = this.#lists.get(key);
+    if (statement === undefined) {
+      statement = this.#db.prepare(listSql(filters));
+      this.#lists.set(key, statement);
+    }
+    return statement;
   }
 
   /** The INSERT of `rows` events (1 … INSERT_CHUNK); parameters are task_no, seq, at, body per row. */

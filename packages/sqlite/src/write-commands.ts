@@ -12,6 +12,7 @@ import {
   assertSnapshotSeq,
   assertTtl,
   EMPTY_SUMMARY,
+  forkSourceOf,
   isoTime,
   type Lease,
   newLease,
@@ -196,6 +197,7 @@ function create(context: WriteContext, sql: Statements, command: CreateCommand, 
     summary.status,
     wantsWorker(summary) ? 1 : 0,
     JSON.stringify(summary),
+    forkSourceOf(summary),
   );
   if (Number(changes) === 0) throw new TaskExistsError(taskId);
   writeEvents(sql, { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY }, events, at);

@@ -5,6 +5,7 @@ import { SeqConflictError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AppendOptions,
   assertLeaseColumnsHeld,
+  forkSourceOf,
   isoTime,
   jsonCopy,
   reduceSummary,
@@ -129,10 +130,11 @@ export function appendEvents(
   const text = JSON.stringify(summary);
   summaries.remember(taskId, text, summary);
   const wants = wantsWorker(summary);
-  if (summary.status === before.status && wants === wantsWorker(before)) {
+  const forkedFrom = forkSourceOf(summary);
+  if (summary.status === before.status && wants === wantsWorker(before) && forkedFrom === forkSourceOf(before)) {
     sql.advance.run(lastSeq, at, text, head.task_no);
   } else {
-    sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, head.task_no);
+    sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, forkedFrom, head.task_no);
   }
   return written;
 }

@@ -47,6 +47,7 @@ import {
   assertLimit,
   assertSnapshotSeq,
   assertTtl,
+  forkSourceOf,
   frozenStampedEvent,
   isAfterCursor,
   isLeaseLive,
@@ -282,6 +283,7 @@ export class MemoryStore implements Store {
     for (const { record } of this.#tasks.values()) {
       if (record.principal !== options.principal) continue;
       if (options.status !== undefined && record.summary.status !== options.status) continue;
+      if (options.forkedFrom !== undefined && forkSourceOf(record.summary) !== options.forkedFrom) continue;
       if (cursor !== undefined && !isAfterCursor(record, cursor)) continue;
       matching.push(record);
     }

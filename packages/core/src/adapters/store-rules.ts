@@ -149,6 +149,14 @@ export function wantsWorker(summary: TaskSummary): boolean {
   return wantsWorkerAt(summary, Number.MAX_SAFE_INTEGER);
 }
 
+/**
+ * The fork source SQL stores index (`forked_from`) for `listTasks({ forkedFrom })`: the task this
+ * one is a fork or an import of (`summary.forkedFrom.taskId`), else null. Written with the summary.
+ */
+export function forkSourceOf(summary: TaskSummary): string | null {
+  return summary.forkedFrom?.taskId ?? null;
+}
+
 /** The `limit` to use: `fallback` when absent, else an integer from 1 to `max` (`InvalidInput` otherwise). */
 export function assertLimit(limit: number | undefined, fallback: number, max = 10_000): number {
   if (limit === undefined) return fallback;

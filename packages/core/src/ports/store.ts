@@ -121,14 +121,19 @@ export interface AcquireLeaseOptions {
 }
 
 /**
- * One page of a principal's tasks: which principal, an optional status filter, the page's cursor and size
- * (default 50, at most 1000).
+ * One page of a principal's tasks: which principal, optional status and fork-source filters, the
+ * page's cursor and size (default 50, at most 1000).
  */
 export interface ListTasksOptions {
   /** Whose tasks: a listing never crosses principals. */
   principal: string;
   /** Only tasks whose summary has this status. */
   status?: TaskSummary["status"];
+  /**
+   * Only the forks (and imports) of this task: tasks whose `summary.forkedFrom.taskId` is this
+   * id, still only the `principal`'s. A task with no forks lists none.
+   */
+  forkedFrom?: string;
   /** Tasks are listed newest first; `cursor` is the `nextCursor` of the previous page. */
   cursor?: string;
   limit?: number;

@@ -1,7 +1,8 @@
 /**
- * A `Store` wrapper that simulates the death of its host: after `appendsBeforeDeath` appends it
- * dies — either before the next append commits or right after it commits but before the caller
- * hears of it — and from then on every call fails, as for a process that is gone.
+ * A `Store` wrapper that simulates the death of its host: after `appendsBeforeDeath` appends (and,
+ * with `countCreates`, task creations) it dies — either before the next one commits or right after
+ * it commits but before the caller hears of it — and from then on every call fails, as for a
+ * process that is gone.
  */
 import type { Store } from "../ports/store.ts";
 
@@ -14,14 +15,19 @@ export class SimulatedDeath extends Error {
 }
 
 /**
- * When a {@link dyingStore} dies: after how many successful appends, and whether the fatal append
- * commits first.
+ * When a {@link dyingStore} dies: after how many successful appends, whether the fatal append
+ * commits first, and whether task creations count as appends.
  */
 export interface DyingStoreOptions {
   /** Appends that succeed before the fatal one. */
   appendsBeforeDeath: number;
   /** `before`: the fatal append writes nothing; `after`: it commits, then the host dies. */
   when: "before" | "after";
+  /**
+   * Count each `createTask` as an append: it may be the fatal write, for operations whose write is
+   * a creation (a fork, a child task). Default false: only appends count.
+   */
+  countCreates?: boolean;
 }
 
 /**
@@ -35,21 +41,26 @@ export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { 
   const guard = () => {
     if (dead) throw new SimulatedDeath();
   };
+  /** One counted write: the fatal one dies, before or after `commit` runs. */
+  async function write<T>(commit: () => Promise<T>): Promise<T> {
+    guard();
+    if (appends === options.appendsBeforeDeath) {
+      dead = true;
+      if (options.when === "after") await commit();
+      throw new SimulatedDeath();
+    }
+    appends++;
+    return commit();
+  }
   const wrapper: Store & { readonly dead: boolean } = {
     get dead() {
       return dead;
     },
     async append(taskId, events, appendOptions) {
-      guard();
-      if (appends === options.appendsBeforeDeath) {
-        dead = true;
-        if (options.when === "after") await inner.append(taskId, events, appendOptions);
-        throw new SimulatedDeath();
-      }
-      appends++;
-      return inner.append(taskId, events, appendOptions);
+      return write(() => inner.append(taskId, events, appendOptions));
     },
     async createTask(input) {
+      if (options.countCreates === true) return write(() => inner.createTask(input));
       guard();
       return inner.createTask(input);
     },

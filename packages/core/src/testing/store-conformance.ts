@@ -16,6 +16,7 @@ import { make } from "./event-factories.ts";
 import { blobConformance } from "./store-conformance-blobs.ts";
 import { claimsConformance } from "./store-conformance-claims.ts";
 import { fairnessConformance } from "./store-conformance-fairness.ts";
+import { forksConformance } from "./store-conformance-forks.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
@@ -47,8 +48,9 @@ export interface StoreConformanceOptions {
 
 /**
  * Register the shared {@link Store} conformance suite under `name`: every rule of the port (logs,
- * leases, claims, fairness, listings, watches, snapshots, blobs, usage counters, typed errors), checked through the
- * port alone with real time. Every adapter must pass it.
+ * leases, claims, fairness, listings and their filters (forks too), watches, snapshots, blobs,
+ * usage counters, typed errors), checked through the port alone with real time. Every adapter
+ * must pass it.
  */
 export function runStoreConformance(name: string, options: StoreConformanceOptions): void {
   const { describe, it, expect, afterEach } = options.test;
@@ -263,6 +265,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     liveConformance({ describe, it, expect, fresh, newTask, expectCode });
     claimsConformance({ describe, it, expect, fresh, newTask, expectCode });
     overviewConformance({ describe, it, expect, fresh, newTask, expectCode });
+    forksConformance({ describe, it, expect, fresh, newTask, expectCode });
     fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
     blobConformance({ describe, it, expect, fresh, newTask, expectCode });
     usageConformance({ describe, it, expect, fresh, newTask, expectCode });
