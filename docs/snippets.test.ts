@@ -39,4 +39,29 @@ describe("docs/snippets", () => {
     );
     expect(out).toBe("completed { a: 1, b: 1 }\ncompleted [ 1 ]\n");
   });
+
+  it("fork-and-diff.ts: the fork parks, runs on a replaced result without the tool, and parts at that result", () => {
+    const out = execFileSync(
+      join(REPO_DIR, "node_modules", ".bin", "node"),
+      [join(DOCS_DIR, "snippets/fork-and-diff.ts")],
+      { encoding: "utf8" },
+    );
+    expect(out).toBe(
+      [
+        "parked forked true",
+        "completed 1",
+        "2 steps in common",
+        "  = input    user ana: Plan my afternoon in Lisbon",
+        '  = model    calls forecast({"city":"Lisbon"})',
+        '> A tool     forecast({"city":"Lisbon"}) ok: Sunny in Lisbon, 24 °C',
+        '> B tool     forecast({"city":"Lisbon"}) ok: Heavy rain in Lisbon, 15 °C',
+        "  A model    Walk up to the castle, then a late lunch in Alfama.",
+        "  B model    Rain all afternoon: the tile museum, then a café.",
+        "  A end      completed: Walk up to the castle, then a late lunch in Alfama.",
+        "  B end      completed: Rain all afternoon: the tile museum, then a café.",
+        "(> marks the first divergence)",
+        "",
+      ].join("\n"),
+    );
+  });
 });

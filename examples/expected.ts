@@ -26,4 +26,6 @@ export const EXPECTED_LINES: Readonly<Record<string, RegExp>> = {
   "openai-compatible": /^openai-compatible \(2 streamed requests, .*\): 2 \+ 3 = 5$/m,
   "postgres-nodes": postgres,
   "react-chat": browser,
+  "replay-regression":
+    /^refund\.jsonl replays identical \(3 turns\); with new instructions: diverged at turn 1 \(system\)$/m,
 };

@@ -50,6 +50,7 @@ export default defineConfig({
           { text: "Running on many machines", link: "/guide/many-machines" },
           { text: "Observability", link: "/guide/observability" },
           { text: "Testing your agents", link: "/guide/testing" },
+          { text: "Time travel: fork, replay, export", link: "/guide/time-travel" },
           { text: "Benchmarks", link: "/guide/benchmarks" },
         ],
       },
