@@ -31,6 +31,7 @@ export const BENCHES = [
   "soak",
   "mcp",
   "injection",
+  "fork",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

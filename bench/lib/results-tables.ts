@@ -42,6 +42,7 @@ export const SECTIONS: readonly Section[] = [
     name: "store",
     render: (all) => joinBlocks(pivotSection(all, "store", 2), pivotSection(all, "fold")),
   },
+  { file: README, name: "fork", render: (all) => pivotSection(all, "fork") },
   { file: README, name: "harness", render: harnessSection },
   { file: README, name: "peers", render: peersSection },
   { file: README, name: "otel", render: otelSection },
