@@ -32,6 +32,7 @@ export const BENCHES = [
   "mcp",
   "injection",
   "fork",
+  "replay",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

@@ -43,6 +43,7 @@ export const SECTIONS: readonly Section[] = [
     render: (all) => joinBlocks(pivotSection(all, "store", 2), pivotSection(all, "fold")),
   },
   { file: README, name: "fork", render: (all) => pivotSection(all, "fork") },
+  { file: README, name: "replay", render: (all) => pivotSection(all, "replay") },
   { file: README, name: "harness", render: harnessSection },
   { file: README, name: "peers", render: peersSection },
   { file: README, name: "otel", render: otelSection },
