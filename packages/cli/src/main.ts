@@ -11,7 +11,8 @@ Commands:
                       the provenance policy holds is still asked about);
                       --stdin-steers reads steers from stdin even when it is not a terminal
   resume <taskId> [--model provider:model-id] [--yes] [--stdin-steers]
-                      Run a parked or crashed task's next leg (the model it was started with)
+                      Run a parked or crashed task's next leg (on the model it was started with,
+                      or the one sema fork --model gave it)
   steer <taskId> "text" [--next] [--policy steer|queue|interrupt|reject]
                       Send input to a task, running or parked, from any terminal
   approve <taskId> <callId> [--deny] [--always] [--reason text]
@@ -31,6 +32,15 @@ Commands:
                       Rebuild a task's trace from its log and export it over OTLP (to --endpoint,
                       else the OTEL_EXPORTER_OTLP_* variables); prints the trace id and span count.
                       An endpoint with no path gets /v1/traces
+  fork <taskId> [--at seq] [--input seq=text] [--tool-result callId=text] [--model provider:model-id]
+       [--json]
+                      A new task whose log is the task's up to a step boundary (the last at or
+                      before --at; default the whole log), parked: sema resume runs it on.
+                      --input replaces a person's input (the seq of its first record) with text,
+                      --tool-result a call's recorded result; --model: the model it runs on.
+                      Prints the new task id, where the cut moved back to, and the children left
+                      running with the source (--json: taskId, sourceTaskId, seq, requestedSeq,
+                      detachedChildren)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
         [--metrics] [--workspaces dir] [--workspace-per principal|task]
@@ -96,6 +106,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   usage: async () => (await import("./commands/usage.ts")).usage,
   events: async () => (await import("./commands/events.ts")).events,
   trace: async () => (await import("./commands/trace.ts")).trace,
+  fork: async () => (await import("./commands/fork.ts")).fork,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,

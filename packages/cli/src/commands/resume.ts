@@ -1,6 +1,6 @@
-/** `sema resume <taskId> [--model …] [--db path]`: run the task's next leg with the model it was started with. */
+/** `sema resume <taskId> [--model …] [--db path]`: run the task's next leg with its model (a fork's `--model`, else the one it was started with). */
 import { parseArgs } from "node:util";
-import type { Store } from "@sema-agent/core";
+import { isSemaError, loadTaskState, requestResume, type Store } from "@sema-agent/core";
 import { type CliIo, openStore, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
@@ -12,10 +12,12 @@ import { RUN_OPTIONS, requireModel } from "./run.ts";
 // A resumed task's objective is recorded already: it takes no attachments.
 const { attach: _attach, ...RESUME_OPTIONS } = RUN_OPTIONS;
 
-/** The model id recorded when the task was created. */
+/**
+ * The model the task runs on: the one it was created with, or the one a fork changed it to
+ * (`sema fork --model`), as its folded state holds it.
+ */
 export async function recordedModel(store: Store, taskId: string): Promise<string | undefined> {
-  const [created] = await store.read(taskId, { limit: 1 });
-  return created?.type === "task_created" ? created.model : undefined;
+  return (await loadTaskState(store, taskId)).model;
 }
 
 export async function resume(argv: string[], io: CliIo): Promise<number> {
@@ -27,6 +29,12 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
   try {
     tracing = await hostTracing(io, store, "sema resume");
     const spec = requireModel(io, values.model ?? (await recordedModel(store, taskId)));
+    // Recorded, as a resume through the API is: the log says who resumed a parked task and where
+    // its next leg began, so `sema replay` starts that leg where it was started. A task that has
+    // ended is reported as such by the leg.
+    await requestResume(store, taskId).catch((error: unknown) => {
+      if (!isSemaError(error, "TaskFinished")) throw error;
+    });
     return await driveLeg(io, {
       store,
       taskId,
