@@ -320,16 +320,19 @@ export class Folder {
         // may land between the spawn and the park: never call that call interrupted).
         s.children.some((c) => c.callId === call.callId) ||
         isExternalCall(s, call));
+    this.#interruptCalls((open) => !waiting(open), UNSETTLED_CALL_CONTENT, seq);
+  }
+
+  /** Answer the open calls `settle` picks with an interrupted result saying `content`; keep the rest open. */
+  #interruptCalls(settle: (call: OpenToolCall) => boolean, content: string, seq: number): void {
+    const s = this.#s;
     const kept: OpenToolCall[] = [];
     for (const open of s.openToolCalls) {
-      if (waiting(open)) {
+      if (!settle(open)) {
         kept.push(open);
         continue;
       }
-      this.#push(
-        { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: UNSETTLED_CALL_CONTENT },
-        seq,
-      );
+      this.#push({ role: "tool", callId: open.callId, name: open.name, status: "interrupted", content }, seq);
     }
     s.openToolCalls = kept;
   }
@@ -380,18 +383,7 @@ export class Folder {
     for (const child of s.children)
       if (detached.includes(child.childTaskId) && child.callId !== undefined) callIds.add(child.callId);
     s.children = s.children.filter((child) => !detached.includes(child.childTaskId));
-    const kept: OpenToolCall[] = [];
-    for (const open of s.openToolCalls) {
-      if (!callIds.has(open.callId)) {
-        kept.push(open);
-        continue;
-      }
-      this.#push(
-        { role: "tool", callId: open.callId, name: open.name, status: "interrupted", content: DETACHED_CHILD_CONTENT },
-        seq,
-      );
-    }
-    s.openToolCalls = kept;
+    this.#interruptCalls((open) => callIds.has(open.callId), DETACHED_CHILD_CONTENT, seq);
   }
 
   #compact(summary: string, entryId: string, throughSeq: number): void {
