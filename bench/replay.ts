@@ -28,7 +28,8 @@ const { values } = parseArgs({
   },
 });
 const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 const lengths = values.turns === undefined ? [200, 1_000] : [Number(values.turns)];
 const machine = describeMachine();
 
