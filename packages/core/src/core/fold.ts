@@ -359,8 +359,8 @@ export class Folder {
   }
 
   /**
-   * A fork's copy ends: it is a root task of its own; the model and settings edits take effect; an
-   * open leg is closed without an end time (its calls stay open: unstarted ones run in the fork's
+   * A fork's copy ends: it is a root task of its own; the model and settings edits take effect; the
+   * approvals it may not spend wait again and its grants go; an open leg is closed without an end time (its calls stay open: unstarted ones run in the fork's
    * next leg, one in doubt stays in doubt); the calls of children still running get an answer.
    */
   #forked(event: TaskForkedEvent, seq: number): void {
@@ -377,6 +377,15 @@ export class Folder {
       if (s.settings?.output !== undefined) merged.output = s.settings.output;
       s.settings = merged;
     }
+    const reopened = event.reopenedApprovals;
+    if (reopened !== undefined)
+      s.approvals = s.approvals.map((approval) => {
+        if (!reopened.includes(approval.callId)) return approval;
+        const { decision: _decision, actor: _actor, reason: _reason, ...pending } = approval;
+        return pending;
+      });
+    const revoked = event.revokedGrants;
+    if (revoked !== undefined) s.grantedTools = s.grantedTools.filter((tool) => !revoked.includes(tool));
     const detached = event.detachedChildren;
     if (detached === undefined) return;
     const callIds = new Set<string>();

@@ -314,17 +314,22 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
 
 /**
  * A fork's summary after its `task_forked`: the copy's open leg is closed (parked on its pending
- * approvals, else `forked`), a task not yet started parks too (a fork never runs on its own), and
+ * approvals, those it reopens included, else `forked`), a task not yet started parks too (a fork never runs on its own), and
  * one that waited for children waits no more (they report to the source). The source is recorded.
  */
 function forked(s: TaskSummary, event: Extract<TaskEvent, { type: "task_forked" }>): TaskSummary {
   const next = copy(s, DROP_REPORT | DROP_RESUME);
   next.forkedFrom = { taskId: event.source.taskId, seq: event.source.seq, origin: event.origin };
+  const reopened = (event.reopenedApprovals ?? []).filter((callId) => !s.openApprovals.includes(callId));
+  if (reopened.length > 0) next.openApprovals = [...s.openApprovals, ...reopened];
   if (s.status === "running" || s.status === "created") {
     delete next.legId;
     delete next.parkedDetail;
     next.status = "parked";
-    next.parkedReason = s.openApprovals.length > 0 ? "approval" : "forked";
+    next.parkedReason = next.openApprovals.length > 0 ? "approval" : "forked";
+  } else if (s.status === "parked" && reopened.length > 0) {
+    delete next.parkedDetail;
+    next.parkedReason = "approval";
   } else if (s.status === "parked" && s.parkedReason === "child" && event.detachedChildren !== undefined) {
     delete next.parkedDetail;
     next.parkedReason = "forked";

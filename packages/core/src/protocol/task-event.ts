@@ -515,7 +515,8 @@ export const taskCancelledSchema = z.strictObject({
  * wait for them get an interrupted result). `model` and `settings` are the fork's edits (the
  * settings go on top of the task's); `replacedInput` and `replacedResult` name the source's input
  * or tool result that the events after this one replace. `atSeq` is the seq the caller asked
- * for, when the cut moved back to a step boundary.
+ * for, when the cut moved back to a step boundary. `reopenedApprovals` and `revokedGrants` are the
+ * decisions the copy carried that it may not spend: the fork asks again.
  */
 export const taskForkedSchema = z.strictObject({
   type: z.literal("task_forked"),
@@ -531,6 +532,13 @@ export const taskForkedSchema = z.strictObject({
   detachedChildren: z.array(nonEmpty).min(1).exactOptional(),
   /** The source task's parent, when it was a child: the fork is a root task of its own. */
   sourceParentTaskId: nonEmpty.exactOptional(),
+  /**
+   * Calls approved in the copy that had not run at its end: a decision is spent by the task it was
+   * made in, so here each waits for a decision again (a person approved one run, not one per copy).
+   */
+  reopenedApprovals: z.array(nonEmpty).min(1).exactOptional(),
+  /** Tools granted for the source task (`tool-for-task`): a grant stays with the task it was given in. */
+  revokedGrants: z.array(nonEmpty).min(1).exactOptional(),
 });
 
 /** Every arm, for validation at append. */

@@ -132,4 +132,21 @@ describe("exportTask and importTask", () => {
     const { taskId } = await recordTrip(source);
     await expect(exportTask(source, taskId, { principal: "mallory" })).rejects.toMatchObject({ code: "TaskNotFound" });
   });
+  it("runs no call on a decision the file carries: an approved call not yet run waits for the importer's people", async () => {
+    const source = new MemoryStore();
+    const { taskId } = await recordTrip(source);
+    const events = await source.read(taskId);
+    const decided = events.find((e) => e.type === "approval_decided");
+    if (decided?.type !== "approval_decided") throw new Error("no decision");
+    // The trip as it stood between the decision and the booking (as a file anyone could write).
+    const [created, ...more] = events.slice(0, decided.seq).map(unstamped);
+    if (created?.type !== "task_created") throw new Error("no creation");
+    await source.createTask({ taskId: "mid", created, more });
+    const home = new MemoryStore();
+    const imported = await importTask(home, await exportTask(source, "mid"), { principal: "me" });
+    const record = await home.getTask(imported.taskId);
+    expect(record.summary).toMatchObject({ status: "parked", parkedReason: "approval", runnable: false });
+    expect(record.summary.openApprovals).toEqual([decided.callId]);
+    expect(fold(await home.read(imported.taskId)).approvals[0]?.decision).toBeUndefined();
+  });
 });

@@ -5,6 +5,7 @@ import type { Agent } from "../harness/agent.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import { requestResume } from "../harness/tasks/control.ts";
 import { startTask } from "../harness/tasks/start-task.ts";
+import { decideApproval } from "../harness/tools/approvals.ts";
 import type { Tool } from "../ports/tool.ts";
 import type { StoredEvent } from "../protocol/task-event.ts";
 import { ScriptedModel } from "../testing/scripted-model.ts";
@@ -78,6 +79,63 @@ describe("forkTask", () => {
     expect(runs.get("weather")).toBeUndefined();
     const state = fold(await store.read(fork.taskId));
     expect(state.transcript.filter((e) => e.role === "tool" && e.name === "weather")).toHaveLength(1);
+  });
+
+  it("never spends the source's approval: a call approved but not run waits for a decision again", async () => {
+    const store = new MemoryStore();
+    const { taskId } = await recordTrip(store);
+    const events = await store.read(taskId);
+    const decided = events.find((e) => e.type === "approval_decided");
+    if (decided?.type !== "approval_decided") throw new Error("no decision");
+    const fork = await forkTask(store, taskId, { atSeq: decided.seq });
+    expect(fork.seq).toBe(decided.seq);
+    const marker = (await store.read(fork.taskId)).find((e) => e.type === "task_forked");
+    expect(marker).toMatchObject({ reopenedApprovals: [decided.callId] });
+    const record = await store.getTask(fork.taskId);
+    expect(record.summary).toMatchObject({
+      status: "parked",
+      parkedReason: "approval",
+      openApprovals: [decided.callId],
+      runnable: false,
+    });
+    // Even a resume request does not run it: the booking waits for a person, in the fork.
+    const { agent, runs } = countingAgent(store, () => fork.taskId);
+    await requestResume(store, fork.taskId);
+    expect((await store.getTask(fork.taskId)).summary.runnable).toBe(false);
+    const outcome = await runLeg({ store, agent, ...pinned() }, fork.taskId);
+    expect(outcome.status).toBe("parked");
+    expect(runs.get("book")).toBeUndefined();
+    const state = fold(await store.read(fork.taskId));
+    expect(state.approvals).toEqual([expect.objectContaining({ callId: decided.callId })]);
+    expect(state.approvals[0]?.decision).toBeUndefined();
+    // A decision made in the fork runs it there, once.
+    await decideApproval(store, fork.taskId, {
+      callId: decided.callId,
+      digest: decided.digest,
+      decision: "approve",
+      actor: { id: "bob", verified: true },
+      principal: "acme",
+    });
+    expect((await runLeg({ store, agent, ...pinned() }, fork.taskId)).status).toBe("completed");
+    expect(runs.get("book")).toBe(1);
+  });
+
+  it("drops the source's tool-for-task grants: the fork asks for the tool again", async () => {
+    const store = new MemoryStore();
+    const { taskId } = await recordTrip(store);
+    const events = await store.read(taskId);
+    const decided = events.find((e) => e.type === "approval_decided");
+    if (decided?.type !== "approval_decided") throw new Error("no decision");
+    // The same log, but the decision granted the tool for the whole task.
+    const granted = events.map((e) => (e.seq === decided.seq ? { ...decided, scope: "tool-for-task" as const } : e));
+    const [created, ...more] = granted.map(unstamped);
+    if (created?.type !== "task_created") throw new Error("no creation");
+    await store.createTask({ taskId: "granted", created, more });
+    expect(fold(await store.read("granted")).grantedTools).toEqual(["book"]);
+    const fork = await forkTask(store, "granted");
+    const state = fold(await store.read(fork.taskId));
+    expect(state.grantedTools).toEqual([]);
+    expect((await store.read(fork.taskId)).at(-1)).toMatchObject({ type: "task_forked", revokedGrants: ["book"] });
   });
 
   it("replaces a person's input with a new one attributed to who forks, the original kept in the source", async () => {

@@ -13,6 +13,7 @@ import { type ModelSettings, modelSettingsSchema } from "../protocol/model-setti
 import type { StoredEvent, TaskEvent, TaskForkedEvent } from "../protocol/task-event.ts";
 import type { ActorAssertion } from "../protocol/transcript.ts";
 import { cutAt, foldThrough } from "./fork-cut.ts";
+import { unspentDecisions } from "./unspent-decisions.ts";
 import { unstamped } from "./unstamped.ts";
 
 /** "What if the tool had returned this": the result a fork gives a call instead of the recorded one. */
@@ -100,6 +101,7 @@ export async function forkTask(store: Store, taskId: string, options: ForkOption
   if (edits.settings !== undefined) marker.settings = edits.settings;
   if (detachedChildren.length > 0) marker.detachedChildren = detachedChildren;
   if (parentTaskId !== undefined) marker.sourceParentTaskId = parentTaskId;
+  Object.assign(marker, unspentDecisions(state, edits.toolResult?.callId));
   const after = editEvents(events, edits, state, record.principal, options.actor, marker);
 
   const forkId = newId();

@@ -7,6 +7,7 @@
  * `task_forked` of origin `import` that names the task as exported. Children are written before
  * their parent, so the root is the last task written.
  */
+import { fold } from "../core/fold.ts";
 import { CHILD_ID_SEPARATOR } from "../harness/delegation/child-id.ts";
 import { sha256Hex } from "../harness/tools/approvals.ts";
 import { base64ToBytes } from "../internal/base64.ts";
@@ -22,6 +23,7 @@ import {
 } from "../protocol/task-event.ts";
 import { type ExportEnd, type ExportHeader, type ExportTaskLine, exportLineSchema } from "./export-format.ts";
 import { blobDigests } from "./export-task.ts";
+import { unspentDecisions } from "./unspent-decisions.ts";
 import { unstamped } from "./unstamped.ts";
 
 /** Whose the imported tasks are. */
@@ -210,6 +212,8 @@ async function writeTask(
     v: 1,
     origin: "import",
     source: { taskId: task.line.taskId, seq: last },
+    // A file is what anyone could have written: no decision in it runs a call here.
+    ...unspentDecisions(fold(events)),
   };
   await store.createTask({ taskId: ids.get(task.line.taskId) as string, created, more: [...more, marker] });
 }
