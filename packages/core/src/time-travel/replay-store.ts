@@ -26,11 +26,11 @@ import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { isStep } from "./event-origin.ts";
 import { unstamped } from "./unstamped.ts";
 
-/** A recorded event to feed in, after `steps` steps of the replay. */
-export interface FedEvent {
-  steps: number;
-  event: StoredEvent;
-}
+/**
+ * What a replay is fed after `steps` steps: a recorded event, or (`leg`) the start of a leg a host
+ * began on a task that was not runnable (it called `runLeg` itself, with no resume recorded).
+ */
+export type FedEvent = { steps: number; event: StoredEvent } | { steps: number; leg: true };
 
 export class ReplayStore implements Store {
   readonly #inner: MemoryStore;
@@ -38,6 +38,7 @@ export class ReplayStore implements Store {
   readonly #fed: FedEvent[];
   readonly #external: ReadonlySet<string>;
   #steps = 0;
+  #legs = 0;
 
   constructor(inner: MemoryStore, taskId: string, fed: readonly FedEvent[], externalResults: ReadonlySet<string>) {
     this.#inner = inner;
@@ -56,6 +57,16 @@ export class ReplayStore implements Store {
     return this.#fed.length > 0;
   }
 
+  /**
+   * Whether a host started a leg here though the task was not runnable: true once per such start
+   * fed since the last call (a leg the replay runs anyway, as runnable, is that start too).
+   */
+  takeLeg(): boolean {
+    const started = this.#legs > 0;
+    this.#legs = 0;
+    return started;
+  }
+
   /** Feed every event due by now; with `force`, the next one whatever the steps (the replay waits for it). */
   async feed(force = false): Promise<void> {
     while (this.#fed.length > 0) {
@@ -63,6 +74,10 @@ export class ReplayStore implements Store {
       if (next.steps > this.#steps && !force) return;
       force = false;
       this.#fed.shift();
+      if ("leg" in next) {
+        this.#legs++;
+        continue;
+      }
       const { lastSeq } = await this.#inner.getTask(this.#taskId);
       await this.#inner.append(this.#taskId, [unstamped(next.event)], { expectedSeq: lastSeq });
     }

@@ -97,6 +97,20 @@ describe("replayTask", () => {
     expect(report).toMatchObject({ outcome: "identical", recordedTurns: 1 });
   });
 
+  it("starts a leg where the recording did, though the host started it with no resume recorded", async () => {
+    const store = new MemoryStore();
+    const { taskId, agent } = await recordTrip(store);
+    const fork = await forkTask(store, taskId, { atSeq: 6 }); // after the first turn, parked:forked
+    expect((await store.getTask(fork.taskId)).summary.runnable).toBe(false);
+    // A host that calls runLeg on a parked task itself: the log has the leg, not why it began.
+    const model = new ScriptedModel([{ text: "A different ending." }]);
+    await runLeg({ store, agent: { ...agent, model }, ...pinned() }, fork.taskId);
+    const events = await store.read(fork.taskId);
+    expect(events.slice(fork.seq).some((e) => e.type === "resume_requested")).toBe(false);
+    const report = await replayTask(store, fork.taskId, { agent });
+    expect(report).toMatchObject({ outcome: "identical", recordedTurns: 1 });
+  });
+
   it("is refused for another principal as for an unknown task", async () => {
     const store = new MemoryStore();
     const { taskId, agent } = await recordTrip(store);

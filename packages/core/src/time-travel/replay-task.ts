@@ -7,6 +7,7 @@
  */
 import { MemoryStore } from "../adapters/memory-store.ts";
 import { Folder, fold, isExternalCall } from "../core/fold.ts";
+import { reduceSummary, summarize } from "../core/task-summary.ts";
 import type { Agent, HarnessOptions } from "../harness/agent.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import type { Store } from "../ports/store.ts";
@@ -113,9 +114,14 @@ export async function replayTask(store: Store, taskId: string, options: ReplayOp
 
   const fed: FedEvent[] = [];
   let steps = 0;
+  let summary = summarize(events.slice(0, base));
   for (const event of events.slice(base)) {
     if (isFed(event, external)) fed.push({ steps, event });
     else if (isStep(event, external)) steps++;
+    // A leg a host began on a task that was not runnable: nothing recorded says why, so the
+    // replay begins it where the recording did.
+    else if (event.type === "leg_started" && !summary.runnable) fed.push({ steps, leg: true });
+    summary = reduceSummary(summary, event);
   }
 
   const start = Date.parse(events[0]?.at ?? "2026-01-01T00:00:00.000Z");
@@ -144,7 +150,8 @@ export async function replayTask(store: Store, taskId: string, options: ReplayOp
   for (let round = 0; round < bound && !model.diverged; round++) {
     await replayStore.feed();
     const { summary } = await memory.getTask(taskId);
-    if (summary.runnable) await runLeg(harness, taskId);
+    const started = replayStore.takeLeg();
+    if (summary.runnable || started) await runLeg(harness, taskId);
     else if (replayStore.pending) await replayStore.feed(true);
     else break;
   }
