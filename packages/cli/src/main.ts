@@ -41,6 +41,29 @@ Commands:
                       Prints the new task id, where the cut moved back to, and the children left
                       running with the source (--json: taskId, sourceTaskId, seq, requestedSeq,
                       detachedChildren)
+  replay <taskId> [--yes] [--json]
+                      Run a task again, in memory, against a recording of its model and tools,
+                      with the agent sema run builds now, and compare each model request with
+                      the one recorded. No tool runs, no model is called (no API key needed),
+                      nothing is written. Give it the flags the task ran with (--yes: another
+                      approval policy). Prints each turn's verdict and the first difference
+                      (--json: the report). Exit 0 identical, or unverified (turns recorded
+                      without a request digest, said so); 1 diverged
+  diff <taskA> <taskB> [--json]
+                      Two tasks' trajectories side by side from the steps they share, the first
+                      divergence marked (--json: the diff). Exit as diff(1): 0 the same,
+                      1 different, 2 trouble (a task not found)
+  export <taskId> [--with-children] [--out file [--force]]
+                      The task's log (--with-children: and its children's, and theirs) with the
+                      bytes of the images and files it references, as one JSON Lines file for
+                      sema import: on stdout byte for byte, or written whole to --out (an
+                      existing file only with --force)
+  import <file|-> [--principal P] [--json]
+                      Read an export file (- for stdin) into the store, each task under a new
+                      id; prints the ids and how to replay or resume it (--json: the mapping).
+                      The whole file is checked first: a file cut short or edited is refused
+                      with the line and why (exit 2), and nothing is written. --principal: whose
+                      the tasks are (default: the file's)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
         [--metrics] [--workspaces dir] [--workspace-per principal|task]
@@ -107,6 +130,10 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   events: async () => (await import("./commands/events.ts")).events,
   trace: async () => (await import("./commands/trace.ts")).trace,
   fork: async () => (await import("./commands/fork.ts")).fork,
+  replay: async () => (await import("./commands/replay.ts")).replay,
+  diff: async () => (await import("./commands/diff.ts")).diff,
+  export: async () => (await import("./commands/export.ts")).exportCommand,
+  import: async () => (await import("./commands/import.ts")).importCommand,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,

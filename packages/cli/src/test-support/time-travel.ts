@@ -3,6 +3,7 @@
  * file to read and scripted models (offline), `sema` run in process (main() with captured
  * streams), and a task recorded by `sema run` on a real store.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,4 +98,31 @@ export async function withSqlite<T>(path: string, work: (store: SqliteStore) => 
 export function unstamped(event: StoredEvent): TaskEvent {
   const { taskId: _taskId, seq: _seq, at: _at, ...rest } = event;
   return rest as TaskEvent;
+}
+
+/** A copy of `taskId`'s log as a new task in the same SQLite file, each event passed through `edit`; its id. */
+export async function copyTask(
+  db: string,
+  taskId: string,
+  edit: (event: TaskEvent) => TaskEvent = (event) => event,
+): Promise<string> {
+  return withSqlite(db, async (store) => {
+    const [created, ...more] = (await store.read(taskId)).map((event) => edit(unstamped(event)));
+    if (created?.type !== "task_created") throw new Error(`task ${taskId} has no task_created`);
+    const [first] = await store.createTask({ created, more });
+    if (first === undefined) throw new Error("createTask wrote nothing");
+    return first.taskId;
+  });
+}
+
+/** An export file with `edit` applied to its lines (all but the end line) and the end line's SHA-256 made to match again. */
+export function resealed(file: string, edit: (lines: string[]) => string[]): string {
+  const lines = file.trimEnd().split("\n");
+  const body = edit(lines.slice(0, -1))
+    .map((line) => `${line}\n`)
+    .join("");
+  const end = JSON.parse(lines.at(-1) ?? "") as Record<string, unknown>;
+  end.sha256 = createHash("sha256").update(body).digest("hex");
+  // The end line holds numbers and a string only: sorted keys make it canonical JSON.
+  return `${body}${JSON.stringify(Object.fromEntries(Object.entries(end).sort(([a], [b]) => (a < b ? -1 : 1))))}\n`;
 }
