@@ -31,6 +31,17 @@ function otherFirstRequest(part: "system" | "transcript"): (event: TaskEvent) =>
   };
 }
 
+/** `sema run` that parks on the write's approval, `sema approve`, `sema resume`: the approval in the log. */
+async function recordAsked(dir: string, script: string, db: string): Promise<string> {
+  const ran = await sema(dir, ["run", "Write it", "--model", script, "--db", db]);
+  const taskId = /Task (\S+) started/.exec(ran.out)?.[1];
+  if (taskId === undefined) throw new Error(`no task started: ${ran.out}`);
+  expect((await sema(dir, ["approve", taskId, "call-1-1", "--db", db])).code).toBe(0);
+  const resumed = await sema(dir, ["resume", taskId, "--db", db]);
+  expect(resumed.code).toBe(0);
+  return taskId;
+}
+
 describe("sema replay", () => {
   it("replays a task sema run recorded: identical, exit 0, with no API key and no script file, the log untouched", async () => {
     const ws = workspace();
@@ -92,7 +103,7 @@ describe("sema replay", () => {
     const same = await sema(ws.dir, ["replay", taskId, "--yes", "--db", ws.db]);
     expect(same.code).toBe(0);
     expect(same.out).toMatch(/: identical\n/);
-    // Without --yes the write waits for an approval the recording never had: the replay stops there.
+    // Without --yes the write waits for an approval the recording never had: the replay names it.
     const other = await sema(ws.dir, ["replay", taskId, "--db", ws.db]);
     expect(other.code).toBe(1);
     expect(other.err).toBe("");
@@ -100,15 +111,30 @@ describe("sema replay", () => {
       [
         `replay of task ${taskId}: diverged`,
         "  turn 1 (seq 6): identical",
-        "first divergence at turn 2 (seq 9):",
-        "the replay ended after 1 model calls; the recording has 2 turns",
+        "first divergence at turn 1 (seq 6):",
+        "the replay asked a person to approve write_file (call-1-1); the recording ran it without asking",
         "The replay uses the agent sema run builds now, with the flags given here: replay a task with the flags it ran with (--yes).",
         "",
       ].join("\n"),
     );
     const json = await sema(ws.dir, ["replay", taskId, "--json", "--db", ws.db]);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.out)).toMatchObject({ outcome: "diverged", divergence: { turn: 2, seq: 9, parts: [] } });
+    expect(JSON.parse(json.out)).toMatchObject({ outcome: "diverged", divergence: { turn: 1, seq: 6, parts: [] } });
+  });
+
+  it("a task whose write a person approved diverges when replayed with --yes, which would not have asked", async () => {
+    const ws = workspace();
+    const taskId = await recordRun(ws.dir, "Write it", ws.script(WRITE), ["--db", ws.db], ["--yes"]);
+    const looser = await sema(ws.dir, ["replay", taskId, "--db", ws.db]);
+    expect(looser.code).toBe(1);
+    // And the other way round: recorded asking (the approval in the log), replayed with --yes.
+    const asked = await recordAsked(ws.dir, ws.script(WRITE), ws.db);
+    const yes = await sema(ws.dir, ["replay", asked, "--yes", "--db", ws.db]);
+    expect(yes.code).toBe(1);
+    expect(yes.out).toContain(
+      "the recording asked a person to approve write_file (call-1-1) before it ran; the replay did not ask",
+    );
+    expect((await sema(ws.dir, ["replay", asked, "--db", ws.db])).code).toBe(0);
   });
 
   it("a task recorded with other instructions diverges at its first turn, showing the instructions sent now", async () => {

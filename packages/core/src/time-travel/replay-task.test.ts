@@ -59,6 +59,20 @@ describe("replayTask", () => {
     expect(report.divergence?.diff).toContain("untrusted-");
   });
 
+  it("reports a call the recording asked a person to approve and the replay ran without asking", async () => {
+    const store = new MemoryStore();
+    const { taskId, agent } = await recordTrip(store);
+    const tools = (agent.tools ?? []).map(
+      (tool): Tool => (tool.name === "book" ? { ...tool, needsApproval: false } : tool),
+    );
+    const report = await replayTask(store, taskId, { agent: { ...agent, tools } });
+    expect(report.outcome).toBe("diverged");
+    expect(report.divergence?.parts).toEqual([]);
+    expect(report.divergence?.diff).toMatch(
+      /^the recording asked a person to approve book \(call-\d+-\d+\) before it ran; the replay did not ask$/,
+    );
+  });
+
   it("says unverified for turns recorded before requests were digested", async () => {
     const store = new MemoryStore();
     const { taskId, agent } = await recordTrip(store);

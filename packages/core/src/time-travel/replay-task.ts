@@ -155,8 +155,41 @@ export async function replayTask(store: Store, taskId: string, options: ReplayOp
     else if (replayStore.pending) await replayStore.feed(true);
     else break;
   }
+  const asked = approvalDivergence(
+    events.filter((e) => e.seq > base),
+    (await memory.read(taskId)).filter((e) => e.seq > base),
+    recordedTurns,
+  );
   await memory.close();
-  return report(taskId, events, recordedTurns, model);
+  return report(taskId, events, recordedTurns, model, asked);
+}
+
+/**
+ * The first call that one run asked a person to approve and the other did not: a change of
+ * approval rules (a tool's `needsApproval`, a host's policy) leaves the model's requests as they
+ * were, but not what the task does, so the replay reports it too.
+ */
+function approvalDivergence(
+  recorded: readonly StoredEvent[],
+  replayed: readonly StoredEvent[],
+  turns: readonly (StoredEvent & ModelTurnEvent)[],
+): ReplayDivergence | undefined {
+  const asks = (log: readonly StoredEvent[]) =>
+    new Map(log.flatMap((e) => (e.type === "approval_requested" ? [[e.callId, e.name] as const] : [])));
+  const before = asks(recorded);
+  const after = asks(replayed);
+  for (const [index, turn] of turns.entries()) {
+    for (const call of turn.toolCalls) {
+      const then = before.has(call.callId);
+      if (then === after.has(call.callId)) continue;
+      const what = `${call.name} (${call.callId})`;
+      const diff = then
+        ? `the recording asked a person to approve ${what} before it ran; the replay did not ask`
+        : `the replay asked a person to approve ${what}; the recording ran it without asking`;
+      return { turn: index + 1, seq: turn.seq, parts: [], diff };
+    }
+  }
+  return undefined;
 }
 
 function report(
@@ -164,6 +197,7 @@ function report(
   events: readonly StoredEvent[],
   recordedTurns: readonly (StoredEvent & ModelTurnEvent)[],
   model: RecordedModel,
+  asked: ReplayDivergence | undefined,
 ): ReplayReport {
   const turns: ReplayTurn[] = model.calls.map((call) => ({
     turn: call.turn,
@@ -184,13 +218,19 @@ function report(
     out.divergence = {
       turn: model.calls.length + 1,
       parts: [],
-      diff: `the replay ended after ${model.calls.length} model calls; the recording has ${recordedTurns.length} turns`,
+      diff: `the replay ended after ${calls(model.calls.length)}; the recording has ${recordedTurns.length} turns`,
     };
     if (next !== undefined) out.divergence.seq = next.seq;
   }
+  // A request that differs at or before the call whose approval did stays the first divergence.
+  if (asked !== undefined && (out.divergence === undefined || asked.turn < out.divergence.turn)) out.divergence = asked;
   if (out.divergence !== undefined) out.outcome = "diverged";
   else if (turns.some((turn) => turn.verdict === "unverified")) out.outcome = "unverified";
   return out;
+}
+
+function calls(n: number): string {
+  return n === 1 ? "1 model call" : `${n} model calls`;
 }
 
 function divergenceOf(call: ComparedCall, events: readonly StoredEvent[]): ReplayDivergence {
