@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import type { ForkResult, TaskDiff } from "@sema-agent/core/time-travel";
 import { describe, expect, it } from "vitest";
-import { READ_THEN_ANSWER, recordRun, sema, type Workspace, workspace } from "../test-support/time-travel.ts";
+import { copyTask, READ_THEN_ANSWER, recordRun, sema, type Workspace, workspace } from "../test-support/time-travel.ts";
 
 /** What a terminal would act on (as terminal-safe.ts lists it). */
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -14,6 +14,22 @@ async function forked(ws: Workspace, args: string[]): Promise<string> {
 }
 
 describe("sema diff", () => {
+  it("costs each side at the vendors' list prices when its turns name a priced model", async () => {
+    const ws = workspace();
+    const source = await recordRun(ws.dir, "Count the TODOs", ws.script(READ_THEN_ANSWER), ["--db", ws.db]);
+    // The same log, as if a priced model had taken its turns (10 in / 5 out tokens each).
+    const priced = await copyTask(ws.db, source, (event) =>
+      event.type === "model_turn" ? { ...event, model: "gpt-5" } : event,
+    );
+    const ran = await sema(ws.dir, ["diff", source, priced, "--db", ws.db]);
+    expect(ran.code).toBe(0);
+    const lines = ran.out.split("\n");
+    // The script's model has no list price: no cost rather than a wrong one.
+    expect(lines[0]).toBe(`A ${source}: 5 steps, 20 in / 10 out tokens`);
+    // 20 input tokens at $1.25 and 10 output at $10 per million.
+    expect(lines[1]).toBe(`B ${priced}: 5 steps, 20 in / 10 out tokens, $${((20 * 1.25 + 10 * 10) / 1e6).toFixed(4)}`);
+  });
+
   it("sets a task beside its fork with an edited tool result: the divergence marked, exit 1", async () => {
     const ws = workspace();
     const source = await recordRun(ws.dir, "Count the TODOs", ws.script(READ_THEN_ANSWER), ["--db", ws.db]);

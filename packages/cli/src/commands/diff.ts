@@ -1,9 +1,10 @@
 /**
  * `sema diff <taskA> <taskB> [--json] [--db path | --store url]`: two tasks' trajectories side by
- * side from the steps they share, the first divergence marked (`diffTasks`,
- * docs/guide/time-travel.md). The exit code is diff(1)'s: 0 the same, 1 different, 2 trouble.
+ * side from the steps they share, the first divergence marked, each side's tokens and (for models
+ * with a list price) cost (`diffTasks`, docs/guide/time-travel.md). The exit code is diff(1)'s: 0 the same, 1 different, 2 trouble.
  */
 import { parseArgs } from "node:util";
+import { DEFAULT_PRICES } from "@sema-agent/ai-sdk";
 import { diffTasks, formatTaskDiff } from "@sema-agent/core/time-travel";
 import { type CliIo, openStore, reportError, STORE_OPTIONS, UsageError } from "../context.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
@@ -22,7 +23,8 @@ export async function diff(argv: string[], io: CliIo): Promise<number> {
   try {
     const store = await openStore(io, values);
     try {
-      const result = await diffTasks(store, a, b);
+      // Costed at the vendors' list prices, as `sema usage` and budgets are under sema.
+      const result = await diffTasks(store, a, b, { prices: DEFAULT_PRICES });
       io.stdout.write(`${values.json === true ? jsonLine(result) : terminalSafe(formatTaskDiff(result))}\n`);
       return result.identical ? 0 : 1;
     } finally {
