@@ -51,6 +51,7 @@ export default defineConfig({
           { text: "Observability", link: "/guide/observability" },
           { text: "Testing your agents", link: "/guide/testing" },
           { text: "Time travel: fork, replay, export", link: "/guide/time-travel" },
+          { text: "Evaluating agents", link: "/guide/evals" },
           { text: "Benchmarks", link: "/guide/benchmarks" },
         ],
       },

@@ -11,6 +11,7 @@ import * as root from "./index.ts";
 import * as modelKit from "./model-kit/index.ts";
 import * as node from "./node/index.ts";
 import * as quotas from "./quotas/index.ts";
+import * as scoring from "./scoring/index.ts";
 import * as timeTravel from "./time-travel/index.ts";
 import * as trust from "./trust/index.ts";
 
@@ -219,6 +220,17 @@ describe("the root's export list", () => {
       "provenanceAt",
       "provenanceRule",
       "sanitizeHumanText",
+    ]);
+  });
+
+  it("leaves the scorer contract and scoreTask to ./scoring", () => {
+    expect(Object.keys(scoring).sort()).toEqual([
+      "checkScorers",
+      "checkedScore",
+      "defineScorer",
+      "isScoreValue",
+      "scoreInputOf",
+      "scoreTask",
     ]);
   });
 

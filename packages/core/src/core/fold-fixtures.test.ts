@@ -60,6 +60,16 @@ describe("v1 fixtures", () => {
     ).toMatchObject({ status: "parked", parkedReason: "forked", runnable: false });
   });
 
+  it("task_scored: each scorer's latest verdict, the task's status unchanged", () => {
+    const state = fold(load("task_scored"));
+    expect(state.summary).toMatchObject({ status: "completed", runnable: false });
+    expect(state.summary.scores).toEqual({
+      includes: { value: 1, experiment: "exp-1" },
+      "judge:helpful": { value: 0.75, reason: "Right; the rubric now allows brevity." },
+    });
+    expect(summarize(load("task_scored"))).toEqual(state.summary);
+  });
+
   it("task_created: objective, principal, agent, model", () => {
     const state = fold(load("task_created"));
     expect(state).toMatchObject({

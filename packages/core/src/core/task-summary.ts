@@ -9,6 +9,7 @@ import {
   EVENT_SEQS_VERSION,
   type EventSeqs,
   type LogPosition,
+  type TaskScore,
   type TaskStatus,
   type TaskSummary,
 } from "../protocol/task-summary.ts";
@@ -140,6 +141,7 @@ function copy(s: TaskSummary, drop = 0): TaskSummary {
   if ((drop & DROP_REPORT) === 0 && s.parentReport !== undefined) out.parentReport = s.parentReport;
   if ((drop & DROP_SEQS) === 0 && s.seqs !== undefined) out.seqs = s.seqs;
   if (s.forkedFrom !== undefined) out.forkedFrom = s.forkedFrom;
+  if (s.scores !== undefined) out.scores = s.scores;
   return out;
 }
 
@@ -307,6 +309,14 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
     }
     case "task_forked":
       return forked(s, event);
+    case "task_scored": {
+      const next = copy(s);
+      const score: TaskScore = { value: event.value };
+      if (event.reason !== undefined) score.reason = event.reason;
+      if (event.experiment !== undefined) score.experiment = event.experiment;
+      next.scores = { ...s.scores, [event.scorer]: score };
+      return next;
+    }
     default:
       return s;
   }

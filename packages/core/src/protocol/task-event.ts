@@ -541,6 +541,26 @@ export const taskForkedSchema = z.strictObject({
   revokedGrants: z.array(nonEmpty).min(1).exactOptional(),
 });
 
+/** A scorer's name: a letter, then letters, digits, `_`, `.`, `:` or `-`; at most 64 characters. */
+export const scorerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/, "a scorer's name is a letter, then letters, digits, _ . : or -");
+
+/**
+ * A scorer's verdict on the task (docs/guide/evals.md): `value` in [0, 1] and why. `experiment`
+ * names the experiment whose case the task is, absent for a score an agent's own scorers gave a
+ * finished task (online). A task may be scored by the same scorer again (a rubric changed): the
+ * latest counts. Written by whoever scored; the task's status is unchanged.
+ */
+export const taskScoredSchema = z.strictObject({
+  type: z.literal("task_scored"),
+  v: v1,
+  scorer: scorerNameSchema,
+  value: z.number().min(0).max(1),
+  reason: z.string().exactOptional(),
+  experiment: nonEmpty.exactOptional(),
+});
+
 /** Every arm, for validation at append. */
 export const taskEventSchema = z.discriminatedUnion("type", [
   taskCreatedSchema,
@@ -567,6 +587,7 @@ export const taskEventSchema = z.discriminatedUnion("type", [
   taskFailedSchema,
   taskCancelledSchema,
   taskForkedSchema,
+  taskScoredSchema,
 ]);
 
 /** The first event of every task (see {@link taskCreatedSchema}). */
@@ -618,6 +639,8 @@ export type TaskCancelledEvent = z.infer<typeof taskCancelledSchema>;
 
 /** The task is a fork or an import of another's log (see {@link taskForkedSchema}). */
 export type TaskForkedEvent = z.infer<typeof taskForkedSchema>;
+/** A scorer's verdict on the task (see {@link taskScoredSchema}). */
+export type TaskScoredEvent = z.infer<typeof taskScoredSchema>;
 
 /** One entry of the session log as written (before the store stamps its identity). */
 export type TaskEvent =
@@ -644,7 +667,8 @@ export type TaskEvent =
   | TaskCompletedEvent
   | TaskFailedEvent
   | TaskCancelledEvent
-  | TaskForkedEvent;
+  | TaskForkedEvent
+  | TaskScoredEvent;
 
 /** The `type` of every event arm. */
 export type TaskEventType = TaskEvent["type"];

@@ -49,6 +49,8 @@ export interface TaskSummary {
   parentReport?: "pending" | "due";
   /** The task this one is a fork or an import of, and the seq its copy ends at (`task_forked`). */
   forkedFrom?: ForkOrigin;
+  /** Each scorer's latest verdict on the task (`task_scored`), by scorer name. */
+  scores?: Record<string, TaskScore>;
   /** Set while a parked or finished task has pending work a worker should start a leg for. */
   runnable: boolean;
   /**
@@ -57,6 +59,15 @@ export interface TaskSummary {
    * reduction that was not told the event's seq: a reader then folds the log instead.
    */
   seqs?: EventSeqs;
+}
+
+/** A scorer's latest verdict on a task, as its summary keeps it. */
+export interface TaskScore {
+  /** In [0, 1]. */
+  value: number;
+  reason?: string;
+  /** The experiment whose case the task is; absent for an online score. */
+  experiment?: string;
 }
 
 /** Where a forked or imported task's log came from: the source task and the last seq copied. */
