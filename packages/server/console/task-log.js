@@ -178,6 +178,16 @@ function describe(event, show) {
       return [`Task failed: ${event.error.code}`, [pre(event.error.message)]];
     case "task_cancelled":
       return [`Task cancelled by ${speaker(event.actor)}`, [event.reason && el("p", {}, event.reason)]];
+    case "task_forked":
+      // The events before it are a copy of another task's log, through `source.seq`.
+      return [
+        `${event.origin === "import" ? "Imported from" : "Forked from"} task ${event.source.taskId} at event ${event.source.seq}`,
+        [
+          event.actor && el("p", {}, `By ${speaker(event.actor)}`),
+          event.detachedChildren && el("p", {}, `Children left with the source: ${event.detachedChildren.join(", ")}`),
+          event.model || event.settings ? json({ model: event.model, settings: event.settings }) : undefined,
+        ],
+      ];
     default:
       return [event.type, [json(event)]];
   }

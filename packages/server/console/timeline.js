@@ -23,7 +23,12 @@ export function buildTimeline(events) {
       leg = { legId: event.legId, trigger: event.trigger, start: event.at, items: [] };
       legs.push(leg);
     } else if (leg !== undefined) {
-      if (event.type === "leg_ended") {
+      if (event.type === "task_forked") {
+        // A fork (or an import) copied a leg that was still open: the copy ends it there.
+        leg.reason = "forked";
+        leg.duration = ms(leg.start, event.at);
+        leg = undefined;
+      } else if (event.type === "leg_ended") {
         leg.reason = event.reason;
         leg.duration = ms(leg.start, event.at);
         // A call still open when its leg ends stays open (an approval wait) or is over.

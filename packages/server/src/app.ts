@@ -31,6 +31,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { timeTravelRoutes } from "./routes/time-travel.ts";
 import { traceRoutes } from "./routes/trace.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import {
@@ -127,6 +128,7 @@ export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] 
     ...controlRoutes(deps),
     ...eventRoutes(deps),
     ...traceRoutes(deps),
+    ...timeTravelRoutes(deps),
     ...usageRoutes(deps),
     ...protocols.flatMap((protocol) => protocol.routes?.(deps) ?? []),
   ];

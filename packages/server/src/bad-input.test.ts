@@ -16,7 +16,8 @@ interface Case {
   raw?: string | Uint8Array;
   body?: unknown;
   headers?: Record<string, string>;
-  token?: "none" | "garbage" | "revoked";
+  /** `supervisor`: bob's token (acme, approver and supervisor roles); default alice's (no role). */
+  token?: "none" | "garbage" | "revoked" | "supervisor";
   status: number;
   code: string;
   /** The `details.path` the error must name. */
@@ -50,6 +51,19 @@ const approvalAnswer = (signature?: string, reason?: string) => ({
 });
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const MCP_LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+const FORK = "/v1/tasks/{id}/fork";
+const IMPORT = "/v1/tasks/import";
+const JSONL = { "content-type": "application/jsonl" };
+
+/** The time-travel routes: each refuses a revoked token like every route. */
+const TIME_TRAVEL_ROUTES: [string, string][] = [
+  ["POST", FORK],
+  ["GET", "/v1/tasks/{id}/forks"],
+  ["POST", "/v1/tasks/{id}/replay"],
+  ["GET", "/v1/tasks/{id}/diff/{id}"],
+  ["GET", "/v1/tasks/{id}/export"],
+  ["POST", IMPORT],
+];
 
 const CASES: Case[] = [
   // Malformed JSON and wrong shapes.
@@ -441,6 +455,268 @@ const CASES: Case[] = [
       at: `body.settings.providerOptions.openai-compatible.${key}`,
     }),
   ),
+  // Forks: the body's shape, then what the edits may say (core's refusals last).
+  {
+    name: "fork: atSeq a string",
+    path: FORK,
+    body: { atSeq: "3" },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.atSeq",
+  },
+  { name: "fork: atSeq 0", path: FORK, body: { atSeq: 0 }, status: 400, code: "InvalidInput", at: "body.atSeq" },
+  { name: "fork: atSeq past the log", path: FORK, body: { atSeq: 999 }, status: 400, code: "InvalidInput" },
+  {
+    name: "fork: an unknown edit",
+    path: FORK,
+    body: { edits: { prompt: "x" } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.prompt",
+  },
+  {
+    name: "fork: actor in body",
+    path: FORK,
+    body: { actor: { id: "ceo", verified: true } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.actor",
+  },
+  { name: "fork: principal in body", path: FORK, body: { principal: "globex" }, status: 400, code: "InvalidInput" },
+  {
+    name: "fork: another model",
+    path: FORK,
+    body: { edits: { model: "openai:gpt-5" } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.model",
+  },
+  {
+    name: "fork: a provider option the agent does not allow",
+    path: FORK,
+    body: { edits: { settings: { providerOptions: { "openai-compatible": { n: 4 } } } } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.settings.providerOptions.openai-compatible.n",
+  },
+  {
+    name: "fork: an output schema",
+    path: FORK,
+    body: { edits: { settings: { output: { type: "object" } } } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.settings.output",
+  },
+  {
+    name: "fork: temperature a string",
+    path: FORK,
+    body: { edits: { settings: { temperature: "hot" } } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.settings.temperature",
+  },
+  {
+    name: "fork: an input and a tool result",
+    path: FORK,
+    body: { edits: { input: { seq: 2, text: "x" }, toolResult: { callId: "call-1", content: "x" } } },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "fork: empty input text",
+    path: FORK,
+    body: { edits: { input: { seq: 2, text: "" } } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.input.text",
+  },
+  {
+    name: "fork: input text over the cap",
+    path: FORK,
+    body: { edits: { input: { seq: 2, text: "y".repeat(32_001) } } },
+    status: 413,
+    code: "PayloadTooLarge",
+    at: "body.edits.input.text",
+  },
+  {
+    name: "fork: a seq that is not an input",
+    path: FORK,
+    body: { edits: { input: { seq: 3, text: "x" } } },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "fork: a call with no recorded result",
+    path: FORK,
+    body: { edits: { toolResult: { callId: "call-1", content: "x" } } },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "fork: callId traversal",
+    path: FORK,
+    body: { edits: { toolResult: { callId: "../call-1", content: "x" } } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.toolResult.callId",
+  },
+  {
+    name: "fork: tool result status denied",
+    path: FORK,
+    body: { edits: { toolResult: { callId: "call-1", content: "x", status: "denied" } } },
+    status: 400,
+    code: "InvalidInput",
+    at: "body.edits.toolResult.status",
+  },
+  // The other time-travel routes' params, queries and bodies.
+  {
+    name: "forks: bad cursor",
+    method: "GET",
+    path: "/v1/tasks/{id}/forks?cursor=garbage",
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "forks: limit 0",
+    method: "GET",
+    path: "/v1/tasks/{id}/forks?limit=0",
+    status: 400,
+    code: "InvalidInput",
+    at: "query.limit",
+  },
+  {
+    name: "forks: id traversal",
+    method: "GET",
+    path: "/v1/tasks/..%2Fx/forks",
+    status: 400,
+    code: "InvalidInput",
+    at: "params.taskId",
+  },
+  {
+    name: "replay with a body",
+    path: "/v1/tasks/{id}/replay",
+    body: { agent: "other" },
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "diff: other id traversal",
+    method: "GET",
+    path: "/v1/tasks/{id}/diff/..%2F..%2Fetc",
+    status: 400,
+    code: "InvalidInput",
+    at: "params.otherTaskId",
+  },
+  {
+    name: "export: withChildren yes",
+    method: "GET",
+    path: "/v1/tasks/{id}/export?withChildren=yes",
+    status: 400,
+    code: "InvalidInput",
+    at: "query.withChildren",
+  },
+  {
+    name: "export: unknown query",
+    method: "GET",
+    path: "/v1/tasks/{id}/export?format=csv",
+    status: 400,
+    code: "InvalidInput",
+  },
+  // Imports: the role first, then the body's type, size and encoding, then every line of the file.
+  { name: "import: no supervisor role", path: IMPORT, raw: "x", headers: JSONL, status: 403, code: "Forbidden" },
+  {
+    name: "import: as JSON",
+    path: IMPORT,
+    token: "supervisor",
+    body: { kind: "header" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  {
+    name: "import: text/plain",
+    path: IMPORT,
+    token: "supervisor",
+    raw: "x",
+    headers: { "content-type": "text/plain" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  {
+    name: "import: latin-1",
+    path: IMPORT,
+    token: "supervisor",
+    raw: "x",
+    headers: { "content-type": "application/jsonl; charset=iso-8859-1" },
+    status: 415,
+    code: "UnsupportedMediaType",
+  },
+  {
+    name: "import: empty",
+    path: IMPORT,
+    token: "supervisor",
+    raw: "",
+    headers: JSONL,
+    status: 400,
+    code: "InvalidInput",
+    at: "body",
+  },
+  {
+    name: "import: invalid UTF-8",
+    path: IMPORT,
+    token: "supervisor",
+    raw: new Uint8Array([...utf8('{"kind":"'), 0xff, ...utf8('"}\n')]),
+    headers: JSONL,
+    status: 400,
+    code: "InvalidInput",
+    at: "body",
+  },
+  {
+    name: "import: not JSON",
+    path: IMPORT,
+    token: "supervisor",
+    raw: "hello\n",
+    headers: JSONL,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "import: a header alone",
+    path: IMPORT,
+    token: "supervisor",
+    raw: `${JSON.stringify({ kind: "header", format: "sema-task-export", v: 1, exportedAt: "2026-12-01T00:00:00.000Z", rootTaskId: "t1", blobs: "included" })}\n`,
+    headers: JSONL,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "import: nested 200,000 levels deep",
+    path: IMPORT,
+    token: "supervisor",
+    raw: `{"kind":"header","x":${"[".repeat(200_000)}${"]".repeat(200_000)}}\n`,
+    headers: JSONL,
+    status: 400,
+    code: "InvalidInput",
+  },
+  {
+    name: "import: __proto__ on a line",
+    path: IMPORT,
+    token: "supervisor",
+    raw: '{"kind":"header","__proto__":{"polluted":true}}\n',
+    headers: JSONL,
+    status: 400,
+    code: "InvalidInput",
+  },
+  ...TIME_TRAVEL_ROUTES.map(
+    ([method, path]): Case => ({
+      name: `revoked token: ${method} ${path}`,
+      method,
+      path,
+      token: "revoked",
+      ...(method === "POST" ? { body: {} } : {}),
+      status: 401,
+      code: "Unauthorized",
+    }),
+  ),
   // Credentials and routes.
   { name: "no token", method: "GET", path: "/v1/tasks", token: "none", status: 401, code: "Unauthorized" },
   { name: "garbage token", method: "GET", path: "/v1/tasks", token: "garbage", status: 401, code: "Unauthorized" },
@@ -665,12 +941,14 @@ describe("the bad-input corpus", () => {
             ? "sema_nope"
             : c.token === "revoked"
               ? revoked.token
-              : undefined;
+              : c.token === "supervisor"
+                ? fx.tokens.bob
+                : undefined;
       const body =
         c.body === undefined
           ? undefined
           : JSON.parse(JSON.stringify(c.body).replaceAll("{id}", taskId).replaceAll("{objective}", objectiveId));
-      const response = await fx.call(c.method ?? "POST", (c.path ?? INPUTS).replace("{id}", taskId), {
+      const response = await fx.call(c.method ?? "POST", (c.path ?? INPUTS).replaceAll("{id}", taskId), {
         ...(token === undefined ? {} : { token }),
         ...(c.raw === undefined ? {} : { raw: c.raw }),
         ...(body === undefined ? {} : { body }),
@@ -725,8 +1003,8 @@ describe("the bad-input corpus", () => {
           headers: { authorization: `Bearer ${fx.tokens.bob}`, "content-type": "application/json" },
           body: raw,
         });
-      const routes = ["/v1/tasks", "inputs", "approvals/call-1", "interrupt", "cancel", "resume"].map((route) =>
-        route.startsWith("/") ? route : `/v1/tasks/${taskId}/${route}`,
+      const routes = ["/v1/tasks", "inputs", "approvals/call-1", "interrupt", "cancel", "resume", "fork", "replay"].map(
+        (route) => (route.startsWith("/") ? route : `/v1/tasks/${taskId}/${route}`),
       );
       const deep = `{"a":${"[".repeat(3970)}${"]".repeat(3970)}}`;
       for (const route of routes) {

@@ -14,6 +14,8 @@ export type ServerErrorCode =
   | "PayloadTooLarge"
   | "UnsupportedMediaType"
   | "RateLimited"
+  /** The task runs as an agent this server no longer serves (a replay or a fork of it): 409. */
+  | "UnknownAgent"
   | "Unavailable"
   | "Internal";
 

@@ -15,12 +15,17 @@ import { allProtocols } from "./test-support/all-protocols.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
 
 const UNKNOWN = "0190aaaa-0000-7000-8000-000000000000";
+/** Whose tasks each token reaches. */
+const PRINCIPAL = { alice: "acme", mallory: "globex" } as const;
 
 interface Probe {
   name: string;
   method: string;
-  path: (taskId: string) => string;
+  /** `own` is a task of the intruder's own, for routes that take two ids. */
+  path: (taskId: string, own: string) => string;
   body?: (digest: string, taskId: string) => unknown;
+  /** The status both answers share; default a 404 (or a 403 where the token is refused first). */
+  status?: number;
 }
 
 const PROBES: Probe[] = [
@@ -43,6 +48,21 @@ const PROBES: Probe[] = [
   { name: "interrupt", method: "POST", path: (id) => `/v1/tasks/${id}/interrupt` },
   { name: "cancel", method: "POST", path: (id) => `/v1/tasks/${id}/cancel`, body: () => ({}) },
   { name: "resume", method: "POST", path: (id) => `/v1/tasks/${id}/resume` },
+  { name: "fork", method: "POST", path: (id) => `/v1/tasks/${id}/fork`, body: () => ({}) },
+  {
+    name: "fork with edits",
+    method: "POST",
+    path: (id) => `/v1/tasks/${id}/fork`,
+    body: () => ({ atSeq: 2, edits: { input: { seq: 2, text: "mine now" }, settings: { temperature: 0 } } }),
+  },
+  // A filter on the caller's own tasks: none of theirs is a fork of anyone else's.
+  { name: "forks", method: "GET", path: (id) => `/v1/tasks/${id}/forks`, status: 200 },
+  { name: "replay", method: "POST", path: (id) => `/v1/tasks/${id}/replay` },
+  { name: "diff (theirs first)", method: "GET", path: (id, own) => `/v1/tasks/${id}/diff/${own}` },
+  { name: "diff (theirs second)", method: "GET", path: (id, own) => `/v1/tasks/${own}/diff/${id}` },
+  { name: "diff (theirs both)", method: "GET", path: (id) => `/v1/tasks/${id}/diff/${id}` },
+  { name: "export", method: "GET", path: (id) => `/v1/tasks/${id}/export` },
+  { name: "export with children", method: "GET", path: (id) => `/v1/tasks/${id}/export?withChildren=true` },
   {
     name: "ag-ui resume",
     method: "POST",
@@ -69,22 +89,26 @@ describe("isolation between principals", () => {
         await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[owner] }),
       );
       const digest = ownerView.pendingApprovals[0]?.digest ?? "";
+      const own = await createTask(fx, "the intruder's own", fx.tokens[intruder]);
+      await runOnce(fx, own);
       const before = await fx.store.read(taskId);
+      const ownerTasks = (await fx.store.listTasks({ principal: PRINCIPAL[owner] })).tasks.length;
 
       for (const probe of PROBES) {
         const options = { token: fx.tokens[intruder] };
-        const theirs = await fx.call(probe.method, probe.path(taskId), {
+        const theirs = await fx.call(probe.method, probe.path(taskId, own), {
           ...options,
           ...(probe.body === undefined ? {} : { body: probe.body(digest, taskId) }),
         });
-        const unknown = await fx.call(probe.method, probe.path(UNKNOWN), {
+        const unknown = await fx.call(probe.method, probe.path(UNKNOWN, own), {
           ...options,
           ...(probe.body === undefined ? {} : { body: probe.body(digest, UNKNOWN) }),
         });
         // 403 only where the caller's own token is refused first (a lane it has no role for),
         // which is the same for any task id: either way it says nothing about this task.
         expect(theirs.status, probe.name).toBe(unknown.status);
-        expect([403, 404], probe.name).toContain(theirs.status);
+        if (probe.status === undefined) expect([403, 404], probe.name).toContain(theirs.status);
+        else expect(theirs.status, probe.name).toBe(probe.status);
         const body = await theirs.text();
         expect(body, probe.name).not.toContain("secret");
         expect(body.replaceAll(taskId, "ID"), probe.name).toBe((await unknown.text()).replaceAll(UNKNOWN, "ID"));
@@ -95,9 +119,13 @@ describe("isolation between principals", () => {
       const unknownRead = await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[intruder] });
       expect(agUi.status).toBe(404);
       expect(await agUi.text()).toBe(await unknownRead.text());
-      const list = await json<{ tasks: unknown[] }>(await fx.call("GET", "/v1/tasks", { token: fx.tokens[intruder] }));
-      expect(list.tasks).toEqual([]);
+      // Nothing was made for anyone: the intruder still has its own task alone, the owner its own.
+      const list = await json<{ tasks: { taskId: string }[] }>(
+        await fx.call("GET", "/v1/tasks", { token: fx.tokens[intruder] }),
+      );
+      expect(list.tasks.map((task) => task.taskId)).toEqual([own]);
       expect(await fx.store.read(taskId)).toEqual(before);
+      expect((await fx.store.listTasks({ principal: PRINCIPAL[owner] })).tasks).toHaveLength(ownerTasks);
 
       // The owner still reaches all of it.
       const mine = await fx.call("GET", `/v1/tasks/${taskId}`, { token: fx.tokens[owner] });

@@ -18,6 +18,17 @@ export interface Limits {
    * is a third more than `maxContentBytes`. Every other route reads under `maxBodyBytes`.
    */
   maxContentBodyBytes: number;
+  /**
+   * Largest body of `POST /v1/tasks/import` (an export file, whose blobs are base64), in bytes (413
+   * above). Every other route reads under `maxBodyBytes` or `maxContentBodyBytes`.
+   */
+  maxImportBodyBytes: number;
+  /**
+   * Replays (`POST /v1/tasks/{taskId}/replay`) the process runs at once: each runs the task's
+   * legs again in memory, which is CPU and memory of this process. One per principal at a time,
+   * and at most this many in all; past either, a 429 `RateLimited` with `Retry-After`.
+   */
+  maxConcurrentReplays: number;
   /** Largest image or file part, in decoded bytes (413, `ContentTooLarge`, above). */
   maxPartBytes: number;
   /** Largest total of one request's image and file parts, in decoded bytes (413, `ContentTooLarge`, above). */
@@ -47,6 +58,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxJsonDepth: 64,
   maxTextChars: 32_000,
   maxContentBodyBytes: 8 * 1024 * 1024,
+  maxImportBodyBytes: 32 * 1024 * 1024,
+  maxConcurrentReplays: 2,
   maxPartBytes: 4 * 1024 * 1024,
   maxContentBytes: 6 * 1024 * 1024,
   ratePerMinute: 600,

@@ -69,4 +69,44 @@ describe("/v1/openapi.json", () => {
     check("InterruptResponse", await json(await fx.call("POST", `/v1/tasks/${taskId}/interrupt`)));
     check("CancelResponse", await json(await fx.call("POST", `/v1/tasks/${taskId}/cancel`, { body: { reason: "r" } })));
   });
+
+  it("describes the time-travel routes' responses, and the import's body as an export file", async () => {
+    const { fx, doc } = await loadDoc();
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ ...doc, $id: "https://sema.invalid/openapi.json" });
+    const check = (name: string, value: unknown) => {
+      const validate = ajv.getSchema(`https://sema.invalid/openapi.json#/components/schemas/${name}`);
+      if (validate === undefined) throw new Error(`no schema ${name}`);
+      expect(validate(value), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const taskId = await createTask(fx);
+    await runOnce(fx, taskId);
+    const fork = await json<{ taskId: string }>(
+      await fx.call("POST", `/v1/tasks/${taskId}/fork`, { body: { atSeq: 5 } }),
+    );
+    check("ForkResponse", fork);
+    check("TaskDetail", await json(await fx.call("GET", `/v1/tasks/${fork.taskId}`)));
+    check("TaskPage", await json(await fx.call("GET", `/v1/tasks/${taskId}/forks`)));
+    check("ReplayReport", await json(await fx.call("POST", `/v1/tasks/${taskId}/replay`)));
+    check("TaskDiff", await json(await fx.call("GET", `/v1/tasks/${taskId}/diff/${fork.taskId}`)));
+    const file = await (await fx.call("GET", `/v1/tasks/${taskId}/export`)).text();
+    const imported = await fx.call("POST", "/v1/tasks/import", {
+      token: fx.tokens.bob,
+      raw: file,
+      headers: { "content-type": "application/jsonl" },
+    });
+    check("ImportResponse", await json(imported));
+    const ops = doc.paths as Record<
+      string,
+      Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>
+    >;
+    expect(ops["/v1/tasks/import"]?.post?.requestBody).toMatchObject({
+      required: true,
+      content: { "application/jsonl": { schema: { type: "string" } }, "application/x-ndjson": {} },
+    });
+    expect(ops["/v1/tasks/{taskId}/export"]?.get?.responses["200"]).toMatchObject({
+      content: { "application/jsonl": { schema: { type: "string" } } },
+    });
+    expect(Object.keys(ops["/v1/tasks/{taskId}/diff/{otherTaskId}"]?.get?.responses ?? {})).toContain("404");
+  });
 });

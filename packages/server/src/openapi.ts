@@ -13,11 +13,11 @@ type JsonObject = { [key: string]: unknown };
 const ERROR_TEXT: Record<number, string> = {
   400: "The request failed its schema or an ingress rule; `details.path` names the failing part.",
   401: "No credentials, or credentials that are not valid.",
-  403: "The caller may not do this (a lane or an approval it has no role for).",
+  403: "The caller may not do this (a lane, an approval or a route it has no role for).",
   404: "No such task for this principal (another principal's task is not found either), or no such call.",
-  409: "A conflict with the task's state: finished, already decided, a digest that does not match.",
+  409: "A conflict with the task's state: finished, already decided, a digest that does not match, an agent no longer served.",
   413: "The body or a text in it is over the limit.",
-  415: "The body is not application/json.",
+  415: "The body is not of the route's media type (application/json unless the route says otherwise).",
   429: "Over the principal's rate limit; `Retry-After` says when to try again.",
   503: "The store or the worker pool is unavailable; retry later.",
 };
@@ -87,6 +87,12 @@ function operation(spec: AnyRouteSpec): JsonObject {
     op.requestBody = {
       required: spec.bodyOptional !== true,
       content: { "application/json": { schema: ref(spec.body) } },
+    };
+  if (spec.textBody !== undefined)
+    op.requestBody = {
+      required: true,
+      description: spec.textBody.description,
+      content: Object.fromEntries(spec.textBody.mediaTypes.map((type) => [type, { schema: { type: "string" } }])),
     };
   return op;
 }

@@ -2,7 +2,8 @@
  * Reading a JSON request body safely: the content type is checked, the bytes are counted as they
  * arrive (a body over the limit is refused without being buffered), decoded as strict UTF-8, its
  * shape checked on the text (nesting depth, reserved keys: see `json-limits.ts`), and parsed;
- * every string in it must be well-formed Unicode. Each failure is a typed 4xx.
+ * every string in it must be well-formed Unicode. A text body (an export file) is read the same
+ * way up to its decoding. Each failure is a typed 4xx.
  */
 import { badRequest, HttpError } from "./http-error.ts";
 import { illFormedPath, jsonShapeError } from "./json-limits.ts";
@@ -21,12 +22,12 @@ function tooLarge(limit: number): HttpError {
   });
 }
 
-/** `application/json`, optionally with `charset=utf-8`; anything else is a 415. */
-function assertJsonContentType(header: string | undefined): void {
+/** One of `types`, optionally with `charset=utf-8`; anything else is a 415 saying what was wanted. */
+function assertContentType(header: string | undefined, types: readonly string[], what: string): void {
   const [type = "", ...params] = (header ?? "").split(";").map((part) => part.trim().toLowerCase());
   const charsetOk = params.every((param) => !param.startsWith("charset=") || /^charset="?utf-8"?$/.test(param));
-  if (type !== "application/json" || !charsetOk)
-    throw new HttpError(415, "UnsupportedMediaType", "the request body must be application/json (UTF-8)", {
+  if (!types.includes(type) || !charsetOk)
+    throw new HttpError(415, "UnsupportedMediaType", `the request body must be ${what} (UTF-8)`, {
       details: { contentType: header ?? null },
     });
 }
@@ -61,7 +62,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits, optiona
     if (optional) return undefined;
     throw badRequest("a JSON body is required", "body");
   }
-  assertJsonContentType(request.headers.get("content-type") ?? undefined);
+  assertContentType(request.headers.get("content-type") ?? undefined, ["application/json"], "application/json");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -81,4 +82,22 @@ export async function readJsonBody(request: Request, limits: BodyLimits, optiona
   const bad = illFormedPath(value, "body");
   if (bad !== undefined) throw badRequest("a string in the body is not well-formed Unicode (lone surrogate)", bad);
   return value;
+}
+
+/**
+ * A text body of one of `mediaTypes` (an export file): its media type checked first (415
+ * otherwise; a charset, if any, must be UTF-8), its bytes counted as they arrive (413 above
+ * `maxBytes`), decoded as strict UTF-8 (400 otherwise; a byte order mark is dropped). An empty
+ * body is a 400.
+ */
+export async function readTextBody(request: Request, mediaTypes: readonly string[], maxBytes: number): Promise<string> {
+  // The type first: a body of the wrong kind is refused before its bytes are read.
+  assertContentType(request.headers.get("content-type") ?? undefined, mediaTypes, mediaTypes.join(" or "));
+  const bytes = await readBytes(request, maxBytes);
+  if (bytes.byteLength === 0) throw badRequest("a body is required", "body");
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest("the request body is not valid UTF-8", "body");
+  }
 }

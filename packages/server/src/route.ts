@@ -4,18 +4,23 @@
  * validation, and the OpenAPI document is generated from the same specs, so the document cannot
  * describe a route or a schema the server does not enforce.
  */
+import { ForbiddenError } from "@sema-agent/core/protocol";
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "./app-env.ts";
 import { badRequest } from "./http-error.ts";
 import type { Caller } from "./ingress/caller.ts";
-import { type BodyLimits, readJsonBody } from "./request-body.ts";
+import type { Role } from "./ingress/token-store.ts";
+import type { Limits } from "./limits.ts";
+import { type BodyLimits, readJsonBody, readTextBody } from "./request-body.ts";
 
 /** What a handler receives: validated params, query and body, and the authenticated caller. */
 export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The body of a route with `textBody`, as text; empty for every other route. */
+  text: string;
   caller: Caller;
   context: Context<AppEnv>;
 }
@@ -46,6 +51,13 @@ export interface RouteSpec<P extends z.ZodType = Empty, Q extends z.ZodType = Em
   bodyOptional?: boolean;
   /** The body may carry content parts (base64 images and files): read under `maxContentBodyBytes`. */
   contentBody?: boolean;
+  /**
+   * The body is text, not JSON (an export file): one of `mediaTypes`, read as strict UTF-8 under
+   * the limit named, and handed to the handler as `text`. Documented as a string body.
+   */
+  textBody?: { mediaTypes: readonly string[]; limit: "maxImportBodyBytes"; description: string };
+  /** The token must have this role (403 `Forbidden` otherwise), checked before the body is read. */
+  role?: Role;
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route can answer with (documented with `ErrorBody`). */
   errors: number[];
@@ -84,13 +96,21 @@ function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where
 export function mountRoutes(
   app: Hono<AppEnv>,
   routes: readonly AnyRouteSpec[],
-  limits: BodyLimits & { maxContentBodyBytes: number },
+  limits: BodyLimits & Pick<Limits, "maxContentBodyBytes" | "maxImportBodyBytes">,
 ): void {
   const contentLimits: BodyLimits = { maxBodyBytes: limits.maxContentBodyBytes, maxJsonDepth: limits.maxJsonDepth };
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (context) => {
+      const caller = context.get("caller");
+      if (spec.role !== undefined && !caller.roles.has(spec.role))
+        throw new ForbiddenError(`${spec.method.toUpperCase()} ${spec.path} needs a token with the ${spec.role} role`, {
+          role: spec.role,
+        });
       const params = parse(spec.params, context.req.param(), "params");
       const query = parse(spec.query, context.req.query(), "query");
+      let text = "";
+      if (spec.textBody !== undefined)
+        text = await readTextBody(context.req.raw, spec.textBody.mediaTypes, limits[spec.textBody.limit]);
       let body: unknown = {};
       if (spec.body !== undefined) {
         const raw = await readJsonBody(
@@ -100,7 +120,7 @@ export function mountRoutes(
         );
         body = parse(spec.body, raw ?? {}, "body");
       }
-      return spec.handler({ params, query, body, caller: context.get("caller"), context });
+      return spec.handler({ params, query, body, text, caller, context });
     });
   }
 }

@@ -27,6 +27,22 @@ describe("the server's options are checked where they are given", () => {
     expect(createApp(base)).toBeDefined();
   });
 
+  it("checks the import's body limit and the replays' where they are given", async () => {
+    const base = { store: new MemoryStore(), agents: agents(), ingress: createTokenIngress(new MemoryTokenStore()) };
+    for (const limits of [{ maxImportBodyBytes: 0 }, { maxImportBodyBytes: 1.5 }, { maxConcurrentReplays: -1 }])
+      expect(await configErrorOf(() => createApp({ ...base, limits } as AppOptions)), JSON.stringify(limits)).toMatch(
+        /^createApp: limits\.(maxImportBodyBytes|maxConcurrentReplays)/,
+      );
+    expect(
+      await configErrorOf(() =>
+        createApp({ ...base, limits: { maxImportBodyBytes: "32MiB" } } as unknown as AppOptions),
+      ),
+    ).toMatch(/^createApp: limits\.maxImportBodyBytes/);
+    expect(
+      createApp({ ...base, limits: { maxImportBodyBytes: 64 * 1024 * 1024, maxConcurrentReplays: 4 } }),
+    ).toBeDefined();
+  });
+
   it("createApp checks each agent a hand-written registry holds", async () => {
     const registry: AgentRegistry = {
       defaultName: "broken",

@@ -54,6 +54,8 @@ const limitsShape = {
   sseMaxTotalBufferedBytes: z.number().int().positive().optional(),
   sseRecheckMs: z.number().positive().optional(),
   maxContentBodyBytes: z.number().int().positive().optional(),
+  maxImportBodyBytes: z.number().int().positive().optional(),
+  maxConcurrentReplays: z.number().int().positive().optional(),
   maxPartBytes: z.number().int().positive().optional(),
   maxContentBytes: z.number().int().positive().optional(),
 } satisfies ShapeOf<Limits>;

@@ -137,6 +137,58 @@ describe("TaskProjection: the mapping table", () => {
     expect(endsStream(TaskState.TASK_STATE_INPUT_REQUIRED)).toBe(true);
   });
 
+  describe("a fork or an import (task_forked)", () => {
+    const forked = (extra: Partial<Extract<TaskEvent, { type: "task_forked" }>> = {}): TaskEvent => ({
+      type: "task_forked",
+      v: 1,
+      origin: "fork",
+      source: { taskId: "t0", seq: 3 },
+      ...extra,
+    });
+
+    it.each([
+      ["inside a leg", [created, input, started, turn("one")]],
+      ["before any leg", [created, input]],
+      ["an import exported mid-leg", [created, input, started]],
+    ] as const)("whose copy ends %s is input-required (parked:forked), not working", (_, copied) => {
+      const { state, text, projection } = stateAfter(log(...copied, forked()));
+      expect(state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(text?.$case === "text" && text.value).toMatch(/copy of another task/);
+      expect(endsStream(projection.state)).toBe(true);
+      // It runs on when asked: working again.
+      expect(stateAfter(log(...copied, forked(), started)).state).toBe(TaskState.TASK_STATE_WORKING);
+    });
+
+    it("with an approval open at the cut, asks for the decision as a parked approval does", () => {
+      const digest = "b".repeat(64);
+      const { state, snapshot } = stateAfter(
+        log(
+          created,
+          started,
+          { type: "approval_requested", v: 1, legId: "l1", callId: "c1", name: "write", inputJson: "{}", digest },
+          forked(),
+        ),
+      );
+      expect(state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(snapshot.status?.message?.parts[1]?.content).toMatchObject({ $case: "data", value: { callId: "c1" } });
+    });
+
+    it("that waited for children now detached is input-required; a finished copy stays finished", () => {
+      const waiting = log(
+        created,
+        started,
+        { type: "leg_ended", v: 1, legId: "l1", reason: "parked:child" },
+        forked({ detachedChildren: ["t0~c1"] }),
+      );
+      expect(stateAfter(waiting).state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const done = log(created, started, { type: "task_completed", v: 1, result: "the answer" }, forked());
+      expect(stateAfter(done)).toMatchObject({
+        state: TaskState.TASK_STATE_COMPLETED,
+        text: { $case: "text", value: "the answer" },
+      });
+    });
+  });
+
   it("historyLength: all, none, the last N", () => {
     const projection = project("t1", log(created, input, started, turn("one"), turn("two")));
     expect(projection.snapshot().history).toHaveLength(3);

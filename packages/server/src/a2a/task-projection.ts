@@ -11,6 +11,8 @@
  * - `tool_call_started` / `tool_result` → working status updates with a DataPart;
  * - a leg parked on approvals → input-required, one DataPart `{ callId, toolName, input, digest }`
  *   per open approval; parked for input, an interrupt or a budget → input-required with text;
+ * - `task_forked` that parks the copy (a fork or an import cut inside a leg or before any) →
+ *   input-required with text, or with the approvals the copy left open;
  * - `task_completed` / `task_failed` / `task_cancelled` → completed / failed / canceled.
  */
 import { Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
@@ -46,6 +48,9 @@ function parsed(inputJson: string): JsonValue {
   }
 }
 
+/** What a fork (or an import) that waits to be run on says: it never starts by itself. */
+const FORKED_TEXT = "A copy of another task, stopped where it was copied: send a message to run it on.";
+
 const PARK_TEXT: Record<string, string> = {
   "parked:input": "The agent waits for your input.",
   "parked:interrupt": "Interrupted: send a message to continue.",
@@ -67,6 +72,9 @@ export class TaskProjection {
   #agent: string | undefined;
   #firstMessageId: string | undefined;
   readonly #callInputs = new Map<string, JsonValue>();
+  /** Whether a leg is open (started, not ended), and how the last one ended. */
+  #legOpen = false;
+  #lastEnd: string | undefined;
 
   constructor(taskId: string) {
     this.taskId = taskId;
@@ -94,6 +102,8 @@ export class TaskProjection {
         return [stream.task(this.snapshot())];
       }
       case "leg_started":
+        this.#legOpen = true;
+        this.#lastEnd = undefined;
         return this.#to(TaskState.TASK_STATE_WORKING, at);
       case "human_input": {
         if (event.delivery !== "received" && event.delivery !== "parked") return [];
@@ -164,15 +174,24 @@ export class TaskProjection {
           ? this.#to(TaskState.TASK_STATE_WORKING, at)
           : [];
       case "leg_ended": {
-        if (event.reason === "parked:approval") {
-          const parts = [
-            textPart("Approval required: answer with a DataPart { callId, decision, digest, reason? }."),
-            ...this.pendingApprovals().map((approval) => dataPart({ ...approval })),
-          ];
-          return this.#to(TaskState.TASK_STATE_INPUT_REQUIRED, at, parts);
-        }
+        this.#legOpen = false;
+        this.#lastEnd = event.reason;
+        if (event.reason === "parked:approval") return this.#approvalRequired(at);
         const text = PARK_TEXT[event.reason];
         return text === undefined ? [] : this.#to(TaskState.TASK_STATE_INPUT_REQUIRED, at, [textPart(text)]);
+      }
+      case "task_forked": {
+        // The copy's open leg is closed, a copy made before any leg never starts by itself, and
+        // one that waited for children now detached waits no more: each is parked (forked, or on
+        // its open approvals) until an input or a resume runs it on. Any other copy is as it was.
+        const parks =
+          this.#legOpen ||
+          this.state === TaskState.TASK_STATE_SUBMITTED ||
+          (this.#lastEnd === "parked:child" && event.detachedChildren !== undefined);
+        this.#legOpen = false;
+        if (!parks || isTerminalState(this.state)) return [];
+        if (this.#pending.size > 0) return this.#approvalRequired(at);
+        return this.#to(TaskState.TASK_STATE_INPUT_REQUIRED, at, [textPart(FORKED_TEXT)]);
       }
       case "task_completed":
         return this.#to(TaskState.TASK_STATE_COMPLETED, at, [textPart(event.result)]);
@@ -185,6 +204,15 @@ export class TaskProjection {
       default:
         return [];
     }
+  }
+
+  /** Input-required with one DataPart per open approval. */
+  #approvalRequired(at: string): StreamResponse[] {
+    const parts = [
+      textPart("Approval required: answer with a DataPart { callId, decision, digest, reason? }."),
+      ...this.pendingApprovals().map((approval) => dataPart({ ...approval })),
+    ];
+    return this.#to(TaskState.TASK_STATE_INPUT_REQUIRED, at, parts);
   }
 
   #working(at: string, messageId: string, data: Record<string, unknown>): StreamResponse[] {

@@ -11,8 +11,9 @@ import type { RevocationListener } from "./revocation-listeners.ts";
 
 /**
  * What a token may do beyond speaking for its actor on its principal's tasks: decide approvals
- * (`approver`), speak on the supervisor lane (`supervisor`), read the process's metrics
- * (`metrics`, `GET /metrics`, which counts every principal's tasks).
+ * (`approver`), speak on the supervisor lane and import export files, which write what anyone
+ * said on any lane (`supervisor`), read the process's metrics (`metrics`, `GET /metrics`, which
+ * counts every principal's tasks).
  */
 export type Role = "approver" | "supervisor" | "metrics";
 

@@ -1,6 +1,7 @@
 /**
  * Follow a task from the log until it needs nobody but a person or has ended: completed, failed
- * or cancelled, or parked on an approval, an input, a budget or an interrupt. Tasks parked for a
+ * or cancelled, or parked on an approval, an input, a budget or an interrupt, or a fork (or an
+ * import) parked where it was copied, which runs on only when asked. Tasks parked for a
  * timer, a child, a crash or a shutdown go on by themselves, so waiting goes on with them. The
  * log is the only source: a wait started in another process, or after a restart, sees the same.
  */
@@ -10,7 +11,7 @@ import { ownTask } from "../tasks/own-task.ts";
 import type { TaskDeps } from "../tasks/task-deps.ts";
 
 /** Park reasons that wait for a person: a wait ends there. */
-const PERSON_REASONS: ReadonlySet<string> = new Set(["approval", "input", "budget", "interrupt"]);
+const PERSON_REASONS: ReadonlySet<string> = new Set(["approval", "input", "budget", "interrupt", "forked"]);
 
 /** Events after which the task may have settled, so the record is read again. */
 const SETTLING: ReadonlySet<string> = new Set(["leg_ended", "task_completed", "task_failed", "task_cancelled"]);

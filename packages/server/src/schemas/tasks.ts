@@ -32,6 +32,16 @@ export const ListTasksQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
+export const ForkedFrom = named(
+  "ForkedFrom",
+  z.object({
+    taskId: z.string().describe("The source: the task forked, or the task's id in the export file imported."),
+    seq: z.number().int().describe("The last seq of the source copied."),
+    origin: z.enum(["fork", "import"]),
+  }),
+  "Where a forked or imported task came from (its last `task_forked`). `GET /v1/tasks/{taskId}/forks` lists the other way.",
+);
+
 export const TaskListItem = named(
   "TaskListItem",
   z.object({
@@ -40,6 +50,7 @@ export const TaskListItem = named(
     status: TaskStatus,
     parkedReason: ParkReason.optional(),
     parentTaskId: z.string().optional(),
+    forkedFrom: ForkedFrom.optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
     lastSeq: z.number().int(),
@@ -93,6 +104,7 @@ export const TaskDetail = named(
     agent: z.string().optional(),
     model: z.string().optional(),
     parentTaskId: z.string().optional(),
+    forkedFrom: ForkedFrom.optional(),
     metadata: z.record(z.string(), JsonValue).optional(),
     createdAt: z.string(),
     updatedAt: z.string(),

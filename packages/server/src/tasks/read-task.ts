@@ -11,15 +11,21 @@ export async function readTaskDetail(store: Store, caller: Caller, taskId: strin
   return taskDetail(record, await loadTaskOverview(store, record));
 }
 
-/** The caller's tasks, newest first. */
+/** The caller's tasks, newest first; with `forkedFrom`, only its forks (and imports) of that task. */
 export async function listTasksOf(
   store: Store,
   caller: Caller,
-  query: { status?: TaskStatus | undefined; cursor?: string | undefined; limit?: number | undefined },
+  query: {
+    status?: TaskStatus | undefined;
+    cursor?: string | undefined;
+    limit?: number | undefined;
+    forkedFrom?: string | undefined;
+  },
 ): Promise<{ tasks: TaskListItemBody[]; nextCursor?: string }> {
   const page = await store.listTasks({
     principal: caller.principal,
     ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.forkedFrom === undefined ? {} : { forkedFrom: query.forkedFrom }),
     ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     limit: query.limit ?? 50,
   });

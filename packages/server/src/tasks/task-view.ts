@@ -17,6 +17,7 @@ export async function taskListItem(store: Store, record: TaskRecord): Promise<Ta
   };
   if (summary.parkedReason !== undefined) item.parkedReason = summary.parkedReason;
   if (record.parentTaskId !== undefined) item.parentTaskId = record.parentTaskId;
+  if (summary.forkedFrom !== undefined) item.forkedFrom = { ...summary.forkedFrom };
   return item;
 }
 
@@ -59,6 +60,7 @@ export function taskDetail(record: TaskRecord, overview: TaskOverview): TaskDeta
   if (overview.agent !== undefined) detail.agent = overview.agent;
   if (overview.model !== undefined) detail.model = overview.model;
   if (overview.parentTaskId !== undefined) detail.parentTaskId = overview.parentTaskId;
+  if (summary.forkedFrom !== undefined) detail.forkedFrom = { ...summary.forkedFrom };
   if (overview.metadata !== undefined) detail.metadata = overview.metadata;
   if (overview.result !== undefined) detail.result = overview.result;
   if (overview.error !== undefined) detail.error = overview.error;
