@@ -149,4 +149,53 @@ describe("exportTask and importTask", () => {
     expect(record.summary.openApprovals).toEqual([decided.callId]);
     expect(fold(await home.read(imported.taskId)).approvals[0]?.decision).toBeUndefined();
   });
+  it("refuses parent links that do not run from parent to child, naming the line, and writes nothing", async () => {
+    const source = new MemoryStore();
+    const { taskId } = await recordTrip(source);
+    const file = await exportTask(source, taskId, { withChildren: true });
+    const lines = file.trimEnd().split("\n");
+    const childLine = lines.findIndex((line) => line.includes('"kind":"task"') && line.includes('"parentTaskId"'));
+    const home = new MemoryStore();
+    const refusals: [string, (ls: string[]) => string[]][] = [
+      // The root made a child of its own child.
+      [
+        "line 3: task",
+        (ls) =>
+          ls.map((line, i) => {
+            if (i !== 2) return line;
+            const parsed = JSON.parse(line) as { event: { parentTaskId?: string } };
+            const child = JSON.parse(lines[childLine] as string) as { taskId: string };
+            parsed.event.parentTaskId = child.taskId;
+            return canonicalJson(parsed as unknown as JsonValue);
+          }),
+      ],
+      // A child whose line names no parent before it.
+      [
+        `line ${childLine + 1}: task`,
+        (ls) =>
+          ls.map((line, i) => {
+            if (i !== childLine) return line;
+            const parsed = JSON.parse(line) as { parentTaskId?: string };
+            parsed.parentTaskId = "elsewhere";
+            return canonicalJson(parsed as unknown as JsonValue);
+          }),
+      ],
+      // A child whose log names another parent than its line.
+      [
+        `line ${childLine + 2}: task_created names another parent`,
+        (ls) =>
+          ls.map((line, i) => {
+            if (i !== childLine + 1) return line;
+            const parsed = JSON.parse(line) as { event: { parentTaskId?: string } };
+            parsed.event.parentTaskId = "elsewhere";
+            return canonicalJson(parsed as unknown as JsonValue);
+          }),
+      ],
+    ];
+    for (const [message, edit] of refusals) {
+      const forged = await resealed(file, edit);
+      await expect(importTask(home, forged)).rejects.toThrow(message);
+    }
+    expect((await home.listTasks({ principal: "acme" })).tasks).toEqual([]);
+  });
 });

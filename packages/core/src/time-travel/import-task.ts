@@ -100,6 +100,10 @@ export async function parseExport(text: string): Promise<{
       if (tasks.some((t) => t.line.taskId === line.taskId)) throw refuse(n, `task ${line.taskId} appears twice`);
       if (tasks.length === 0 && line.taskId !== header?.rootTaskId)
         throw refuse(n, "the first task must be the header's root task");
+      // Every other task is a child of one before it, so the file's tree has no cycle, and no
+      // task is its own parent (a host that looks a task's agent up its parents would never stop).
+      if (tasks.length > 0 && !tasks.some((t) => t.line.taskId === line.parentTaskId))
+        throw refuse(n, `task ${line.taskId} must be a child of a task before it in the file`);
       tasks.push({ line, events: [] });
       continue;
     }
@@ -121,6 +125,14 @@ export async function parseExport(text: string): Promise<{
     throw refuse(
       raw.length,
       `task ${last.line.taskId} has ${last.events.length} events, its line says ${last.line.events}`,
+    );
+  // The root's parent is left behind (an exported child arrives as a root), unless the file holds
+  // it: then the root would end up a child of its own descendant. Its task_created is line 3.
+  const root = tasks[0]?.events[0];
+  if (root?.type === "task_created" && tasks.some((t) => t.line.taskId === root.parentTaskId))
+    throw refuse(
+      3,
+      `task ${root.taskId} names as its parent ${String(root.parentTaskId)}, a task after it in the file`,
     );
   const events = tasks.reduce((sum, t) => sum + t.events.length, 0);
   if (end.tasks !== tasks.length || end.events !== events || end.blobs !== blobs.size)
@@ -161,6 +173,11 @@ function checkEvent(raw: Record<string, unknown>, task: ParsedTask, n: number): 
   const parsed = taskEventSchema.safeParse(rest);
   if (!parsed.success) throw refuse(n, `invalid ${String(rest.type)} event: ${issue(parsed.error.issues)}`);
   if (seq === 1 && parsed.data.type !== "task_created") throw refuse(n, "a task's first event must be task_created");
+  // Ids are minted from the task lines, so a child's log must name the parent its line does (the
+  // root's line names none: an exported child arrives as a root, its parent left behind).
+  if (parsed.data.type === "task_created" && task.line.parentTaskId !== undefined)
+    if (parsed.data.parentTaskId !== task.line.parentTaskId)
+      throw refuse(n, `task_created names another parent than its task line (${task.line.parentTaskId})`);
   if (seq !== 1 && parsed.data.type === "task_created") throw refuse(n, "task_created after seq 1");
   return raw as unknown as StoredEvent;
 }

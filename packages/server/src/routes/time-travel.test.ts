@@ -495,7 +495,7 @@ describe("GET /v1/tasks/{taskId}/export and POST /v1/tasks/import", () => {
     expect(await json(refused)).toMatchObject({
       error: {
         code: "InvalidInput",
-        message: `export file, line 3: task ${source} names as its parent ${source}, which does not come before it in the file`,
+        message: `export file, line 3: task ${source} names as its parent ${source}, a task after it in the file`,
         details: { line: 3 },
       },
     });
