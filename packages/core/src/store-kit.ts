@@ -15,6 +15,7 @@ export {
   groupCommitSettings,
   scheduleFlush,
 } from "./adapters/group-commit.ts";
+export * from "./adapters/record-rules.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
 export { SummaryCache } from "./adapters/summary-cache.ts";

@@ -34,6 +34,8 @@ export const SEMA_ERROR_TABLE: Readonly<Record<SemaErrorCode, ErrorEdges>> = {
   // Another principal's task reads exactly like an unknown id, on every edge.
   TaskNotFound: { status: 404, a2a: "TaskNotFound" },
   ApprovalNotFound: { status: 404, a2a: "RequestMalformed" },
+  // Another principal's record reads like an unknown name, as a task does.
+  RecordNotFound: { status: 404, a2a: "RequestMalformed" },
   InvalidInput: { status: 400, a2a: "RequestMalformed" },
   InvalidEvent: { status: 400, a2a: "RequestMalformed" },
   Forbidden: { status: 403, a2a: "UnsupportedOperation" },
@@ -42,6 +44,7 @@ export const SEMA_ERROR_TABLE: Readonly<Record<SemaErrorCode, ErrorEdges>> = {
   InputRejected: { status: 409, a2a: "UnsupportedOperation" },
   ApprovalConflict: { status: 409, a2a: "RequestMalformed" },
   DigestMismatch: { status: 409, a2a: "RequestMalformed" },
+  RecordConflict: { status: 409, a2a: "RequestMalformed" },
   // Lost races and held leases: retryable conflicts, the caller may try again.
   SeqConflict: { status: 409, a2a: "UnsupportedOperation", a2aRestStatus: 409 },
   LeaseHeld: { status: 409, a2a: "UnsupportedOperation", a2aRestStatus: 409 },

@@ -35,9 +35,11 @@ import {
   TaskNotFoundError,
 } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { ListRecordsOptions, PutRecordInput, RecordPage, StoredRecord } from "../protocol/records.ts";
 import type { StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import { claimByListing } from "./claim-by-listing.ts";
 import { limitPerPrincipal } from "./fair-claims.ts";
+import { MemoryRecords } from "./memory-records.ts";
 import {
   assertAfterSeq,
   assertBlob,
@@ -84,6 +86,7 @@ export class MemoryStore implements Store {
   readonly #notifier = new ChangeNotifier();
   /** Usage counters: principal → `hour model` → bucket. */
   readonly #usage = new Map<string, Map<string, UsageBucket>>();
+  readonly #records = new MemoryRecords();
   readonly #now: () => number;
   #closed = false;
 
@@ -302,6 +305,21 @@ export class MemoryStore implements Store {
     this.#open();
     assertBlobDigest(digest);
     return this.#blobs.get(digest)?.slice();
+  }
+
+  async putRecord(input: PutRecordInput): Promise<StoredRecord> {
+    this.#open();
+    return this.#records.put(input, isoTime(this.#now()));
+  }
+
+  async getRecord(query: { kind: string; principal: string; name: string; version?: number }) {
+    this.#open();
+    return this.#records.get(query);
+  }
+
+  async listRecords(options: ListRecordsOptions): Promise<RecordPage> {
+    this.#open();
+    return this.#records.list(options);
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

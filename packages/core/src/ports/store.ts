@@ -5,6 +5,7 @@
  */
 
 import type { JsonValue } from "../protocol/json.ts";
+import type { ListRecordsOptions, PutRecordInput, RecordPage, StoredRecord } from "../protocol/records.ts";
 import type { LeaseHolder, StoredEvent, TaskCreatedEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 
@@ -296,6 +297,23 @@ export interface Store {
    * honours `CreateTaskInput.maxActiveTasks`.
    */
   usage?(query: UsageQuery): Promise<UsageReport>;
+
+  /**
+   * Optional (evaluation datasets and experiments need it; present together with `getRecord` and
+   * `listRecords`): add a version of a principal's named record. Versions run from 1 per name and
+   * are never overwritten; with `expectedVersion`, the put is conditional (`RecordConflict`). The
+   * store stamps `createdAt`.
+   */
+  putRecord?(input: PutRecordInput): Promise<StoredRecord>;
+  /** A record's latest version, or `version`; `undefined` when there is none for this principal. */
+  getRecord?(query: {
+    kind: string;
+    principal: string;
+    name: string;
+    version?: number;
+  }): Promise<StoredRecord | undefined>;
+  /** A principal's records of one kind: the latest version of each name, in name order, without bodies. */
+  listRecords?(options: ListRecordsOptions): Promise<RecordPage>;
 
   /** Release resources. Every later call fails with `StoreUnavailable`. */
   close(): Promise<void>;

@@ -28,7 +28,9 @@ export type SemaErrorCode =
   | "ContentTooLarge"
   | "ContentUnsupported"
   | "BlobNotFound"
-  | "QuotaExceeded";
+  | "QuotaExceeded"
+  | "RecordNotFound"
+  | "RecordConflict";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -56,6 +58,8 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   ContentUnsupported: true,
   BlobNotFound: true,
   QuotaExceeded: true,
+  RecordNotFound: true,
+  RecordConflict: true,
 };
 
 /**
@@ -356,5 +360,30 @@ export class QuotaExceededError extends SemaError {
     this.quota = quota;
     this.limit = limit;
     this.used = used;
+  }
+}
+
+/**
+ * No record of this kind and name (or version) for the principal: another principal's record
+ * reads exactly like one that does not exist, as a task does.
+ */
+export class RecordNotFoundError extends SemaError {
+  constructor(kind: string, name: string, version?: number) {
+    const which = version === undefined ? name : `${name} version ${version}`;
+    super("RecordNotFound", `no ${kind} ${which}`, {
+      details: version === undefined ? { kind, name } : { kind, name, version },
+    });
+  }
+}
+
+/**
+ * A conditional put found another latest version than it expected (`expectedVersion`): someone
+ * wrote the name meanwhile, or it exists when it should be new. Re-read and decide again.
+ */
+export class RecordConflictError extends SemaError {
+  constructor(kind: string, name: string, expected: number, actual: number) {
+    super("RecordConflict", `${kind} ${name} is at version ${actual}, not ${expected}`, {
+      details: { kind, name, expected, actual },
+    });
   }
 }

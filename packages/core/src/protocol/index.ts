@@ -15,6 +15,7 @@ export * from "./json.ts";
 export * from "./model-settings.ts";
 export * from "./provenance.ts";
 export * from "./provider-options.ts";
+export * from "./records.ts";
 export * from "./stream-event.ts";
 export * from "./task-event.ts";
 export * from "./task-summary.ts";

@@ -19,6 +19,7 @@ import { fairnessConformance } from "./store-conformance-fairness.ts";
 import { forksConformance } from "./store-conformance-forks.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
+import { recordsConformance } from "./store-conformance-records.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
 import { timeTravelConformance } from "./store-conformance-time-travel.ts";
 import { usageConformance } from "./store-conformance-usage.ts";
@@ -48,7 +49,7 @@ export interface StoreConformanceOptions {
 
 /**
  * Register the shared {@link Store} conformance suite under `name`: every rule of the port (logs,
- * leases, claims, fairness, listings and their filters (forks too), watches, snapshots, blobs,
+ * leases, claims, fairness, listings and their filters (forks too), watches, snapshots, blobs, records,
  * usage counters, typed errors), checked through the port alone with real time. Every adapter
  * must pass it.
  */
@@ -268,6 +269,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     forksConformance({ describe, it, expect, fresh, newTask, expectCode });
     fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
     blobConformance({ describe, it, expect, fresh, newTask, expectCode });
+    recordsConformance({ describe, it, expect, fresh, newTask, expectCode });
     usageConformance({ describe, it, expect, fresh, newTask, expectCode });
     timeTravelConformance({ describe, it, expect, fresh, newTask, expectCode });
 
