@@ -1,8 +1,11 @@
 /**
- * `@sema-agent/evals`: an offline, AgentDojo-style prompt-injection suite. Environments (mailbox,
- * file workspace, banking, and `limits`) with benign user tasks and injection tasks; scripted
- * obedient and task-following models, or any `Model`; and three conditions: a naive loop, Sema
- * with framing only, Sema with framing and the provenance policy.
+ * `@sema-agent/evals`: the built-in scorers (`exactMatch`, `includes`, `regex`, `jsonMatch`,
+ * `jsonSchemaValid`, `toolTrajectory`, the `turns`, `tokens`, `cost` and `latency` limits, and
+ * `llmJudge`), each a `Scorer` of `@sema-agent/core/scoring` (docs/guide/evals.md); and an
+ * offline, AgentDojo-style prompt-injection suite. Environments (mailbox, file workspace, banking,
+ * and `limits`) with benign user tasks and injection tasks; scripted obedient and task-following
+ * models, or any `Model`; and three conditions: a naive loop, Sema with framing only, Sema with
+ * framing and the provenance policy.
  *
  * @module @sema-agent/evals
  */
@@ -24,6 +27,21 @@ export {
   type SuiteReport,
   type SuiteRow,
 } from "./run-suite.ts";
+export { type CostOptions, cost } from "./scorers/cost.ts";
+export { type ExactMatchOptions, exactMatch } from "./scorers/exact-match.ts";
+export { type IncludesOptions, includes } from "./scorers/includes.ts";
+export { type JsonMatchOptions, jsonMatch } from "./scorers/json-match.ts";
+export { jsonSchemaValid } from "./scorers/json-schema-valid.ts";
+export { type LatencyOptions, latency } from "./scorers/latency.ts";
+export { type LlmJudgeOptions, llmJudge } from "./scorers/llm-judge.ts";
+export { escapeRegex, type RegexOptions, regex } from "./scorers/regex.ts";
+export { type TokensOptions, tokens } from "./scorers/tokens.ts";
+export {
+  type ExpectedToolCall,
+  type ToolTrajectoryOptions,
+  toolTrajectory,
+} from "./scorers/tool-trajectory.ts";
+export { type TurnsOptions, turns } from "./scorers/turns.ts";
 export { modelChoice, SCRIPTED_MODELS, scriptedChoice } from "./scripted-choices.ts";
 export { type ScriptedKind, scriptedModel } from "./scripted-models.ts";
 export { runSema } from "./sema-run.ts";
