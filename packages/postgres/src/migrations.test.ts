@@ -7,6 +7,7 @@ import { sendInput } from "@sema-agent/core";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PostgresStore } from "./postgres-store.ts";
+import { queries } from "./queries.ts";
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from "./schema.ts";
 import { dropSchema, freshSchema, POSTGRES_URL, skip, withClient } from "./test-server.fixture.ts";
 
@@ -132,5 +133,69 @@ describe.skipIf(skip)("a schema 5 PostgreSQL database", () => {
       return explained.rows.map((row) => row["QUERY PLAN"]).join("\n");
     });
     expect(plan).toContain("tasks_by_fork_source");
+  });
+});
+
+describe.skipIf(skip)("a schema 6 PostgreSQL database", () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it("gains the records table, keeps its tasks, and lists records through the primary key", async () => {
+    const schema = freshSchema();
+    cleanup.push(() => dropSchema(schema));
+    const quoted = `"${schema}"`;
+    await withClient(async (client) => {
+      await migrate(client, schema, quoted, MIGRATIONS.slice(0, 6));
+      // A task as schema 6 code wrote it.
+      const inserted = await client.query<{ task_no: string }>(
+        `INSERT INTO ${quoted}.tasks (task_id, principal, created_at, updated_at, last_seq, status, wants_worker, summary)
+         VALUES ($1, 'acme', '2026-12-07T09:00:00.000Z', '2026-12-07T09:00:00.000Z', 1, 'created', true, $2)
+         RETURNING task_no`,
+        [TASK, JSON.stringify({ status: "created" })],
+      );
+      await client.query(`INSERT INTO ${quoted}.events (task_no, seq, at, body) VALUES ($1, 1, $2, $3)`, [
+        inserted.rows[0]?.task_no,
+        "2026-12-07T09:00:00.000Z",
+        EVENTS[0],
+      ]);
+    });
+
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    cleanup.push(() => store.close());
+    expect((await store.read(TASK)).map((e) => e.type)).toEqual(["task_created"]);
+    expect(await store.listRecords({ kind: "dataset", principal: "acme" })).toEqual({ records: [] });
+    for (const name of ["faq", "Billing", "faq", "billing"])
+      await store.putRecord({ kind: "dataset", principal: "acme", name, body: { cases: [] } });
+    const { records } = await store.listRecords({ kind: "dataset", principal: "acme" });
+    // Byte order (COLLATE "C"), whatever the database's collation: capitals first.
+    expect(records.map((r) => [r.name, r.version])).toEqual([
+      ["Billing", 1],
+      ["billing", 1],
+      ["faq", 2],
+    ]);
+
+    const { versions, plan } = await withClient(async (client) => {
+      const applied = await client.query<{ version: number }>(
+        `SELECT version FROM ${quoted}.sema_schema_migrations ORDER BY version`,
+      );
+      // The table is tiny: forbid the sequential scan, so the plan shows whether the index serves.
+      await client.query("SET enable_seqscan = off");
+      const explained = await client.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${queries(quoted).listRecords}`,
+        ["dataset", "acme", "", 101],
+      );
+      return { versions: applied.rows.map((row) => row.version), plan: explained.rows.map((row) => row["QUERY PLAN"]) };
+    });
+    expect(versions).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    // Each next name and each name's latest version is one descent of the primary key (run, so
+    // the plan shows the recursion's subplan); nothing is scanned whole, only the page is sorted.
+    expect(plan.filter((line) => line.includes("using records_pkey"))).toHaveLength(3);
+    expect(plan.join("\n")).toContain("Index Scan Backward using records_pkey");
+    expect(plan.filter((line) => line.includes("Seq Scan"))).toEqual([]);
+    expect(plan.filter((line) => line.includes("Sort Key")).map((line) => line.trim())).toEqual([
+      'Sort Key: r.name COLLATE "C"',
+    ]);
   });
 });

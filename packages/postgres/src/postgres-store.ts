@@ -8,7 +8,16 @@
  */
 
 import type { Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
-import { SeqConflictError, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
+import {
+  type ListRecordsOptions,
+  type PutRecordInput,
+  type RecordPage,
+  SeqConflictError,
+  type StoredRecord,
+  StoreUnavailableError,
+  TaskExistsError,
+  TaskNotFoundError,
+} from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
   type AppendOptions,
@@ -24,6 +33,9 @@ import {
   type Claim,
   type ClaimOptions,
   type CreateTaskInput,
+  checkExpectedVersion,
+  checkPutRecord,
+  checkRecordKey,
   EMPTY_SUMMARY,
   forkSourceOf,
   type GroupCommitOptions,
@@ -37,9 +49,13 @@ import {
   newId,
   newLease,
   type ReadOptions,
+  type RecordColumns,
+  recordListingFromColumns,
+  recordPageRequest,
   type Snapshot,
   SummaryCache,
   snapshotStateText,
+  storedRecordFromColumns,
   summarizeAfter,
   type TaskPage,
   taskPageOf,
@@ -80,6 +96,13 @@ import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
 import { UsageCounters } from "./usage-counters.ts";
 import { inputIdsOf, storedEvents } from "./write-events.ts";
+
+/**
+ * Most times a put of a record runs its statement again after losing the race for a version to
+ * another put of the same name. Each loss means another put of the name committed meanwhile, so
+ * this is reached only by a name written by a hundred writers at once.
+ */
+const RECORD_PUT_ATTEMPTS = 100;
 
 /**
  * How a {@link PostgresStore} reaches its database (a connection string, or a pool the caller owns:
@@ -592,6 +615,66 @@ export class PostgresStore implements Store {
     const [row] = await this.#query<{ bytes: Buffer }>(this.#sql.blob, [digest]);
     // A plain Uint8Array copy: callers get the bytes, not pg's pooled Buffer.
     return row === undefined ? undefined : new Uint8Array(row.bytes);
+  }
+
+  /**
+   * A new version of a record, in one statement: the name's latest version plus one, stamped by
+   * the database clock. The primary key decides a race for a version; the loser runs again (see
+   * `putRecord` in queries.ts), so it is written under the next version, or, when it expected a
+   * version, fails with `RecordConflict` naming the version now latest.
+   */
+  async putRecord(input: PutRecordInput): Promise<StoredRecord> {
+    await this.#open();
+    const { metaJson, bodyJson } = checkPutRecord(input);
+    const params = [input.kind, input.principal, input.name, metaJson, bodyJson, input.expectedVersion ?? null];
+    for (let attempt = 1; attempt <= RECORD_PUT_ATTEMPTS; attempt++) {
+      const [row] = await this.#query<{ latest: number; version: number | null; created_at: string | null }>(
+        this.#sql.putRecord,
+        params,
+      );
+      if (row === undefined) throw new StoreUnavailableError("PostgreSQL store: a record put returned no row");
+      if (row.version !== null && row.created_at !== null) {
+        const columns = { name: input.name, version: row.version, created_at: row.created_at, meta: metaJson };
+        return storedRecordFromColumns(input, { ...columns, body: bodyJson }, "PostgreSQL");
+      }
+      // Not written: the version expected is not the latest, or another put took the next one.
+      checkExpectedVersion(input, row.latest);
+    }
+    throw new StoreUnavailableError(
+      `PostgreSQL store: a put of ${input.kind} ${input.name} lost the race for a version ${RECORD_PUT_ATTEMPTS} times`,
+    );
+  }
+
+  async getRecord(query: {
+    kind: string;
+    principal: string;
+    name: string;
+    version?: number;
+  }): Promise<StoredRecord | undefined> {
+    await this.#open();
+    checkRecordKey(query);
+    const { kind, principal, name, version } = query;
+    const [statement, params] =
+      version === undefined
+        ? [this.#sql.latestRecord, [kind, principal, name]]
+        : [this.#sql.recordVersion, [kind, principal, name, version]];
+    const [row] = await this.#query<RecordColumns & { body: string }>(statement, params);
+    return row === undefined ? undefined : storedRecordFromColumns(query, row, "PostgreSQL");
+  }
+
+  async listRecords(options: ListRecordsOptions): Promise<RecordPage> {
+    await this.#open();
+    const { limit, after } = recordPageRequest(options);
+    // One name more than the page, to know whether another page follows.
+    const rows = await this.#query<RecordColumns>(this.#sql.listRecords, [
+      options.kind,
+      options.principal,
+      after ?? "",
+      limit + 1,
+    ]);
+    const records = rows.slice(0, limit).map((row) => recordListingFromColumns(options, row, "PostgreSQL"));
+    const last = records.at(-1);
+    return rows.length > limit && last !== undefined ? { records, nextCursor: last.name } : { records };
   }
 
   async putSnapshot(snapshot: Snapshot): Promise<void> {

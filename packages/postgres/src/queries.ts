@@ -321,6 +321,53 @@ export function queries(s: string) {
     /** Content-addressed: the same digest is the same bytes, so a second put has nothing to change. */
     putBlob: `INSERT INTO ${s}.blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING`,
     blob: `SELECT bytes FROM ${s}.blobs WHERE digest = $1`,
+    /**
+     * A new version of a record in one statement (its own transaction): the name's latest version
+     * plus one, stamped by the database clock, written only if the put expects no version ($6
+     * null; a bigint, as any safe integer the rules let through) or the latest. `latest` comes back always, `version` and `created_at` only when the row
+     * was written. A racing put that took the same version first (committed after this statement's
+     * snapshot) makes the primary key refuse the row (ON CONFLICT waits for it to commit): nothing
+     * written and `latest` as this statement saw it, so the caller runs it again and sees that row.
+     */
+    putRecord: `WITH latest AS (
+        SELECT coalesce((SELECT version FROM ${s}.records WHERE kind = $1::text AND principal = $2::text
+          AND name = $3::text ORDER BY version DESC LIMIT 1), 0) AS version
+      ), ins AS (
+        INSERT INTO ${s}.records (kind, principal, name, version, created_at, meta, body)
+        SELECT $1::text, $2::text, $3::text, latest.version + 1, ${ISO_OF("clock_timestamp()")}, $4::text, $5::text
+        FROM latest WHERE $6::bigint IS NULL OR latest.version = $6::bigint
+        ON CONFLICT (kind, principal, name, version) DO NOTHING
+        RETURNING version, created_at
+      )
+      SELECT latest.version AS latest, ins.version, ins.created_at FROM latest LEFT JOIN ins ON true`,
+    /** A record's latest version, body included: one backward step of the primary key. */
+    latestRecord: `SELECT name, version, created_at, meta, body FROM ${s}.records
+      WHERE kind = $1 AND principal = $2 AND name = $3 ORDER BY version DESC LIMIT 1`,
+    /** One version of a record; $4 a bigint, so a version past the column's range finds nothing, not an error. */
+    recordVersion: `SELECT name, version, created_at, meta, body FROM ${s}.records
+      WHERE kind = $1 AND principal = $2 AND name = $3 AND version = $4::bigint`,
+    /**
+     * The latest version of each record name of ($1 kind, $2 principal) after $3 ('' for the first
+     * page), in name order (COLLATE "C", the column's: byte order), at most $4 names. The names
+     * are found one at a time, each the next after the last by one descent of the primary key (a
+     * loose index scan; the recursion runs only as far as the LIMIT reads), so a page costs one
+     * descent per name however many versions each has, and one more for each name's latest.
+     */
+    listRecords: `WITH RECURSIVE names (name) AS (
+        SELECT (SELECT name FROM ${s}.records WHERE kind = $1 AND principal = $2 AND name > $3
+          ORDER BY name LIMIT 1)
+        UNION ALL
+        SELECT (SELECT r.name FROM ${s}.records r WHERE r.kind = $1 AND r.principal = $2 AND r.name > names.name
+          ORDER BY r.name LIMIT 1)
+        FROM names WHERE names.name IS NOT NULL
+      )
+      SELECT l.name, l.version, l.created_at, l.meta
+      FROM (SELECT name FROM names WHERE name IS NOT NULL LIMIT $4) AS n
+      CROSS JOIN LATERAL (
+        SELECT r.name, r.version, r.created_at, r.meta FROM ${s}.records r
+        WHERE r.kind = $1 AND r.principal = $2 AND r.name = n.name ORDER BY r.version DESC LIMIT 1
+      ) AS l
+      ORDER BY l.name`,
   };
 }
 

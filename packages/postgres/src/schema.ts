@@ -145,6 +145,28 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE forked_from IS NOT NULL;
     `,
   },
+  {
+    version: 7,
+    name: "records",
+    // Store.putRecord: every version of a principal's named records (datasets, experiments),
+    // never overwritten. The primary key rejects a second row of one version, whoever wrote it
+    // (see putRecord in queries.ts), and is also the index lists walk: the next name after a
+    // cursor is one descent of it, and so is that name's latest version. Names are COLLATE "C":
+    // byte order, as the other stores sort them, whatever the database's collation. Meta and
+    // body are text, not jsonb: a body may hold "\u0000", which jsonb refuses.
+    sql: `
+      CREATE TABLE {schema}.records (
+        kind text NOT NULL,
+        principal text NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        version integer NOT NULL,
+        created_at text NOT NULL,
+        meta text NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (kind, principal, name, version)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -1,7 +1,8 @@
 // Databases written by earlier versions of this package open, migrate and read the same. The
 // fixtures under ../fixtures are read-only: each was written once by the version it is named
 // after (v1.db: schema 1, before `inputs`; v2.db: JSON-text snapshots; v3.db: before the index of
-// live leases; v6.db: a fork, before the fork-source column) and is copied before it is opened.
+// live leases; v6.db: a fork, before the fork-source column; v7.db: a task, before records) and
+// is copied before it is opened.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -10,6 +11,7 @@ import { fold, loadTaskOverview, overviewOf, sendInput, type TaskEvent } from "@
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { SqliteStore } from "./sqlite-store.ts";
+import { LIST_RECORDS } from "./statements.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
@@ -169,5 +171,41 @@ describe("a schema 6 database", () => {
       ["0193a000-0000-7000-8000-000000000064", SOURCE],
     ]);
     expect(plan.join(" ")).toContain("tasks_by_fork_source");
+  });
+});
+
+describe("a schema 7 database", () => {
+  const TASK7 = "0193a000-0000-7000-8000-000000000071";
+
+  it("gains the records table, reads its task the same, and lists records through the primary key", async () => {
+    const path = tempDb();
+    copyFileSync(join(FIXTURES, "v7.db"), path);
+    const store = new SqliteStore({ path });
+    expect((await store.read(TASK7)).map((e) => e.type)).toEqual(["task_created", "human_input", "engine_note"]);
+    expect(await store.findInput(TASK7, "input-a")).toMatchObject({ seq: 2, delivery: "parked", text: "first" });
+    expect(await store.listRecords({ kind: "dataset", principal: "acme" })).toEqual({ records: [] });
+    for (const name of ["faq", "Billing", "faq"])
+      await store.putRecord({ kind: "dataset", principal: "acme", name, body: { cases: [] } });
+    const { records } = await store.listRecords({ kind: "dataset", principal: "acme" });
+    expect(records.map((r) => [r.name, r.version])).toEqual([
+      ["Billing", 1],
+      ["faq", 2],
+    ]);
+    await store.close();
+
+    const db = new DatabaseSync(path, { readOnly: true });
+    const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${LIST_RECORDS}`)
+      .all({ kind: "dataset", principal: "acme", after: "", limit: 11 })
+      .map((row) => String(row.detail));
+    db.close();
+    expect(versions.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    // Every step of the list is a search of the primary key by name, none a scan of the records.
+    expect(plan.filter((detail) => /^SCAN (records|r|m)\b/.test(detail))).toEqual([]);
+    expect(plan.filter((detail) => detail.includes("USING COVERING INDEX sqlite_autoindex_records_1"))).toHaveLength(3);
+    expect(plan).toContain(
+      "SEARCH r USING INDEX sqlite_autoindex_records_1 (kind=? AND principal=? AND name=? AND version=?)",
+    );
   });
 });

@@ -158,6 +158,27 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE forked_from IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: "records",
+    // Store.putRecord: every version of a principal's named records (datasets, experiments),
+    // never overwritten. The primary key is also the index lists walk: the next name after a
+    // cursor is one search of it, and so is that name's latest version (see Statements.listRecords).
+    // Names compare as BINARY, byte order, as the memory store sorts them. Meta and body are JSON
+    // text (a body may hold "\u0000" escaped); a rowid table, because a body can be large.
+    sql: `
+      CREATE TABLE records (
+        kind TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        meta TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (kind, principal, name, version)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

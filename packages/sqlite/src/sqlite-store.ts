@@ -7,7 +7,14 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Store, StoredEvent, TaskEvent, TaskRecord } from "@sema-agent/core";
-import { StoreUnavailableError, TaskNotFoundError } from "@sema-agent/core/protocol";
+import {
+  type ListRecordsOptions,
+  type PutRecordInput,
+  type RecordPage,
+  type StoredRecord,
+  StoreUnavailableError,
+  TaskNotFoundError,
+} from "@sema-agent/core/protocol";
 import {
   type AcquireLeaseOptions,
   type AppendOptions,
@@ -19,6 +26,8 @@ import {
   type Claim,
   type ClaimOptions,
   type CreateTaskInput,
+  checkPutRecord,
+  checkRecordKey,
   claimByListing,
   groupCommitSettings,
   isRunnableRecord,
@@ -27,9 +36,13 @@ import {
   type ListTasksOptions,
   newId,
   type ReadOptions,
+  type RecordColumns,
+  recordListingFromColumns,
+  recordPageRequest,
   type Snapshot,
   SummaryCache,
   snapshotStateText,
+  storedRecordFromColumns,
   type TaskPage,
   taskPageOf,
   taskPageRequest,
@@ -451,6 +464,61 @@ export class SqliteStore implements Store {
       const row = sql.blob.get(digest) as { bytes: Uint8Array } | undefined;
       // node:sqlite returns a fresh Uint8Array per read; a plain copy drops any Buffer subclass.
       return row === undefined ? undefined : new Uint8Array(row.bytes);
+    });
+  }
+
+  /**
+   * A new version of a record, through the writer (its thread, or this connection's group
+   * commit): the version is the name's latest plus one, read in the write transaction.
+   */
+  async putRecord(input: PutRecordInput): Promise<StoredRecord> {
+    this.#statements();
+    const { metaJson, bodyJson } = checkPutRecord(input);
+    const { kind, principal, name, expectedVersion } = input;
+    const record =
+      expectedVersion === undefined ? { kind, principal, name } : { kind, principal, name, expectedVersion };
+    const { version, createdAt } = await this.#submit({ kind: "putRecord", record, metaJson, bodyJson });
+    // What was stored, read back from its text: the caller's objects are not shared.
+    return storedRecordFromColumns(
+      input,
+      { name, version, created_at: createdAt, meta: metaJson, body: bodyJson },
+      "SQLite",
+    );
+  }
+
+  async getRecord(query: {
+    kind: string;
+    principal: string;
+    name: string;
+    version?: number;
+  }): Promise<StoredRecord | undefined> {
+    const sql = this.#statements();
+    checkRecordKey(query);
+    const { kind, principal, name, version } = query;
+    return this.#guard((): StoredRecord | undefined => {
+      const row = (
+        version === undefined
+          ? sql.latestRecord.get(kind, principal, name)
+          : sql.recordVersion.get(kind, principal, name, version)
+      ) as (RecordColumns & { body: string }) | undefined;
+      return row === undefined ? undefined : storedRecordFromColumns(query, row, "SQLite");
+    });
+  }
+
+  async listRecords(options: ListRecordsOptions): Promise<RecordPage> {
+    const sql = this.#statements();
+    const { limit, after } = recordPageRequest(options);
+    return this.#guard(() => {
+      // One name more than the page, to know whether another page follows.
+      const rows = sql.listRecords.all({
+        kind: options.kind,
+        principal: options.principal,
+        after: after ?? "",
+        limit: limit + 1,
+      }) as RecordColumns[];
+      const records = rows.slice(0, limit).map((row) => recordListingFromColumns(options, row, "SQLite"));
+      const last = records.at(-1);
+      return rows.length > limit && last !== undefined ? { records, nextCursor: last.name } : { records };
     });
   }
 

@@ -30,6 +30,29 @@ function listSql({ status, forkedFrom, cursor }: ListFilters): string {
     LIMIT :limit`;
 }
 
+/**
+ * The latest version of each record name of (:kind, :principal) after :after ('' for the first
+ * page), in name order, at most :limit names. The names are found one at a time, each the next
+ * after the last by one search of the primary key (a loose index scan), so a page costs one
+ * search per name however many versions each name has; each name's latest version is one more.
+ * CROSS JOIN keeps the names the outer loop (a plain join lets the planner scan all the
+ * principal's records instead). BINARY comparison: byte order.
+ */
+export const LIST_RECORDS = `WITH RECURSIVE names (name) AS (
+    SELECT (SELECT name FROM records WHERE kind = :kind AND principal = :principal AND name > :after
+      ORDER BY name LIMIT 1)
+    UNION ALL
+    SELECT (SELECT r.name FROM records r WHERE r.kind = :kind AND r.principal = :principal AND r.name > names.name
+      ORDER BY r.name LIMIT 1)
+    FROM names WHERE names.name IS NOT NULL
+    LIMIT :limit
+  )
+  SELECT r.name, r.version, r.created_at, r.meta FROM names
+  CROSS JOIN records r ON r.kind = :kind AND r.principal = :principal AND r.name = names.name
+    AND r.version = (SELECT max(m.version) FROM records m
+      WHERE m.kind = :kind AND m.principal = :principal AND m.name = names.name)
+  ORDER BY r.name`;
+
 export class Statements {
   readonly #db: DatabaseSync;
   /** `INSERT INTO events` of n rows, by n (1 … INSERT_CHUNK), prepared on first use. */
@@ -65,6 +88,14 @@ export class Statements {
   readonly snapshot: StatementSync;
   readonly putBlob: StatementSync;
   readonly blob: StatementSync;
+  /** The latest version of a record's name (null when it has none), read inside the write transaction of a put. */
+  readonly recordHead: StatementSync;
+  readonly insertRecord: StatementSync;
+  /** A record's latest version, body included. */
+  readonly latestRecord: StatementSync;
+  readonly recordVersion: StatementSync;
+  /** `listRecords`: see {@link LIST_RECORDS}. */
+  readonly listRecords: StatementSync;
   /** Changes when another connection (this process or another) commits; see `CommitPoller`. */
   readonly dataVersion: StatementSync;
 
@@ -135,6 +166,23 @@ export class Statements {
     // Content-addressed: the same digest is the same bytes, so a second put has nothing to change.
     this.putBlob = db.prepare("INSERT INTO blobs (digest, bytes) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING");
     this.blob = db.prepare("SELECT bytes FROM blobs WHERE digest = ?");
+    // The primary key (kind, principal, name, version) serves these: max() is one search of it.
+    this.recordHead = db.prepare(
+      "SELECT max(version) AS version FROM records WHERE kind = ? AND principal = ? AND name = ?",
+    );
+    this.insertRecord = db.prepare(
+      `INSERT INTO records (kind, principal, name, version, created_at, meta, body)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.latestRecord = db.prepare(
+      `SELECT name, version, created_at, meta, body FROM records
+        WHERE kind = ? AND principal = ? AND name = ? ORDER BY version DESC LIMIT 1`,
+    );
+    this.recordVersion = db.prepare(
+      `SELECT name, version, created_at, meta, body FROM records
+        WHERE kind = ? AND principal = ? AND name = ? AND version = ?`,
+    );
+    this.listRecords = db.prepare(LIST_RECORDS);
     this.dataVersion = db.prepare("PRAGMA data_version");
   }
 

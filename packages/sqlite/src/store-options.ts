@@ -58,7 +58,7 @@ export function writerOf(options: SqliteStoreOptions): SqliteWriter {
 
 /** How many writes a store made and in how many transactions: group commit makes the second smaller. */
 export interface WriteStats {
-  /** Writes (appends, creations, lease and snapshot changes) committed or refused. */
+  /** Writes (appends, creations, lease and snapshot changes, records) committed or refused. */
   writes: number;
   /** Transactions committed. */
   commits: number;

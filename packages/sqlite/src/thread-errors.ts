@@ -13,6 +13,7 @@ import {
   LeaseHeldError,
   LeaseLostError,
   QuotaExceededError,
+  RecordConflictError,
   SemaError,
   type SemaErrorCode,
   SeqConflictError,
@@ -76,6 +77,8 @@ const REBUILD: Partial<Record<SemaErrorCode, (details: Details, wire: WireError 
     ),
   LeaseLost: (d) => new LeaseLostError(text(d, "taskId")),
   QuotaExceeded: (d) => new QuotaExceededError(text(d, "principal"), text(d, "quota"), num(d, "used"), num(d, "limit")),
+  RecordConflict: (d) =>
+    new RecordConflictError(text(d, "kind"), text(d, "name"), num(d, "expected"), num(d, "actual")),
   InvalidEvent: (d) => new InvalidEventError(text(d, "path"), text(d, "reason"), num(d, "index")),
   InvalidInput: (d, wire) => new InvalidInputError(wire.message, d),
   ConfigError: (d) => new ConfigError(text(d, "where"), d.problems as ConfigProblem[]),

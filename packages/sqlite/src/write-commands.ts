@@ -5,12 +5,13 @@
  * crosses with `postMessage`, and each write's logic lives here once for both.
  */
 import type { TaskEvent } from "@sema-agent/core";
-import { type LeaseHolder, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
+import { type LeaseHolder, type PutRecordInput, TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   assertLeaseAvailable,
   assertLeaseHeld,
   assertSnapshotSeq,
   assertTtl,
+  checkExpectedVersion,
   EMPTY_SUMMARY,
   forkSourceOf,
   isoTime,
@@ -78,6 +79,17 @@ export interface PutBlobCommand {
   bytes: Uint8Array;
 }
 
+/**
+ * A version of a record, checked by the caller (`checkPutRecord`): which name, the version the put
+ * expects if any, and its meta and body as JSON text (a string crosses threads cheaply).
+ */
+export interface PutRecordCommand {
+  kind: "putRecord";
+  record: Pick<PutRecordInput, "kind" | "principal" | "name" | "expectedVersion">;
+  metaJson: string;
+  bodyJson: string;
+}
+
 /** One write of the store, as data. */
 export type WriteCommand =
   | CreateCommand
@@ -86,7 +98,8 @@ export type WriteCommand =
   | RenewLeaseCommand
   | ReleaseLeaseCommand
   | PutSnapshotCommand
-  | PutBlobCommand;
+  | PutBlobCommand
+  | PutRecordCommand;
 
 /** What each kind of write answers; small, so it crosses back from a writer thread cheaply. */
 export interface WriteResults {
@@ -100,6 +113,8 @@ export interface WriteResults {
   releaseLease: boolean;
   putSnapshot: undefined;
   putBlob: undefined;
+  /** The version written and its stamp. */
+  putRecord: { version: number; createdAt: string };
 }
 
 /** The answer to `command`. */
@@ -175,7 +190,24 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
     case "putBlob":
       sql.putBlob.run(command.digest, command.bytes);
       return undefined;
+    case "putRecord":
+      return putRecord(sql, command, nowMs);
   }
+}
+
+/**
+ * The next version of a record's name: read and written under the write lock this transaction
+ * holds, so no other connection or process can take the same version, and a conditional put sees
+ * the latest version there is.
+ */
+function putRecord(sql: Statements, command: PutRecordCommand, nowMs: number): WriteResults["putRecord"] {
+  const { kind, principal, name } = command.record;
+  const head = sql.recordHead.get(kind, principal, name) as { version: number | null } | undefined;
+  const latest = head?.version ?? 0;
+  checkExpectedVersion(command.record, latest);
+  const createdAt = isoTime(nowMs);
+  sql.insertRecord.run(kind, principal, name, latest + 1, createdAt, command.metaJson, command.bodyJson);
+  return { version: latest + 1, createdAt };
 }
 
 function create(context: WriteContext, sql: Statements, command: CreateCommand, nowMs: number): Written {

@@ -59,7 +59,10 @@ export function checkPutRecord(input: PutRecordInput): { bodyJson: string; metaJ
 }
 
 /** `RecordConflict` unless the latest version is the one the put expected. */
-export function checkExpectedVersion(input: PutRecordInput, latest: number): void {
+export function checkExpectedVersion(
+  input: Pick<PutRecordInput, "kind" | "name" | "expectedVersion">,
+  latest: number,
+): void {
   if (input.expectedVersion !== undefined && input.expectedVersion !== latest)
     throw new RecordConflictError(input.kind, input.name, input.expectedVersion, latest);
 }

@@ -1,12 +1,13 @@
 /**
- * The port's objects from the rows of a SQL store. SQLite and PostgreSQL keep tasks and snapshots
- * in the same columns (JSON as text, so the log returns exactly what was appended); only how a
+ * The port's objects from the rows of a SQL store. SQLite and PostgreSQL keep tasks, snapshots and
+ * records in the same columns (JSON as text, so the log returns exactly what was appended); only how a
  * database hands back the lease's expiry differs, so each adapter passes it as an ISO string.
  */
 
 import type { Lease, Snapshot, TaskRecord } from "../ports/store.ts";
 import { StoreUnavailableError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
+import type { RecordListing, StoredRecord } from "../protocol/records.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
 import { stampEvent } from "./store-rules.ts";
@@ -91,4 +92,43 @@ export function snapshotFromColumns(row: SnapshotColumns, store: string): Snapsh
 /** The stored event: identity first, then the event's own keys in the order they were appended. */
 export function eventFromColumns(taskId: string, seq: number, at: string, body: string, store: string): StoredEvent {
   return stampEvent(parseColumn<TaskEvent>(body, "event", store), taskId, seq, at);
+}
+
+/**
+ * The columns of one version of a record (`Store.putRecord`) that a list reads: its meta is JSON
+ * text; its body, read only by `getRecord`, too.
+ */
+export type RecordColumns = {
+  name: string;
+  version: number;
+  created_at: string;
+  meta: string;
+};
+
+/** A record as a list shows it (no body), of the kind and principal the query asked for. */
+export function recordListingFromColumns(
+  key: { kind: string; principal: string },
+  row: RecordColumns,
+  store: string,
+): RecordListing {
+  return {
+    kind: key.kind,
+    principal: key.principal,
+    name: row.name,
+    version: row.version,
+    createdAt: row.created_at,
+    meta: parseColumn<{ [key: string]: JsonValue }>(row.meta, "record meta", store),
+  };
+}
+
+/** One version of a record, its body parsed from the JSON text the store kept. */
+export function storedRecordFromColumns(
+  key: { kind: string; principal: string },
+  row: RecordColumns & { body: string },
+  store: string,
+): StoredRecord {
+  return {
+    ...recordListingFromColumns(key, row, store),
+    body: parseColumn<JsonValue>(row.body, "record body", store),
+  };
 }
