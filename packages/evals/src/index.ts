@@ -1,19 +1,58 @@
 /**
- * `@sema-agent/evals`: the built-in scorers (`exactMatch`, `includes`, `regex`, `jsonMatch`,
- * `jsonSchemaValid`, `toolTrajectory`, the `turns`, `tokens`, `cost` and `latency` limits, and
- * `llmJudge`), each a `Scorer` of `@sema-agent/core/scoring` (docs/guide/evals.md); and an
- * offline, AgentDojo-style prompt-injection suite. Environments (mailbox, file workspace, banking,
- * and `limits`) with benign user tasks and injection tasks; scripted obedient and task-following
+ * `@sema-agent/evals`: evaluations over any agent (docs/guide/evals.md) — datasets (JSON Lines,
+ * made from recorded tasks, saved in the store by name and version), the built-in scorers
+ * (`exactMatch`, `includes`, `regex`, `jsonMatch`, `jsonSchemaValid`, `toolTrajectory`, the
+ * `turns`, `tokens`, `cost` and `latency` limits, and `llmJudge`), experiments that run a dataset
+ * as tasks and score them durably (`runExperiment`), gates for CI and comparisons. And an offline,
+ * AgentDojo-style prompt-injection suite: environments (mailbox, file workspace, banking, and
+ * `limits`) with benign user tasks and injection tasks; scripted obedient and task-following
  * models, or any `Model`; and three conditions: a naive loop, Sema with framing only, Sema with
  * framing and the provenance policy.
  *
  * @module @sema-agent/evals
  */
 export { ATTACKS, type AttackTemplate, attackText, callText } from "./attacks.ts";
+export {
+  type CaseInput,
+  caseAttachmentSchema,
+  caseIdSchema,
+  caseInputSchema,
+  type DatasetCase,
+  type DatasetCaseInput,
+  datasetCaseSchema,
+} from "./datasets/dataset-case.ts";
+export { caseFromTask, type DatasetFromTasksOptions, datasetFromTasks } from "./datasets/dataset-from-tasks.ts";
+export {
+  DATASET_KIND,
+  listDatasets,
+  loadDataset,
+  type StoredDataset,
+  saveDataset,
+} from "./datasets/dataset-records.ts";
+export {
+  checkCases,
+  type Dataset,
+  datasetDigest,
+  formatDataset,
+  MAX_CASES,
+  parseDataset,
+} from "./datasets/parse-dataset.ts";
 export { type BankingState, banking } from "./environments/banking.ts";
 export { type LimitsState, limits } from "./environments/limits.ts";
 export { type MailboxState, mailbox } from "./environments/mailbox.ts";
 export { type WorkspaceState, workspace } from "./environments/workspace.ts";
+export { type CaseChange, compareExperiments, type ExperimentComparison } from "./experiments/compare.ts";
+export {
+  EXPERIMENT_KIND,
+  type ExperimentRecord,
+  experimentRecordSchema,
+  listExperiments,
+  loadExperimentRecord,
+} from "./experiments/experiment-record.ts";
+export { type CaseResult, type ExperimentResult, loadExperiment } from "./experiments/experiment-results.ts";
+export { formatComparison, formatExperiment } from "./experiments/format-results.ts";
+export { checkGates, type Gate, type GateFailure, parseGate } from "./experiments/gates.ts";
+export { type RunExperimentOptions, runExperiment } from "./experiments/run-experiment.ts";
 export { findInstructions } from "./instructions.ts";
 export { type ConditionRun, type LoopInput, runNaiveLoop } from "./naive-loop.ts";
 export {

@@ -2,7 +2,6 @@
  * The records of a `MemoryStore` (see `Store.putRecord`): every version of every name, by kind and
  * principal, in memory. Bodies are kept as JSON text, so what a caller holds is never shared.
  */
-import { jsonCopy } from "../core/canonical-json.ts";
 import type { JsonValue } from "../protocol/json.ts";
 import type {
   ListRecordsOptions,
@@ -71,7 +70,7 @@ export class MemoryRecords {
       name: key.name,
       version: version.version,
       createdAt: version.createdAt,
-      meta: jsonCopy(JSON.parse(version.metaJson) as JsonValue) as { [key: string]: JsonValue },
+      meta: JSON.parse(version.metaJson) as { [key: string]: JsonValue },
       body: JSON.parse(version.bodyJson) as JsonValue,
     };
   }

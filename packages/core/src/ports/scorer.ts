@@ -66,5 +66,6 @@ export interface Scorer {
   readonly name: string;
   /** One line on what it measures, for tables and docs. */
   readonly description?: string;
+  /** The verdict on the task `input` describes; it may call out (a judge), stopping on `context.signal`. */
   score(input: ScoreInput, context: ScoreContext): Score | Promise<Score>;
 }

@@ -11,6 +11,7 @@ import { scorerNameSchema } from "../protocol/task-event.ts";
 export interface ScorerDefinition {
   name: string;
   description?: string;
+  /** The verdict: a value in [0, 1] (a number alone, or `{ value, reason }`), at once or as a promise. */
   score(input: ScoreInput, context: ScoreContext): Score | Promise<Score> | number | Promise<number>;
 }
 

@@ -42,7 +42,8 @@ export function scoreInputOf(events: readonly StoredEvent[], expected?: JsonValu
     else if (event.type === "leg_started") output = undefined;
   }
   const first = Date.parse(created.at);
-  const last = Date.parse(events.at(-1)?.at ?? created.at);
+  // The task's own last event: verdicts recorded since (scoring it later) are not its time.
+  const last = Date.parse(events.findLast((e) => e.type !== "task_scored")?.at ?? created.at);
   const input: ScoreInput = {
     objective: created.objective,
     status: summary.status,

@@ -135,5 +135,21 @@ export function dyingStore(inner: Store, options: DyingStoreOptions): Store & { 
       return getBlob.call(inner, digest);
     };
   }
+  // Records too; a put is not counted as an append (it holds no task's events), but dies with the host.
+  const { putRecord, getRecord, listRecords } = inner;
+  if (putRecord !== undefined && getRecord !== undefined && listRecords !== undefined) {
+    wrapper.putRecord = async (input) => {
+      guard();
+      return putRecord.call(inner, input);
+    };
+    wrapper.getRecord = async (query) => {
+      guard();
+      return getRecord.call(inner, query);
+    };
+    wrapper.listRecords = async (options) => {
+      guard();
+      return listRecords.call(inner, options);
+    };
+  }
   return wrapper;
 }
