@@ -95,11 +95,27 @@ Commands:
                [--quota name=value …] | revoke <id> | list
                       Bearer tokens for sema serve (only their hashes are stored); --quota
                       (e.g. tokensPerDay=100000) narrows the principal's quotas while it lives
-  eval injection [--model provider:model-id] [--suite mailbox|workspace|banking|limits|all]
-                      The offline prompt-injection suite: attack success, utility and approvals
-                      of a naive loop, Sema's framing, and framing + the provenance policy, on
-                      the scripted obedient and task-following models (or --model); prints the
-                      table. --suite (repeatable): default mailbox, workspace and banking
+  eval run <dataset|file.jsonl> [--model provider:model-id] [--scorer name…] [--concurrency N]
+       [--name label] [--gate "<scorer> >= 0.9"]… [--resume experimentId] [--yes] [--json]
+       | dataset add <name> <file.jsonl> | dataset add <name> --from-task <taskId>…
+       | dataset list [--json] | dataset export <name> [--version N]
+       | compare <experimentA> <experimentB> [--json] | show <experimentId> [--json] | list
+       | injection [--model provider:model-id] [--suite mailbox|workspace|banking|limits|all]
+                      Evaluations. run: every case of a dataset (saved, or a JSON Lines file:
+                      input, expected, inputs, attachments, metadata) as a task of the default
+                      agent, scored; prints a row per case and the means. --scorer
+                      (repeatable; default exact-match): exact-match, includes, regex,
+                      json-match, tool-trajectory, turns=N, tokens=N, cost=USD, latency=MS.
+                      Exit 1 when a --gate fails (a CI step). Ctrl-C stops it; --resume
+                      <experimentId> goes on where it stopped, no case run twice.
+                      dataset: datasets in the store, each add a new version (--from-task: a
+                      case of a recorded task: its objective, later inputs, its answer).
+                      compare: per scorer the means and their change, then the cases that
+                      regressed or improved, worst first. show, list: experiments.
+                      injection: the offline prompt-injection suite (attack success, utility
+                      and approvals of a naive loop, Sema's framing, and framing + the
+                      provenance policy, on scripted models or --model; --suite repeatable,
+                      default mailbox, workspace and banking)
   demo                An offline run: a steer, an interrupt, a resume, and the framed inputs
 
 Models: --model or SEMA_MODEL (serve and worker: for the default agent, when no sema.config.*

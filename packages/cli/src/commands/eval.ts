@@ -1,41 +1,49 @@
 /**
- * `sema eval injection [--model provider:model-id] [--suite name]`: the offline prompt-injection
- * suite (@sema-agent/evals). Without --model it runs the scripted models (obedient, the worst case;
- * task-following, the utility baseline); with it, that model. Prints the table.
+ * `sema eval <injection|dataset|run|compare|show|list> …`: the offline prompt-injection suite, and
+ * evaluations of the default agent over datasets (docs/guide/evals.md): datasets kept in the
+ * store, experiments that run them as tasks and score them, gates for CI, comparisons.
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_SUITES, formatTable, modelChoice, runInjectionSuite, SCRIPTED_MODELS } from "@sema-agent/evals";
-import { type CliIo, UsageError } from "../context.ts";
-import { modelFromSpec } from "../model-spec.ts";
+import { type CliIo, STORE_OPTIONS, UsageError } from "../context.ts";
 
-const USAGE_LINE =
-  "usage: sema eval injection [--model provider:model-id] [--suite mailbox|workspace|banking|limits|all]";
+/** Every option of every `sema eval` subcommand: checked once here, then by the subcommand's own parser. */
+const EVAL_OPTIONS = {
+  ...STORE_OPTIONS,
+  model: { type: "string" },
+  suite: { type: "string", multiple: true },
+  scorer: { type: "string", multiple: true },
+  concurrency: { type: "string" },
+  name: { type: "string" },
+  gate: { type: "string", multiple: true },
+  resume: { type: "string" },
+  yes: { type: "boolean" },
+  json: { type: "boolean" },
+  "from-task": { type: "string", multiple: true },
+  version: { type: "string" },
+} as const;
+
+export const EVAL_USAGE =
+  "usage: sema eval injection … | dataset add|list|export … | run <dataset|file.jsonl> … | compare <A> <B> | show <experimentId> | list";
 
 export async function evaluate(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { model: { type: "string" }, suite: { type: "string", multiple: true } },
-    allowPositionals: true,
-  });
-  if (positionals.length !== 1 || positionals[0] !== "injection") throw new UsageError(USAGE_LINE);
-  const models = values.model === undefined ? SCRIPTED_MODELS : [modelChoice(modelFromSpec(values.model, io.env))];
-  const suites = values.suite ?? DEFAULT_SUITES;
-  let report: Awaited<ReturnType<typeof runInjectionSuite>>;
-  try {
-    report = await runInjectionSuite({
-      models,
-      suites,
-      // A real model's runs take seconds each: show that it is working.
-      ...(values.model === undefined ? {} : { onResult: () => io.stderr.write(".") }),
-    });
-  } catch (error) {
-    if (error instanceof Error && error.message.startsWith("no suite ")) throw new UsageError(error.message);
-    throw error;
+  // An option no subcommand knows is refused here, with the usage of them all.
+  const { tokens } = parseArgs({ args: argv, options: EVAL_OPTIONS, allowPositionals: true, tokens: true });
+  // The subcommand is the first positional, wherever it stands among the options.
+  const first = tokens.find((token) => token.kind === "positional");
+  const sub = first?.kind === "positional" ? first.value : undefined;
+  const rest = first === undefined ? [] : argv.filter((_, i) => i !== first.index);
+  switch (sub) {
+    case "injection":
+      return (await import("./eval-injection.ts")).evalInjection(argv, io);
+    case "dataset":
+      return (await import("./eval-dataset.ts")).evalDataset(rest, io);
+    case "run":
+      return (await import("./eval-run.ts")).evalRun(rest, io);
+    case "compare":
+    case "show":
+    case "list":
+      return (await import("./eval-results.ts")).evalResults(sub, rest, io);
+    default:
+      throw new UsageError(EVAL_USAGE);
   }
-  if (values.model !== undefined) io.stderr.write("\n");
-  io.stdout.write(`${formatTable(report)}\n`);
-  const failed = report.results.filter((r) => r.error !== undefined);
-  if (failed.length > 0)
-    io.stderr.write(`${failed.length} runs failed (counted as not reaching the goal): ${failed[0]?.error}\n`);
-  return 0;
 }
