@@ -74,6 +74,7 @@ export { jsonSchemaValid } from "./scorers/json-schema-valid.ts";
 export { type LatencyOptions, latency } from "./scorers/latency.ts";
 export { type LlmJudgeOptions, llmJudge } from "./scorers/llm-judge.ts";
 export { escapeRegex, type RegexOptions, regex } from "./scorers/regex.ts";
+export { SCORER_SPECS, scorerFromSpec } from "./scorers/scorer-spec.ts";
 export { type TokensOptions, tokens } from "./scorers/tokens.ts";
 export {
   type ExpectedToolCall,

@@ -32,6 +32,8 @@ const VALUES = [
   "parseGate",
   "runExperiment",
   "saveDataset",
+  "SCORER_SPECS",
+  "scorerFromSpec",
   "CONDITIONS",
   "DEFAULT_SUITES",
   "ENVIRONMENTS",

@@ -102,7 +102,7 @@ describe("sema eval run", () => {
     const ws = setup();
     writeFileSync(join(ws.dir, "bad.jsonl"), '{"input":"ok"}\n{"input":""}\n');
     const cases: [string[], number, string][] = [
-      [["eval", "run", "cases.jsonl", "--model", ws.lisbon, "--scorer", "judge"], 2, "--scorer judge: not a scorer"],
+      [["eval", "run", "cases.jsonl", "--model", ws.lisbon, "--scorer", "judge"], 2, "--scorer: judge is not a scorer"],
       [["eval", "run", "cases.jsonl", "--model", ws.lisbon, "--scorer", "turns"], 2, "turns needs a limit"],
       [["eval", "run", "cases.jsonl", "--model", ws.lisbon, "--scorer", "turns=-1"], 2, "takes a positive number"],
       [["eval", "run", "cases.jsonl", "--model", ws.lisbon, "--gate", "exact-match => 1"], 2, "--gate"],

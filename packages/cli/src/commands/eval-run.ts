@@ -25,7 +25,7 @@ import { modelFromSpec } from "../model-spec.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
 import { localToolSetup } from "../tool-roots.ts";
 import { LOCAL_PRINCIPAL, readDatasetFile } from "./eval-dataset.ts";
-import { scorerFromSpec } from "./eval-scorers.ts";
+import { cliScorer } from "./eval-scorers.ts";
 import { requireModel } from "./run.ts";
 
 const USAGE =
@@ -59,7 +59,7 @@ export async function evalRun(argv: string[], io: CliIo): Promise<number> {
   const [source, ...extra] = positionals;
   if (source === undefined || extra.length > 0) throw new UsageError(USAGE);
   // Every flag is checked before anything runs.
-  const scorers = (values.scorer ?? ["exact-match"]).map(scorerFromSpec);
+  const scorers = (values.scorer ?? ["exact-match"]).map(cliScorer);
   const gates = (values.gate ?? []).map(gateOf);
   const names = scorers.map((s) => s.name);
   for (const gate of gates)
