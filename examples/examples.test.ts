@@ -1,13 +1,14 @@
 // examples/: every example runs as a user runs it (its own Node process, the packages resolved by
-// name through node_modules), exits 0 and prints the line that says what it showed. Each example
-// asserts its own result and exits non-zero otherwise, so a passing run means it did what it says.
+// name through node_modules), exits 0 (or the code expected.ts gives it: evals-ci fails its gate on
+// purpose) and prints the line that says what it showed. Each example asserts its own result and
+// exits non-zero otherwise, so a passing run means it did what it says.
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
-import { EXPECTED_LINES } from "./expected.ts";
+import { EXPECTED_LINES, stdoutOf } from "./expected.ts";
 
 const run = promisify(execFile);
 const examples = fileURLToPath(new URL("./", import.meta.url));
@@ -39,10 +40,10 @@ describe("examples", () => {
 
   for (const [name, line] of Object.entries(EXPECTED_LINES)) {
     it(`${name} runs and prints what it showed`, async () => {
-      const { stdout } = await run(process.execPath, [...flagsOf(name), "index.ts"], {
-        cwd: `${examples}${name}`,
-        timeout: 30_000,
-      });
+      const stdout = await stdoutOf(
+        name,
+        run(process.execPath, [...flagsOf(name), "index.ts"], { cwd: `${examples}${name}`, timeout: 30_000 }),
+      );
       expect(stdout).toMatch(line);
     });
   }

@@ -22,7 +22,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXPECTED_LINES } from "../examples/expected.ts";
+import { EXPECTED_LINES, stdoutOf } from "../examples/expected.ts";
 
 const run = promisify(execFile);
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -261,7 +261,10 @@ await tokens.close();
     async (name, line) => {
       const folder = join(consumer, "examples", name);
       cpSync(join(repo, "examples", name), folder, { recursive: true });
-      const { stdout } = await run(process.execPath, ["--no-warnings", "index.ts"], { cwd: folder, timeout: 30_000 });
+      const stdout = await stdoutOf(
+        name,
+        run(process.execPath, ["--no-warnings", "index.ts"], { cwd: folder, timeout: 30_000 }),
+      );
       expect(stdout).toMatch(line);
     },
     60_000,
