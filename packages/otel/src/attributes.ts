@@ -96,6 +96,10 @@ export const ERROR_TYPE = "error.type";
 /** Sema's own attribute names (no GenAI convention covers them). */
 export const SEMA = {
   principal: "sema.task.principal",
+  scoreName: "sema.score.name",
+  scoreValue: "sema.score.value",
+  scoreReason: "sema.score.reason",
+  scoreExperiment: "sema.score.experiment",
   parentTaskId: "sema.task.parent_id",
   taskStatus: "sema.task.status",
   legId: "sema.leg.id",

@@ -8,6 +8,7 @@ import type { TaskState } from "../core/fold.ts";
 import type { RandomBytes } from "../core/trust-framing.ts";
 import { newId } from "../internal/ids.ts";
 import type { Model } from "../ports/model.ts";
+import type { Scorer } from "../ports/scorer.ts";
 import type { StandardSchemaV1 } from "../ports/standard-schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { ApprovalContext, Tool } from "../ports/tool.ts";
@@ -21,6 +22,14 @@ import type { Budget } from "./budget/budget.ts";
 import type { DeepReadonly, HookSettings, Hooks } from "./hooks/hooks.ts";
 import type { CompactionSettings } from "./model/compaction.ts";
 import type { QuotaGate } from "./quota/quota-gate.ts";
+
+/** Which scorers run on an agent's finished tasks, and on what share of them. */
+export interface ScoringSettings {
+  /** Run in order; two of one name are refused. */
+  scorers: readonly Scorer[];
+  /** The share of tasks scored, from 0 to 1 (default 1: every task). */
+  sampleRate?: number;
+}
 
 /**
  * An agent's definition: its model, instructions, tools and the limits and policies its tasks run
@@ -92,6 +101,13 @@ export interface Agent extends ModelSettings {
   compaction?: CompactionSettings;
   /** Limits on turns (`budget.maxTurns`), tokens, cost and active time per task. */
   budget?: Budget;
+  /**
+   * Online scores: scorers run on the agent's tasks as each ends (completed or failed), on a
+   * share of them (`sampleRate`, default 1), their verdicts recorded on the task as `task_scored`
+   * (docs/guide/evals.md#online-scores). Whether a task is sampled is a function of its id, so
+   * every process decides the same.
+   */
+  scoring?: ScoringSettings;
   /**
    * What a retryable model failure (connection refused, 5xx, 429…) does once it has outlasted the
    * model's own retries (`withRetry`). Default `park`: the task parks as `parked:model` with a

@@ -8,7 +8,7 @@
  * @module @sema-agent/core/scoring
  */
 
+export { checkedScore, defineScorer, isScoreValue, type ScorerDefinition } from "../harness/scoring/define-scorer.ts";
+export { scoreInputOf } from "../harness/scoring/score-input.ts";
+export { checkScorers, type ScorerResult, type ScoreTaskOptions, scoreTask } from "../harness/scoring/score-task.ts";
 export type { Score, ScoreContext, ScoredToolCall, ScoreInput, Scorer } from "../ports/scorer.ts";
-export { checkedScore, defineScorer, isScoreValue, type ScorerDefinition } from "./define-scorer.ts";
-export { scoreInputOf } from "./score-input.ts";
-export { checkScorers, type ScorerResult, type ScoreTaskOptions, scoreTask } from "./score-task.ts";

@@ -142,6 +142,13 @@ export class MetricFold {
       out.push({ metric: METRIC.taskDuration, value: duration, attributes: ended });
       return;
     }
+    const score = attributes[SEMA.scoreValue];
+    if (typeof score === "number") {
+      // The scorer's name is the operator's, a bounded set; the experiment (an id) is left out.
+      const scored = { ...this.#agentAttributes(), ...pick(attributes, [SEMA.scoreName]) };
+      out.push({ metric: METRIC.taskScore, value: score, attributes: scored });
+      return;
+    }
     const operation = attributes[GEN_AI.operation];
     if (operation === OPERATION.chat) {
       const chat = pick(attributes, [GEN_AI.operation, GEN_AI.providerName, GEN_AI.requestModel, GEN_AI.responseModel]);

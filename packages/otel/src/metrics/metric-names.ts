@@ -16,6 +16,7 @@ export const METRIC = {
   taskStarted: "sema.task.started",
   taskEnded: "sema.task.ended",
   taskDuration: "sema.task.duration",
+  taskScore: "sema.task.score",
   legEnded: "sema.leg.ended",
   legDuration: "sema.leg.duration",
   toolDuration: "sema.tool.duration",
@@ -41,6 +42,9 @@ export const TOKEN_BUCKETS: readonly number[] = [
 
 /** Waits on people and whole tasks (seconds): a second to a day. */
 export const WAIT_BUCKETS: readonly number[] = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200, 86400];
+
+/** A verdict's value: tenths from 0 to 1. */
+export const SCORE_BUCKETS: readonly number[] = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
 /** A store's append (seconds): half a millisecond to five seconds. */
 export const STORE_BUCKETS: readonly number[] = [
@@ -84,6 +88,12 @@ export const METRIC_SPECS: Readonly<Record<MetricName, MetricSpec>> = {
     unit: "s",
     description: "A task's time from creation to its end, parked time included.",
     buckets: WAIT_BUCKETS,
+  },
+  [METRIC.taskScore]: {
+    kind: "histogram",
+    unit: "1",
+    description: "A scorer's verdict on a task (task_scored), from 0 to 1, by scorer and agent.",
+    buckets: SCORE_BUCKETS,
   },
   [METRIC.legEnded]: { kind: "counter", unit: "{leg}", description: "Legs that ended, by end reason." },
   [METRIC.legDuration]: {

@@ -277,6 +277,19 @@ export class SpanFold {
         break;
       case "parent_notified":
         break;
+      case "task_scored": {
+        // A verdict comes after the task ended (its root span exported, never changed): a span of
+        // its own, at an instant, under the root, carries it.
+        const attributes: SpanAttributes = {
+          [SEMA.scoreName]: event.scorer,
+          [SEMA.scoreValue]: event.value,
+        };
+        if (event.reason !== undefined) attributes[SEMA.scoreReason] = event.reason;
+        if (event.experiment !== undefined) attributes[SEMA.scoreExperiment] = event.experiment;
+        const span = this.#open(event, `score:${event.seq}`, `score ${event.scorer}`, "internal", attributes, root);
+        this.#close(span, event.at, ended);
+        break;
+      }
       case "task_completed":
       case "task_failed":
       case "task_cancelled": {

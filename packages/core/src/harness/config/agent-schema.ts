@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Model } from "../../ports/model.ts";
+import type { Scorer } from "../../ports/scorer.ts";
 import type { StandardSchemaV1 } from "../../ports/standard-schema.ts";
 import type { Tool } from "../../ports/tool.ts";
 import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../protocol/config-check.ts";
@@ -14,7 +15,7 @@ import { ConfigError } from "../../protocol/errors.ts";
 import { modelSettingsSchema, providerOptionsSchema } from "../../protocol/model-settings.ts";
 import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
 import { callerProviderOptionsSchema, isReservedProviderOption } from "../../protocol/provider-options.ts";
-import type { Agent, DelegationSettings, OutputSchema } from "../agent.ts";
+import type { Agent, DelegationSettings, OutputSchema, ScoringSettings } from "../agent.ts";
 import type { Budget, ModelPrice } from "../budget/budget.ts";
 import type { HookSettings, Hooks } from "../hooks/hooks.ts";
 import type { CompactionSettings } from "../model/compaction.ts";
@@ -129,6 +130,25 @@ const compactionShape = {
 } satisfies ShapeOf<CompactionSettings>;
 const compactionKeysMatch: SchemaMatches<z.ZodObject<typeof compactionShape>, CompactionSettings> = true;
 
+const scorerSchema = z.custom<Scorer>(
+  (value) =>
+    isObject(value) &&
+    typeof (value as { score?: unknown }).score === "function" &&
+    typeof (value as { name?: unknown }).name === "string",
+  { error: (issue) => `must be a Scorer (defineScorer of @sema-agent/core/scoring), got ${kindOf(issue.input)}` },
+);
+const scoringShape = {
+  scorers: z
+    .array(scorerSchema)
+    .min(1, "names at least one scorer")
+    .refine(
+      (scorers) => new Set(scorers.map((s) => s.name)).size === scorers.length,
+      "repeats a scorer's name: results are keyed by it",
+    ),
+  sampleRate: z.number().min(0).max(1).optional(),
+} satisfies ShapeOf<ScoringSettings>;
+const scoringKeysMatch: SchemaMatches<z.ZodObject<typeof scoringShape>, ScoringSettings> = true;
+
 // The agents a child may run as are checked by `validateAgent` itself (they may name each other).
 const subAgent = z.custom<Agent>(isObject, { error: (issue) => `must be an Agent object, got ${kindOf(issue.input)}` });
 const delegationShape = {
@@ -183,6 +203,7 @@ const agentShape = {
   delegation: z.strictObject(delegationShape).optional(),
   compaction: z.strictObject(compactionShape).optional(),
   budget: z.strictObject(budgetShape).optional(),
+  scoring: z.strictObject(scoringShape).optional(),
   onModelUnavailable: z.enum(["park", "fail"]).optional(),
   modelBackoff: z.strictObject({ baseMs: positive.optional(), maxMs: positive.optional() }).optional(),
 } satisfies ShapeOf<Agent>;
@@ -199,6 +220,7 @@ void [
   priceKeysMatch,
   budgetKeysMatch,
   compactionKeysMatch,
+  scoringKeysMatch,
   delegationKeysMatch,
   agentKeysMatch,
 ];

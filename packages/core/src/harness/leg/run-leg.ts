@@ -21,6 +21,7 @@ import { keepLease } from "./keep-lease.ts";
 import type { LegOptions } from "./leg-options.ts";
 import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
+import { scoreOnline } from "./online-scores.ts";
 import { openingDeliveries } from "./opening-deliveries.ts";
 import { ForeignInterrupts } from "./stop-signals.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
@@ -187,6 +188,7 @@ async function runLeased(
       activeLoop.dispose();
     }
     await reportToParent(store, taskId, writer.state);
+    await scoreOnline(store, options.agent, taskId, writer.state.summary.status, emit, host ?? lost.signal);
     return outcomeOf(taskId, writer.state, legId);
   } finally {
     stopLease();

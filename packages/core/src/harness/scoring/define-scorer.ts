@@ -3,9 +3,9 @@
  * problem), and checks every verdict it gives: a value outside [0, 1], not a number, or a reason
  * that is not text is the scorer's bug, reported as such rather than recorded.
  */
-import type { Score, ScoreContext, ScoreInput, Scorer } from "../ports/scorer.ts";
-import { ConfigError, InvalidInputError } from "../protocol/errors.ts";
-import { scorerNameSchema } from "../protocol/task-event.ts";
+import type { Score, ScoreContext, ScoreInput, Scorer } from "../../ports/scorer.ts";
+import { ConfigError, InvalidInputError } from "../../protocol/errors.ts";
+import { scorerNameSchema } from "../../protocol/task-event.ts";
 
 /** What `defineScorer` takes: a name, a line on what it measures, and the scoring function. */
 export interface ScorerDefinition {

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../adapters/memory-store.ts";
-import { runLeg } from "../harness/leg/run-leg.ts";
-import { startTask } from "../harness/tasks/start-task.ts";
-import { defineTool } from "../harness/tools/define-tool.ts";
-import type { Scorer } from "../ports/scorer.ts";
-import { ScriptedModel } from "../testing/scripted-model.ts";
+import { MemoryStore } from "../../adapters/memory-store.ts";
+import type { Scorer } from "../../ports/scorer.ts";
+import { ScriptedModel } from "../../testing/scripted-model.ts";
+import { runLeg } from "../leg/run-leg.ts";
+import { startTask } from "../tasks/start-task.ts";
+import { defineTool } from "../tools/define-tool.ts";
 import { checkedScore, defineScorer, isScoreValue } from "./define-scorer.ts";
 import { scoreInputOf } from "./score-input.ts";
 import { scoreTask } from "./score-task.ts";

@@ -3,10 +3,10 @@
  * task of another process scores the same): the objective, the final answer, the calls with how
  * they ended, turns, tokens, models and how long it took by the log's own times.
  */
-import { summarize } from "../core/task-summary.ts";
-import type { ScoredToolCall, ScoreInput } from "../ports/scorer.ts";
-import type { JsonValue } from "../protocol/json.ts";
-import type { StoredEvent } from "../protocol/task-event.ts";
+import { summarize } from "../../core/task-summary.ts";
+import type { ScoredToolCall, ScoreInput } from "../../ports/scorer.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+import type { StoredEvent } from "../../protocol/task-event.ts";
 
 /** The answer as JSON when it is a JSON text; undefined when it is prose. */
 function jsonOf(text: string): JsonValue | undefined {

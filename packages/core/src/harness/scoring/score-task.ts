@@ -5,12 +5,12 @@
  * verdict for that experiment is recorded already is not run again (a judge is paid once).
  */
 
-import { appendToTask } from "../harness/tasks/append-to-task.ts";
-import type { Scorer } from "../ports/scorer.ts";
-import type { Store } from "../ports/store.ts";
-import { ConfigError, TaskNotFoundError } from "../protocol/errors.ts";
-import type { JsonValue } from "../protocol/json.ts";
-import type { TaskEvent } from "../protocol/task-event.ts";
+import type { Scorer } from "../../ports/scorer.ts";
+import type { Store } from "../../ports/store.ts";
+import { ConfigError, TaskNotFoundError } from "../../protocol/errors.ts";
+import type { JsonValue } from "../../protocol/json.ts";
+import type { TaskEvent } from "../../protocol/task-event.ts";
+import { appendToTask } from "../tasks/append-to-task.ts";
 import { checkedScore } from "./define-scorer.ts";
 import { scoreInputOf } from "./score-input.ts";
 
