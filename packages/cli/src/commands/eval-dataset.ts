@@ -14,8 +14,9 @@ import {
   parseDataset,
   saveDataset,
 } from "@sema-agent/evals";
-import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
+import { type CliIo, openStore, UsageError } from "../context.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
+import { EVAL_DATASET_OPTIONS } from "./eval-options.ts";
 
 const USAGE =
   "usage: sema eval dataset add <name> <file.jsonl> | add <name> --from-task <taskId>… | list [--json] | export <name> [--version N]";
@@ -35,12 +36,7 @@ export function readDatasetFile(io: CliIo, path: string): string {
 export async function evalDataset(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: {
-      ...STORE_OPTIONS,
-      "from-task": { type: "string", multiple: true },
-      version: { type: "string" },
-      json: { type: "boolean" },
-    },
+    options: EVAL_DATASET_OPTIONS,
     allowPositionals: true,
   });
   const [action, name, file, ...extra] = positionals;

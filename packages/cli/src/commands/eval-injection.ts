@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_SUITES, formatTable, modelChoice, runInjectionSuite, SCRIPTED_MODELS } from "@sema-agent/evals";
 import { type CliIo, UsageError } from "../context.ts";
 import { modelFromSpec } from "../model-spec.ts";
+import { EVAL_INJECTION_OPTIONS } from "./eval-options.ts";
 
 const USAGE_LINE =
   "usage: sema eval injection [--model provider:model-id] [--suite mailbox|workspace|banking|limits|all]";
@@ -14,7 +15,7 @@ const USAGE_LINE =
 export async function evalInjection(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { model: { type: "string" }, suite: { type: "string", multiple: true } },
+    options: EVAL_INJECTION_OPTIONS,
     allowPositionals: true,
   });
   if (positionals.length !== 1 || positionals[0] !== "injection") throw new UsageError(USAGE_LINE);

@@ -11,16 +11,17 @@ import {
   listExperiments,
   loadExperiment,
 } from "@sema-agent/evals";
-import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
+import { type CliIo, openStore, UsageError } from "../context.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
 import { LOCAL_PRINCIPAL } from "./eval-dataset.ts";
+import { EVAL_RESULTS_OPTIONS } from "./eval-options.ts";
 
 const USAGE = "usage: sema eval compare <experimentA> <experimentB> [--json] | show <experimentId> [--json] | list";
 
 export async function evalResults(action: "compare" | "show" | "list", argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...STORE_OPTIONS, json: { type: "boolean" } },
+    options: EVAL_RESULTS_OPTIONS,
     allowPositionals: true,
   });
   const want = action === "compare" ? 2 : action === "show" ? 1 : 0;

@@ -19,12 +19,13 @@ import {
   parseGate,
   runExperiment,
 } from "@sema-agent/evals";
-import { type CliIo, openStore, STORE_OPTIONS, storeFlagText, storeLocation, UsageError } from "../context.ts";
+import { type CliIo, openStore, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "../default-agent.ts";
 import { modelFromSpec } from "../model-spec.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
 import { localToolSetup } from "../tool-roots.ts";
 import { LOCAL_PRINCIPAL, readDatasetFile } from "./eval-dataset.ts";
+import { EVAL_RUN_OPTIONS } from "./eval-options.ts";
 import { cliScorer } from "./eval-scorers.ts";
 import { requireModel } from "./run.ts";
 
@@ -43,17 +44,7 @@ function gateOf(text: string): Gate {
 export async function evalRun(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: {
-      ...STORE_OPTIONS,
-      model: { type: "string" },
-      scorer: { type: "string", multiple: true },
-      concurrency: { type: "string" },
-      name: { type: "string" },
-      gate: { type: "string", multiple: true },
-      resume: { type: "string" },
-      yes: { type: "boolean" },
-      json: { type: "boolean" },
-    },
+    options: EVAL_RUN_OPTIONS,
     allowPositionals: true,
   });
   const [source, ...extra] = positionals;

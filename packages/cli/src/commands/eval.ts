@@ -4,23 +4,8 @@
  * store, experiments that run them as tasks and score them, gates for CI, comparisons.
  */
 import { parseArgs } from "node:util";
-import { type CliIo, STORE_OPTIONS, UsageError } from "../context.ts";
-
-/** Every option of every `sema eval` subcommand: checked once here, then by the subcommand's own parser. */
-const EVAL_OPTIONS = {
-  ...STORE_OPTIONS,
-  model: { type: "string" },
-  suite: { type: "string", multiple: true },
-  scorer: { type: "string", multiple: true },
-  concurrency: { type: "string" },
-  name: { type: "string" },
-  gate: { type: "string", multiple: true },
-  resume: { type: "string" },
-  yes: { type: "boolean" },
-  json: { type: "boolean" },
-  "from-task": { type: "string", multiple: true },
-  version: { type: "string" },
-} as const;
+import { type CliIo, UsageError } from "../context.ts";
+import { EVAL_OPTIONS } from "./eval-options.ts";
 
 export const EVAL_USAGE =
   "usage: sema eval injection … | dataset add|list|export … | run <dataset|file.jsonl> … | compare <A> <B> | show <experimentId> | list";

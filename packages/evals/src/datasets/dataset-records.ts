@@ -77,19 +77,25 @@ export async function loadDataset(
   return { name, version: record.version, createdAt: record.createdAt, ...dataset };
 }
 
-/** Every dataset of `principal`: the latest version of each name, in name order (every page). */
-export async function listDatasets(store: Store, principal: string): Promise<RecordListing[]> {
-  const records = recordStore(store, "listDatasets");
+/** Every record of `kind` of `principal`: the latest version of each name, in name order, every page read. */
+export async function listAllRecords(
+  store: Store,
+  kind: string,
+  principal: string,
+  where: string,
+): Promise<RecordListing[]> {
+  const records = recordStore(store, where);
   const out: RecordListing[] = [];
   let cursor: string | undefined;
   do {
-    const page = await records.listRecords({
-      kind: DATASET_KIND,
-      principal,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
+    const page = await records.listRecords({ kind, principal, ...(cursor === undefined ? {} : { cursor }) });
     out.push(...page.records);
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   return out;
+}
+
+/** Every dataset of `principal`: the latest version of each name, in name order. */
+export function listDatasets(store: Store, principal: string): Promise<RecordListing[]> {
+  return listAllRecords(store, DATASET_KIND, principal, "listDatasets");
 }

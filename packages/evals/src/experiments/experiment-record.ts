@@ -15,7 +15,7 @@ import {
 import { newId } from "@sema-agent/core/store-kit";
 import { z } from "zod";
 import { caseIdSchema } from "../datasets/dataset-case.ts";
-import { recordStore } from "../datasets/dataset-records.ts";
+import { listAllRecords, recordStore } from "../datasets/dataset-records.ts";
 import type { Dataset } from "../datasets/parse-dataset.ts";
 
 /** The record kind experiments are kept under. */
@@ -104,18 +104,6 @@ export async function loadExperimentRecord(
 }
 
 /** Every experiment of `principal`, in id order (ids are time-ordered: oldest first). */
-export async function listExperiments(store: Store, principal: string): Promise<RecordListing[]> {
-  const records = recordStore(store, "listExperiments");
-  const out: RecordListing[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await records.listRecords({
-      kind: EXPERIMENT_KIND,
-      principal,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    out.push(...page.records);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return out;
+export function listExperiments(store: Store, principal: string): Promise<RecordListing[]> {
+  return listAllRecords(store, EXPERIMENT_KIND, principal, "listExperiments");
 }
