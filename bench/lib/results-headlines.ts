@@ -151,6 +151,13 @@ const HEADLINES: Headline[] = [
     text: ({ f }) =>
       `A2A \`SendStreamingMessage\` completes in ${f("A2A ÷ /v1", "completion p50 ratio")} the time of \`/v1\`'s create-then-stream; 100 concurrent streams ${f("100 concurrent A2A streams", "tasks/s")}`,
   },
+  {
+    bench: "evals",
+    command: "npm run bench:evals",
+    needs: ["MemoryStore", "runExperiment ÷ direct, wall time, concurrency 50"],
+    text: ({ f }) =>
+      `\`runExperiment\` over running the same 200 cases directly, 50 at once: ${f("MemoryStore", "runExperiment ÷ direct, wall time, concurrency 50")} in memory, ${f("SqliteStore (file)", "runExperiment ÷ direct, wall time, concurrency 50")} on SQLite, ${f("PostgresStore", "runExperiment ÷ direct, wall time, concurrency 50")} on PostgreSQL; ${f("SqliteStore (file)", "runExperiment, 200 cases, concurrency 50")} on SQLite`,
+  },
 ];
 
 /** The headline figures of every benchmark, for docs/guide/benchmarks.md. */

@@ -33,6 +33,7 @@ export const BENCHES = [
   "injection",
   "fork",
   "replay",
+  "evals",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

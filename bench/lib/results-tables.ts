@@ -44,6 +44,7 @@ export const SECTIONS: readonly Section[] = [
   },
   { file: README, name: "fork", render: (all) => pivotSection(all, "fork") },
   { file: README, name: "replay", render: (all) => pivotSection(all, "replay") },
+  { file: README, name: "evals", render: (all) => pivotSection(all, "evals") },
   { file: README, name: "harness", render: harnessSection },
   { file: README, name: "peers", render: peersSection },
   { file: README, name: "otel", render: otelSection },
@@ -63,6 +64,7 @@ export const SECTIONS: readonly Section[] = [
   },
   { file: README, name: "injection", render: injectionSection },
   { file: "docs/guide/benchmarks.md", name: "headlines", render: headlines },
+  { file: "docs/guide/benchmarks.md", name: "evals", render: (all) => pivotSection(all, "evals") },
   { file: "docs/guide/security.md", name: "injection-obedient", render: injectionObedient },
 ];
 
