@@ -30,6 +30,7 @@ import {
 import { ExperimentRuns } from "../evals/experiment-runs.ts";
 import { badRequest, HttpError } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
+import { jsonShapeError } from "../json-limits.ts";
 import { type AnyRouteSpec, route } from "../route.ts";
 import {
   CompareParams,
@@ -52,6 +53,20 @@ import { EXPORT_MEDIA_TYPE } from "./time-travel.ts";
 
 /** A dataset file's media types: JSON Lines, under either name (as an import takes them). */
 const DATASET_MEDIA_TYPES = [EXPORT_MEDIA_TYPE, "application/x-ndjson"] as const;
+
+/**
+ * A dataset file held to the rules of a JSON body, line by line, before it is parsed: no line
+ * nested deeper than `maxJsonDepth`, no reserved key (`__proto__`, …). A 400 naming the line.
+ */
+function checkLines(text: string, maxDepth: number): void {
+  text.split("\n").forEach((line, i) => {
+    const error = line.trim() === "" ? undefined : jsonShapeError(line, maxDepth, `line ${i + 1}`);
+    if (error !== undefined)
+      throw new HttpError(400, "InvalidInput", `dataset, line ${i + 1}: ${error.message}`, {
+        details: { ...error.details, line: i + 1 },
+      });
+  });
+}
 
 /** Cases an experiment runs at once when the request names no number. */
 const DEFAULT_CONCURRENCY = 4;
@@ -191,6 +206,7 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
       },
       errors: [400, 401, 404, 413, 415, 429],
       async handler({ params, body, text, caller, context }) {
+        if (text !== "") checkLines(text, deps.limits.maxJsonDepth);
         const dataset =
           text !== ""
             ? await parseDataset(text)
