@@ -39,6 +39,26 @@ interface Running {
   done: Promise<void>;
 }
 
+/** The runs of each app, by the shutdown signal it was given: what `serve`'s close waits for. */
+const runsBySignal = new WeakMap<AbortSignal, Set<ExperimentRuns>>();
+
+/**
+ * Resolves when every experiment of the apps given `shutdown` has ended (once it is aborted,
+ * they stop: their tasks park as shut down), or at `deadlineMs`, whichever is first.
+ */
+export async function experimentsStopped(shutdown: AbortSignal, deadlineMs: number): Promise<void> {
+  const all = [...(runsBySignal.get(shutdown) ?? [])];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, deadlineMs);
+  });
+  try {
+    await Promise.race([Promise.all(all.map((runs) => runs.settled())), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class ExperimentRuns {
   readonly #running = new Map<string, Running>();
   readonly #shutdown: AbortSignal | undefined;
@@ -51,6 +71,16 @@ export class ExperimentRuns {
   ) {
     this.#shutdown = shutdown;
     this.#onError = onError;
+    if (shutdown !== undefined) {
+      const set = runsBySignal.get(shutdown) ?? new Set();
+      set.add(this);
+      runsBySignal.set(shutdown, set);
+    }
+  }
+
+  /** Resolves when every run here has ended (without stopping any). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#running.values()].map((entry) => entry.done));
   }
 
   /** Take `principal`'s slot (429 while one of its experiments runs here). */

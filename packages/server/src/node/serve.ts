@@ -11,6 +11,7 @@ import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } fr
 import { z } from "zod";
 import { createApp } from "../app.ts";
 import type { ApproverSettings } from "../approval-policy.ts";
+import { experimentsStopped } from "../evals/experiment-runs.ts";
 import { EventHub } from "../events/event-hub.ts";
 import { ensureFirstToken } from "../ingress/first-token.ts";
 import { createTokenIngress } from "../ingress/token-ingress.ts";
@@ -124,8 +125,8 @@ export interface Serving {
   /** Absent on an API-only node. */
   workers?: WorkerPool;
   /**
-   * Graceful stop: the workers stop claiming and park their legs within `deadlineMs` (default
-   * 10 s), then the HTTP server closes (open event streams end). The store and token store stay
+   * Graceful stop: the workers stop claiming and park their legs, and running experiments
+   * (`POST /v1/evals/experiments`) stop, parking theirs, within `deadlineMs` (default 10 s), then the HTTP server closes (open event streams end). The store and token store stay
    * open: the caller closes them.
    */
   close(options?: { deadlineMs?: number }): Promise<StopResult>;
@@ -249,9 +250,12 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(firstToken === undefined ? {} : { firstToken }),
     ...(workers === undefined ? {} : { workers }),
     async close(closeOptions = {}) {
-      // Running experiments stop first: their legs park as shut down while the workers' do.
+      // Running experiments stop with the workers: their legs park as shut down while the workers' do.
       stopExperiments.abort();
-      const result = (await workers?.stop(closeOptions)) ?? { stopped: [], abandoned: [] };
+      const [result] = await Promise.all([
+        workers?.stop(closeOptions) ?? { stopped: [], abandoned: [] },
+        experimentsStopped(stopExperiments.signal, closeOptions.deadlineMs ?? 10_000),
+      ]);
       await closeProtocols(protocols);
       await listening.close();
       return result;
