@@ -127,7 +127,12 @@ export function mountRoutes(
       const json =
         spec.body !== undefined && (spec.textBody === undefined || isJson(context.req.header("content-type")));
       if (spec.textBody !== undefined && !json)
-        text = await readTextBody(context.req.raw, spec.textBody.mediaTypes, limits[spec.textBody.limit]);
+        text = await readTextBody(
+          context.req.raw,
+          // JSON went the other way; named here only so a 415 lists every type the route takes.
+          spec.body === undefined ? spec.textBody.mediaTypes : [...spec.textBody.mediaTypes, "application/json"],
+          limits[spec.textBody.limit],
+        );
       if (spec.body !== undefined && json) {
         const bodyLimits =
           spec.textBody !== undefined

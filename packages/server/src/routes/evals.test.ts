@@ -125,6 +125,9 @@ describe("/v1/evals/datasets", () => {
       headers: { "content-type": "text/plain" },
     });
     expect(plain.status).toBe(415);
+    expect((await json<{ error: { message: string } }>(plain)).error.message).toContain(
+      "application/jsonl or application/x-ndjson or application/json",
+    );
     expect((await upload(fx, "geo", '{"input":"a"}')).status).toBe(201);
   });
 

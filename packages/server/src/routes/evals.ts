@@ -285,7 +285,7 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
           schema: ExperimentAccepted,
         },
       },
-      errors: [400, 401, 404, 409, 413, 415, 429],
+      errors: [400, 401, 404, 409, 413, 415, 429, 503],
       async handler({ body, caller, context }) {
         const scorers = scorersOf(body.scorers, prices());
         const names = scorers.map((scorer) => scorer.name);
@@ -334,7 +334,7 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
           schema: ExperimentAccepted,
         },
       },
-      errors: [400, 401, 404, 409, 413, 415, 429],
+      errors: [400, 401, 404, 409, 413, 415, 429, 503],
       async handler({ params, body, caller, context }) {
         const record = await loadExperimentRecord(store, caller.principal, params.experimentId);
         const scorers = scorersOf(body.scorers, prices());
