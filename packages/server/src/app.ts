@@ -107,7 +107,8 @@ export interface AppOptions {
    * How experiments (`POST /v1/evals/experiments`) run on this node: `harness`, the settings its
    * workers' legs use (lease holder, `holderDied`, the quota gate, the clock, the sinks), and
    * `shutdown`, the node's stop signal, which stops them (their tasks park as shut down, for a
-   * resume). `serve` gives both. Default: no quota gate, the harness's own holder, no stop.
+   * resume). `serve` gives both. Default: no quota gate, the harness's own holder, the legs'
+   * deltas to `hub`, no stop.
    */
   evals?: EvalsOptions;
 }

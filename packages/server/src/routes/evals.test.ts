@@ -312,6 +312,29 @@ describe("/v1/evals/experiments", () => {
     expect((await start(fx, { dataset: "geo", scorers: ["exact-match"] })).status).toBe(503);
   });
 
+  it("outlives the token that started it; cancelling its tasks (any token of the principal) ends it", async () => {
+    const fx = await evalsFixture();
+    await upload(fx, "geo", DATASET.split("\n").slice(0, 2).join("\n"));
+    const temporary = await fx.tokenStore.create({ principal: "acme", actorId: "ci" });
+    const started = await start(fx, { dataset: "geo", agent: "slow", scorers: ["exact-match"] }, temporary.token);
+    expect(started.status).toBe(202);
+    const { experimentId } = await json<{ experimentId: string }>(started);
+    await fx.tokenStore.revoke(temporary.record.tokenId);
+    expect((await fx.call("GET", "/v1/evals/experiments", { token: temporary.token })).status).toBe(401);
+    const running = await until(async () => {
+      const result = await json<Result>(await fx.call("GET", `/v1/evals/experiments/${experimentId}`));
+      return result.cases.every((c) => c.status === "running") ? result : undefined;
+    }, "both cases running");
+    expect(running.running).toBe(true);
+    for (const c of running.cases) {
+      const cancelled = await fx.call("POST", `/v1/tasks/${c.taskId}/cancel`, { token: fx.tokens.bob, body: {} });
+      expect(cancelled.status).toBe(200);
+    }
+    const ended = await finished(fx, experimentId);
+    expect(ended.cases.map((c) => c.status)).toEqual(["cancelled", "cancelled"]);
+    expect(ended.means).toEqual({ "exact-match": 0 });
+  });
+
   it("validates the new limits where they are given", () => {
     const base = {
       store: new MemoryStore(),

@@ -151,7 +151,11 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
   const { store } = deps;
   const runs = new ExperimentRuns(deps.experiments?.shutdown);
   const prices = () => deps.quotas?.prices;
-  const harness = deps.experiments?.harness ?? {};
+  // The legs' live deltas go to this app's hub (its event streams), unless the host says where.
+  const harness = {
+    ...(deps.hub === undefined ? {} : { emit: deps.hub.publish }),
+    ...deps.experiments?.harness,
+  };
 
   /** Run an experiment (new, or resumed when `experimentId` names one) in the background. */
   function startRun(
