@@ -43,11 +43,13 @@ export { type MailboxState, mailbox } from "./environments/mailbox.ts";
 export { type WorkspaceState, workspace } from "./environments/workspace.ts";
 export { type CaseChange, compareExperiments, type ExperimentComparison } from "./experiments/compare.ts";
 export {
+  createExperiment,
   EXPERIMENT_KIND,
   type ExperimentRecord,
   experimentRecordSchema,
   listExperiments,
   loadExperimentRecord,
+  type NewExperiment,
 } from "./experiments/experiment-record.ts";
 export { type CaseResult, type ExperimentResult, loadExperiment } from "./experiments/experiment-results.ts";
 export { formatComparison, formatExperiment } from "./experiments/format-results.ts";

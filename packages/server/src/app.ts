@@ -4,13 +4,21 @@
  */
 
 import type { CanApprove, Store } from "@sema-agent/core";
-import { ConfigError, checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
+import {
+  ConfigError,
+  checkConfig,
+  functionSchema,
+  holderSchema,
+  type SchemaMatches,
+  type ShapeOf,
+} from "@sema-agent/core/protocol";
 import { type QuotaSettings, type QuotaTokenSource, quotaResolver, quotaSettingsSchema } from "@sema-agent/core/quotas";
 import type { AgentRegistry, WorkSignal } from "@sema-agent/worker";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "./app-env.ts";
 import { type ApproverSettings, approvalPolicy } from "./approval-policy.ts";
+import type { EvalsOptions, ExperimentHarness } from "./evals/experiment-runs.ts";
 import { CatchUpPacer } from "./events/catch-up-pacer.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { FrameCache } from "./events/frame-cache.ts";
@@ -27,6 +35,7 @@ import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
+import { evalRoutes } from "./routes/evals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
@@ -94,7 +103,30 @@ export interface AppOptions {
    * such route (404). The route needs a token with the `metrics` role.
    */
   metrics?: () => Promise<string>;
+  /**
+   * How experiments (`POST /v1/evals/experiments`) run on this node: `harness`, the settings its
+   * workers' legs use (lease holder, `holderDied`, the quota gate, the clock, the sinks), and
+   * `shutdown`, the node's stop signal, which stops them (their tasks park as shut down, for a
+   * resume). `serve` gives both. Default: no quota gate, the harness's own holder, the legs'
+   * deltas to `hub`, no stop.
+   */
+  evals?: EvalsOptions;
 }
+
+const harnessShape = {
+  holder: holderSchema.optional(),
+  holderDied: functionSchema<NonNullable<ExperimentHarness["holderDied"]>>("holderDied(holder)").optional(),
+  quota: objectWith<NonNullable<ExperimentHarness["quota"]>>(["check"], "a QuotaGate (quotaGateFor)").optional(),
+  clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
+  emit: functionSchema<NonNullable<ExperimentHarness["emit"]>>("emit(event)").optional(),
+  childEmit: functionSchema<NonNullable<ExperimentHarness["childEmit"]>>("childEmit(event)").optional(),
+  traceparentOf: functionSchema<NonNullable<ExperimentHarness["traceparentOf"]>>("traceparentOf(call)").optional(),
+  leaseTtlMs: z.number().positive().optional(),
+} satisfies ShapeOf<ExperimentHarness>;
+const evalsShape = {
+  harness: z.strictObject(harnessShape).optional(),
+  shutdown: z.instanceof(AbortSignal, { message: "must be an AbortSignal" }).optional(),
+} satisfies ShapeOf<EvalsOptions>;
 
 const appShape = {
   store: storeSchema,
@@ -110,6 +142,7 @@ const appShape = {
   quotas: quotaSettingsSchema.optional(),
   quotaTokens: objectWith<QuotaTokenSource>(["list"], "a TokenStore").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
+  evals: z.strictObject(evalsShape).optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -129,6 +162,7 @@ export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] 
     ...eventRoutes(deps),
     ...traceRoutes(deps),
     ...timeTravelRoutes(deps),
+    ...evalRoutes(deps),
     ...usageRoutes(deps),
     ...protocols.flatMap((protocol) => protocol.routes?.(deps) ?? []),
   ];
@@ -162,6 +196,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
     inputs: new TaskQueue(),
+    ...(options.evals === undefined ? {} : { experiments: options.evals }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
     ...(options.quotas === undefined && options.quotaTokens === undefined
       ? {}

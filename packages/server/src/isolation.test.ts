@@ -12,7 +12,8 @@ import { MemoryPushConfigStore } from "./a2a/push-config-store.ts";
 import { PushDispatcher } from "./a2a/push-dispatcher.ts";
 import { listen } from "./node/listen.ts";
 import { allProtocols } from "./test-support/all-protocols.ts";
-import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+import { APPROVAL_SCRIPT, type ApiFixture, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+import { until } from "./test-support/until.ts";
 
 const UNKNOWN = "0190aaaa-0000-7000-8000-000000000000";
 /** Whose tasks each token reaches. */
@@ -396,4 +397,127 @@ describe("isolation between principals, over A2A (JSON-RPC and REST)", () => {
     expect(await fx.store.read(taskId)).toEqual(before);
     await push.close();
   });
+});
+
+/** Save `text` as dataset `name` and run an experiment over it as `token`, to its end; its id. */
+async function experimentOf(fx: ApiFixture, token: string, name: string): Promise<string> {
+  const saved = await fx.call("POST", `/v1/evals/datasets/${name}`, {
+    token,
+    raw: '{"id":"one","input":"secret question","expected":"done"}\n',
+    headers: { "content-type": "application/jsonl" },
+  });
+  expect(saved.status).toBe(201);
+  const started = await fx.call("POST", "/v1/evals/experiments", {
+    token,
+    body: { dataset: name, scorers: ["exact-match"] },
+  });
+  expect(started.status).toBe(202);
+  const { experimentId } = await json<{ experimentId: string }>(started);
+  await until(async () => {
+    const result = await json<{ running: boolean }>(
+      await fx.call("GET", `/v1/evals/experiments/${experimentId}`, { token }),
+    );
+    return !result.running;
+  }, "the experiment to end");
+  return experimentId;
+}
+
+describe("isolation between principals, over /v1/evals", () => {
+  for (const [owner, intruder] of [
+    ["alice", "mallory"],
+    ["mallory", "alice"],
+  ] as const) {
+    it(`${intruder} reaches nothing of ${owner}'s datasets and experiments: exactly what an unknown one gets`, async () => {
+      const fx = await apiFixture({ app: { protocols: [] } });
+      const theirs = await experimentOf(fx, fx.tokens[owner], "secret-set");
+      const mine = await experimentOf(fx, fx.tokens[intruder], "my-set");
+      const taskId = await createTask(fx, "secret objective", fx.tokens[owner]);
+      await runOnce(fx, taskId);
+      const records = async () =>
+        Promise.all(
+          ["dataset", "experiment"].map(
+            async (kind) => (await fx.store.listRecords?.({ kind, principal: PRINCIPAL[owner] }))?.records,
+          ),
+        );
+      const before = await records();
+      const ownerTasks = (await fx.store.listTasks({ principal: PRINCIPAL[owner] })).tasks.length;
+
+      // Each probe twice: with the owner's name or id, and with an unknown one in its place.
+      const probes: {
+        name: string;
+        method: string;
+        path: (id: string, set: string) => string;
+        body?: (id: string, set: string) => unknown;
+      }[] = [
+        { name: "dataset", method: "GET", path: (_, set) => `/v1/evals/datasets/${set}` },
+        { name: "dataset version", method: "GET", path: (_, set) => `/v1/evals/datasets/${set}?version=1` },
+        {
+          name: "dataset from their task",
+          method: "POST",
+          path: () => "/v1/evals/datasets/stolen",
+          body: (id) => ({ fromTasks: [id === theirs ? taskId : UNKNOWN] }),
+        },
+        {
+          name: "experiment over their dataset",
+          method: "POST",
+          path: () => "/v1/evals/experiments",
+          body: (_, set) => ({ dataset: set, scorers: ["exact-match"] }),
+        },
+        { name: "experiment", method: "GET", path: (id) => `/v1/evals/experiments/${id}` },
+        {
+          name: "experiment with a gate",
+          method: "GET",
+          path: (id) => `/v1/evals/experiments/${id}?gate=exact-match>=1`,
+        },
+        {
+          name: "resume",
+          method: "POST",
+          path: (id) => `/v1/evals/experiments/${id}/resume`,
+          body: () => ({ scorers: ["exact-match"] }),
+        },
+        { name: "compare (theirs first)", method: "GET", path: (id) => `/v1/evals/experiments/${id}/compare/${mine}` },
+        { name: "compare (theirs second)", method: "GET", path: (id) => `/v1/evals/experiments/${mine}/compare/${id}` },
+        { name: "compare (theirs both)", method: "GET", path: (id) => `/v1/evals/experiments/${id}/compare/${id}` },
+      ];
+      for (const probe of probes) {
+        const options = { token: fx.tokens[intruder] };
+        const call = (id: string, set: string) =>
+          fx.call(probe.method, probe.path(id, set), {
+            ...options,
+            ...(probe.body === undefined ? {} : { body: probe.body(id, set) }),
+          });
+        const got = await call(theirs, "secret-set");
+        const unknown = await call(UNKNOWN, "unknown-set");
+        expect(got.status, probe.name).toBe(404);
+        expect(unknown.status, probe.name).toBe(404);
+        const body = await got.text();
+        expect(body, probe.name).not.toContain("secret question");
+        const normal = (text: string, id: string, set: string) =>
+          text.replaceAll(id, "ID").replaceAll(set, "SET").replaceAll(taskId, "ID");
+        expect(normal(body, theirs, "secret-set"), probe.name).toBe(
+          normal(await unknown.text(), UNKNOWN, "unknown-set"),
+        );
+      }
+      // The intruder's lists hold its own alone; the owner's records and tasks are as they were.
+      const datasets = await json<{ datasets: { name: string }[] }>(
+        await fx.call("GET", "/v1/evals/datasets", { token: fx.tokens[intruder] }),
+      );
+      expect(datasets.datasets.map((d) => d.name)).toEqual(["my-set"]);
+      const experiments = await json<{ experiments: { experimentId: string }[] }>(
+        await fx.call("GET", "/v1/evals/experiments", { token: fx.tokens[intruder] }),
+      );
+      expect(experiments.experiments.map((e) => e.experimentId)).toEqual([mine]);
+      // A save under the owner's name is the intruder's own first version, and touches nothing of the owner's.
+      const same = await fx.call("POST", "/v1/evals/datasets/secret-set", {
+        token: fx.tokens[intruder],
+        raw: '{"input":"mine"}\n',
+        headers: { "content-type": "application/jsonl" },
+      });
+      expect(await json(same)).toMatchObject({ name: "secret-set", version: 1 });
+      expect(await records()).toEqual(before);
+      expect((await fx.store.listTasks({ principal: PRINCIPAL[owner] })).tasks).toHaveLength(ownerTasks);
+      // The owner still reaches all of it.
+      expect((await fx.call("GET", `/v1/evals/experiments/${theirs}`, { token: fx.tokens[owner] })).status).toBe(200);
+    });
+  }
 });

@@ -29,6 +29,17 @@ export interface Limits {
    * and at most this many in all; past either, a 429 `RateLimited` with `Retry-After`.
    */
   maxConcurrentReplays: number;
+  /**
+   * Largest body of `POST /v1/evals/datasets/{name}` (a dataset file, JSON Lines, or the JSON
+   * naming tasks to make it of), in bytes (413 above).
+   */
+  maxDatasetBodyBytes: number;
+  /**
+   * Cases an experiment (`POST /v1/evals/experiments`) runs at once, at most (1 to 256): each is
+   * a task running on this node, beside its workers' legs. A principal's `concurrentTasks` quota,
+   * when lower, caps it further; one experiment per principal runs on a node at a time.
+   */
+  maxExperimentConcurrency: number;
   /** Largest image or file part, in decoded bytes (413, `ContentTooLarge`, above). */
   maxPartBytes: number;
   /** Largest total of one request's image and file parts, in decoded bytes (413, `ContentTooLarge`, above). */
@@ -60,6 +71,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxContentBodyBytes: 8 * 1024 * 1024,
   maxImportBodyBytes: 32 * 1024 * 1024,
   maxConcurrentReplays: 2,
+  maxDatasetBodyBytes: 8 * 1024 * 1024,
+  maxExperimentConcurrency: 8,
   maxPartBytes: 4 * 1024 * 1024,
   maxContentBytes: 6 * 1024 * 1024,
   ratePerMinute: 600,

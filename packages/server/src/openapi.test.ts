@@ -3,6 +3,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { openApiPath } from "./openapi.ts";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "./test-support/api-fixture.ts";
+import { until } from "./test-support/until.ts";
 
 type Doc = { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
 
@@ -108,5 +109,62 @@ describe("/v1/openapi.json", () => {
       content: { "application/jsonl": { schema: { type: "string" } } },
     });
     expect(Object.keys(ops["/v1/tasks/{taskId}/diff/{otherTaskId}"]?.get?.responses ?? {})).toContain("404");
+  });
+
+  it("describes the evaluation routes' responses, and the dataset's body as JSON Lines or JSON", async () => {
+    const { fx, doc } = await loadDoc();
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ ...doc, $id: "https://sema.invalid/openapi.json" });
+    const check = (name: string, value: unknown) => {
+      const validate = ajv.getSchema(`https://sema.invalid/openapi.json#/components/schemas/${name}`);
+      if (validate === undefined) throw new Error(`no schema ${name}`);
+      expect(validate(value), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const saved = await fx.call("POST", "/v1/evals/datasets/set", {
+      raw: '{"id":"a","input":"x","expected":"finished"}\n{"id":"b","input":"y","expected":"nope"}\n',
+      headers: { "content-type": "application/jsonl" },
+    });
+    check("DatasetSaved", await json(saved));
+    check("DatasetList", await json(await fx.call("GET", "/v1/evals/datasets")));
+    const start = async () => {
+      const accepted = await json<{ experimentId: string }>(
+        await fx.call("POST", "/v1/evals/experiments", {
+          body: { dataset: "set", scorers: ["exact-match", "turns=1"], gates: ["exact-match >= 0.5"] },
+        }),
+      );
+      check("ExperimentAccepted", accepted);
+      return until(async () => {
+        const result = await json<{ running: boolean }>(
+          await fx.call("GET", `/v1/evals/experiments/${accepted.experimentId}?gate=exact-match>=0.9`),
+        );
+        return result.running ? undefined : { id: accepted.experimentId, result };
+      }, "the experiment to end");
+    };
+    const a = await start();
+    check("ExperimentResult", a.result);
+    const b = await start();
+    check("ExperimentList", await json(await fx.call("GET", "/v1/evals/experiments")));
+    check("ExperimentComparison", await json(await fx.call("GET", `/v1/evals/experiments/${a.id}/compare/${b.id}`)));
+    const { cases } = a.result as unknown as { cases: { taskId: string }[] };
+    check("TaskDetail", await json(await fx.call("GET", `/v1/tasks/${cases[0]?.taskId}`)));
+    check("TaskPage", await json(await fx.call("GET", "/v1/tasks")));
+    const ops = doc.paths as Record<
+      string,
+      Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>
+    >;
+    expect(ops["/v1/evals/datasets/{name}"]?.post?.requestBody).toMatchObject({
+      required: true,
+      content: {
+        "application/jsonl": { schema: { type: "string" } },
+        "application/x-ndjson": {},
+        "application/json": { schema: { $ref: "#/components/schemas/DatasetFromTasksRequest" } },
+      },
+    });
+    expect(ops["/v1/evals/datasets/{name}"]?.get?.responses["200"]).toMatchObject({
+      content: { "application/jsonl": { schema: { type: "string" } } },
+    });
+    expect(Object.keys(ops["/v1/evals/experiments"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["202", "400", "404", "409", "429"]),
+    );
   });
 });

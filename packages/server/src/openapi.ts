@@ -92,7 +92,10 @@ function operation(spec: AnyRouteSpec): JsonObject {
     op.requestBody = {
       required: true,
       description: spec.textBody.description,
-      content: Object.fromEntries(spec.textBody.mediaTypes.map((type) => [type, { schema: { type: "string" } }])),
+      content: {
+        ...Object.fromEntries(spec.textBody.mediaTypes.map((type) => [type, { schema: { type: "string" } }])),
+        ...(spec.body === undefined ? {} : { "application/json": { schema: ref(spec.body) } }),
+      },
     };
   return op;
 }

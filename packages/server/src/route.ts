@@ -19,7 +19,10 @@ export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** The body of a route with `textBody`, as text; empty for every other route. */
+  /**
+   * The body of a route with `textBody`, as text; empty for every other route, and when a route
+   * with both `textBody` and `body` was sent JSON (then `body` is set; otherwise it is `{}`).
+   */
   text: string;
   caller: Caller;
   context: Context<AppEnv>;
@@ -53,9 +56,14 @@ export interface RouteSpec<P extends z.ZodType = Empty, Q extends z.ZodType = Em
   contentBody?: boolean;
   /**
    * The body is text, not JSON (an export file): one of `mediaTypes`, read as strict UTF-8 under
-   * the limit named, and handed to the handler as `text`. Documented as a string body.
+   * the limit named, and handed to the handler as `text`. Documented as a string body. With
+   * `body` too, an `application/json` body is read as that instead, under the same limit.
    */
-  textBody?: { mediaTypes: readonly string[]; limit: "maxImportBodyBytes"; description: string };
+  textBody?: {
+    mediaTypes: readonly string[];
+    limit: "maxImportBodyBytes" | "maxDatasetBodyBytes";
+    description: string;
+  };
   /** The token must have this role (403 `Forbidden` otherwise), checked before the body is read. */
   role?: Role;
   responses: Record<number, ResponseSpec>;
@@ -92,11 +100,16 @@ function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where
   return result.data;
 }
 
+/** Whether a content type names JSON (`application/json`, with any parameters). */
+function isJson(header: string | undefined): boolean {
+  return (header ?? "").split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
 /** Register every route on `app`; bodies are read under `limits` (size, nesting depth). */
 export function mountRoutes(
   app: Hono<AppEnv>,
   routes: readonly AnyRouteSpec[],
-  limits: BodyLimits & Pick<Limits, "maxContentBodyBytes" | "maxImportBodyBytes">,
+  limits: BodyLimits & Pick<Limits, "maxContentBodyBytes" | "maxImportBodyBytes" | "maxDatasetBodyBytes">,
 ): void {
   const contentLimits: BodyLimits = { maxBodyBytes: limits.maxContentBodyBytes, maxJsonDepth: limits.maxJsonDepth };
   for (const spec of routes) {
@@ -109,15 +122,25 @@ export function mountRoutes(
       const params = parse(spec.params, context.req.param(), "params");
       const query = parse(spec.query, context.req.query(), "query");
       let text = "";
-      if (spec.textBody !== undefined)
-        text = await readTextBody(context.req.raw, spec.textBody.mediaTypes, limits[spec.textBody.limit]);
       let body: unknown = {};
-      if (spec.body !== undefined) {
-        const raw = await readJsonBody(
+      // A route taking text or JSON (a dataset file, or the tasks to make one of) reads JSON when sent JSON.
+      const json =
+        spec.body !== undefined && (spec.textBody === undefined || isJson(context.req.header("content-type")));
+      if (spec.textBody !== undefined && !json)
+        text = await readTextBody(
           context.req.raw,
-          spec.contentBody === true ? contentLimits : limits,
-          spec.bodyOptional === true,
+          // JSON went the other way; named here only so a 415 lists every type the route takes.
+          spec.body === undefined ? spec.textBody.mediaTypes : [...spec.textBody.mediaTypes, "application/json"],
+          limits[spec.textBody.limit],
         );
+      if (spec.body !== undefined && json) {
+        const bodyLimits =
+          spec.textBody !== undefined
+            ? { maxBodyBytes: limits[spec.textBody.limit], maxJsonDepth: limits.maxJsonDepth }
+            : spec.contentBody === true
+              ? contentLimits
+              : limits;
+        const raw = await readJsonBody(context.req.raw, bodyLimits, spec.bodyOptional === true);
         body = parse(spec.body, raw ?? {}, "body");
       }
       return spec.handler({ params, query, body, text, caller, context });

@@ -43,6 +43,32 @@ describe("the server's options are checked where they are given", () => {
     ).toBeDefined();
   });
 
+  it("checks the dataset body limit and the experiments' concurrency where they are given", async () => {
+    const base = { store: new MemoryStore(), agents: agents(), ingress: createTokenIngress(new MemoryTokenStore()) };
+    for (const limits of [
+      { maxDatasetBodyBytes: 0 },
+      { maxDatasetBodyBytes: 1.5 },
+      { maxDatasetBodyBytes: "8MiB" },
+      { maxExperimentConcurrency: 0 },
+      { maxExperimentConcurrency: 257 },
+      { maxExperimentConcurrency: 2.5 },
+    ])
+      expect(
+        await configErrorOf(() => createApp({ ...base, limits } as unknown as AppOptions)),
+        JSON.stringify(limits),
+      ).toMatch(/^createApp: limits\.(maxDatasetBodyBytes|maxExperimentConcurrency)/);
+    expect(
+      await configErrorOf(() => createApp({ ...base, evals: { harness: { quota: {} } } } as unknown as AppOptions)),
+    ).toMatch(/^createApp: evals\.harness\.quota/);
+    expect(
+      createApp({
+        ...base,
+        limits: { maxDatasetBodyBytes: 1024, maxExperimentConcurrency: 256 },
+        evals: { harness: { holder: { id: "node-1" } }, shutdown: new AbortController().signal },
+      }),
+    ).toBeDefined();
+  });
+
   it("createApp checks each agent a hand-written registry holds", async () => {
     const registry: AgentRegistry = {
       defaultName: "broken",

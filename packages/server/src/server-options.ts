@@ -56,6 +56,9 @@ const limitsShape = {
   maxContentBodyBytes: z.number().int().positive().optional(),
   maxImportBodyBytes: z.number().int().positive().optional(),
   maxConcurrentReplays: z.number().int().positive().optional(),
+  maxDatasetBodyBytes: z.number().int().positive().optional(),
+  // runExperiment's own bounds: 1 to 256 cases at once.
+  maxExperimentConcurrency: z.number().int().min(1).max(256).optional(),
   maxPartBytes: z.number().int().positive().optional(),
   maxContentBytes: z.number().int().positive().optional(),
 } satisfies ShapeOf<Limits>;

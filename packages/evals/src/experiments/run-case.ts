@@ -107,21 +107,51 @@ async function ensureTask(run: CaseRun, taskId: string, c: DatasetCase): Promise
   }
 }
 
+/** Resolves once nobody holds `taskId`'s lease (released, or lapsed by this clock), polling; throws on a stop. */
+async function leaseFreed(run: CaseRun, taskId: string): Promise<void> {
+  const now = run.harness.clock ?? Date.now;
+  for (;;) {
+    if (run.signal?.aborted === true) throw run.signal.reason;
+    const { lease } = await run.store.getTask(taskId);
+    if (lease === undefined || Date.parse(lease.expiresAt) <= now()) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, LEASE_POLL_MS);
+      function done() {
+        clearTimeout(timer);
+        run.signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      run.signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+}
+
+/** How often a case whose task another host runs looks whether it has finished its leg. */
+const LEASE_POLL_MS = 50;
+
 /** Run (or continue) the case's task while it has work, then score it; the scorers' outcomes. */
 export async function runCase(run: CaseRun, taskId: string, c: DatasetCase): Promise<ScorerResult[]> {
   await ensureTask(run, taskId, c);
   // Recorded under fixed ids: sent again after a crash, they are not recorded twice.
   await send(run, taskId, c, (input) => input.afterTurn === 0);
   const options: HarnessOptions = { ...run.harness, store: run.store, agent: withInputs(run, c) };
-  for (let legs = 0; legs < run.maxLegs; legs++) {
+  for (let legs = 0; legs < run.maxLegs; ) {
     if (run.signal?.aborted === true) throw run.signal.reason;
     const { summary } = await run.store.getTask(taskId);
     if (isTerminal(summary.status)) break;
     // A leg left running by a process that died is taken over (once its lease is free); a parked
     // task with nothing to do waits for a person, whom an experiment does not have.
     if (!summary.runnable && summary.status !== "running") break;
-    // A stop parks the task as shut down, runnable for the experiment's next run (not interrupted).
-    await runLeg(options, taskId, run.signal === undefined ? {} : { shutdown: run.signal });
+    try {
+      // A stop parks the task as shut down, runnable for the experiment's next run (not interrupted).
+      await runLeg(options, taskId, run.signal === undefined ? {} : { shutdown: run.signal });
+      legs++;
+    } catch (error) {
+      // A worker sharing the store claimed the task (it is runnable to them too) and runs its leg
+      // as the same served agent: wait for that leg, then go on from where it left the task.
+      if (!isSemaError(error, "LeaseHeld")) throw error;
+      await leaseFreed(run, taskId);
+    }
   }
   const expected = c.expected;
   return scoreTask(run.store, taskId, run.scorers, {

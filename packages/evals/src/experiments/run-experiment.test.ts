@@ -149,6 +149,32 @@ describe("runExperiment", () => {
     expect(done.means["exact-match"]).toBe(1);
   });
 
+  it("waits for a worker that claimed a case's task, then scores it (no case fails on LeaseHeld)", async () => {
+    const store = new MemoryStore();
+    const acquire = store.acquireLease.bind(store);
+    const claimed = new Set<string>();
+    // A worker sharing the store claims each task the moment it exists, and lets go 30 ms later.
+    store.acquireLease = async (taskId, options) => {
+      if (!claimed.has(taskId)) {
+        claimed.add(taskId);
+        const lease = await acquire(taskId, { holder: { id: "worker" }, ttlMs: 30_000 });
+        setTimeout(() => void store.releaseLease(taskId, lease.token), 30);
+      }
+      return acquire(taskId, options);
+    };
+    const result = await runExperiment({
+      store,
+      agent: geoAgent().agent,
+      dataset: await dataset(),
+      scorers: scorers(),
+      concurrency: 2,
+    });
+    expect(claimed.size).toBe(4);
+    expect(result.cases.filter((c) => c.error !== undefined)).toEqual([]);
+    expect(result.totals.completed).toBe(4);
+    expect(result.means["exact-match"]).toBe(1);
+  });
+
   it("refuses a resume with other cases or scorers, another principal's id, and a bad configuration", async () => {
     const store = new MemoryStore();
     const first = await runExperiment({ store, agent: geoAgent().agent, dataset: await dataset(), scorers: scorers() });

@@ -4,12 +4,14 @@
  * This is what `sema serve` runs.
  */
 import type { Emit, HarnessOptions, Store, StreamEvent } from "@sema-agent/core";
+import { holderDiedHere, nodeHolder } from "@sema-agent/core/node";
 import { checkConfig, functionSchema, type SchemaMatches, type ShapeOf } from "@sema-agent/core/protocol";
 import { checkQuotaPrices, type QuotaSettings, quotaGateFor, quotaSettingsSchema } from "@sema-agent/core/quotas";
 import { type AgentRegistry, type StopResult, startWorkers, type WorkerPool } from "@sema-agent/worker";
 import { z } from "zod";
 import { createApp } from "../app.ts";
 import type { ApproverSettings } from "../approval-policy.ts";
+import { experimentsStopped } from "../evals/experiment-runs.ts";
 import { EventHub } from "../events/event-hub.ts";
 import { ensureFirstToken } from "../ingress/first-token.ts";
 import { createTokenIngress } from "../ingress/token-ingress.ts";
@@ -123,8 +125,8 @@ export interface Serving {
   /** Absent on an API-only node. */
   workers?: WorkerPool;
   /**
-   * Graceful stop: the workers stop claiming and park their legs within `deadlineMs` (default
-   * 10 s), then the HTTP server closes (open event streams end). The store and token store stay
+   * Graceful stop: the workers stop claiming and park their legs, and running experiments
+   * (`POST /v1/evals/experiments`) stop, parking theirs, within `deadlineMs` (default 10 s), then the HTTP server closes (open event streams end). The store and token store stay
    * open: the caller closes them.
    */
   close(options?: { deadlineMs?: number }): Promise<StopResult>;
@@ -194,6 +196,9 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           ...(options.clock === undefined ? {} : { now: options.clock }),
         });
   const protocols = options.protocols ?? [];
+  // Experiments run on this node with the workers' settings, and stop (parked as shut down) with it.
+  const stopExperiments = new AbortController();
+  const workerSettings = options.workers === false ? {} : (options.workers ?? {});
   const app = createApp({
     store: options.store,
     agents: options.agents,
@@ -206,6 +211,19 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    evals: {
+      harness: {
+        holder: workerSettings.holder ?? nodeHolder(),
+        holderDied: holderDiedHere,
+        emit: sink.publish,
+        ...(options.harness?.childEmit === undefined ? {} : { childEmit: options.harness.childEmit }),
+        ...(options.harness?.traceparentOf === undefined ? {} : { traceparentOf: options.harness.traceparentOf }),
+        ...(workerSettings.leaseTtlMs === undefined ? {} : { leaseTtlMs: workerSettings.leaseTtlMs }),
+        ...(quota === undefined ? {} : { quota }),
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+      },
+      shutdown: stopExperiments.signal,
+    },
   });
   let listening: Awaited<ReturnType<typeof listen>>;
   try {
@@ -214,12 +232,14 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       ...(options.port === undefined ? {} : { port: options.port }),
     });
   } catch (error) {
+    stopExperiments.abort();
     await workers?.stop({ deadlineMs: 0 });
     throw error;
   }
   try {
     for (const protocol of protocols) await protocol.start?.();
   } catch (error) {
+    stopExperiments.abort();
     await workers?.stop({ deadlineMs: 0 });
     await closeProtocols(protocols);
     await listening.close();
@@ -230,7 +250,12 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(firstToken === undefined ? {} : { firstToken }),
     ...(workers === undefined ? {} : { workers }),
     async close(closeOptions = {}) {
-      const result = (await workers?.stop(closeOptions)) ?? { stopped: [], abandoned: [] };
+      // Running experiments stop with the workers: their legs park as shut down while the workers' do.
+      stopExperiments.abort();
+      const [result] = await Promise.all([
+        workers?.stop(closeOptions) ?? { stopped: [], abandoned: [] },
+        experimentsStopped(stopExperiments.signal, closeOptions.deadlineMs ?? 10_000),
+      ]);
       await closeProtocols(protocols);
       await listening.close();
       return result;

@@ -1,4 +1,5 @@
 /** What the route handlers share: the store and the app's settings, resolved once by `createApp`. */
+import type { EvalsOptions } from "../evals/experiment-runs.ts";
 import type { CatchUpPacer } from "../events/catch-up-pacer.ts";
 import type { EventHub } from "../events/event-hub.ts";
 import type { FrameCache } from "../events/frame-cache.ts";
@@ -12,4 +13,6 @@ export interface RouteDeps extends TaskDeps {
   streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache; pacer: CatchUpPacer };
   /** Milliseconds since the epoch (the app's clock). */
   now: () => number;
+  /** How experiments run on this node: the workers' harness settings and the shutdown signal. */
+  experiments?: EvalsOptions;
 }

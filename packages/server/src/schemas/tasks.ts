@@ -42,6 +42,19 @@ export const ForkedFrom = named(
   "Where a forked or imported task came from (its last `task_forked`). `GET /v1/tasks/{taskId}/forks` lists the other way.",
 );
 
+export const TaskScores = named(
+  "TaskScores",
+  z.record(
+    z.string(),
+    z.object({
+      value: z.number().min(0).max(1),
+      reason: z.string().optional(),
+      experiment: z.string().optional().describe("The experiment whose case the task is; absent for an online score."),
+    }),
+  ),
+  "Each scorer's latest verdict on the task (`task_scored`), by scorer name (docs/guide/evals.md).",
+);
+
 export const TaskListItem = named(
   "TaskListItem",
   z.object({
@@ -51,6 +64,7 @@ export const TaskListItem = named(
     parkedReason: ParkReason.optional(),
     parentTaskId: z.string().optional(),
     forkedFrom: ForkedFrom.optional(),
+    scores: TaskScores.optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
     lastSeq: z.number().int(),
@@ -105,6 +119,7 @@ export const TaskDetail = named(
     model: z.string().optional(),
     parentTaskId: z.string().optional(),
     forkedFrom: ForkedFrom.optional(),
+    scores: TaskScores.optional(),
     metadata: z.record(z.string(), JsonValue).optional(),
     createdAt: z.string(),
     updatedAt: z.string(),

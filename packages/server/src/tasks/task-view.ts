@@ -18,7 +18,13 @@ export async function taskListItem(store: Store, record: TaskRecord): Promise<Ta
   if (summary.parkedReason !== undefined) item.parkedReason = summary.parkedReason;
   if (record.parentTaskId !== undefined) item.parentTaskId = record.parentTaskId;
   if (summary.forkedFrom !== undefined) item.forkedFrom = { ...summary.forkedFrom };
+  if (summary.scores !== undefined) item.scores = scoresOf(summary.scores);
   return item;
+}
+
+/** The summary's verdicts, copied (a read never hands out the store's own objects). */
+function scoresOf(scores: NonNullable<TaskRecord["summary"]["scores"]>): NonNullable<TaskDetailBody["scores"]> {
+  return Object.fromEntries(Object.entries(scores).map(([scorer, score]) => [scorer, { ...score }]));
 }
 
 function parsed(inputJson: string): JsonValue {
@@ -61,6 +67,7 @@ export function taskDetail(record: TaskRecord, overview: TaskOverview): TaskDeta
   if (overview.model !== undefined) detail.model = overview.model;
   if (overview.parentTaskId !== undefined) detail.parentTaskId = overview.parentTaskId;
   if (summary.forkedFrom !== undefined) detail.forkedFrom = { ...summary.forkedFrom };
+  if (summary.scores !== undefined) detail.scores = scoresOf(summary.scores);
   if (overview.metadata !== undefined) detail.metadata = overview.metadata;
   if (overview.result !== undefined) detail.result = overview.result;
   if (overview.error !== undefined) detail.error = overview.error;
