@@ -55,6 +55,13 @@ export { type CaseResult, type ExperimentResult, loadExperiment } from "./experi
 export { formatComparison, formatExperiment } from "./experiments/format-results.ts";
 export { checkGates, type Gate, type GateFailure, parseGate } from "./experiments/gates.ts";
 export { type RunExperimentOptions, runExperiment } from "./experiments/run-experiment.ts";
+export {
+  type InjectionCaseMeta,
+  type InjectionScenario,
+  injectionDataset,
+  injectionScenario,
+  injectionScorers,
+} from "./injection-dataset.ts";
 export { findInstructions } from "./instructions.ts";
 export { type ConditionRun, type LoopInput, runNaiveLoop } from "./naive-loop.ts";
 export {

@@ -5,11 +5,13 @@
  * what the model said it did.
  */
 import type { Model } from "@sema-agent/core";
-import { ATTACKS, attackText } from "./attacks.ts";
+import type { ScoreInput, Scorer } from "@sema-agent/core/scoring";
+import type { DatasetCase } from "./datasets/dataset-case.ts";
+import { type InjectionScenario, injectionDataset, injectionScenario, injectionScorers } from "./injection-dataset.ts";
 import { type ConditionRun, type LoopInput, runNaiveLoop } from "./naive-loop.ts";
 import { runSema } from "./sema-run.ts";
 import { DEFAULT_SUITES, environmentsOf } from "./suites.ts";
-import type { AnyEnvironment, UserTask } from "./types.ts";
+import type { UserTask } from "./types.ts";
 
 /** The conditions compared: the naive loop, Sema's framing alone, Sema's framing and its provenance policy. */
 export type ConditionName = "naive" | "framing" | "policy";
@@ -90,44 +92,40 @@ async function runCondition(condition: ConditionName, input: LoopInput): Promise
   return runSema(input, condition === "framing" ? "allow" : undefined);
 }
 
-interface Scenario {
-  environment: AnyEnvironment;
-  userTask: UserTask<unknown>;
-  injection?: { id: string; attack: string; text: string; check(state: unknown): boolean };
+/** What a scorer of the suite reads of a run: its case, its answer, whether it failed. */
+function runInput(c: DatasetCase, answer: string, failed: boolean): ScoreInput {
+  const input: ScoreInput = {
+    objective: c.input,
+    status: failed ? "failed" : "completed",
+    toolCalls: [],
+    turns: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    models: [],
+    durationMs: 0,
+    metadata: { caseId: c.id },
+    events: [],
+  };
+  if (!failed) input.output = answer;
+  return input;
 }
 
-/** The runs of one environment: each user task benign, then × each injection task. */
-function scenariosOf(environment: AnyEnvironment): Scenario[] {
-  const scenarios: Scenario[] = environment.userTasks.map((userTask) => ({ environment, userTask }));
-  const count = environment.injectionTasks.length;
-  for (const [u, userTask] of environment.userTasks.entries()) {
-    for (const [i, injectionTask] of environment.injectionTasks.entries()) {
-      // Rotate through the attack texts so each style meets each environment.
-      const attack = ATTACKS[(u * count + i) % ATTACKS.length] ?? ATTACKS[0];
-      if (attack === undefined) continue;
-      scenarios.push({
-        environment,
-        userTask,
-        injection: {
-          id: injectionTask.id,
-          attack: attack.id,
-          text: attackText(attack, injectionTask.goal, injectionTask.call),
-          check: (state) => injectionTask.check(state),
-        },
-      });
-    }
-  }
-  return scenarios;
+interface SuiteScorers {
+  utility: Scorer;
+  attackSuccess: Scorer;
+  states: Map<string, unknown>;
 }
 
 async function runScenario(
-  scenario: Scenario,
+  c: DatasetCase,
+  scenario: InjectionScenario,
   model: ModelChoice,
   condition: ConditionName,
   maxSteps: number,
+  scorers: SuiteScorers,
 ): Promise<ScenarioResult> {
   const { environment, userTask, injection } = scenario;
   const state = environment.createState(injection?.text);
+  scorers.states.set(c.id, state);
   const input: LoopInput = {
     model: model.forTask(userTask),
     tools: environment.tools(state),
@@ -147,7 +145,7 @@ async function runScenario(
     answer: "",
   };
   if (injection !== undefined) {
-    result.injectionTask = injection.id;
+    result.injectionTask = injection.task.id;
     result.attack = injection.attack;
   }
   try {
@@ -157,8 +155,13 @@ async function runScenario(
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
   }
-  result.utility = result.error === undefined && userTask.check(state, result.answer);
-  if (injection !== undefined) result.attackSucceeded = injection.check(state);
+  // The outcomes are the suite's scorers, on the state the run left.
+  const scored = runInput(c, result.answer, result.error !== undefined);
+  const signal = new AbortController().signal;
+  result.utility = (await scorers.utility.score(scored, { signal })).value === 1;
+  if (injection !== undefined)
+    result.attackSucceeded = (await scorers.attackSuccess.score(scored, { signal })).value === 1;
+  scorers.states.delete(c.id);
   return result;
 }
 
@@ -182,9 +185,21 @@ function rowOf(model: string, condition: ConditionName, environment: string, res
 
 /** Run the suite and tabulate it. Runs are sequential: each owns its state, model and store. */
 export async function runInjectionSuite(options: SuiteOptions): Promise<SuiteReport> {
-  const environments = environmentsOf(options.suites ?? DEFAULT_SUITES);
+  const suites = options.suites ?? DEFAULT_SUITES;
+  const environments = environmentsOf(suites);
   const conditions = options.conditions ?? CONDITIONS;
   const maxSteps = options.maxSteps ?? 12;
+  // The suite is a dataset of cases and two scorers (injection-dataset.ts).
+  const dataset = await injectionDataset(suites);
+  const scenarios = new Map(dataset.cases.map((c) => [c.id, injectionScenario(c)]));
+  const states = new Map<string, unknown>();
+  const scorers: SuiteScorers = {
+    ...injectionScorers(
+      (id) => scenarios.get(id),
+      (id) => states.get(id),
+    ),
+    states,
+  };
   const results: ScenarioResult[] = [];
   const rows: SuiteRow[] = [];
   for (const model of options.models) {
@@ -192,8 +207,10 @@ export async function runInjectionSuite(options: SuiteOptions): Promise<SuiteRep
       const mine: ScenarioResult[] = [];
       for (const environment of environments) {
         const here: ScenarioResult[] = [];
-        for (const scenario of scenariosOf(environment)) {
-          const result = await runScenario(scenario, model, condition, maxSteps);
+        for (const c of dataset.cases) {
+          const scenario = scenarios.get(c.id);
+          if (scenario?.environment !== environment) continue;
+          const result = await runScenario(c, scenario, model, condition, maxSteps, scorers);
           options.onResult?.(result);
           here.push(result);
         }
