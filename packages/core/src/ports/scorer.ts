@@ -36,7 +36,7 @@ export interface ScoreInput {
   usage: Usage;
   /** What its children used, when it had any. */
   childUsage?: Usage;
-  /** The model of each turn, in order, as recorded (`undefined` where a turn named none). */
+  /** The model of each turn, in order: the one it names, else the task's (`undefined` when neither says). */
   models: readonly (string | undefined)[];
   /** From the task's creation to its last event, by the log's times. */
   durationMs: number;

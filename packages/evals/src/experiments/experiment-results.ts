@@ -89,9 +89,9 @@ export async function caseResultOf(
   if (prices !== undefined) {
     // Each turn at the price of the model that took it; a model without a price leaves no cost.
     let cost: number | undefined = 0;
-    const turns = events.filter((e) => e.type === "model_turn");
-    for (const turn of turns) {
-      const price = turn.model === undefined ? undefined : priceOf(turn.model, prices);
+    for (const [i, turn] of events.filter((e) => e.type === "model_turn").entries()) {
+      const model = input.models[i];
+      const price = model === undefined ? undefined : priceOf(model, prices);
       cost = price === undefined || cost === undefined ? undefined : cost + costUsd(turn.usage, price);
     }
     if (cost !== undefined) out.costUsd = cost;

@@ -175,6 +175,8 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
         store,
         agent: input.agent.agent,
         agentName: input.agent.name,
+        // The served agent's model, recorded on every case's task (as a worker's task records it).
+        model: input.agent.agent.model.id,
         dataset: input.dataset,
         scorers: input.scorers,
         principal: caller.principal,
@@ -303,6 +305,7 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
           const record = await createExperiment(store, {
             principal: caller.principal,
             agent: agent.name,
+            model: agent.agent.model.id,
             dataset,
             scorers: names,
             ...(body.name === undefined ? {} : { name: body.name }),

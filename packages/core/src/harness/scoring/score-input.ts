@@ -26,9 +26,12 @@ export function scoreInputOf(events: readonly StoredEvent[], expected?: JsonValu
   const byId = new Map<string, ScoredToolCall>();
   const models: (string | undefined)[] = [];
   let output: string | undefined;
+  let taskModel = created.model;
   for (const event of events) {
+    if (event.type === "task_forked" && event.model !== undefined) taskModel = event.model;
     if (event.type === "model_turn") {
-      models.push(event.model);
+      // A turn names its model only when it is not the task's own (task_created's, a fork's edit).
+      models.push(event.model ?? taskModel);
       for (const call of event.toolCalls) {
         const scored: ScoredToolCall = { name: call.name, input: call.input };
         calls.push(scored);
