@@ -83,12 +83,8 @@ function withInputs(run: CaseRun, c: DatasetCase): Agent {
 
 /** Start the case's task unless it exists; a task started meanwhile by another runner counts as existing. */
 async function ensureTask(run: CaseRun, taskId: string, c: DatasetCase): Promise<void> {
-  try {
-    await run.store.getTask(taskId);
-    return;
-  } catch (error) {
-    if (!isSemaError(error, "TaskNotFound")) throw error;
-  }
+  // Created at once, refused (TaskExists, nothing written) when it is there: most cases of a run
+  // are new, and a look-up first would throw and catch TaskNotFound for each.
   const metadata: { [key: string]: JsonValue } = {
     ...c.metadata,
     eval: { experiment: run.experimentId, case: c.id },
