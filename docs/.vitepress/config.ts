@@ -45,7 +45,6 @@ export default defineConfig({
           { text: "Serving", link: "/guide/serving" },
           { text: "Front ends", link: "/guide/front-ends" },
           { text: "MCP server", link: "/guide/mcp-server" },
-          { text: "Front ends", link: "/guide/front-ends" },
           { text: "A2A server", link: "/guide/a2a" },
           { text: "Running on many machines", link: "/guide/many-machines" },
           { text: "Observability", link: "/guide/observability" },

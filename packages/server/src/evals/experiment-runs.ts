@@ -61,6 +61,8 @@ export async function experimentsStopped(shutdown: AbortSignal, deadlineMs: numb
 
 export class ExperimentRuns {
   readonly #running = new Map<string, Running>();
+  /** The last run of each experiment that stopped on an error here (by `principal experimentId`): its message. */
+  readonly #failed = new Map<string, string>();
   readonly #shutdown: AbortSignal | undefined;
   readonly #onError: (error: unknown, experimentId: string) => void;
 
@@ -110,6 +112,7 @@ export class ExperimentRuns {
         if (used) return;
         used = true;
         entry.experimentId = experimentId;
+        this.#failed.delete(`${principal} ${experimentId}`);
         const signal =
           this.#shutdown === undefined ? entry.stop.signal : AbortSignal.any([entry.stop.signal, this.#shutdown]);
         entry.done = Promise.resolve()
@@ -117,7 +120,10 @@ export class ExperimentRuns {
           .then(
             () => undefined,
             (error: unknown) => {
-              if (!signal.aborted) this.#onError(error, experimentId);
+              if (signal.aborted) return;
+              this.#onError(error, experimentId);
+              // Kept for GET (bounded: an experiment's latest failure, cleared when it runs again).
+              this.#failed.set(`${principal} ${experimentId}`, error instanceof Error ? error.message : String(error));
             },
           )
           .finally(free);
@@ -128,6 +134,11 @@ export class ExperimentRuns {
         free();
       },
     };
+  }
+
+  /** Why `experimentId` of `principal` last stopped on an error here, if it did (a resume clears it). */
+  failure(principal: string, experimentId: string): string | undefined {
+    return this.#failed.get(`${principal} ${experimentId}`);
   }
 
   /** Whether `experimentId` of `principal` runs here now. */

@@ -420,9 +420,11 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
         );
         const texts = context.req.queries("gate") ?? [];
         const gates = gatesOf(texts, result.scorers, () => "query.gate");
+        const failure = runs.failure(caller.principal, params.experimentId);
         return context.json({
           ...result,
           running: runs.isRunning(caller.principal, params.experimentId),
+          ...(failure === undefined ? {} : { failure }),
           ...(texts.length === 0 ? {} : { gateFailures: checkGates(result, gates) }),
         });
       },

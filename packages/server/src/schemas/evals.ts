@@ -182,6 +182,10 @@ export const ExperimentResultBody = named(
       durationMs: z.number(),
     }),
     running: z.boolean().describe("Running on this node now: poll until false for the final results."),
+    failure: z
+      .string()
+      .optional()
+      .describe("Why its last run on this node stopped on an error (a store outage …): resume it."),
     gateFailures: z
       .array(z.object({ gate: Gate, mean: z.number().optional(), message: z.string() }))
       .optional()
