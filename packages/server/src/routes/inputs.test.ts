@@ -99,15 +99,27 @@ describe("POST /v1/tasks/:taskId/inputs", () => {
     expect(inputs).toHaveLength(1);
   });
 
-  it("is a 409 on a finished task (a wake reopens a completed one)", async () => {
+  it("continues a finished task by default, as agent.send does; a steer asked for by name is a 409", async () => {
     const fx = await apiFixture();
     const taskId = await createTask(fx);
     await runOnce(fx, taskId);
-    const steer = await fx.call("POST", `/v1/tasks/${taskId}/inputs`, { body: { text: "more" } });
+    const steer = await fx.call("POST", `/v1/tasks/${taskId}/inputs`, { body: { text: "more", carrier: "steer" } });
     expect(steer.status).toBe(409);
     expect(await json(steer)).toMatchObject({ error: { code: "TaskFinished" } });
-    const wake = await fx.call("POST", `/v1/tasks/${taskId}/inputs`, { body: { text: "more", carrier: "wake" } });
-    expect(wake.status).toBe(202);
+    const follow = await fx.call("POST", `/v1/tasks/${taskId}/inputs`, { body: { text: "And then?" } });
+    expect(follow.status).toBe(202);
+    const input = (await fx.store.read(taskId)).findLast((e) => e.type === "human_input");
+    expect(input).toMatchObject({ carrier: "wake", text: "And then?", delivery: "parked" });
+    expect((await fx.store.getTask(taskId)).summary.runnable).toBe(true);
+  });
+
+  it("refuses any input to a cancelled task", async () => {
+    const fx = await apiFixture();
+    const taskId = await createTask(fx);
+    await fx.call("POST", `/v1/tasks/${taskId}/cancel`, { body: {} });
+    const sent = await fx.call("POST", `/v1/tasks/${taskId}/inputs`, { body: { text: "hello?" } });
+    expect(sent.status).toBe(409);
+    expect(await json(sent)).toMatchObject({ error: { code: "TaskFinished", details: { status: "cancelled" } } });
   });
 
   it("refuses empty text after sanitizing, and text over the cap with a 413", async () => {

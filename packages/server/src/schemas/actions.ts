@@ -7,7 +7,12 @@ export const SendInputRequest = named(
   "SendInputRequest",
   z.strictObject({
     text: textOrParts("The input."),
-    carrier: z.enum(["steer", "nextTurn", "wake"]).optional().describe("Default `steer`."),
+    carrier: z
+      .enum(["steer", "nextTurn", "wake"])
+      .optional()
+      .describe(
+        "Default `steer`; a completed or failed task is continued as a follow-up that wakes it (`wake`), as `agent.send` does.",
+      ),
     policy: z.enum(["steer", "queue", "interrupt", "reject"]).optional().describe("What to do while a leg runs."),
     legId: idSchema
       .optional()

@@ -4,7 +4,7 @@
  * untrusted, and the default is the caller's own `user` lane.
  */
 import { type ActorAssertion, type HumanInputSource, type SentInput, sendInput } from "@sema-agent/core";
-import { ForbiddenError } from "@sema-agent/core/protocol";
+import { ForbiddenError, isSemaError } from "@sema-agent/core/protocol";
 import type { z } from "zod";
 import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
@@ -49,19 +49,31 @@ export async function sendTaskInput(
   const { source, actor } = laneOf(caller, body.lane ?? "user", body.from, path);
   const text = checkTextOrParts(body.text, source, limits.maxTextChars, `${path}.text`);
   await ownTask(store, taskId, caller);
-  const sent = await deps.inputs.run(taskId, () =>
-    sendInput(store, taskId, {
-      text,
-      source,
-      actor,
-      content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
-      ...(body.carrier === undefined ? {} : { carrier: body.carrier }),
-      ...(body.policy === undefined ? {} : { policy: body.policy }),
-      ...(body.legId === undefined ? {} : { legId: body.legId }),
-      ...(body.inputId === undefined ? {} : { inputId: body.inputId }),
-      ...(caller.traceContext === undefined ? {} : { traceContext: caller.traceContext }),
-    }),
-  );
+  const send = (carrier: string | undefined) =>
+    deps.inputs.run(taskId, () =>
+      sendInput(store, taskId, {
+        text,
+        source,
+        actor,
+        content: { maxPartBytes: limits.maxPartBytes, maxInputBytes: limits.maxContentBytes },
+        ...(carrier === undefined ? {} : { carrier }),
+        ...(body.policy === undefined ? {} : { policy: body.policy }),
+        ...(body.legId === undefined ? {} : { legId: body.legId }),
+        ...(body.inputId === undefined ? {} : { inputId: body.inputId }),
+        ...(caller.traceContext === undefined ? {} : { traceContext: caller.traceContext }),
+      }),
+    );
+  let sent: SentInput;
+  try {
+    sent = await send(body.carrier);
+  } catch (error) {
+    // No carrier asked for, and the task has completed or failed: the conversation goes on, as a
+    // follow-up that wakes it (what the library's `agent.send` does). A cancelled task refuses;
+    // a steer or a nextTurn asked for by name refuses too (there is no turn to reach).
+    if (body.carrier !== undefined || !isSemaError(error, "TaskFinished") || error.details.status === "cancelled")
+      throw error;
+    sent = await send("wake");
+  }
   if (sent.delivery === "parked") deps.workers?.notify(taskId);
   return sent;
 }
