@@ -1,32 +1,6 @@
-/**
- * The evals benchmark: what `runExperiment` costs over running the same cases directly, and how
- * many cases a second it runs, offline (an instant scripted model, an instant tool, deterministic
- * answers). Each case is a two-turn task (look the capital up, answer it) scored by three scorers.
- *
- * - direct: for each case `startTask`, `runLeg` until it ends, `scoreTask` with the same scorers,
- *   `concurrency` cases at once;
- * - experiment: `runExperiment` over the same parsed dataset, scorers and concurrency (its record,
- *   each case's task and verdicts, and the results read back from the store).
- *
- * Each store runs in its own process: per concurrency two warm-up runs of each, then `--rounds`
- * rounds, each running both on a fresh store (after a full collection), in alternating order; the
- * ratios (wall time, and the process's CPU time, steadier on a shared machine) are taken within a
- * round. Store calls per case are counted in one more run of each, at concurrency 1.
- *
- *   npm run bench:evals                                   # 200 cases, concurrency 1 and 50, 7 rounds
- *   npm run evals -w @sema-agent/bench -- --store sqlite --cases 100 --rounds 3
- *   npm run bench:evals -- --save                         # and write bench/results/evals/<date>-<commit>.json
- *
- * PostgreSQL: SEMA_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test, a fresh schema per
- * run, dropped after it; skipped (and said so) when no server answers.
- */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type Agent, defineTool, isTerminal, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
+import { type Agent, defineTool, isTerminal, runLeg, type Store, startTask } from "@sema-agent/core";
 import type { ModelRequest } from "@sema-agent/core/model-kit";
 import type { Scorer } from "@sema-agent/core/scoring";
 import { scoreTask } from "@sema-agent/core/scoring";
@@ -40,9 +14,6 @@ import {
   runExperiment,
   toolTrajectory,
 } from "@sema-agent/evals";
-import { PostgresStore } from "@sema-agent/postgres";
-import { SqliteStore } from "@sema-agent/sqlite";
-import pg from "pg";
 import {
   describeMachine,
   forceGc,
@@ -55,8 +26,7 @@ import {
   timed,
 } from "./lib/index.ts";
 import { saveIfAsked } from "./lib/results.ts";
-
-const POSTGRES_URL = process.env.SEMA_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+import { POSTGRES_URL, postgresUnreachable, type StoreSubject, storeSubjects } from "./lib/store-subjects.ts";
 
 // ---------------------------------------------------------------- the workload
 
@@ -137,71 +107,7 @@ type Mode = keyof typeof MODES;
 
 // ---------------------------------------------------------------- stores
 
-interface Opened {
-  store: Store;
-  close(): Promise<void>;
-}
-
-interface Subject {
-  name: string;
-  open(): Promise<Opened>;
-}
-
-const SUBJECTS: Record<string, Subject> = {
-  memory: {
-    name: "MemoryStore",
-    open: async () => {
-      const store = new MemoryStore();
-      return { store, close: () => store.close() };
-    },
-  },
-  sqlite: {
-    name: "SqliteStore (file)",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "sema-bench-evals-"));
-      const store = new SqliteStore({ path: join(dir, "bench.db") });
-      return {
-        store,
-        async close() {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  postgres: {
-    name: "PostgresStore",
-    open: async () => {
-      const schema = `sema_bench_evals_${randomBytes(5).toString("hex")}`;
-      const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-      return {
-        store,
-        async close() {
-          await store.close();
-          const client = new pg.Client({ connectionString: POSTGRES_URL });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await client.end();
-        },
-      };
-    },
-  },
-};
-
-/** Why PostgreSQL cannot be used (as the tests probe it), or undefined when it answers. */
-async function postgresUnreachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1500 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+const SUBJECTS: Record<string, StoreSubject> = storeSubjects("evals");
 
 /** `store` with every method call counted into `counts`. */
 function counting(store: Store, counts: Map<string, number>): Store {
@@ -220,7 +126,7 @@ function counting(store: Store, counts: Map<string, number>): Store {
 // ---------------------------------------------------------------- one store, in its own process
 
 /** One run of `mode` on a fresh store: its wall time and the process's CPU time (ms). */
-async function once(subject: Subject, mode: Mode, agent: Agent, dataset: Dataset, concurrency: number) {
+async function once(subject: StoreSubject, mode: Mode, agent: Agent, dataset: Dataset, concurrency: number) {
   const { store, close } = await subject.open();
   try {
     // The last run's garbage is collected now, not during this one.
@@ -235,7 +141,7 @@ async function once(subject: Subject, mode: Mode, agent: Agent, dataset: Dataset
 }
 
 /** Store calls per case of `mode`, at concurrency 1, by method. */
-async function callsPerCase(subject: Subject, mode: Mode, agent: Agent, dataset: Dataset) {
+async function callsPerCase(subject: StoreSubject, mode: Mode, agent: Agent, dataset: Dataset) {
   const { store, close } = await subject.open();
   const counts = new Map<string, number>();
   try {

@@ -1,28 +1,8 @@
-/**
- * The fork benchmark: `forkTask` of a whole 10,000-event task (read the source, find the cut, write
- * the copy and its `task_forked` in one `createTask`), on MemoryStore, SqliteStore (file) and
- * PostgresStore. Each store runs in its own process, a warm-up round then several rounds, each on
- * a fresh store holding a freshly written source; the fork's `createTask` is timed on its own too.
- *
- *   npm run bench:fork                                       # every store, 7 rounds
- *   npm run fork -w @sema-agent/bench -- --rounds 3 --store sqlite
- *   npm run bench:fork -- --save                             # and write bench/results/fork/<date>-<commit>.json
- *
- * PostgreSQL: SEMA_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test, a fresh schema per
- * round, dropped after it.
- */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { MemoryStore, type Store, type TaskEvent } from "@sema-agent/core";
+import type { Store, TaskEvent } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { forkTask } from "@sema-agent/core/time-travel";
-import { PostgresStore } from "@sema-agent/postgres";
-import { SqliteStore } from "@sema-agent/sqlite";
-import pg from "pg";
 import {
   describeMachine,
   formatMachine,
@@ -35,8 +15,8 @@ import {
   timed,
 } from "./lib/index.ts";
 import { saveIfAsked } from "./lib/results.ts";
+import { type StoreSubject, storeSubjects } from "./lib/store-subjects.ts";
 
-const POSTGRES_URL = process.env.SEMA_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** The source's length: its creation, a leg, tool-using turns, and two notes that end it on a step boundary. */
 const LOG = 10_000;
 /** The source is written as a leg writes it: appends of this many events. */
@@ -47,56 +27,7 @@ function sourceEvents(): TaskEvent[] {
   return [make.legStarted("leg-1"), ...realisticEvents(LOG - 4), make.note("end 1"), make.note("end 2")];
 }
 
-interface Opened {
-  store: Store;
-  close(): Promise<void>;
-}
-
-interface Subject {
-  name: string;
-  open(): Promise<Opened>;
-}
-
-const SUBJECTS: Record<string, Subject> = {
-  memory: {
-    name: "MemoryStore",
-    open: async () => {
-      const store = new MemoryStore();
-      return { store, close: () => store.close() };
-    },
-  },
-  sqlite: {
-    name: "SqliteStore (file)",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "sema-bench-fork-"));
-      const store = new SqliteStore({ path: join(dir, "bench.db") });
-      return {
-        store,
-        async close() {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  postgres: {
-    name: "PostgresStore",
-    open: async () => {
-      const schema = `sema_bench_fork_${randomBytes(5).toString("hex")}`;
-      const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-      return {
-        store,
-        async close() {
-          await store.close();
-          const client = new pg.Client({ connectionString: POSTGRES_URL });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await client.end();
-        },
-      };
-    },
-  },
-};
+const SUBJECTS: Record<string, StoreSubject> = storeSubjects("fork");
 
 interface Round {
   forkMs: number;
@@ -120,7 +51,7 @@ function timingCreates(store: Store, times: number[]): Store {
 }
 
 /** One round on a fresh store: write the source, then fork it whole. */
-async function runRound(subject: Subject, events: readonly TaskEvent[]): Promise<Round> {
+async function runRound(subject: StoreSubject, events: readonly TaskEvent[]): Promise<Round> {
   const { store, close } = await subject.open();
   try {
     const [created] = await store.createTask({ created: make.created("bench", "A long task to fork") });
