@@ -1,7 +1,7 @@
 import { type CliIo, reportError } from "./context.ts";
 
 /** The usage text `sema help` prints; docs/reference/cli.md is generated from it (scripts/cli-reference.ts). */
-export const USAGE = `Usage: sema <command> [options]
+export const USAGE = `Usage: sema <command> [options]   (sema --version: the version)
 
 Commands:
   run "objective" [--model provider:model-id] [--db path] [--attach file …] [--yes] [--stdin-steers]
@@ -163,6 +163,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.stdout.write(`sema ${(await import("./version.ts")).cliVersion()} (Node.js ${process.versions.node})\n`);
     return 0;
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

@@ -24,6 +24,23 @@ function isSqliteExperimentalWarning(warning: string | Error, rest: readonly unk
   return type === "ExperimentalWarning" && message.startsWith("SQLite is an experimental feature");
 }
 
+/**
+ * `node:sqlite` through `getBuiltinModule`, or an error that says what is needed: on a Node.js
+ * without it (before 22.5, or without `process.getBuiltinModule`) the module is simply absent, and
+ * reading `DatabaseSync` off `undefined` would be all a person saw.
+ */
+export function loadNodeSqlite(
+  getBuiltin: ((id: "node:sqlite") => typeof NodeSqlite | undefined) | undefined,
+  nodeVersion: string,
+): typeof NodeSqlite {
+  const loaded = getBuiltin?.("node:sqlite");
+  if (loaded?.DatabaseSync === undefined)
+    throw new Error(
+      `@sema-agent/sqlite needs Node.js >= 22.13 (it uses node:sqlite); this is Node.js ${nodeVersion}. Upgrade Node.js, or use @sema-agent/postgres or MemoryStore.`,
+    );
+  return loaded;
+}
+
 function load(): typeof NodeSqlite {
   const original = process.emitWarning;
   const filtered = (warning: string | Error, ...rest: unknown[]): void => {
@@ -32,7 +49,8 @@ function load(): typeof NodeSqlite {
   };
   process.emitWarning = filtered as typeof process.emitWarning;
   try {
-    return process.getBuiltinModule("node:sqlite");
+    const get = typeof process.getBuiltinModule === "function" ? process.getBuiltinModule.bind(process) : undefined;
+    return loadNodeSqlite(get as Parameters<typeof loadNodeSqlite>[0], process.versions.node);
   } finally {
     // Put back only our own wrapper: if something replaced emitWarning meanwhile, keep theirs.
     if (process.emitWarning === filtered) process.emitWarning = original;
