@@ -72,6 +72,11 @@ describe("sema serve", () => {
     again.abort();
     expect(await second).toBe(0);
     expect(d.out()).not.toContain("First start");
+    // It says where the console is, and how to get a token now that the first one was shown.
+    expect(d.out()).toContain(`Console: http://127.0.0.1:`);
+    expect(d.out()).toContain(
+      `Tokens: the first start's was shown once; make another with: sema token create --principal local --db ${db}\n`,
+    );
   });
 
   it("--workers 0 is an API-only node: tasks wait for workers elsewhere", async () => {

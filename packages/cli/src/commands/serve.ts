@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { protocolNames } from "@sema-agent/server";
 import { serve as startServing } from "@sema-agent/server/node";
 import type { CliIo } from "../context.ts";
-import { UsageError } from "../context.ts";
+import { storeFlagText, UsageError } from "../context.ts";
 import { openHostMetrics } from "../host-metrics.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
@@ -80,9 +80,16 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       `Sema is serving ${serving.url} (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, ${concurrency === 0 ? "no workers: API only" : `${concurrency} workers`}${metrics.prometheus === undefined ? "" : `, metrics at ${serving.url}/metrics`})\n`,
     );
     io.stdout.write(`Protocols beside /v1: ${protocolNames(protocols)}\n`);
+    if (protocols.some((protocol) => protocol.name === "console"))
+      io.stdout.write(`Console: ${serving.url}/ (sign in with a token)\n`);
     if (serving.firstToken !== undefined) {
       io.stdout.write(
         `First start: a token for principal "local" with every role. It is shown once and only its hash is stored:\n\n  ${serving.firstToken.token}\n\nUse it as: Authorization: Bearer <token>\n`,
+      );
+    } else {
+      // The first start's token was shown once: say how to get another.
+      io.stdout.write(
+        `Tokens: the first start's was shown once; make another with: sema token create --principal local${storeFlagText(values)}\n`,
       );
     }
     if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
