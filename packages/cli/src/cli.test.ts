@@ -159,6 +159,7 @@ describe("sema run / events / tasks", () => {
     writeFileSync(script, JSON.stringify({ turns: [{ text: "Done quickly." }] }));
     const r = capture(ws.dir);
     expect(await main(["resume", taskId, "--db", ws.db], r.io)).toBe(0);
+    expect(r.out().split("\n")[0]).toBe(`Task ${taskId} resumed (model script:${script}, store ${ws.db})`);
     expect(r.out()).toContain("assistant: Done quickly.");
   });
 });

@@ -1,7 +1,7 @@
 /** `sema resume <taskId> [--model …] [--db path]`: run the task's next leg with its model (a fork's `--model`, else the one it was started with). */
 import { parseArgs } from "node:util";
 import { isSemaError, loadTaskState, requestResume, type Store } from "@sema-agent/core";
-import { type CliIo, openStore, storeFlagText, storeLocation, UsageError } from "../context.ts";
+import { type CliIo, openBackend, storeFlagText, storeLocation, UsageError } from "../context.ts";
 import { defaultAgent } from "../default-agent.ts";
 import { driveLeg } from "../drive-leg.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
@@ -24,7 +24,8 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: RESUME_OPTIONS, allowPositionals: true });
   const [taskId] = positionals;
   if (taskId === undefined) throw new UsageError("usage: sema resume <taskId> [--model provider:model-id] [--db path]");
-  const store = await openStore(io, values);
+  const backend = await openBackend(io, values);
+  const { store } = backend;
   let tracing: HostTracing | undefined;
   try {
     tracing = await hostTracing(io, store, "sema resume");
@@ -35,6 +36,8 @@ export async function resume(argv: string[], io: CliIo): Promise<number> {
     await requestResume(store, taskId).catch((error: unknown) => {
       if (!isSemaError(error, "TaskFinished")) throw error;
     });
+    // A header as sema run prints one: which task, on which model and store.
+    io.stdout.write(`Task ${taskId} resumed (model ${spec}, store ${backend.label})\n`);
     return await driveLeg(io, {
       store,
       taskId,
