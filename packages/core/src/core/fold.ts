@@ -1,7 +1,6 @@
 import type { HumanInputEvent } from "../protocol/human-input.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import { mergeModelSettings } from "../protocol/model-settings.ts";
-import { OUTPUT_CORRECTION, type TaskEvent, type TaskForkedEvent, type TaskSettings } from "../protocol/task-event.ts";
+import { OUTPUT_CORRECTION, type TaskEvent, type TaskForkedEvent } from "../protocol/task-event.ts";
 import type { TranscriptEntry } from "../protocol/transcript.ts";
 import {
   type ApplyingInput,
@@ -11,6 +10,7 @@ import {
   provenanceAt,
   summaryProvenance,
 } from "./entry-provenance.ts";
+import { DETACHED_CHILD_CONTENT, foldForked } from "./fold-forked.ts";
 import {
   type ApprovalState,
   type ChildState,
@@ -40,10 +40,6 @@ export {
 /** What the model is told about a call whose leg ended before it had a result. */
 export const UNSETTLED_CALL_CONTENT =
   "The tool call was interrupted before it returned a result; its effect is unknown. Check before relying on it or repeating it.";
-
-/** What the model is told about a call whose child task was still running when the task was forked. */
-export const DETACHED_CHILD_CONTENT =
-  "This task is a fork of another, made while this call's sub-task was still running; the sub-task's result went to the original task, not to this one. Call again if you still need it.";
 
 /**
  * An open fold: owns a private copy of the state and applies events to it one at a time. The
@@ -358,41 +354,11 @@ export class Folder {
     else s.children[index] = base;
   }
 
-  /**
-   * A fork's copy ends: it is a root task of its own; the model and settings edits take effect; the
-   * approvals it may not spend wait again and its grants go; an open leg is closed without an end time (its calls stay open: unstarted ones run in the fork's
-   * next leg, one in doubt stays in doubt); the calls of children still running get an answer.
-   */
+  /** A fork's copy ends (see `foldForked`); the calls of children still running get an answer. */
   #forked(event: TaskForkedEvent, seq: number): void {
-    const s = this.#s;
-    // A fork is a root task of its own; an import keeps its place under its imported parent.
-    if (event.origin === "fork") {
-      delete s.parentTaskId;
-      delete s.reportedEnd;
-    }
-    delete s.legStartedAt;
-    if (event.model !== undefined) s.model = event.model;
-    if (event.settings !== undefined) {
-      const merged: TaskSettings = mergeModelSettings(s.settings, event.settings);
-      if (s.settings?.output !== undefined) merged.output = s.settings.output;
-      s.settings = merged;
-    }
-    const reopened = event.reopenedApprovals;
-    if (reopened !== undefined)
-      s.approvals = s.approvals.map((approval) => {
-        if (!reopened.includes(approval.callId)) return approval;
-        const { decision: _decision, actor: _actor, reason: _reason, ...pending } = approval;
-        return pending;
-      });
-    const revoked = event.revokedGrants;
-    if (revoked !== undefined) s.grantedTools = s.grantedTools.filter((tool) => !revoked.includes(tool));
-    const detached = event.detachedChildren;
-    if (detached === undefined) return;
-    const callIds = new Set<string>();
-    for (const child of s.children)
-      if (detached.includes(child.childTaskId) && child.callId !== undefined) callIds.add(child.callId);
-    s.children = s.children.filter((child) => !detached.includes(child.childTaskId));
-    this.#interruptCalls((open) => callIds.has(open.callId), DETACHED_CHILD_CONTENT, seq);
+    const detachedCalls = foldForked(this.#s, event);
+    if (detachedCalls.size > 0)
+      this.#interruptCalls((open) => detachedCalls.has(open.callId), DETACHED_CHILD_CONTENT, seq);
   }
 
   #compact(summary: string, entryId: string, throughSeq: number): void {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../adapters/memory-store.ts";
-import { DETACHED_CHILD_CONTENT, fold } from "../core/fold.ts";
+import { fold } from "../core/fold.ts";
+import { DETACHED_CHILD_CONTENT } from "../core/fold-forked.ts";
 import type { Agent } from "../harness/agent.ts";
 import { runLeg } from "../harness/leg/run-leg.ts";
 import { requestResume } from "../harness/tasks/control.ts";

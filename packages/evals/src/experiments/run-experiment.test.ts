@@ -153,14 +153,26 @@ describe("runExperiment", () => {
     const store = new MemoryStore();
     const acquire = store.acquireLease.bind(store);
     const claimed = new Set<string>();
-    // A worker sharing the store claims each task the moment it exists, and lets go 30 ms later.
+    const held = new Map<string, string>();
+    let refused = 0;
+    // A worker sharing the store claims each task the moment it exists; it lets go once the
+    // experiment's own leg has met its lease (an explicit point, not a time), which must then wait.
     store.acquireLease = async (taskId, options) => {
       if (!claimed.has(taskId)) {
         claimed.add(taskId);
-        const lease = await acquire(taskId, { holder: { id: "worker" }, ttlMs: 30_000 });
-        setTimeout(() => void store.releaseLease(taskId, lease.token), 30);
+        held.set(taskId, (await acquire(taskId, { holder: { id: "worker" }, ttlMs: 30_000 })).token);
       }
-      return acquire(taskId, options);
+      try {
+        return await acquire(taskId, options);
+      } catch (error) {
+        const token = held.get(taskId);
+        if (token !== undefined) {
+          refused++;
+          held.delete(taskId);
+          await store.releaseLease(taskId, token);
+        }
+        throw error;
+      }
     };
     const result = await runExperiment({
       store,
@@ -170,6 +182,7 @@ describe("runExperiment", () => {
       concurrency: 2,
     });
     expect(claimed.size).toBe(4);
+    expect(refused).toBe(4);
     expect(result.cases.filter((c) => c.error !== undefined)).toEqual([]);
     expect(result.totals.completed).toBe(4);
     expect(result.means["exact-match"]).toBe(1);
