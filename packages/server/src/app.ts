@@ -35,6 +35,7 @@ import { type AnyRouteSpec, mountRoutes } from "./route.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
+import { evalDatasetRoutes } from "./routes/eval-datasets.ts";
 import { evalRoutes } from "./routes/evals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
@@ -162,6 +163,7 @@ export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] 
     ...eventRoutes(deps),
     ...traceRoutes(deps),
     ...timeTravelRoutes(deps),
+    ...evalDatasetRoutes(deps),
     ...evalRoutes(deps),
     ...usageRoutes(deps),
     ...protocols.flatMap((protocol) => protocol.routes?.(deps) ?? []),
