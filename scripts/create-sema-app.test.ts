@@ -114,6 +114,7 @@ describe.each([
     expect(created.stderr).not.toMatch(/error/i);
     expect(created.code).toBe(0);
     expect(created.stdout).toContain("cd my-agent\n  npm install");
+    expect(readFileSync(join(app, "README.md"), "utf8")).toMatch(/^# my-agent\n/);
 
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as Parameters<typeof offlineLock>[1];
     writeFileSync(join(app, "package-lock.json"), offlineLock(repo, manifest, tarballs));

@@ -71,7 +71,7 @@ export function appFiles(name: string, version: string): AppFile[] {
   for (const entry of readdirSync(templateDir).sort()) {
     const text = readFileSync(join(templateDir, entry), "utf8");
     if (entry === "gitignore") files.push({ path: ".gitignore", text });
-    else if (entry === "README.md") files.push({ path: entry, text: text.replaceAll("__NAME__", name) });
+    else if (entry === "README.md") files.push({ path: entry, text: text.replaceAll("{{name}}", name) });
     else files.push({ path: entry, text });
   }
   return files;

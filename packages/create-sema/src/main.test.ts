@@ -83,9 +83,9 @@ describe("create-sema", () => {
     for (const entry of readdirSync(template)) {
       const path = entry === "gitignore" ? ".gitignore" : entry;
       const text = readFileSync(join(template, entry), "utf8");
-      expect(files.get(path), entry).toBe(entry === "README.md" ? text.replaceAll("__NAME__", "named-app") : text);
+      expect(files.get(path), entry).toBe(entry === "README.md" ? text.replaceAll("{{name}}", "named-app") : text);
     }
-    expect(files.get("README.md")).not.toContain("__NAME__");
+    expect(files.get("README.md")).not.toContain("{{name}}");
   });
 
   it('fills an empty folder, "." for the current one, named after it', () => {
