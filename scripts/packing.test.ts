@@ -5,7 +5,8 @@
 // plain `node` (no `--conditions`), every example of examples/ included. Third-party dependencies come from
 // the repository's own node_modules (symlinked), so nothing is downloaded.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -66,7 +67,8 @@ beforeAll(async () => {
   consumer = await installConsumer();
 }, 240_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Thousands of files (the staged copies, the consumer): on a busy machine more than a hook's default 10 s.
+afterAll(() => rm(work, { recursive: true, force: true }), 120_000);
 
 describe("the published packages", () => {
   it("carry no export condition that points outside the tarball, and no file outside dist/bin/console/template", async () => {
