@@ -39,3 +39,30 @@ export function tsBlocks(markdown: string): string[] {
   }
   return blocks;
 }
+
+/**
+ * A block copied from a file, so a reader on GitHub sees it (VitePress's `<<<` includes show there
+ * as a bare line): `<!-- snippet: path -->` (relative to docs/), a blank line, then the fenced
+ * block, whose text must equal the file's (docs/snippets.test.ts).
+ */
+export interface SnippetBlock {
+  file: string;
+  lang: string;
+  body: string;
+}
+
+const SNIPPET = /^<!-- snippet: (\S+) -->\n\n```(\w+)\n([\s\S]*?)^```$/gm;
+
+/** The blocks of a Markdown text copied from files. */
+export function snippetBlocks(markdown: string): SnippetBlock[] {
+  return [...markdown.matchAll(SNIPPET)].map((match) => ({
+    file: match[1] ?? "",
+    lang: match[2] ?? "",
+    body: match[3] ?? "",
+  }));
+}
+
+/** The Markdown text without its copied blocks (each file is checked where it lives). */
+export function withoutSnippets(markdown: string): string {
+  return markdown.replace(SNIPPET, "");
+}

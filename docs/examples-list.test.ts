@@ -24,4 +24,11 @@ describe("the examples in the docs", () => {
     expect(linked).toEqual(expect.arrayContaining(examples));
     expect(page).toContain(LINK);
   });
+
+  it("are never counted in prose, so adding one makes no count wrong", () => {
+    for (const file of [join(DOCS_DIR, "guide", "getting-started.md"), join(REPO_DIR, "README.md")])
+      expect(readFileSync(file, "utf8"), file).not.toMatch(
+        /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty) small programs\b/i,
+      );
+  });
 });

@@ -35,7 +35,7 @@ const TYPES: Record<string, string> = {
 function serveDist(): Promise<Server> {
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname);
-    // Chromium asks for /favicon.ico on its own (the site has no icon); a real host answers too.
+    // Chromium may still ask for /favicon.ico on its own (the site links an SVG icon); a real host answers.
     if (path === "/favicon.ico") {
       response.writeHead(204).end();
       return;

@@ -4,7 +4,7 @@
  * docs-browser.test.ts then opens the built pages in Chromium.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DIST_DIR, DOCS_DIR, htmlFor, markdownPages, REPO_DIR } from "./docs-support.ts";
@@ -23,7 +23,6 @@ const REQUIRED = [
   "guide/serving.md",
   "guide/front-ends.md",
   "guide/mcp-server.md",
-  "guide/front-ends.md",
   "guide/a2a.md",
   "guide/many-machines.md",
   "guide/observability.md",
@@ -57,8 +56,15 @@ describe("the docs site", () => {
       expect(existsSync(html), `${page} was not built`).toBe(true);
       expect(readFileSync(html, "utf8"), `${page} has no heading`).toMatch(/<h1[ >]/);
     }
-    // The golden frames are included from the core's test file, byte for byte.
+    // The golden frames are copied from the core's test file, byte for byte (snippets.test.ts).
     expect(readFileSync(join(DIST_DIR, "guide/steering.html"), "utf8")).toContain("Please stop.");
+    // The icon every page links, and the local search index, built with the site (no service).
+    expect(readFileSync(join(DIST_DIR, "index.html"), "utf8")).toContain(
+      '<link rel="icon" type="image/svg+xml" href="/favicon.svg">',
+    );
+    expect(existsSync(join(DIST_DIR, "favicon.svg"))).toBe(true);
+    const chunks = readdirSync(join(DIST_DIR, "assets", "chunks"));
+    expect(chunks.some((file) => file.startsWith("@localSearchIndexroot"))).toBe(true);
   });
 
   it("fails the build on a dead internal link, with the site's own config", { timeout: 180_000 }, () => {

@@ -1,8 +1,40 @@
-/** The programs in docs/snippets run, offline, and print what the pages say they print. */
+/**
+ * The programs in docs/snippets run, offline, and print what the pages say they print; the pages
+ * show each one inline, equal to its file, so a reader on GitHub sees the code too.
+ */
 import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DOCS_DIR, REPO_DIR } from "./docs-support.ts";
+import { DOCS_DIR, markdownPages, REPO_DIR, snippetBlocks } from "./docs-support.ts";
+
+describe("snippets in the pages", () => {
+  const pages = markdownPages().filter((page) => !page.startsWith("api/"));
+  const blocks = pages.flatMap((page) =>
+    snippetBlocks(readFileSync(join(DOCS_DIR, page), "utf8")).map((block) => ({ page, ...block })),
+  );
+
+  it("finds a copied block after its marker, and only there", () => {
+    expect(snippetBlocks("<!-- snippet: a.ts -->\n\n```ts\nconst a = 1;\n```\n\n```ts\nconst b = 2;\n```\n")).toEqual([
+      { file: "a.ts", lang: "ts", body: "const a = 1;\n" },
+    ]);
+  });
+
+  it("are inline, never a VitePress include a reader on GitHub sees as a bare line", () => {
+    for (const page of pages) expect(readFileSync(join(DOCS_DIR, page), "utf8"), page).not.toMatch(/^\s*<<< /m);
+  });
+
+  it("equal the files they copy (copy the file into the block after changing it)", () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+    for (const block of blocks)
+      expect(block.body, `${block.page}: ${block.file}`).toBe(readFileSync(join(DOCS_DIR, block.file), "utf8"));
+  });
+
+  it("show every program of docs/snippets", () => {
+    const shown = new Set(blocks.map((block) => block.file));
+    for (const file of readdirSync(join(DOCS_DIR, "snippets"))) expect(shown, file).toContain(`snippets/${file}`);
+  });
+});
 
 describe("docs/snippets", () => {
   it("approval.ts: the hook denies one call, a person approves the other, the task completes", () => {

@@ -1,7 +1,8 @@
 // examples/: every example runs as a user runs it (its own Node process, the packages resolved by
 // name through node_modules), exits 0 (or the code expected.ts gives it: evals-ci fails its gate on
-// purpose) and prints the line that says what it showed. Each example asserts its own result and
-// exits non-zero otherwise, so a passing run means it did what it says.
+// purpose), and prints what it shows step by step, then the line that says what it showed. Each
+// example asserts its own result and exits non-zero otherwise, so a passing run means it did what
+// it says.
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -21,6 +22,8 @@ const source = ["--conditions=source", "--no-warnings"];
 const flagsOf = (name: string) => (name === "openai-compatible" ? ["--no-warnings"] : source);
 
 const folders = readdirSync(examples).filter((name) => statSync(`${examples}${name}`).isDirectory());
+/** hello-agent is the README's ten lines: its one line of output is the answer. */
+const ONE_LINE = new Set(["hello-agent"]);
 
 describe("examples", () => {
   it("every folder is listed here, has a short README and depends on the packages by name", () => {
@@ -45,6 +48,9 @@ describe("examples", () => {
         run(process.execPath, [...flagsOf(name), "index.ts"], { cwd: `${examples}${name}`, timeout: 30_000 }),
       );
       expect(stdout).toMatch(line);
+      // What it shows, step by step, before the line that sums it up (a skip says only why).
+      if (!ONE_LINE.has(name) && !/^skipped: /m.test(stdout))
+        expect(stdout.trim().split("\n").length, stdout).toBeGreaterThanOrEqual(3);
     });
   }
 });

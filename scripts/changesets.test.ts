@@ -26,6 +26,7 @@ const PUBLISHED = [
   "worker",
   "server",
   "cli",
+  "create-sema",
 ] as const;
 const root = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { workspaces: string[] };
 const version = (dir: string): string =>
@@ -73,7 +74,7 @@ describe("changesets", () => {
     await run(bin("biome"), ["check", "."], { cwd: copy });
     const { stdout, stderr } = await changeset("status");
     expect(`${stdout}${stderr}`).not.toMatch(/issues in your config|error/i);
-    for (const name of PUBLISHED) expect(stdout).toContain(`@sema-agent/${name}`);
+    for (const name of PUBLISHED) expect(stdout).toContain(name === "create-sema" ? name : `@sema-agent/${name}`);
     expect(stdout).not.toContain("@sema-agent/bench");
 
     await changeset("version");

@@ -5,94 +5,29 @@
 // plain `node` (no `--conditions`), every example of examples/ included. Third-party dependencies come from
 // the repository's own node_modules (symlinked), so nothing is downloaded.
 import { execFile } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPECTED_LINES, stdoutOf } from "../examples/expected.ts";
+import { type Manifest, node22, PACKAGES, packWorkspace, repo } from "./pack-workspace.ts";
 
 const run = promisify(execFile);
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name: string) => join(repo, "node_modules", ".bin", name);
-/** Node 22, the oldest line the packages' `engines` admit, pinned by the tools/node22 workspace. */
-const node22 = join(repo, "tools", "node22", "node_modules", "node", "bin", "node");
-/** Every published package, by folder. */
-const PACKAGES = [
-  "core",
-  "sqlite",
-  "postgres",
-  "ai-sdk",
-  "mcp",
-  "a2a",
-  "otel",
-  "evals",
-  "worker",
-  "server",
-  "cli",
-] as const;
-/** Packages with an importable entry (the CLI is a command only). */
-const LIBRARIES = PACKAGES.filter((name) => name !== "cli");
-
-interface Manifest {
-  name: string;
-  exports?: Record<string, unknown>;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-}
+/** Packages with an importable entry (the CLI and create-sema are commands only). */
+const LIBRARIES = PACKAGES.filter((name) => name !== "cli" && name !== "create-sema");
 
 const work = mkdtempSync(join(tmpdir(), "sema-pack-"));
 const tarballs = new Map<string, string>();
 const manifests = new Map<string, Manifest>();
 
-/** The newest modification time of the files under `dir` that `keep` selects. */
-function newest(dir: string, keep: (file: string) => boolean): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    const file = join(dir, entry);
-    if (keep(file) && statSync(file).isFile()) latest = Math.max(latest, statSync(file).mtimeMs);
-  }
-  return latest;
-}
-
-/** What is packed is dist/, built by `npm ci` (prepare) or `npm run build`: refuse a stale one. */
-function assertBuilt(name: string): void {
-  const root = join(repo, "packages", name);
-  const source = newest(join(root, "src"), (file) => file.endsWith(".ts") && !/\.test(-d)?\.ts$/.test(file));
-  const built = existsSync(join(root, "dist")) ? newest(join(root, "dist"), () => true) : 0;
-  if (built < source) throw new Error(`packages/${name}/dist is older than its src/: run \`npm run build\` first`);
-}
-
 /** Pack `packages/<name>` from a copy: the real prepack step rewrites the copy's manifest. */
 async function pack(name: string): Promise<void> {
-  assertBuilt(name);
-  const stage = join(work, "stage", name);
-  cpSync(join(repo, "packages", name), stage, {
-    recursive: true,
-    filter: (source) => !source.includes(`${name}/node_modules`),
-  });
-  await run(process.execPath, [join(repo, "scripts", "publish-manifest.mjs"), "prepack"], { cwd: stage });
-  const out = join(work, "tarballs");
-  mkdirSync(out, { recursive: true });
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", out, "--json"], {
-    cwd: stage,
-  });
-  const [info] = JSON.parse(stdout) as { filename: string }[];
-  if (info === undefined) throw new Error(`npm pack gave nothing for ${name}`);
-  tarballs.set(name, join(out, info.filename));
-  manifests.set(name, JSON.parse(readFileSync(join(stage, "package.json"), "utf8")) as Manifest);
+  const packed = await packWorkspace(name, work);
+  tarballs.set(name, packed.tarball);
+  manifests.set(name, packed.manifest);
 }
 
 /** The consumer: our tarballs extracted as npm installs them, other dependencies linked. */
@@ -102,7 +37,7 @@ async function installConsumer(): Promise<string> {
   mkdirSync(join(modules, "@sema-agent"), { recursive: true });
   const thirdParty = new Set<string>(["@types/node", "vitest"]);
   for (const [name, tarball] of tarballs) {
-    const target = join(modules, "@sema-agent", name);
+    const target = join(modules, manifests.get(name)?.name ?? name);
     mkdirSync(target, { recursive: true });
     await run("tar", ["xzf", tarball, "-C", target, "--strip-components=1"]);
     const manifest = manifests.get(name);
@@ -132,10 +67,11 @@ beforeAll(async () => {
   consumer = await installConsumer();
 }, 240_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Thousands of files (the staged copies, the consumer): on a busy machine more than a hook's default 10 s.
+afterAll(() => rm(work, { recursive: true, force: true }), 120_000);
 
 describe("the published packages", () => {
-  it("carry no export condition that points outside the tarball, and no file outside dist/bin/console", async () => {
+  it("carry no export condition that points outside the tarball, and no file outside dist/bin/console/template", async () => {
     for (const name of PACKAGES) {
       const manifest = manifests.get(name);
       expect(JSON.stringify(manifest?.exports ?? {})).not.toContain('"source"');
@@ -144,7 +80,7 @@ describe("the published packages", () => {
       expect(files).toContain("package/LICENSE");
       expect(files).toContain("package/README.md");
       for (const file of files)
-        expect(file).toMatch(/^package\/(dist\/|bin\/|console\/|LICENSE$|README\.md$|package\.json$)/);
+        expect(file).toMatch(/^package\/(dist\/|bin\/|console\/|template\/|LICENSE$|README\.md$|package\.json$)/);
       expect(files.some((file) => /\.test\.(js|d\.ts)$/.test(file))).toBe(false);
     }
   });

@@ -15,13 +15,15 @@ function apiPages(): { text: string; link: string }[] {
 }
 
 // Dead internal links fail the build: VitePress checks them by default and ignoreDeadLinks stays
-// unset. Nothing here loads from the network (no search service, no fonts from a CDN), so the
-// site builds offline.
+// unset. Nothing here loads from the network (search is VitePress's local index, built with the
+// site; no fonts from a CDN), so the site builds and searches offline.
 export default defineConfig({
   title: "Sema",
   description: "A stateless, task-oriented AI agent core for TypeScript",
   srcExclude: ["**/*.test.ts", "snippets/**"],
+  head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
   themeConfig: {
+    search: { provider: "local" },
     nav: [
       { text: "Guide", link: "/guide/getting-started" },
       { text: "CLI", link: "/reference/cli" },

@@ -39,6 +39,9 @@ if (role === "approve") {
   const [pending, ...more] = await agent.approvals(taskId);
   if (pending === undefined || more.length > 0 || pending.toolName !== "deploy") throw new Error("expected one deploy");
   // The decision is bound to the input shown (its digest); the default rule wants a verified actor.
+  console.log(
+    `second process (pid ${process.pid}): ${pending.toolName}(${JSON.stringify(pending.input)}) waits; ann approves it`,
+  );
   await agent.approve(taskId, pending.callId, { actor: { id: "ann", verified: true }, reason: "looks fine" });
   await store.close();
 } else {
@@ -47,12 +50,16 @@ if (role === "approve") {
   const agent = createAgent({ model, store, tools: [deploy] });
   const parked = await agent.run("Deploy the api");
   if (parked.parked?.reason !== "approval" || deployed.length > 0) throw new Error("expected to park for approval");
+  console.log(
+    `first process (pid ${process.pid}): task ${parked.taskId} parked (${parked.parked.reason}), nothing deployed`,
+  );
 
   await childProcess("approve", db, parked.taskId);
   // Approving only records the decision; whichever host continues the task runs the tool.
   const done = await agent.continue(parked.taskId);
   await store.close();
   if (done.status !== "completed" || deployed.join() !== "api") throw new Error(`unexpected: ${done.status}`);
+  console.log(`first process: continued, the tool ran here once: ${deployed.join(", ")}`);
   console.log(`approved in another process, deployed here: ${done.text}`);
 }
 

@@ -31,4 +31,7 @@ if (JSON.stringify(budget) !== JSON.stringify({ maxTokens: 1600 }))
 // The parent's usage includes its child's turn: three turns of 400 tokens.
 const spent = result.usage.inputTokens + result.usage.outputTokens;
 if (spent !== 1200) throw new Error(`expected 1200 tokens in all, got ${spent}`);
+console.log(`parent ${result.taskId}: delegate({"agent":"researcher"}) started a child task`);
+console.log(`child: given ${JSON.stringify(budget)} of the parent's 2000 (400 spent), answered "${child.result}"`);
+console.log(`parent's usage, its child's included: ${spent} tokens over 3 turns`);
 console.log(`child ${child.childTaskId} (budget ${JSON.stringify(budget)}): ${result.text}`);

@@ -47,4 +47,15 @@ if (denied?.status !== "denied") throw new Error(`expected the delete to be deni
 if (!JSON.stringify(model.requests[3]?.transcript).includes("Summary:'")) throw new Error("feedback not sent");
 if (result.status !== "completed" || !result.text.includes("Summary:")) throw new Error(`unexpected: ${result.text}`);
 model.assertConsumed();
+// What happened, turn by turn: the denied call, the allowed one, the answer onStop sent back, the final one.
+for (const [index, step] of result.steps.entries()) {
+  for (const call of step.toolCalls)
+    console.log(
+      `turn ${index + 1}: ${call.name}(${JSON.stringify(call.input)}) ${call.result?.status}: ${call.result?.content}`,
+    );
+  if (step.text !== "")
+    console.log(
+      `turn ${index + 1}: "${step.text}"${step.text.includes("Summary:") ? "" : " (onStop: no summary, back to work)"}`,
+    );
+}
 console.log(`denied: ${denied.content} | final: ${result.text}`);

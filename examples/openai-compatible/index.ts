@@ -72,6 +72,12 @@ try {
   if (call?.name !== "add" || call.result?.content !== "5") throw new Error("the tool call did not run");
   if (requests.length !== 2 || requests.some((request) => request.stream !== true))
     throw new Error("expected two streamed calls");
+  // What went over the wire: each request's messages by role, and the call the first answer streamed.
+  for (const [index, request] of requests.entries())
+    console.log(
+      `POST /v1/chat/completions #${index + 1}: ${request.messages.map((message) => message.role).join(", ")}`,
+    );
+  console.log(`the model called ${call.name}(${JSON.stringify(call.input)}) → ${call.result.content}`);
   console.log(
     `openai-compatible (${requests.length} streamed requests, ${result.usage.inputTokens} input tokens): ${result.text}`,
   );

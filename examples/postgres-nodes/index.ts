@@ -56,6 +56,7 @@ if (role === "worker") {
       if (done.length !== 1 || legs.length !== 1) throw new Error(`task ${id} did not run exactly once`);
       answers.push((await createAgent({ model: new ScriptedModel([]), store }).continue(id)).text);
     }
+    for (const [index, id] of ids.entries()) console.log(`Job ${index + 1} (${id}): one leg, ${answers[index]}`);
     const byWorker = new Set(answers);
     if (byWorker.size !== 2) throw new Error(`expected both workers to run tasks: ${answers.join(", ")}`);
     console.log(`${ids.length} tasks on one PostgreSQL database, each run once: ${answers.sort().join(", ")}`);

@@ -159,6 +159,11 @@ if (process.argv.includes("--serve")) {
     if (!note?.includes("indent with tabs")) throw new Error(`the steer did not reach the model: ${note}`);
     if (!resumes.includes(200)) throw new Error(`the reload did not resume the stream: ${resumes}`);
     if (problems.length > 0) throw new Error(`page errors: ${problems.join("; ")}`);
+    console.log(`useChat streamed the answer; "Use tabs, please." typed mid-answer: received, then applied`);
+    console.log(
+      `reloaded mid-answer: GET /v1/chat/demo/stream answered ${resumes.join(", ")}, the turn resumed from the log`,
+    );
+    console.log(`tool parts: ${tools.join(", ")} (write_note approved on the page)`);
     console.log(
       `useChat in Chromium: steered mid-answer, reloaded, resumed from the log, approved write_note: ${texts.at(-1)}`,
     );

@@ -13,6 +13,8 @@ const changed = await replayRecording(file, { agent: supportAgent("You run the s
 const divergence = changed.divergence;
 if (changed.outcome !== "diverged" || divergence?.turn !== 1 || divergence.parts.join() !== "system")
   throw new Error(`expected turn 1's system text to differ, got ${JSON.stringify(changed.divergence)}`);
+for (const turn of same.turns) console.log(`as it is: turn ${turn.turn} (seq ${turn.seq}) ${turn.verdict}`);
+console.log(`with new instructions: ${divergence.diff.split("\n")[0]?.replace(/; the replay sent:$/, "")}`);
 console.log(
   `refund.jsonl replays ${same.outcome} (${same.turns.length} turns); ` +
     `with new instructions: ${changed.outcome} at turn ${divergence.turn} (${divergence.parts.join(", ")})`,

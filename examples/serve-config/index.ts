@@ -25,6 +25,7 @@ try {
   });
   if (created.status !== 201) throw new Error(`POST /v1/tasks: ${created.status} ${await created.text()}`);
   const { taskId } = (await created.json()) as { taskId: string };
+  console.log(`sema serve at ${url}; POST /v1/tasks → 201, task ${taskId}`);
 
   // SSE: the stored events from the start, then live ones; each frame has `event:` and `data:`.
   const seen: string[] = [];
@@ -50,6 +51,7 @@ try {
   }
   stop.abort();
   if (result !== "HELLO!" || !seen.includes("tool_result")) throw new Error(`unexpected: ${result} after ${seen}`);
+  console.log(`GET /v1/tasks/${taskId}/events (SSE): ${seen.join(", ")}`);
   console.log(`served by sema serve, followed over SSE (${seen.length} events): ${result}`);
 } finally {
   // SIGTERM stops sema serve gracefully (running legs park, the store closes); wait for it.

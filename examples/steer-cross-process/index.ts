@@ -21,6 +21,9 @@ if (role === "steer") {
   const sent = await agent.send(taskId, "Use metric units, please.");
   // "received": a leg is running and will apply it; "parked" would mean no leg was running.
   if (sent.delivery !== "received") throw new Error(`expected a live steer, got ${sent.delivery}`);
+  console.log(
+    `second process (pid ${process.pid}): sent "Use metric units, please." to the running leg (${sent.delivery})`,
+  );
   await store.close();
 } else {
   const db = join(mkdtempSync(join(tmpdir(), "sema-steer-")), "tasks.db");
@@ -36,6 +39,7 @@ if (role === "steer") {
       required: ["city"],
     }),
     execute: async (_input, { taskId: id }) => {
+      console.log(`first process (pid ${process.pid}): the weather tool runs; a second process steers meanwhile`);
       await childProcess("steer", db, id);
       return "77 F";
     },
@@ -51,6 +55,11 @@ if (role === "steer") {
   await store.close();
   if (result.status !== "completed" || !result.text.includes("°C"))
     throw new Error(`steer not applied: ${result.text}`);
+  // The steer as the model's second turn received it: framed, attributed, after the tool's result.
+  const seen = JSON.stringify(model.requests[1]?.transcript ?? []);
+  console.log(
+    `the model's next turn saw the steer: ${/\[The user sent[^"]*?metric units, please\./.exec(seen)?.[0].replace("\\n", " ") ?? "?"}`,
+  );
   console.log(`steered mid-leg from another process: ${result.text}`);
 }
 

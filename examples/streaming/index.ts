@@ -15,6 +15,8 @@ for await (const event of stream) {
   if (event.type === "text_delta") process.stdout.write(`[${event.delta}]`);
 }
 process.stdout.write("\n");
+// The stored events bracket the deltas; the deltas themselves are never stored.
+console.log(`events, in order: ${[...new Set(types)].join(", ")}`);
 const result = await stream.result;
 if (result.status !== "completed") throw new Error(`expected completed, got ${result.status}`);
 if (types.filter((type) => type === "text_delta").length < 2) throw new Error("expected several text deltas");
@@ -24,5 +26,6 @@ if (!types.includes("task_completed")) throw new Error("expected task_completed 
 let text = "";
 const second = agent.stream("Again, text only.");
 for await (const delta of second.textStream) text += delta;
+console.log(`textStream joined: "${text}" (${(await second.result).usage.outputTokens} output tokens)`);
 if (text !== (await second.result).text) throw new Error("textStream differs from the result's text");
 console.log(`streamed ${types.length} events; textStream: ${text}`);
