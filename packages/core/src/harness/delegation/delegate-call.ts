@@ -45,7 +45,7 @@ export async function delegateCallEvents(
   const input = parseDelegateInput(call.input, settings);
   const known = state.children.find((child) => child.callId === call.callId);
   if (known !== undefined && known.status !== "running")
-    return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
+    return [resultEvent(call, { ...childOutcome(known, ctx.options.randomBytes), durationMs: 0 })];
   if (known !== undefined) {
     // Nothing is read from a task at the child's id that is not this call's child.
     try {
@@ -62,8 +62,9 @@ export async function delegateCallEvents(
       childTaskId: known.childTaskId,
       status: ended.status ?? "completed",
       ...(ended.result === undefined ? {} : { result: ended.result }),
+      ...(ended.untrusted === undefined ? {} : { untrusted: ended.untrusted }),
     };
-    return [ended, resultEvent(call, { ...childOutcome(child), durationMs: 0 })];
+    return [ended, resultEvent(call, { ...childOutcome(child, ctx.options.randomBytes), durationMs: 0 })];
   }
   const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
   if (typeof input === "string") return error(input);
