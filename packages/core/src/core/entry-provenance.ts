@@ -95,7 +95,7 @@ export const MAX_UNTRUSTED_SEQS = 16;
 
 /**
  * The seqs of the events whose transcript entries hold untrusted text whatever the policy (the
- * first {@link MAX_UNTRUSTED_SEQS}): what makes a sub-agent's answer untrusted to its parent. A
+ * first 16, as `child_task` v 3 records them): what makes a sub-agent's answer untrusted to its parent. A
  * compaction's summary of untrusted text counts, so the mark survives compaction.
  */
 export function untrustedSeqs(state: ProvenanceSource & { transcriptSeqs: readonly number[] }): number[] {
