@@ -6,6 +6,7 @@
  * recording it never creates two.
  */
 
+import { UNTRUSTED_INPUT_KEY, untrustedInputIdsOf } from "../../core/call-provenance.ts";
 import { untrustedSeqs } from "../../core/entry-provenance.ts";
 import { type ChildState, outstandingReservations, type TaskState } from "../../core/fold.ts";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
@@ -86,13 +87,18 @@ export async function spawnChild(
   parent: { taskId: string; principal: string; depth: number; budget?: Budget },
   callId: string,
   input: DelegateInput,
+  untrustedObjective = false,
 ): Promise<string> {
   const taskId = childTaskId(parent.taskId, callId);
   const metadata: { [key: string]: JsonValue } = { depth: parent.depth + 1, callId, wait: input.wait };
   if (parent.budget !== undefined) metadata.budget = budgetToJson(parent.budget);
+  // The parent wrote the objective from untrusted text: the child's policy counts its words as such.
+  const objectiveInputId = `${taskId}:objective`;
+  if (untrustedObjective) metadata[UNTRUSTED_INPUT_KEY] = objectiveInputId;
   try {
     await startTask(store, {
       taskId,
+      ...(untrustedObjective ? { objectiveInputId } : {}),
       objective: input.objective,
       principal: parent.principal,
       parentTaskId: parent.taskId,
@@ -162,8 +168,9 @@ export async function childResultEvent(
     event.v = 2;
     event.held = held;
   }
-  // A child that read untrusted text (its own children's fenced answers among it) hands it on.
-  const untrusted = untrustedSeqs(state);
+  // A child that read untrusted text (its own children's fenced answers among it, an objective
+  // its parent wrote from untrusted text) hands it on.
+  const untrusted = untrustedSeqs(state, untrustedInputIdsOf(state.metadata));
   if (untrusted.length > 0) {
     event.v = 3;
     event.untrusted = untrusted;

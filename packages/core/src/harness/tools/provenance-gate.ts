@@ -5,7 +5,13 @@
  * verdict is a function of the log and the agent's definition, so a leg resumed anywhere decides
  * the same, and a held call is recorded (`approval_requested` v 2) before the task parks.
  */
-import { contextEnd, ProvenanceIndex, type ProvenanceOptions } from "../../core/call-provenance.ts";
+import {
+  classifyToolCall,
+  contextEnd,
+  ProvenanceIndex,
+  type ProvenanceOptions,
+  untrustedInputIdsOf,
+} from "../../core/call-provenance.ts";
 import { disallowedDestinations } from "../../core/egress.ts";
 import type { TaskState } from "../../core/fold.ts";
 import { policyWatchesExposure, provenanceRule } from "../../core/provenance-policy.ts";
@@ -72,10 +78,25 @@ export class ProvenanceGate {
   readonly #trusted: readonly string[];
   #index: ProvenanceIndex | undefined;
 
-  /** The leg's index, made on first use. */
-  #legIndex(): ProvenanceIndex {
-    if (this.#index === undefined) this.#index = new ProvenanceIndex(this.#options, this.#trusted);
+  /** The leg's index, made on first use (a leg runs one task, so its marked inputs are fixed). */
+  #legIndex(state: TaskState): ProvenanceIndex {
+    if (this.#index === undefined) this.#index = new ProvenanceIndex(this.#optionsFor(state), this.#trusted);
     return this.#index;
+  }
+
+  /** The options for a task: the agent's, and the inputs its metadata marks untrusted. */
+  #optionsFor(state: TaskState): ProvenanceOptions {
+    const marked = untrustedInputIdsOf(state.metadata);
+    return marked.length === 0 ? this.#options : { ...this.#options, untrustedInputIds: marked };
+  }
+
+  /**
+   * Whether `call` (a `delegate` call, which the gate does not hold) carries untrusted text: then
+   * the child's objective counts as untrusted in the child. Off when the policy is.
+   */
+  taints(state: TaskState, call: { callId: string; input: JsonValue }): boolean {
+    if (this.#agent.provenancePolicy === "allow") return false;
+    return classifyToolCall(state, call, this.#optionsFor(state), this.#trusted).classification === "tainted";
   }
 
   constructor(agent: Agent) {
@@ -117,8 +138,8 @@ export class ProvenanceGate {
     // crash was made in a shorter context, which gets an index of its own.
     const index =
       end === state.transcript.length
-        ? this.#legIndex().sync(state, end, blobs)
-        : new ProvenanceIndex(this.#options, this.#trusted).sync(state, end, blobs);
+        ? this.#legIndex(state).sync(state, end, blobs)
+        : new ProvenanceIndex(this.#optionsFor(state), this.#trusted).sync(state, end, blobs);
     const { classification, spans } = index.classify(
       call.input,
       policyWatchesExposure(policy),
