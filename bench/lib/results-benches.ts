@@ -380,8 +380,8 @@ export function injectionSection(all: readonly LoadedResults[]): string {
   );
 }
 
-/** The obedient model's rows of every environment but `limits`, for the security guide. */
+/** The obedient model's rows of every environment, `limits` among them, for the security guide. */
 export function injectionObedient(all: readonly LoadedResults[]): string {
   const run = latestInjection(all);
-  return injectionTable(run.rows.filter((row) => row.model === "obedient" && row.environment !== "limits"));
+  return injectionTable(run.rows.filter((row) => row.model === "obedient"));
 }

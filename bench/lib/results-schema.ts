@@ -31,6 +31,7 @@ export const BENCHES = [
   "soak",
   "mcp",
   "injection",
+  "provenance",
   "fork",
   "replay",
   "evals",

@@ -56,6 +56,9 @@ export function delegateA2A<const Name extends string = typeof DEFAULT_TOOL_NAME
     untrustedOutput: true,
     // It sends text to the remote agent; the ids of a remote task come from its own output, by design.
     effects: "external",
+    // Its message goes over the network to the agent's host (checked against the egress allowlist).
+    egress: true,
+    egressHosts: [new URL(options.url).hostname],
     untaintedInputs: ["/taskId", "/contextId"],
     // Re-run after a crash is safe: the call resumes from its checkpoints and never sends twice.
     idempotent: true,

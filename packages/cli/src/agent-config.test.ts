@@ -57,7 +57,11 @@ describe("sema.config", () => {
     const cwd = dir();
     const script = join(cwd, "turns.json");
     writeFileSync(script, JSON.stringify({ turns: [{ text: "hi" }] }));
-    const policy = { local: { exposed: "approve", tainted: "deny" }, minChars: 16 };
+    const policy = {
+      local: { exposed: "approve", tainted: "deny" },
+      egress: { tainted: "deny", allowedHosts: ["docs.example", "*.corp.example"] },
+      minChars: 16,
+    };
     writeFileSync(
       join(cwd, "sema.config.json"),
       JSON.stringify({ agents: { a: { model: `script:${script}`, approve: [], provenancePolicy: policy } } }),
@@ -69,6 +73,17 @@ describe("sema.config", () => {
     );
     const error = await loadAgents(cwd, {}, noModel).catch((e: unknown) => e);
     expect(isSemaError(error, "ConfigError")).toBe(true);
+    // An allowlist entry is a hostname as the URL parser writes it, never a URL.
+    writeFileSync(
+      join(cwd, "sema.config.json"),
+      JSON.stringify({
+        agents: {
+          a: { model: `script:${script}`, provenancePolicy: { egress: { allowedHosts: ["https://x.example/"] } } },
+        },
+      }),
+    );
+    const bad = await loadAgents(cwd, {}, noModel).catch((e: unknown) => e);
+    expect(isSemaError(bad, "ConfigError")).toBe(true);
   });
 
   it("reads agents defined in code from sema.config.mjs", async () => {

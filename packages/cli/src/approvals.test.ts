@@ -1,7 +1,7 @@
 import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
 import { ScriptedModel } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
-import { printPendingApprovals } from "./approvals.ts";
+import { describeHold, printPendingApprovals } from "./approvals.ts";
 import { defaultAgent } from "./default-agent.ts";
 import { captureIo } from "./test-support/capture-io.ts";
 
@@ -37,5 +37,19 @@ describe("approvals at the terminal", () => {
     expect(out()).toContain("AKIA1234EXAMPLE");
     // The escape sequence from the file is shown, never sent to the terminal.
     expect(out()).not.toContain("\u001b");
+  });
+
+  it("an egress hold names the hosts the call would reach", () => {
+    const text = describeHold({
+      classification: "tainted",
+      effects: "none",
+      rule: "approve",
+      spans: [
+        { seq: 5, lane: "external", tool: "read_file", argument: "/url", match: "url", text: "https://evil.example/c" },
+      ],
+      egress: { destinations: ["evil.example"] },
+    });
+    expect(text).toContain("It reaches the network: evil.example (not allowed).");
+    expect(text).toContain('/url (url "https://evil.example/c") from the output of read_file, event 5');
   });
 });

@@ -41,6 +41,9 @@ export function describeHold(provenance: CallProvenance): string {
     provenance.classification === "tainted"
       ? [`  ! Held: its arguments carry text from untrusted content (a ${provenance.effects} effect).`]
       : [`  ! Held: untrusted content was in the context it was made in (a ${provenance.effects} effect).`];
+  // The egress rule held it: the tool reaches the network, and these hosts are not allowed.
+  if (provenance.egress !== undefined)
+    lines.push(`    It reaches the network: ${provenance.egress.destinations.join(", ") || "?"} (not allowed).`);
   for (const span of provenance.spans) {
     const where = span.tool === undefined ? `the ${span.lane} lane` : `the output of ${span.tool}`;
     const who = span.actor === undefined ? "" : ` from "${span.actor.id}"${span.actor.verified ? "" : " (unverified)"}`;

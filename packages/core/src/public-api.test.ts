@@ -212,14 +212,19 @@ describe("the root's export list", () => {
   it("leaves the provenance machinery and the neutralizers to ./trust", () => {
     expect(Object.keys(trust).sort()).toEqual([
       "DEFAULT_PROVENANCE_RULES",
+      "ProvenanceIndex",
       "attrEscape",
+      "callDestinations",
       "classifyToolCall",
       "delimitUntrusted",
+      "disallowedDestinations",
       "effectsOf",
       "inlineUntrusted",
+      "isAllowedHost",
       "provenanceAt",
       "provenanceRule",
       "sanitizeHumanText",
+      "untrustedSeqs",
     ]);
   });
 

@@ -53,6 +53,7 @@ export async function connectMcp(options: McpConnectOptions): Promise<McpConnect
       .map((tool) => ({ name: tool.name, reason: "it runs only as an MCP task, which this client does not support" }));
     const names = assignToolNames(runnable.map((tool) => fullToolName(tool.name, options.name)));
     const compiler = new SchemaCompiler();
+    const host = options.url === undefined ? undefined : new URL(options.url).hostname;
     const tools = runnable.map((mcp, index) => {
       const name = names[index] ?? mcp.name;
       return toSemaTool(mcp, {
@@ -61,6 +62,8 @@ export async function connectMcp(options: McpConnectOptions): Promise<McpConnect
         name,
         override: options.overrides?.[name] ?? options.overrides?.[mcp.name],
         timeoutMs: options.timeoutMs,
+        ...(options.trusted === undefined ? {} : { trusted: options.trusted }),
+        ...(host === undefined ? {} : { host }),
       }) as Tool;
     });
     return { tools, serverInfo: session.serverInfo, skipped, pid: session.pid, close: () => session.close() };

@@ -22,8 +22,12 @@ export interface McpHttpServer {
   command?: never;
 }
 
-/** What a host may change about a tool: MCP annotations are hints from an untrusted server. */
-export type McpToolOverride = Partial<Pick<Tool, "readOnly" | "idempotent" | "timeoutMs">>;
+/**
+ * What a host may change about a tool: MCP annotations are hints from an untrusted server.
+ * `egress: false` says a tool does not reach the network with its arguments (every MCP tool is
+ * taken to, by default: docs/guide/security.md "Egress").
+ */
+export type McpToolOverride = Partial<Pick<Tool, "readOnly" | "idempotent" | "timeoutMs" | "egress">>;
 
 /**
  * Options for either transport: a name (prefix and label), call and connect timeouts, per-tool
@@ -48,6 +52,12 @@ export interface McpCommonOptions {
    * wins over the server's `readOnlyHint` / `idempotentHint`, which are taken only when `true`.
    */
   overrides?: Record<string, McpToolOverride>;
+  /**
+   * The server is the host's own and what it returns is trusted text: its tools' output is not
+   * fenced, and the provenance policy does not count it as untrusted. Default false: an MCP
+   * server's output (errors included) is third-party text. Only the host's configuration says so.
+   */
+  trusted?: boolean;
   /** The stdio server's stderr, as it arrives (default: kept only as the tail errors cite). */
   onStderr?: (text: string) => void;
 }

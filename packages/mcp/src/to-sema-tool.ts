@@ -1,6 +1,6 @@
 /**
  * One MCP tool as a Sema `Tool`: its schema checked here before any call, its output fenced as
- * untrusted, its annotations taken only as far as they claim safety, and its failures typed.
+ * untrusted (unless the host marked the server trusted), its calls egress, its annotations taken only as far as they claim safety, and its failures typed.
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, Tool, ToolContext } from "@sema-agent/core";
@@ -17,6 +17,10 @@ export interface ToolMapping {
   name: string;
   override: McpToolOverride | undefined;
   timeoutMs: number | undefined;
+  /** The host's configuration says the server's output is trusted text (not fenced). */
+  trusted?: boolean;
+  /** An HTTP server's host: where every call goes, for the egress allowlist. */
+  host?: string;
 }
 
 /**
@@ -45,7 +49,9 @@ export function toSemaTool(mcp: McpTool, mapping: ToolMapping): Tool<McpArgument
     description: mcp.description ?? mcp.title ?? mcp.annotations?.title ?? mcp.name,
     inputSchema: jsonSchemaInput(mcp.inputSchema, mapping.compiler),
     jsonSchema,
-    untrustedOutput: true,
+    untrustedOutput: mapping.trusted !== true,
+    // Its arguments go to the server, which may pass them on: a read is still a send.
+    egress: override?.egress ?? true,
     async execute(input: McpArguments, context: ToolContext): Promise<string> {
       const result = await session.call({
         mcpName: mcp.name,
@@ -66,5 +72,6 @@ export function toSemaTool(mcp: McpTool, mapping: ToolMapping): Tool<McpArgument
   if (readOnly !== undefined) tool.readOnly = readOnly;
   if (idempotent !== undefined) tool.idempotent = idempotent;
   if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  if (mapping.host !== undefined) tool.egressHosts = [mapping.host];
   return tool;
 }

@@ -17,6 +17,23 @@ import { normalizeWithMap, type TaintFinding, TaintIndex, type TaintOptions } fr
 export interface ProvenanceOptions extends TaintOptions {
   /** Text of an unverified speaker on the user or operator lane counts as untrusted. Default false. */
   unverifiedUntrusted?: boolean;
+  /**
+   * Inputs whose words count as untrusted whatever their lane: a sub-agent's objective its parent
+   * wrote from untrusted text ({@link UNTRUSTED_INPUT_KEY}).
+   */
+  untrustedInputIds?: readonly string[];
+}
+
+/**
+ * The `task_created` metadata key naming an input whose words are untrusted whatever its lane:
+ * set on a child task whose parent's `delegate` call carried untrusted text into its objective.
+ */
+export const UNTRUSTED_INPUT_KEY = "untrustedInput";
+
+/** The input ids a task's metadata marks untrusted ({@link UNTRUSTED_INPUT_KEY}). */
+export function untrustedInputIdsOf(metadata: { readonly [key: string]: JsonValue } | undefined): string[] {
+  const id = metadata?.[UNTRUSTED_INPUT_KEY];
+  return typeof id === "string" ? [id] : [];
 }
 
 /** What the index reads of a folded state (a `TaskState` has all of it). */
@@ -76,6 +93,7 @@ function hasValues(input: JsonValue, ignore: readonly string[], path = ""): bool
  */
 function isUntrusted(span: SpanProvenance, entry: EntryProvenance, options: ProvenanceOptions): boolean {
   if (entry.fromUntrusted === true || span.lane === "external" || span.untrustedTool === true) return true;
+  if (span.inputId !== undefined && options.untrustedInputIds?.includes(span.inputId) === true) return true;
   return (
     options.unverifiedUntrusted === true &&
     (span.lane === "user" || span.lane === "operator") &&

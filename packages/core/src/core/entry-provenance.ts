@@ -90,6 +90,28 @@ export function holdsUntrusted(entry: EntryProvenance): boolean {
   return entry.fromUntrusted === true || entry.spans.some((span) => span.lane === "external" || span.untrustedTool);
 }
 
+/** The most seqs {@link untrustedSeqs} returns (what `child_task` v 3 records). */
+export const MAX_UNTRUSTED_SEQS = 16;
+
+/**
+ * The seqs of the events whose transcript entries hold untrusted text whatever the policy (the
+ * first 16, as `child_task` v 3 records them): what makes a sub-agent's answer untrusted to its parent. A
+ * compaction's summary of untrusted text counts, so the mark survives compaction; so do the inputs
+ * of `untrustedInputIds` (an objective its parent wrote from untrusted text).
+ */
+export function untrustedSeqs(
+  state: ProvenanceSource & { transcriptSeqs: readonly number[] },
+  untrustedInputIds: readonly string[] = [],
+): number[] {
+  const seqs: number[] = [];
+  for (let i = 0; i < state.transcript.length && seqs.length < MAX_UNTRUSTED_SEQS; i++) {
+    const entry = provenanceAt(state, i);
+    const marked = entry.spans.some((span) => span.inputId !== undefined && untrustedInputIds.includes(span.inputId));
+    if (marked || holdsUntrusted(entry)) seqs.push(state.transcriptSeqs[i] ?? 0);
+  }
+  return seqs;
+}
+
 /**
  * The spans of an entry that applies `inputs`: each input's rendered text is found after the
  * previous one's, from its start to the end of its text and of the frame that closes it (an

@@ -485,3 +485,49 @@ describe("v2 fixtures (provenance)", () => {
     expect(summary?.role === "user" && compacted.inputProvenance?.[summary.entryId]?.origin).toBe("summary");
   });
 });
+
+describe("v3 fixtures (provenance across delegation, egress)", () => {
+  const V3 = new URL("../../fixtures/events/v3/", import.meta.url);
+
+  it.each(readdirSync(V3).map((f) => f.replace(/\.jsonl$/, "")))("%s validates and is gapless", (name) => {
+    const events = load(name, V3);
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("child_task v 3: the child's answer is untrusted, its mark points into the child's log", () => {
+    const state = fold(load("child_task", V3));
+    expect(state.children).toEqual([
+      expect.objectContaining({ childTaskId: "t-launder~call-1", status: "completed", untrusted: [5] }),
+    ]);
+    const index = state.transcript.findIndex((e) => e.role === "tool");
+    expect(provenanceAt(state, index).spans[0]).toMatchObject({
+      lane: "external",
+      tool: "delegate",
+      untrustedTool: true,
+    });
+    expect(state.approvals[0]?.provenance?.spans[0]).toMatchObject({ seq: 6, tool: "delegate" });
+  });
+
+  it("approval_requested v 3: an egress hold keeps the destinations it names", () => {
+    const state = fold(load("approval_requested", V3));
+    expect(state.approvals[0]?.provenance).toMatchObject({
+      classification: "tainted",
+      effects: "none",
+      egress: { destinations: ["evil.example"] },
+    });
+    expect(state.summary).toMatchObject({ status: "parked", parkedReason: "approval" });
+  });
+
+  it("the versions are held to their fields", () => {
+    const [, , , , result] = load("child_task", V3);
+    const { taskId: _t, seq: _s, at: _a, ...event } = result as StoredEvent;
+    expect(taskEventSchema.safeParse({ ...event, v: 2 }).success).toBe(false);
+    const { untrusted: _mark, ...unmarked } = event as { untrusted?: number[] };
+    expect(taskEventSchema.safeParse({ ...unmarked, v: 1 }).success).toBe(true);
+    expect(taskEventSchema.safeParse({ ...event, phase: "spawned" }).success).toBe(false);
+    const [, , , , , , held] = load("approval_requested", V3);
+    const { taskId: _u, seq: _q, at: _b, ...request } = held as StoredEvent;
+    expect(taskEventSchema.safeParse({ ...request, v: 2 }).success).toBe(false);
+  });
+});

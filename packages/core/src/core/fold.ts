@@ -349,6 +349,8 @@ export class Folder {
       if (event.result !== undefined) base.result = event.result;
       if (first && event.turns !== undefined) base.turns = event.turns;
       if (first && event.held !== undefined) base.held = event.held;
+      // Once untrusted, always: a later result of the same child never makes its answer cleaner.
+      if (event.untrusted !== undefined && base.untrusted === undefined) base.untrusted = [...event.untrusted];
     }
     if (index === -1) s.children.push(base);
     else s.children[index] = base;

@@ -90,6 +90,11 @@ export interface ChildState {
   turns?: number;
   /** What its own children still held when it ended: held for good, as the parent hears no more. */
   held?: BudgetReservation;
+  /**
+   * Its context held untrusted text (`child_task` v 3): the seqs in its own log of the events
+   * that held it. Its answer is untrusted to the parent.
+   */
+  untrusted?: number[];
 }
 
 /**

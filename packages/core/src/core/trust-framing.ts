@@ -101,3 +101,19 @@ export function fencedRange(content: string): { start: number; end: number } | u
   if (!content.endsWith(close) || content.length < open[0].length + close.length) return undefined;
   return { start: open[0].length, end: content.length - close.length };
 }
+
+/**
+ * `text` fenced as `original` was (the same `kind` and `from`, a fresh nonce) when `original` is
+ * one whole fence and `text` is not: what keeps the provenance of an untrusted tool's result that
+ * a hook rewrote (docs/guide/security.md), since the fold tells untrusted output by its fence.
+ * Anything else comes back as it is.
+ */
+export function refence(original: string, text: string, randomBytes: RandomBytes = defaultRandomBytes): string {
+  if (fencedRange(original) === undefined || fencedRange(text) !== undefined) return text;
+  const open = FENCE_OPEN.exec(original.slice(0, 256));
+  if (open === null) return text;
+  // The head's attributes as they were written (already escaped), between the tag and `>\n`.
+  const attributes = open[0].slice(`<untrusted-${open[1]}`.length, -2);
+  const nonce = freshNonce(text, randomBytes);
+  return `<untrusted-${nonce}${attributes}>\n${text}\n</untrusted-${nonce}>`;
+}

@@ -92,6 +92,17 @@ export interface Tool<Input = unknown, Name extends string = string> {
    */
   effects?: ToolEffects;
   /**
+   * A call reaches the network with its arguments (a page fetcher, an HTTP API, a remote agent, an
+   * MCP server): a tainted call is then held by the policy's egress rule whatever its `effects`,
+   * since a read can carry data out in its URL (docs/guide/security.md "Egress"). Default false.
+   */
+  egress?: boolean;
+  /**
+   * The hosts every call of an egress tool reaches whatever its arguments (a remote agent's, an
+   * HTTP MCP server's), judged with the hosts its arguments name against the egress allowlist.
+   */
+  egressHosts?: readonly string[];
+  /**
    * Input values the provenance policy does not count as tainted, as JSON Pointers (`/taskId`):
    * identifiers the tool's own output hands the model to pass back (a remote task's id), which
    * come from untrusted output by design. Every other argument is classified as usual.

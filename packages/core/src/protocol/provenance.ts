@@ -42,13 +42,38 @@ export const effectRulesSchema = z.strictObject({
 /** The rules for one effect class (see {@link effectRulesSchema}). */
 export type EffectRules = z.infer<typeof effectRulesSchema>;
 
+const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$|^\[[0-9a-f:.]+\]$/;
+
+/**
+ * A host a tainted call of an egress tool may still reach: a hostname as the URL parser writes it
+ * (lower case, punycode, no trailing dot; an IPv6 address in brackets), or `*.example.com` for
+ * every subdomain of `example.com` (not the domain itself).
+ */
+export const egressHostSchema = z
+  .string()
+  .max(253)
+  .regex(HOST, "a hostname in lower case (punycode for IDN), or *.domain for its subdomains");
+
+/**
+ * The egress rule (docs/guide/security.md "Egress"): what happens to a tainted call of a tool that
+ * reaches the network (`egress: true`), whatever its effect class (default `approve`), unless
+ * every destination its arguments name is in `allowedHosts`.
+ */
+export const egressRulesSchema = z.strictObject({
+  tainted: provenanceRuleSchema.optional(),
+  allowedHosts: z.array(egressHostSchema).max(256).optional(),
+});
+/** The egress rule (see {@link egressRulesSchema}). */
+export type EgressRules = z.infer<typeof egressRulesSchema>;
+
 /**
  * An agent's provenance policy: rules per effect class (defaults: tainted `local` and tainted
  * `external` calls need approval, everything else runs), and how taint is found: `minChars` (N,
  * default 24) is the shortest run of untrusted text, counted after normalization, that taints an
  * argument; `minNumberDigits` (default 3) the fewest digits a number token needs;
  * `unverifiedUntrusted` (default false) counts text of an unverified speaker on the user and
- * operator lanes as untrusted too. The string `"allow"` turns the policy off: unsafe, documented.
+ * operator lanes as untrusted too; `egress` holds tainted calls of tools that reach the network,
+ * whatever their effects. The string `"allow"` turns the policy off: unsafe, documented.
  */
 export const provenancePolicySchema = z.union([
   z.literal("allow"),
@@ -56,6 +81,7 @@ export const provenancePolicySchema = z.union([
     none: effectRulesSchema.optional(),
     local: effectRulesSchema.optional(),
     external: effectRulesSchema.optional(),
+    egress: egressRulesSchema.optional(),
     minChars: z.number().int().min(4).max(4096).optional(),
     minNumberDigits: z.number().int().min(1).max(64).optional(),
     unverifiedUntrusted: z.boolean().optional(),
@@ -93,13 +119,16 @@ export type HeldSpan = z.infer<typeof heldSpanSchema>;
 
 /**
  * Why the provenance policy held (or refused) a call: its classification, the tool's effect
- * class, the rule that applied, and the untrusted spans it rests on (at most 8).
+ * class, the rule that applied, and the untrusted spans it rests on (at most 8). `egress`: the
+ * egress rule held it (the tool reaches the network), with the hosts its arguments name, none of
+ * them allowed (at most 8; empty when it names none); recorded on `approval_requested` v 3.
  */
 export const callProvenanceSchema = z.strictObject({
   classification: z.enum(["exposed", "tainted"]),
   effects: toolEffectsSchema,
   rule: z.enum(["approve", "deny"]),
   spans: z.array(heldSpanSchema).max(8),
+  egress: z.strictObject({ destinations: z.array(z.string().max(300)).max(8) }).exactOptional(),
 });
 /** Why the provenance policy held or refused a call (see {@link callProvenanceSchema}). */
 export type CallProvenance = z.infer<typeof callProvenanceSchema>;

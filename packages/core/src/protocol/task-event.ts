@@ -290,11 +290,12 @@ export const toolCheckpointSchema = z.strictObject({
  * recorded. Version 2 is written only when the provenance policy held the call (`provenance`: its
  * classification and the untrusted spans it rests on), so a reader that predates it refuses the
  * event instead of showing a person the call without why it was held; v 1 stays what it was.
+ * Version 3 is a hold by the egress rule (`provenance.egress`: the tool reaches the network).
  */
 export const approvalRequestedSchema = z
   .strictObject({
     type: z.literal("approval_requested"),
-    v: z.union([v1, z.literal(2)]),
+    v: z.union([v1, z.literal(2), z.literal(3)]),
     legId: nonEmpty,
     callId: nonEmpty,
     name: nonEmpty,
@@ -305,8 +306,12 @@ export const approvalRequestedSchema = z
     /** Why the provenance policy held the call (docs/guide/security.md). */
     provenance: callProvenanceSchema.exactOptional(),
   })
-  .refine((event) => (event.v === 2) === (event.provenance !== undefined), {
-    message: "provenance is recorded on approval_requested v 2, and only there",
+  .refine((event) => (event.v === 1) === (event.provenance === undefined), {
+    message: "provenance is recorded on approval_requested v 2 and 3, and only there",
+    path: ["v"],
+  })
+  .refine((event) => (event.v === 3) === (event.provenance?.egress !== undefined), {
+    message: "an egress hold is recorded on approval_requested v 3, and only there",
     path: ["v"],
   });
 
@@ -394,11 +399,14 @@ export const budgetReservationSchema = z.strictObject({
  * and `held` (what the child's own children still hold).
  * Only an event that carries either is v 2, so a reader that predates the ledger refuses it instead
  * of carving a child as if nothing were set aside; every other `child_task` stays v 1.
+ * v 3 is a result whose child read untrusted text (`untrusted`, docs/guide/security.md
+ * "Delegation"): the parent treats its answer as untrusted, and a reader that predates this
+ * refuses the event rather than take the answer as trusted. It may carry the v 2 fields too.
  */
 export const childTaskSchema = z
   .strictObject({
     type: z.literal("child_task"),
-    v: z.union([v1, z.literal(2)]),
+    v: z.union([v1, z.literal(2), z.literal(3)]),
     phase: z.enum(["spawned", "result"]),
     childTaskId: nonEmpty,
     callId: z.string().exactOptional(),
@@ -415,12 +423,26 @@ export const childTaskSchema = z
      * nothing more of their spend, so it keeps holding it.
      */
     held: budgetReservationSchema.exactOptional(),
+    /**
+     * The child's context held untrusted text (result, v 3): the seqs, in the child's own log, of
+     * the events whose entries held it (the first 16). Its answer reaches the parent fenced.
+     */
+    untrusted: z.array(count).min(1).max(16).exactOptional(),
   })
   .refine(
     (event) =>
+      event.v === 3 ||
       (event.v === 2) === (event.reserved !== undefined || event.turns !== undefined || event.held !== undefined),
     { message: "reserved, turns and held are written in version 2 and only there", path: ["v"] },
   )
+  .refine((event) => (event.v === 3) === (event.untrusted !== undefined), {
+    message: "untrusted is written in version 3 and only there",
+    path: ["v"],
+  })
+  .refine((event) => event.untrusted === undefined || event.phase === "result", {
+    message: "untrusted is written on a result only",
+    path: ["untrusted"],
+  })
   .refine((event) => event.reserved === undefined || event.phase === "spawned", {
     message: "reserved is written on a spawn only",
     path: ["reserved"],

@@ -3,7 +3,8 @@
  * that bring outside text in and for whoever audits the policy — the one treatment of human text
  * at an ingress (`sanitizeHumanText`), the neutralizers and the untrusted fence, the provenance of
  * each transcript span as the fold derives it (`provenanceAt`), the classification of a tool call's
- * arguments by where they came from (`classifyToolCall`), and the provenance policy's table
+ * arguments by where they came from (`classifyToolCall`, `ProvenanceIndex`), the hosts a call of an
+ * egress tool reaches (`callDestinations`, `disallowedDestinations`), and the provenance policy's table
  * (`DEFAULT_PROVENANCE_RULES`, `provenanceRule`, `effectsOf`). An application configures the policy
  * with `Agent.provenancePolicy` and `Tool.effects` (their types are on the root too); the
  * human-input projection is on the root.
@@ -15,13 +16,16 @@ export {
   type ClassifiedCall,
   classifyToolCall,
   type ProvenanceContext,
+  ProvenanceIndex,
   type ProvenanceOptions,
 } from "../core/call-provenance.ts";
+export { callDestinations, disallowedDestinations, isAllowedHost } from "../core/egress.ts";
 export {
   type EntryProvenance,
   type ProvenanceSource,
   provenanceAt,
   type SpanProvenance,
+  untrustedSeqs,
 } from "../core/entry-provenance.ts";
 export { sanitizeHumanText } from "../core/human-text.ts";
 export { attrEscape, inlineUntrusted } from "../core/neutralizers.ts";

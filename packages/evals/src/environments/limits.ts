@@ -50,6 +50,7 @@ export const limits: Environment<LimitsState> = {
       inputSchema: z.object({ url: z.string() }),
       readOnly: true,
       untrustedOutput: true,
+      egress: true,
       execute: ({ url }) => {
         state.fetched.push(url);
         return "OK";

@@ -65,6 +65,8 @@ const toolShape = {
   timeoutMs: positive.optional(),
   untrustedOutput: z.boolean().optional(),
   effects: toolEffectsSchema.optional(),
+  egress: z.boolean().optional(),
+  egressHosts: z.array(z.string().min(1).max(253)).readonly().optional(),
   untaintedInputs: z.array(z.string().regex(/^\//, "a JSON Pointer, e.g. /taskId")).readonly().optional(),
   maxOutputChars: z.number().int().positive().optional(),
   needsApproval: z

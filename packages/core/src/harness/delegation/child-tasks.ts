@@ -5,9 +5,13 @@
  * result. Child ids derive from the parent and the call, so a crash between creating the child and
  * recording it never creates two.
  */
+
+import { UNTRUSTED_INPUT_KEY, untrustedInputIdsOf } from "../../core/call-provenance.ts";
+import { untrustedSeqs } from "../../core/entry-provenance.ts";
 import { type ChildState, outstandingReservations, type TaskState } from "../../core/fold.ts";
 import { buildHumanInputEvent } from "../../core/human-input-projection.ts";
 import { addUsage, isTerminal } from "../../core/task-summary.ts";
+import { delimitUntrusted, type RandomBytes } from "../../core/trust-framing.ts";
 import { newId } from "../../internal/ids.ts";
 import type { Store } from "../../ports/store.ts";
 import { ForbiddenError, isSemaError, type SemaError, TaskFinishedError } from "../../protocol/errors.ts";
@@ -83,13 +87,18 @@ export async function spawnChild(
   parent: { taskId: string; principal: string; depth: number; budget?: Budget },
   callId: string,
   input: DelegateInput,
+  untrustedObjective = false,
 ): Promise<string> {
   const taskId = childTaskId(parent.taskId, callId);
   const metadata: { [key: string]: JsonValue } = { depth: parent.depth + 1, callId, wait: input.wait };
   if (parent.budget !== undefined) metadata.budget = budgetToJson(parent.budget);
+  // The parent wrote the objective from untrusted text: the child's policy counts its words as such.
+  const objectiveInputId = `${taskId}:objective`;
+  if (untrustedObjective) metadata[UNTRUSTED_INPUT_KEY] = objectiveInputId;
   try {
     await startTask(store, {
       taskId,
+      ...(untrustedObjective ? { objectiveInputId } : {}),
       objective: input.objective,
       principal: parent.principal,
       parentTaskId: parent.taskId,
@@ -104,8 +113,23 @@ export async function spawnChild(
   return taskId;
 }
 
-/** What the parent's `delegate` call returns for a finished child. */
-export function childOutcome(child: ChildState): { status: "ok" | "error"; content: string } {
+/**
+ * What the parent's `delegate` call returns for a finished child: its answer, fenced as untrusted
+ * when the child's context held untrusted text (`child_task` v 3), so the parent's fold and its
+ * provenance policy count it as untrusted, as they count an untrusted tool's output.
+ */
+export function childOutcome(
+  child: ChildState,
+  randomBytes?: RandomBytes,
+): { status: "ok" | "error"; content: string } {
+  const outcome = childOutcomeText(child);
+  if (child.untrusted === undefined) return outcome;
+  const kind = outcome.status === "ok" ? "sub_agent_result" : "sub_agent_error";
+  const options = randomBytes === undefined ? {} : { randomBytes };
+  return { ...outcome, content: delimitUntrusted(outcome.content, { ...options, kind, from: child.childTaskId }) };
+}
+
+function childOutcomeText(child: ChildState): { status: "ok" | "error"; content: string } {
   if (child.status === "completed") return { status: "ok", content: child.result ?? "" };
   if (child.status === "cancelled")
     return { status: "error", content: `The sub-agent's task ${child.childTaskId} was cancelled.` };
@@ -143,6 +167,13 @@ export async function childResultEvent(
   if (held !== undefined) {
     event.v = 2;
     event.held = held;
+  }
+  // A child that read untrusted text (its own children's fenced answers among it, an objective
+  // its parent wrote from untrusted text) hands it on.
+  const untrusted = untrustedSeqs(state, untrustedInputIdsOf(state.metadata));
+  if (untrusted.length > 0) {
+    event.v = 3;
+    event.untrusted = untrusted;
   }
   return event;
 }
@@ -186,10 +217,11 @@ export async function notifyParent(
       status: result.status ?? "completed",
       ...(result.result === undefined ? {} : { result: result.result }),
     });
+    // An untrusted child's answer arrives on the external lane: fenced, and untrusted to the policy.
     const wake = buildHumanInputEvent({
       inputId: `${childId}:result`,
       carrier: "wake",
-      source: "system",
+      source: result.untrusted === undefined ? "system" : "external",
       delivery: parent.summary.status === "running" ? "received" : "parked",
       sessionSeq: parent.summary.sessionSeq,
       text: `Sub-agent task ${childId} ${result.status}: ${outcome.content}`,

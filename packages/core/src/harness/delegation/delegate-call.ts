@@ -10,6 +10,7 @@ import type { Agent } from "../agent.ts";
 import { effectiveBudget } from "../budget/budget.ts";
 import { headroom, shareBudget, siblingShare } from "../budget/budget-ledger.ts";
 import type { LegContext } from "../leg/leg-context.ts";
+import { ProvenanceGate } from "../tools/provenance-gate.ts";
 import { resultEvent } from "../tools/run-tool-call.ts";
 import {
   assertOwnChild,
@@ -45,7 +46,7 @@ export async function delegateCallEvents(
   const input = parseDelegateInput(call.input, settings);
   const known = state.children.find((child) => child.callId === call.callId);
   if (known !== undefined && known.status !== "running")
-    return [resultEvent(call, { ...childOutcome(known), durationMs: 0 })];
+    return [resultEvent(call, { ...childOutcome(known, ctx.options.randomBytes), durationMs: 0 })];
   if (known !== undefined) {
     // Nothing is read from a task at the child's id that is not this call's child.
     try {
@@ -62,8 +63,9 @@ export async function delegateCallEvents(
       childTaskId: known.childTaskId,
       status: ended.status ?? "completed",
       ...(ended.result === undefined ? {} : { result: ended.result }),
+      ...(ended.untrusted === undefined ? {} : { untrusted: ended.untrusted }),
     };
-    return [ended, resultEvent(call, { ...childOutcome(child), durationMs: 0 })];
+    return [ended, resultEvent(call, { ...childOutcome(child, ctx.options.randomBytes), durationMs: 0 })];
   }
   const error = (content: string) => [resultEvent(call, { status: "error", content, durationMs: 0 })];
   if (typeof input === "string") return error(input);
@@ -137,7 +139,15 @@ export async function ensureChild(ctx: LegContext, callId: string, input: Delega
   const share = known?.reserved ?? siblingShare(headroom(state, budget, ctx.agent.model.id, ctx.clock()), 1, false);
   const carved = shareBudget(share, budget);
   const parent = { ...parentOf(ctx), depth: depthOf(state, state.metadata) };
-  await spawnChild(ctx.store, Object.keys(carved).length === 0 ? parent : { ...parent, budget: carved }, callId, input);
+  // A pure function of the log: a leg that resumes to create the child decides the same.
+  const untrusted = new ProvenanceGate(ctx.agent).taints(state, { callId, input: { objective: input.objective } });
+  await spawnChild(
+    ctx.store,
+    Object.keys(carved).length === 0 ? parent : { ...parent, budget: carved },
+    callId,
+    input,
+    untrusted,
+  );
 }
 
 function parentOf(ctx: LegContext): { taskId: string; principal: string } {

@@ -3,7 +3,7 @@
  * resolved open or closed, feedback recorded as `hook_feedback` with its exact framed bytes.
  */
 import type { OpenToolCall } from "../../core/fold.ts";
-import { formatHookFeedback } from "../../core/trust-framing.ts";
+import { formatHookFeedback, refence } from "../../core/trust-framing.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import type { ToolCall } from "../../protocol/transcript.ts";
@@ -128,7 +128,8 @@ export class LegHooks {
     const content = result.value?.content;
     if (content === undefined) return outcome;
     const { truncated: _dropped, ...rest } = outcome;
-    return { ...rest, content };
+    // A rewritten untrusted result stays untrusted: fenced as the original was, if the hook did not.
+    return { ...rest, content: refence(outcome.content, content, this.#ctx.options.randomBytes) };
   }
 
   /** Whether an `onStop` hook may still send the agent back (it runs when the agent would finish). */

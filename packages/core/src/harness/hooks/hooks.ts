@@ -69,7 +69,10 @@ export interface Hooks {
   beforeTool?(
     context: HookContext & { readonly call: ToolCall },
   ): BeforeToolDecision | undefined | Promise<BeforeToolDecision | undefined>;
-  /** After a call ran: return `content` to replace what the model will be told. */
+  /**
+   * After a call ran: return `content` to replace what the model will be told. The result of an
+   * untrusted tool (fenced) stays untrusted: content returned without its fence is fenced again.
+   */
   afterTool?(
     context: HookContext & {
       readonly call: ToolCall;

@@ -32,7 +32,7 @@ export async function sha256Hex(text: string): Promise<string> {
 
 /**
  * The `approval_requested` event for a call and its (validated) input; version 2, with
- * `provenance`, when the provenance policy held it.
+ * `provenance`, when the provenance policy held it (3 when its egress rule did).
  */
 export async function approvalRequest(
   legId: string,
@@ -44,7 +44,8 @@ export async function approvalRequest(
   const inputJson = canonicalJson(input);
   const digest = await sha256Hex(inputJson);
   if (provenance === undefined) return { type: "approval_requested", v: 1, legId, callId, name, inputJson, digest };
-  return { type: "approval_requested", v: 2, legId, callId, name, inputJson, digest, provenance };
+  const v = provenance.egress === undefined ? 2 : 3;
+  return { type: "approval_requested", v, legId, callId, name, inputJson, digest, provenance };
 }
 
 /**
