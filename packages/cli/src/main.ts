@@ -129,7 +129,12 @@ Traces: run, resume, serve and worker export their tasks' traces over OTLP when 
         OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), OTEL_TRACES_SAMPLER,
         OTEL_SERVICE_NAME and the others listed in the Observability guide.
 Metrics: serve, worker and run export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
-        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.`;
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.
+Exit:   0 done; 1 failed (run, resume: the task failed or was cancelled); 2 a usage or configuration
+        mistake. run and resume, when the task parks: 3 waiting for approval, 4 the model
+        unreachable, 5 a budget or quota reached, 6 interrupted from elsewhere (Ctrl-C here: 130),
+        7 waiting for anything else (an input, a timer, a child, an external tool; shut down,
+        crashed or forked). replay, diff: as each says.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
