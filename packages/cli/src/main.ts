@@ -66,7 +66,7 @@ Commands:
                       the tasks are (default: the file's)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
-        [--metrics] [--workspaces dir] [--workspace-per principal|task]
+        [--metrics] [--access-log] [--workspaces dir] [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. --protocols: which to serve beside /v1,
                       of a2a,mcp,ag-ui,ui-stream,console (default: protocols of the config, else
@@ -78,7 +78,9 @@ Commands:
                       node of several sharing a database, off on the others).
                       --public-url: the origin the A2A agent card advertises (behind a proxy;
                       default the socket's address, never a request's Host header).
-                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role)
+                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role).
+                      --access-log: a line per request on stdout: method, path (never its query),
+                      status, milliseconds. A port in use exits 2 ("use --port") and spends no token
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]
                       An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
