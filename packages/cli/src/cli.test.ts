@@ -310,6 +310,7 @@ describe("sema errors", () => {
     for (const [args, message] of [
       [["run", "x", "--model", "anthropic:claude-sonnet-4-5"], /ANTHROPIC_API_KEY/],
       [["run", "x", "--model", "nosuch:model"], /nosuch/],
+      [["run", "x", "--model", "anthropic/claude-sonnet-4-5"], /did you mean "anthropic:claude-sonnet-4-5"\?$/m],
       [["run", "x"], /no model: pass --model/],
       [["run", "x", "--bogus"], /bogus/],
       [["frobnicate"], /unknown command "frobnicate"/],
@@ -337,7 +338,7 @@ describe("sema errors", () => {
       const c = capture(ws.dir);
       expect(await main([...args, "--db", ws.db], c.io), args.join(" ")).toBe(2);
       expect(c.err().trim().split("\n")[0]).toBe(
-        'sema: sema.config.json: agents.a has unknown key "maxTurn": remove it or fix the spelling',
+        'sema: sema.config.json: agents.a has unknown key "maxTurn" (did you mean "maxTurns"?): remove it or fix the spelling',
       );
       expect(c.out()).toBe("");
       expect(existsSync(ws.db)).toBe(false);
