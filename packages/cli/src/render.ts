@@ -46,6 +46,15 @@ function indent(text: string, prefix: string): string {
     .join("\n");
 }
 
+/** " at <frame>" of a stack's first frame (where it was thrown), or nothing without one. */
+export function whereThrown(stack: string | undefined): string {
+  const frame = stack
+    ?.split("\n")
+    .map((line) => line.trim())
+    .find((line) => line.startsWith("at "));
+  return frame === undefined ? "" : ` ${oneLine(frame, 120)}`;
+}
+
 const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
 
 export class Renderer {
@@ -165,6 +174,8 @@ export class Renderer {
       case "tool_result": {
         const detail = event.status === "ok" ? `${event.content.length} chars` : oneLine(event.content, 100);
         this.#line(`← ${event.name} ${event.status}: ${detail}`, DIM);
+        // What the tool threw, for the developer: its class and where (the model saw the message only).
+        if (event.error !== undefined) this.#line(`  ${event.error.name}${whereThrown(event.error.stack)}`, DIM);
         return;
       }
       case "user_message":
