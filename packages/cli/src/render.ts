@@ -211,6 +211,11 @@ export class Renderer {
     }
   }
 
+  /** Whether typed text can be drawn here: the output is a terminal. */
+  get drawsTyping(): boolean {
+    return this.#tty;
+  }
+
   /**
    * A person started typing a line (a steer): the thinking line goes, a streamed line ends, and
    * output waits until {@link endTyping} so that what they type stays on a line of its own.

@@ -40,11 +40,13 @@ const PRINTABLE = /^[^\x00-\x1f\x7f-\x9f]+$/u;
  */
 export function readSteers(
   input: RawInput,
-  surface: TypingSurface,
+  surface: TypingSurface & { readonly drawsTyping: boolean },
   send: (text: string) => void,
   interrupt: () => void,
 ): () => void {
-  if (isTerminal(input)) return keys(input, surface, send, interrupt);
+  // Keys are read raw only when the typing can be drawn where the person looks (a TTY output);
+  // with the output piped away, the terminal's own echo is all they would see.
+  if (isTerminal(input) && surface.drawsTyping) return keys(input, surface, send, interrupt);
   const lines = createInterface({ input, terminal: false });
   lines.on("line", (line) => {
     const text = line.trim();
