@@ -48,6 +48,22 @@ describe("resolveModel", () => {
     expect(configError("openai:", {}).variable).toBeUndefined();
   });
 
+  it("says what was meant: the provider/model slash form, a provider off by a letter", () => {
+    expect(configError("anthropic/claude-sonnet-4-5", {}).message).toBe(
+      'model spec "anthropic/claude-sonnet-4-5" has no model id: write provider:model-id (providers: anthropic, openai, openai-compatible); did you mean "anthropic:claude-sonnet-4-5"?',
+    );
+    expect(configError("openai-compatible/meta/llama-3", {}).message).toMatch(
+      /; did you mean "openai-compatible:meta\/llama-3"\?$/,
+    );
+    expect(configError("antropic:claude-sonnet-4-5", {}).message).toBe(
+      'unknown model provider "antropic" in "antropic:claude-sonnet-4-5": use one of anthropic, openai, openai-compatible; did you mean "anthropic:claude-sonnet-4-5"?',
+    );
+    expect(configError("opnai/gpt-5", {}).message).toMatch(/; did you mean "openai:gpt-5"\?$/);
+    // Nothing close: no guess.
+    expect(configError("gemini/pro", {}).message).not.toContain("did you mean");
+    expect(configError("gemini:pro", {}).message).not.toContain("did you mean");
+  });
+
   it("reads nothing from process.env", () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = "from-process-env";

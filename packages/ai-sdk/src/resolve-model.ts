@@ -8,6 +8,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { type Model, SemaError } from "@sema-agent/core";
 import { type RetryPolicy, withRetry } from "@sema-agent/core/model-kit";
+import { nearestName } from "@sema-agent/core/protocol";
 import { fromAiSdk } from "./from-ai-sdk.ts";
 
 /** The providers {@link resolveModel} knows, by spec prefix. */
@@ -71,7 +72,7 @@ export function resolveModel(
   if (colon < 0 || modelId === "") {
     throw new ModelConfigError(
       spec,
-      `model spec "${spec}" has no model id: write provider:model-id (providers: ${MODEL_PROVIDERS.join(", ")})`,
+      `model spec "${spec}" has no model id: write provider:model-id (providers: ${MODEL_PROVIDERS.join(", ")})${didYouMean(spec)}`,
     );
   }
   const model = providerModel(spec, provider, modelId, env);
@@ -112,9 +113,31 @@ function providerModel(
     default:
       throw new ModelConfigError(
         spec,
-        `unknown model provider "${provider}" in "${spec}": use one of ${MODEL_PROVIDERS.join(", ")}`,
+        `unknown model provider "${provider}" in "${spec}": use one of ${MODEL_PROVIDERS.join(", ")}${didYouMean(spec)}`,
       );
   }
+}
+
+/**
+ * "; did you mean …?" for a spec that is a known provider's but mistyped: the `provider/model`
+ * form of other tools (`anthropic/claude-sonnet-4-5`), or a provider name off by a letter or two.
+ * Empty when nothing close is known.
+ */
+function didYouMean(spec: string): string {
+  const colon = spec.indexOf(":");
+  const slash = spec.indexOf("/");
+  // provider/model (no colon before the slash), else provider:model with the provider mistyped.
+  const [provider, modelId] =
+    slash > 0 && (colon < 0 || colon > slash)
+      ? [spec.slice(0, slash), spec.slice(slash + 1)]
+      : colon > 0
+        ? [spec.slice(0, colon), spec.slice(colon + 1)]
+        : [spec, ""];
+  if (modelId === "") return "";
+  const known = (MODEL_PROVIDERS as readonly string[]).includes(provider)
+    ? provider
+    : nearestName(provider, MODEL_PROVIDERS);
+  return known === undefined ? "" : `; did you mean "${known}:${modelId}"?`;
 }
 
 function required(spec: string, env: Readonly<Record<string, string | undefined>>, name: string): string {

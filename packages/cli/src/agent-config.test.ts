@@ -128,8 +128,8 @@ describe("sema.config", () => {
     expect(isSemaError(error, "ConfigError")).toBe(true);
     expect(error.message).toBe(
       'sema.config.json: agents.a.model is missing: set it to a model spec, e.g. "anthropic:claude-sonnet-4-5" or "openai:gpt-5-mini"; ' +
-        'agents.a has unknown key "instrutions": remove it or fix the spelling; ' +
-        'unknown key "defaultAgnet": remove it or fix the spelling',
+        'agents.a has unknown key "instrutions" (did you mean "instructions"?): remove it or fix the spelling; ' +
+        'unknown key "defaultAgnet" (did you mean "defaultAgent"?): remove it or fix the spelling',
     );
   });
 
@@ -152,7 +152,9 @@ describe("sema.config", () => {
        export default { agents: { coder: { model, tools: [tool], modle: 1 } }, defualtAgent: "coder" };`,
     );
     const second = await loadAgents(badTool, {}, noModel).catch((thrown) => thrown);
-    expect(second.message).toBe('sema.config.mjs: unknown key "defualtAgent": remove it or fix the spelling');
+    expect(second.message).toBe(
+      'sema.config.mjs: unknown key "defualtAgent" (did you mean "defaultAgent"?): remove it or fix the spelling',
+    );
     // A fresh directory: a module is imported once per path.
     const badAgent = dir();
     writeFileSync(

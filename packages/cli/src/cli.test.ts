@@ -82,7 +82,10 @@ describe("sema run / events / tasks", () => {
     expect(c.out()).toContain("→ read_file");
     expect(c.out()).toContain("assistant: Two TODOs.");
     expect(c.out()).toContain("✓ completed");
-    expect(c.out()).toMatch(/· turn 2 · 30 tokens · \d+\.\ds/);
+    // Each turn's own tokens and time, then the leg's totals.
+    expect(c.out()).toMatch(/· turn 1 · 15 tokens · \d+\.\ds\n/);
+    expect(c.out()).toMatch(/· turn 2 · 15 tokens · \d+\.\ds\n/);
+    expect(c.out()).toMatch(/· total · 2 turns · 30 tokens · \d+\.\ds\n$/);
 
     const t = capture(ws.dir);
     expect(await main(["tasks", "--json", "--db", ws.db], t.io)).toBe(0);
@@ -228,7 +231,7 @@ describe("approvals at the terminal", () => {
     const ws = workspace();
     const script = ws.script(writeTurns);
     const c = capture(ws.dir);
-    expect(await main(["run", "Write it", "--model", `script:${script}`, "--db", ws.db], c.io)).toBe(0);
+    expect(await main(["run", "Write it", "--model", `script:${script}`, "--db", ws.db], c.io)).toBe(3); // parked: waiting for approval
     const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
     expect(c.out()).toContain(`Decide with: sema approve ${taskId} call-1-1 --db ${ws.db}`);
     expect(c.out()).toContain(`Task ${taskId} is parked (approval).`);
@@ -258,7 +261,7 @@ describe("approvals at the terminal", () => {
   it("sema approve on a cancelled task says so and exits 1, recording nothing", async () => {
     const ws = workspace();
     const c = capture(ws.dir);
-    expect(await main(["run", "Write it", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], c.io)).toBe(0);
+    expect(await main(["run", "Write it", "--model", `script:${ws.script(writeTurns)}`, "--db", ws.db], c.io)).toBe(3);
     const taskId = /Task (\S+) started/.exec(c.out())?.[1] ?? "";
     expect(await main(["cancel", taskId, "--db", ws.db], capture(ws.dir).io)).toBe(0);
     const a = capture(ws.dir);
@@ -307,6 +310,7 @@ describe("sema errors", () => {
     for (const [args, message] of [
       [["run", "x", "--model", "anthropic:claude-sonnet-4-5"], /ANTHROPIC_API_KEY/],
       [["run", "x", "--model", "nosuch:model"], /nosuch/],
+      [["run", "x", "--model", "anthropic/claude-sonnet-4-5"], /did you mean "anthropic:claude-sonnet-4-5"\?$/m],
       [["run", "x"], /no model: pass --model/],
       [["run", "x", "--bogus"], /bogus/],
       [["frobnicate"], /unknown command "frobnicate"/],
@@ -334,7 +338,7 @@ describe("sema errors", () => {
       const c = capture(ws.dir);
       expect(await main([...args, "--db", ws.db], c.io), args.join(" ")).toBe(2);
       expect(c.err().trim().split("\n")[0]).toBe(
-        'sema: sema.config.json: agents.a has unknown key "maxTurn": remove it or fix the spelling',
+        'sema: sema.config.json: agents.a has unknown key "maxTurn" (did you mean "maxTurns"?): remove it or fix the spelling',
       );
       expect(c.out()).toBe("");
       expect(existsSync(ws.db)).toBe(false);

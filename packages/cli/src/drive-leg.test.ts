@@ -20,7 +20,7 @@ describe("driveLeg", () => {
     const taskId = await startTask(store, { objective: "Say hi" });
     const c = captureIo("/");
     const options = { store, taskId, agent, dbFlag: " --db x.db", stdinSteers: false };
-    expect(await driveLeg(c.io, options)).toBe(0);
+    expect(await driveLeg(c.io, options)).toBe(4); // parked: the model unreachable
     expect(c.out()).toContain("! The model is unavailable: connect ECONNREFUSED 127.0.0.1:59999 (connection)");
     expect(c.out()).toContain("‖ parked (model)");
     expect(c.out()).toContain(

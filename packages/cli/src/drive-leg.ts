@@ -2,7 +2,6 @@
  * Run a task's leg in the terminal: stream it, turn typed lines into steers, park on Ctrl-C, and
  * wait out a lease held by another live process (saying how long). Shared by `run` and `resume`.
  */
-import { createInterface } from "node:readline";
 import {
   type Agent,
   type Emit,
@@ -18,24 +17,28 @@ import { nodeHost } from "@sema-agent/core/node";
 import type { LeaseHeldError } from "@sema-agent/core/protocol";
 import { askApprovals, printPendingApprovals } from "./approvals.ts";
 import type { CliIo } from "./context.ts";
+import { parkedExitCode } from "./exit-codes.ts";
 import { withTracing } from "./host-tracing.ts";
 import { Renderer } from "./render.ts";
+import { readSteers } from "./steer-input.ts";
 import { terminalSafe } from "./terminal-safe.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Lines typed while the leg works become steers (on a TTY, or with --stdin-steers). */
-function steerFromStdin(io: CliIo, store: Store, taskId: string, enabled: boolean): () => void {
+function steerFromStdin(io: CliIo, renderer: Renderer, store: Store, taskId: string, enabled: boolean): () => void {
   if (!enabled || io.stdin === undefined) return () => {};
-  const lines = createInterface({ input: io.stdin, terminal: false });
-  lines.on("line", (line) => {
-    const text = line.trim();
-    if (text === "") return;
-    sendInput(store, taskId, { text }).catch((error: unknown) =>
-      io.stderr.write(`sema: steer not sent: ${terminalSafe(String(error))}\n`),
-    );
-  });
-  return () => lines.close();
+  return readSteers(
+    io.stdin,
+    renderer,
+    (text) => {
+      sendInput(store, taskId, { text }).catch((error: unknown) =>
+        io.stderr.write(`sema: steer not sent: ${terminalSafe(String(error))}\n`),
+      );
+    },
+    // Raw mode takes Ctrl-C from the terminal: it does what the signal does (park the leg).
+    () => process.kill(process.pid, "SIGINT"),
+  );
 }
 
 export interface DriveOptions {
@@ -75,7 +78,13 @@ export async function driveLeg(io: CliIo, options: DriveOptions): Promise<number
 
 async function runOneLeg(io: CliIo, options: DriveOptions): Promise<LegOutcome | 130> {
   const renderer = new Renderer(io.stdout);
-  const stopSteers = steerFromStdin(io, options.store, options.taskId, options.stdinSteers || io.stdin?.isTTY === true);
+  const stopSteers = steerFromStdin(
+    io,
+    renderer,
+    options.store,
+    options.taskId,
+    options.stdinSteers || io.stdin?.isTTY === true,
+  );
   let outcome: LegOutcome;
   try {
     for (;;) {
@@ -122,7 +131,7 @@ function report(io: CliIo, outcome: LegOutcome, options: DriveOptions, wakeAtMs?
     io.stdout.write(
       `${terminalSafe(`Task ${outcome.taskId} is parked (model): the model is unavailable. A worker (sema worker) asks it again from ${at}; or resume it now with: ${resume}`)}\n`,
     );
-    return 0;
+    return parkedExitCode("model");
   }
   switch (outcome.status) {
     case "completed":
@@ -141,6 +150,8 @@ function report(io: CliIo, outcome: LegOutcome, options: DriveOptions, wakeAtMs?
       io.stdout.write(
         `${terminalSafe(`Task ${outcome.taskId} is parked (${outcome.parkedReason ?? outcome.status}). Resume it with: ${resume}`)}\n`,
       );
-      return outcome.parkedReason === "interrupt" && io.interrupt?.aborted === true ? 130 : 0;
+      return outcome.parkedReason === "interrupt" && io.interrupt?.aborted === true
+        ? 130
+        : parkedExitCode(outcome.parkedReason);
   }
 }

@@ -66,7 +66,7 @@ Commands:
                       the tasks are (default: the file's)
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
-        [--metrics] [--workspaces dir] [--workspace-per principal|task]
+        [--metrics] [--access-log] [--workspaces dir] [--workspace-per principal|task]
                       The HTTP/SSE API and workers over the store (prints a first token once);
                       --workers 0 for an API-only node. --protocols: which to serve beside /v1,
                       of a2a,mcp,ag-ui,ui-stream,console (default: protocols of the config, else
@@ -78,7 +78,9 @@ Commands:
                       node of several sharing a database, off on the others).
                       --public-url: the origin the A2A agent card advertises (behind a proxy;
                       default the socket's address, never a request's Host header).
-                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role)
+                      --metrics: serve GET /metrics (Prometheus text; a token with the metrics role).
+                      --access-log: a line per request on stdout: method, path (never its query),
+                      status, milliseconds. A port in use exits 2 ("use --port") and spends no token
   mcp [--dir path] [--token T] [--workers N] [--max-per-principal N] [--lease-ttl ms]
       [--workspaces dir] [--workspace-per principal|task]
                       An MCP server on stdio (Claude Desktop, Claude Code, IDEs) over the same
@@ -129,7 +131,12 @@ Traces: run, resume, serve and worker export their tasks' traces over OTLP when 
         OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json), OTEL_TRACES_SAMPLER,
         OTEL_SERVICE_NAME and the others listed in the Observability guide.
 Metrics: serve, worker and run export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
-        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.`;
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or OTEL_METRICS_EXPORTER=otlp) is set.
+Exit:   0 done; 1 failed (run, resume: the task failed or was cancelled); 2 a usage or configuration
+        mistake. run and resume, when the task parks: 3 waiting for approval, 4 the model
+        unreachable, 5 a budget or quota reached, 6 interrupted from elsewhere (Ctrl-C here: 130),
+        7 waiting for anything else (an input, a timer, a child, an external tool; shut down,
+        crashed or forked). replay, diff: as each says.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 

@@ -1,5 +1,6 @@
 // sema serve and sema token, in process, over a real SQLite file and a real socket.
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -147,5 +148,69 @@ describe("sema serve", () => {
     expect(text).toMatch(/event: token_revoked\ndata: \{"reason":"token_revoked","lastSeq":\d+\}\n\n$/);
     stop.abort();
     expect(await serving).toBe(0);
+  });
+
+  it("a port in use: one line naming --port, exit 2, and the first token is not spent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-port-"));
+    const db = join(dir, "sema.db");
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "x" }] }));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    const c = capture(dir);
+    try {
+      expect(await main(["serve", "--port", String(port), "--db", db, "--model", `script:${script}`], c.io)).toBe(2);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    expect(c.err()).toBe(`sema: port ${port} is in use — use --port\n`);
+    expect(c.out()).not.toContain("First start");
+    // The next start, on a free port, still shows the first token.
+    const stop = new AbortController();
+    const d = capture(dir, stop.signal);
+    const serving = main(["serve", "--port", "0", "--db", db, "--model", `script:${script}`], d.io);
+    await until(() => /serving/.test(d.out()));
+    stop.abort();
+    expect(await serving).toBe(0);
+    expect(d.out()).toContain('First start: a token for principal "local"');
+  });
+
+  it("--access-log: a short line per request, never the query string or the token", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sema-serve-log-"));
+    const db = join(dir, "sema.db");
+    const script = join(dir, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "x" }] }));
+    const stop = new AbortController();
+    const c = capture(dir, stop.signal);
+    const args = ["serve", "--port", "0", "--workers", "0", "--db", db, "--model", `script:${script}`];
+    const serving = main([...args, "--access-log"], c.io);
+    await until(() => /Bearer <token>/.test(c.out()));
+    const url = /serving (http:\/\/\S+)/.exec(c.out())?.[1] ?? "";
+    const token = /\n\n {2}(\S+)\n\n/.exec(c.out())?.[1] ?? "";
+    const headers = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${url}/v1/tasks?limit=5`, { headers })).status).toBe(200);
+    expect((await fetch(`${url}/v1/tasks?cursor=secret-cursor`, { headers })).status).toBe(400);
+    expect((await fetch(`${url}/v1/tasks/nope`, { headers })).status).toBe(404);
+    await until(() => c.out().includes("GET /v1/tasks/nope"));
+    stop.abort();
+    expect(await serving).toBe(0);
+    const lines = c.out().split("\n");
+    expect(lines).toContainEqual(expect.stringMatching(/^GET \/v1\/tasks 200 \d+ms$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^GET \/v1\/tasks 400 \d+ms$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^GET \/v1\/tasks\/nope 404 \d+ms$/));
+    expect(c.out()).not.toContain("secret-cursor");
+    expect(c.out().split(token).length).toBe(2); // only where the first start printed it
+
+    // Off by default: the same requests log nothing.
+    const again = new AbortController();
+    const d = capture(dir, again.signal);
+    const quiet = main(args, d.io);
+    await until(() => /serving/.test(d.out()));
+    const quietUrl = /serving (http:\/\/\S+)/.exec(d.out())?.[1] ?? "";
+    expect((await fetch(`${quietUrl}/v1/tasks`, { headers })).status).toBe(200);
+    again.abort();
+    expect(await quiet).toBe(0);
+    expect(d.out()).not.toMatch(/^GET /m);
   });
 });

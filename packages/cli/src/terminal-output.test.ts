@@ -10,8 +10,8 @@ import { captureIo } from "./test-support/capture-io.ts";
 
 /** OSC 52 (write the clipboard), a title change, BEL, CSI clear screen, C1 CSI, CR, a bidi override. */
 const NASTY = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J\x1b[H\x9b31m\r\u202eevil\u2028";
-/** The renderer's own styles, the only escape codes it may write. */
-const OWN_STYLES = /\x1b\[(?:0|1|2)m/g;
+/** The renderer's own styles and its line erase (the thinking line's), the only escape codes it may write. */
+const OWN_STYLES = /\x1b\[(?:0|1|2)m|\r\x1b\[2K/g;
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 const capture = (cwd: string, tty: boolean) => captureIo(cwd, { tty });

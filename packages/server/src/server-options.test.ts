@@ -16,7 +16,7 @@ describe("the server's options are checked where they are given", () => {
     const tokens = new MemoryTokenStore();
     const base = { store: new MemoryStore(), agents: agents(), ingress: createTokenIngress(tokens) };
     expect(await configErrorOf(() => createApp({ ...base, limit: {} } as AppOptions))).toBe(
-      'createApp: unknown key "limit": remove it or fix the spelling',
+      'createApp: unknown key "limit" (did you mean "limits"?): remove it or fix the spelling',
     );
     expect(await configErrorOf(() => createApp({ ...base, limits: { maxBody: 1 } } as AppOptions))).toBe(
       'createApp: limits has unknown key "maxBody": remove it or fix the spelling',
@@ -97,7 +97,7 @@ describe("the server's options are checked where they are given", () => {
       workers: { concurency: 2 },
     } as unknown as ServeOptions;
     expect(await configErrorOf(() => serve(options))).toBe(
-      'serve: workers has unknown key "concurency": remove it or fix the spelling',
+      'serve: workers has unknown key "concurency" (did you mean "concurrency"?): remove it or fix the spelling',
     );
     expect(await configErrorOf(() => serve({ ...options, workers: false, port: 70_000 }))).toContain("serve: port");
     expect(await tokens.list()).toEqual([]);

@@ -1,4 +1,7 @@
-/** `sema events <taskId> [--json] [--follow] [--db path]`: the task's log; `--json` prints each event exactly as stored. */
+/**
+ * `sema events <taskId> [--json] [--follow] [--db path]`: the task's log; `--json` prints each
+ * event exactly as stored. A tool that threw shows its error's class, and its stack below.
+ */
 import { parseArgs } from "node:util";
 import type { StoredEvent } from "@sema-agent/core";
 import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
@@ -15,7 +18,7 @@ function describe(event: StoredEvent): string {
     case "tool_call_started":
       return `${event.name} (${event.callId}, attempt ${event.attempt})`;
     case "tool_result":
-      return `${event.name} ${event.status}: ${event.content}`;
+      return `${event.name} ${event.status}: ${event.content}${event.error === undefined ? "" : ` [${event.error.name}]`}`;
     case "leg_started":
       return `${event.legId} (${event.trigger})`;
     case "leg_ended":
@@ -45,11 +48,17 @@ export async function events(argv: string[], io: CliIo): Promise<number> {
   if (taskId === undefined) throw new UsageError("usage: sema events <taskId> [--json] [--follow]");
   const store = await openStore(io, values);
   const print = (event: StoredEvent) => {
-    if (values.json === true) io.stdout.write(`${jsonLine(event)}\n`);
-    else
-      io.stdout.write(
-        `${terminalSafe(`${String(event.seq).padStart(5)} ${event.at} ${event.type.padEnd(17)} ${describe(event).replace(/\n/g, "⏎")}`)}\n`,
-      );
+    if (values.json === true) {
+      io.stdout.write(`${jsonLine(event)}\n`);
+      return;
+    }
+    io.stdout.write(
+      `${terminalSafe(`${String(event.seq).padStart(5)} ${event.at} ${event.type.padEnd(17)} ${describe(event).replace(/\n/g, "⏎")}`)}\n`,
+    );
+    // What a tool threw: its stack under the line, for the developer (the model saw the message).
+    if (event.type === "tool_result" && event.error?.stack !== undefined)
+      for (const line of event.error.stack.split("\n"))
+        io.stdout.write(`${terminalSafe(`        ${line.trimEnd()}`)}\n`);
   };
   try {
     if (values.follow !== true) {

@@ -12,10 +12,12 @@
  * advertises (set it behind a reverse proxy; never taken from a request's Host). `--protocols`
  * (or `protocols` of the config) picks what is served beside `/v1` (default all: A2A, MCP, AG-UI,
  * the AI SDK UI stream, the console); each one's modules are loaded only when it is picked.
+ * `--access-log` prints one line per request (method, path without its query, status, ms). A port
+ * in use is one line ("use --port"), found before the first token is minted.
  */
 import { parseArgs } from "node:util";
 import { protocolNames } from "@sema-agent/server";
-import { serve as startServing } from "@sema-agent/server/node";
+import { type AccessLogEntry, serve as startServing } from "@sema-agent/server/node";
 import type { CliIo } from "../context.ts";
 import { storeFlagText, UsageError } from "../context.ts";
 import { openHostMetrics } from "../host-metrics.ts";
@@ -23,6 +25,21 @@ import { reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 import { loadProtocols, PROTOCOL_NAMES, parseProtocolsFlag } from "../served-protocols.ts";
+import { terminalSafe } from "../terminal-safe.ts";
+
+/** A port that cannot be bound, as one line that says what to do (no Node stack). */
+export function portTrouble(error: unknown, port: number): UsageError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "EADDRINUSE") return new UsageError(`port ${port} is in use — use --port`);
+  if (code === "EACCES") return new UsageError(`port ${port} needs privileges this user lacks — use --port`);
+  return undefined;
+}
+
+/** `--access-log`: one short line per request on stdout, method, path, status, milliseconds. */
+function accessLogTo(io: CliIo): (entry: AccessLogEntry) => void {
+  return (entry) =>
+    io.stdout.write(`${terminalSafe(`${entry.method} ${entry.path} ${entry.status} ${entry.durationMs}ms`)}\n`);
+}
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -34,6 +51,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       "public-url": { type: "string" },
       protocols: { type: "string" },
       metrics: { type: "boolean" },
+      "access-log": { type: "boolean" },
       ...SERVED_OPTIONS,
     },
   });
@@ -60,6 +78,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       publicUrl: values["public-url"],
     }));
     const serving = await startServing({
+      ...(values["access-log"] === true ? { accessLog: accessLogTo(io) } : {}),
       store: metrics.store,
       tokens: await backend.tokens(),
       agents,
@@ -73,6 +92,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...(tracing.emit === undefined ? {} : { emit: tracing.emit }),
       harness: tracing.harness,
       ...(metrics.prometheus === undefined ? {} : { metrics: metrics.prometheus }),
+    }).catch((error: unknown) => {
+      throw portTrouble(error, port) ?? error;
     });
     const pool = serving.workers;
     metrics.observe(pool === undefined ? undefined : () => pool.running().length);

@@ -20,7 +20,10 @@ process.on("SIGTERM", () => interrupt.abort());
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
   interrupt: interrupt.signal,
 });
+// As bin/sema.js: nothing the command read keeps the process alive.
+process.stdin.destroy();

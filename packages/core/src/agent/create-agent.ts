@@ -69,6 +69,7 @@ function harnessOptions(
     childEmit,
     quota,
     traceparentOf,
+    onToolError,
     ...rest
   } = definition;
   // Every host option is taken out above: one left in `rest` would land in the agent and be
@@ -96,6 +97,7 @@ function harnessOptions(
   if (childEmit !== undefined) options.childEmit = childEmit;
   if (quota !== undefined) options.quota = quota;
   if (traceparentOf !== undefined) options.traceparentOf = traceparentOf;
+  if (onToolError !== undefined) options.onToolError = onToolError;
   return options;
 }
 

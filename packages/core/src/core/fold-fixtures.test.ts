@@ -437,6 +437,31 @@ describe("trace-context fixtures", () => {
   });
 });
 
+// What a tool threw, on its tool_result (still version 1: a reader that predates it loses a
+// diagnostic, never a behaviour; the model's transcript holds the content alone).
+describe("tool-error fixtures", () => {
+  const TOOL_ERROR = new URL("../../fixtures/events/tool-error/", import.meta.url);
+  const events = load("tool-threw", TOOL_ERROR);
+
+  it("validates and is gapless", () => {
+    expect(() => validateEvents(unstamped(events))).not.toThrow();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("folds exactly as the same log without the error; the transcript carries only the content", () => {
+    const stripped = events.map((event) => {
+      const { error: _error, ...rest } = event as StoredEvent & { error?: unknown };
+      return (event.type === "tool_result" ? rest : event) as StoredEvent;
+    });
+    expect(stripped.some((event, i) => JSON.stringify(event) !== JSON.stringify(events[i]))).toBe(true);
+    const state = fold(events);
+    expect(state).toEqual(fold(stripped));
+    expect(JSON.stringify(state.transcript)).not.toContain("TypeError");
+    expect(JSON.stringify(state.transcript)).toContain("Error: Cannot read properties of undefined (reading 'temp')");
+    expect(state.summary).toMatchObject({ status: "completed" });
+  });
+});
+
 // Version 2 of approval_requested: written only when the provenance policy held the call.
 describe("v2 fixtures (provenance)", () => {
   const V2 = new URL("../../fixtures/events/v2/", import.meta.url);

@@ -207,6 +207,14 @@ export interface HarnessOptions {
    * the tool gets none, and the call runs all the same.
    */
   traceparentOf?: (call: ToolCallRef) => string | undefined | Promise<string | undefined>;
+  /**
+   * Told of each tool call whose `execute` threw or rejected, with exactly what it threw (its
+   * class and stack intact) and the call, for the developer's log or error tracker. The model is
+   * told the message only (`Error: <message>`); the call's `tool_result` records the class,
+   * message and stack as `error`. Not called for a timeout, an interrupt or input the schema
+   * refused. It observes only: a throw is ignored.
+   */
+  onToolError?: (error: unknown, call: ToolCallRef) => void;
 }
 
 /** A running tool call, as the log places it: its task, its id and the seq of its `tool_call_started`. */

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ConfigError, type ConfigProblem, InvalidInputError, sayProblems } from "./errors.ts";
+import { nearestName } from "./nearest-name.ts";
 
 /** What a value is, for "got …" in a message (never the value itself: it may be a secret). */
 export function kindOf(value: unknown): string {
@@ -64,12 +65,62 @@ function dotted(prefix: string, path: readonly PropertyKey[]): string {
   return [prefix, ...path.map(String)].filter((part) => part !== "").join(".");
 }
 
-/** Zod issues as problems, their paths under `prefix` (`agent`, `tools.0` …). */
-export function problemsOf(issues: readonly z.core.$ZodIssue[], prefix = ""): ConfigProblem[] {
+/**
+ * The keys an object of `schema` takes at `path` (through optional, nullable, default, readonly,
+ * lazy and piped wrappers, records, arrays and unions), for "did you mean"; empty when unknown.
+ */
+export function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+  const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  const inner = (key: string) => def[key] as z.core.$ZodType;
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "nonoptional":
+    case "catch":
+      return keysAt(inner("innerType"), path);
+    case "pipe":
+      return keysAt(inner("in"), path);
+    case "lazy":
+      return keysAt((def.getter as () => z.core.$ZodType)(), path);
+    case "object": {
+      const shape = def.shape as Record<string, z.core.$ZodType>;
+      if (path.length === 0) return Object.keys(shape);
+      const field = shape[String(path[0])];
+      return field === undefined ? [] : keysAt(field, path.slice(1));
+    }
+    case "record":
+      return path.length === 0 ? [] : keysAt(inner("valueType"), path.slice(1));
+    case "array":
+      return path.length === 0 ? [] : keysAt(inner("element"), path.slice(1));
+    case "union":
+      return [...new Set((def.options as z.core.$ZodType[]).flatMap((option) => keysAt(option, path)))];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Zod issues as problems, their paths under `prefix` (`agent`, `tools.0` …). With the `schema`
+ * they came from, an unknown key close to one it takes is said with it ("did you mean …?").
+ */
+export function problemsOf(
+  issues: readonly z.core.$ZodIssue[],
+  prefix = "",
+  schema?: z.core.$ZodType,
+): ConfigProblem[] {
   return issues.map((issue) => {
     const path = dotted(prefix, issue.path);
     if (issue.code === "unrecognized_keys") {
-      const names = issue.keys.map((key) => JSON.stringify(key)).join(", ");
+      const known = schema === undefined ? [] : keysAt(schema, issue.path).filter((key) => !issue.keys.includes(key));
+      const names = issue.keys
+        .map((key) => {
+          const near = nearestName(key, known);
+          return `${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}`;
+        })
+        .join(", ");
       return {
         path,
         message: `${path === "" ? "" : "has "}unknown ${issue.keys.length === 1 ? "key" : "keys"} ${names}: remove ${issue.keys.length === 1 ? "it" : "them"} or fix the spelling`,
@@ -87,7 +138,7 @@ export function problemsOf(issues: readonly z.core.$ZodIssue[], prefix = ""): Co
 export function checkConfig<S extends z.ZodType>(schema: S, value: unknown, where: string, prefix = ""): z.output<S> {
   const parsed = schema.safeParse(value, { error: saidPlainly });
   if (parsed.success) return parsed.data;
-  throw new ConfigError(where, problemsOf(parsed.error.issues, prefix));
+  throw new ConfigError(where, problemsOf(parsed.error.issues, prefix, schema));
 }
 
 /**
@@ -97,6 +148,6 @@ export function checkConfig<S extends z.ZodType>(schema: S, value: unknown, wher
 export function checkInput<S extends z.ZodType>(schema: S, value: unknown, where: string, prefix = ""): z.output<S> {
   const parsed = schema.safeParse(value, { error: saidPlainly });
   if (parsed.success) return parsed.data;
-  const problems = problemsOf(parsed.error.issues, prefix);
+  const problems = problemsOf(parsed.error.issues, prefix, schema);
   throw new InvalidInputError(sayProblems(where, problems), { problems: problems.map((problem) => ({ ...problem })) });
 }

@@ -13,6 +13,7 @@ export * from "./errors.ts";
 export type * from "./human-input.ts";
 export * from "./json.ts";
 export * from "./model-settings.ts";
+export { nearestName } from "./nearest-name.ts";
 export * from "./provenance.ts";
 export * from "./provider-options.ts";
 export * from "./records.ts";

@@ -253,6 +253,17 @@ export const toolCallStartedSchema = z.strictObject({
 });
 
 /**
+ * What a tool threw, for the developer: the error's class (`name`), its `message` and `stack`
+ * (capped). Recorded beside the result, never sent to the model (its `content` says only the
+ * message). Version 1 still: a reader that predates it loses a diagnostic, never a behaviour.
+ */
+export const toolErrorSchema = z.strictObject({
+  name: z.string(),
+  message: z.string(),
+  stack: z.string().exactOptional(),
+});
+
+/**
  * A tool call's outcome: `ok`, `error`, `denied` (by approval or a hook) or `interrupted`, with what the model receives.
  */
 export const toolResultSchema = z.strictObject({
@@ -268,6 +279,8 @@ export const toolResultSchema = z.strictObject({
   truncated: z.literal(true).exactOptional(),
   durationMs: count.exactOptional(),
   legId: z.string().exactOptional(),
+  /** What the tool threw, when it threw (an `error` result): for hosts and consoles, not the model. */
+  error: toolErrorSchema.exactOptional(),
 });
 
 /**
@@ -626,6 +639,8 @@ export type ModelTurnEvent = z.infer<typeof modelTurnSchema>;
 export type ToolCallStartedEvent = z.infer<typeof toolCallStartedSchema>;
 /** A tool call's outcome (see {@link toolResultSchema}). */
 export type ToolResultEvent = z.infer<typeof toolResultSchema>;
+/** What a tool threw, as its result records it (see {@link toolErrorSchema}). */
+export type ToolErrorDetail = z.infer<typeof toolErrorSchema>;
 /** A running tool call's recorded progress (see {@link toolCheckpointSchema}). */
 export type ToolCheckpointEvent = z.infer<typeof toolCheckpointSchema>;
 /** A tool call awaiting a decision (see {@link approvalRequestedSchema}). */

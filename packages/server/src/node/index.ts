@@ -4,5 +4,5 @@
  *
  * @module @sema-agent/server/node
  */
-export { type Listening, type ListenOptions, listen } from "./listen.ts";
+export { type AccessLogEntry, type Listening, type ListenOptions, listen } from "./listen.ts";
 export { type ServeOptions, type Serving, serve } from "./serve.ts";

@@ -28,7 +28,7 @@ import {
   workersShape,
 } from "../server-options.ts";
 import { protocolSchema, type ServerProtocol } from "../server-protocol.ts";
-import { listen } from "./listen.ts";
+import { type AccessLogEntry, bindPort } from "./listen.ts";
 
 /**
  * What {@link serve} runs: the task store, the token store, the agents, where to listen, limits, who
@@ -84,6 +84,11 @@ export interface ServeOptions {
   clock?: () => number;
   /** Serve `GET /metrics` with this Prometheus text (see `AppOptions.metrics`; needs the `metrics` role). */
   metrics?: () => Promise<string>;
+  /**
+   * Called once per request with its method, path (never its query string or headers), status and
+   * duration, for an access log (`sema serve --access-log`). A throw loses the line. Default: none.
+   */
+  accessLog?: (entry: AccessLogEntry) => void;
 }
 
 const serveShape = {
@@ -112,6 +117,7 @@ const serveShape = {
   quotas: quotaSettingsSchema.optional(),
   clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
+  accessLog: functionSchema<(entry: AccessLogEntry) => void>("accessLog(entry)").optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveSchema = z.strictObject(serveShape);
 const serveMatches: SchemaMatches<typeof serveSchema, ServeOptions> = true;
@@ -135,6 +141,8 @@ export interface Serving {
 /**
  * Start serving. The options (and every registered agent) are checked first: a wrong
  * configuration is a `ConfigError` before a token is created, a worker started or a port bound.
+ * Then the port is bound: one that cannot be (`EADDRINUSE`, `EACCES`) rejects with Node's error
+ * before the first token is created, so that token is never spent on a start that failed.
  */
 export async function serve(options: ServeOptions): Promise<Serving> {
   checkConfig(serveSchema, options, "serve");
@@ -154,7 +162,19 @@ export async function serve(options: ServeOptions): Promise<Serving> {
         .map((record) => [`tokens.${record.tokenId}.quotas`, record.quotas] as const),
     );
   }
-  const firstToken = await ensureFirstToken(options.tokens);
+  // The port first: one in use is refused before the one-time first token is minted (and lost).
+  const listening = await bindPort({
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
+  });
+  let firstToken: CreatedToken | undefined;
+  try {
+    firstToken = await ensureFirstToken(options.tokens);
+  } catch (error) {
+    await listening.close();
+    throw error;
+  }
   const hub = new EventHub();
   // With quotas on: the settings' and the tokens' records', for the API and this process's
   // workers. Without, no gate at all: legs run exactly as they did before quotas existed.
@@ -225,17 +245,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       shutdown: stopExperiments.signal,
     },
   });
-  let listening: Awaited<ReturnType<typeof listen>>;
-  try {
-    listening = await listen(app, {
-      ...(options.host === undefined ? {} : { host: options.host }),
-      ...(options.port === undefined ? {} : { port: options.port }),
-    });
-  } catch (error) {
-    stopExperiments.abort();
-    await workers?.stop({ deadlineMs: 0 });
-    throw error;
-  }
+  listening.serve(app);
   try {
     for (const protocol of protocols) await protocol.start?.();
   } catch (error) {

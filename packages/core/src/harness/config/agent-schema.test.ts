@@ -72,7 +72,9 @@ describe("an agent is checked when a leg is asked for", () => {
     const error = await configErrorOf(() =>
       streamLeg({ store: task.store, agent: untyped({ modle: model() }) }, task.taskId),
     );
-    expect(error.message).toContain('agent has unknown key "modle": remove it or fix the spelling');
+    expect(error.message).toContain(
+      'agent has unknown key "modle" (did you mean "model"?): remove it or fix the spelling',
+    );
     expect(error.message).toContain("agent.model is missing");
     expect(error.problems[0]?.unknownKeys ?? error.problems[1]?.unknownKeys).toEqual(["modle"]);
     await task.expectUntouched();
@@ -142,7 +144,9 @@ describe("an agent is checked when a leg is asked for", () => {
     const task = await untouchedTask();
     const options = { store: task.store, agent: { model: model() }, leaseTTLMs: 5000 } as HarnessOptions;
     const error = await configErrorOf(() => runLeg(options, task.taskId));
-    expect(error.message).toBe('runLeg: unknown key "leaseTTLMs": remove it or fix the spelling');
+    expect(error.message).toBe(
+      'runLeg: unknown key "leaseTTLMs" (did you mean "leaseTtlMs"?): remove it or fix the spelling',
+    );
     const noStore = await configErrorOf(() =>
       runLeg({ agent: { model: model() } } as unknown as HarnessOptions, task.taskId),
     );
@@ -152,7 +156,9 @@ describe("an agent is checked when a leg is asked for", () => {
         sginal: new AbortController().signal,
       } as object),
     );
-    expect(legError.message).toBe('runLeg: legOptions has unknown key "sginal": remove it or fix the spelling');
+    expect(legError.message).toBe(
+      'runLeg: legOptions has unknown key "sginal" (did you mean "signal"?): remove it or fix the spelling',
+    );
     await task.expectUntouched();
   });
 

@@ -54,6 +54,7 @@ const harnessShape = {
     )
     .optional(),
   traceparentOf: functionSchema<NonNullable<HarnessOptions["traceparentOf"]>>("traceparentOf(call)").optional(),
+  onToolError: functionSchema<NonNullable<HarnessOptions["onToolError"]>>("onToolError(error, call)").optional(),
 } satisfies ShapeOf<HarnessOptions>;
 // `agent` may be missing here: validateAgent checks it next, and its message names the fix.
 const harnessKeysMatch: SchemaMatches<

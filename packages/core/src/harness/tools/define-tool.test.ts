@@ -87,7 +87,9 @@ describe("startTask checks its input", () => {
     const store = new MemoryStore();
     const error = await startTask(store, { objective: "x", principle: "acme" } as never).catch((thrown) => thrown);
     expect(isSemaError(error, "InvalidInput")).toBe(true);
-    expect(String(error.message)).toBe('startTask: unknown key "principle": remove it or fix the spelling');
+    expect(String(error.message)).toBe(
+      'startTask: unknown key "principle" (did you mean "principal"?): remove it or fix the spelling',
+    );
     expect((await store.listTasks({ principal: "local" })).tasks).toEqual([]);
     expect((await store.listTasks({ principal: "acme" })).tasks).toEqual([]);
     const typed = await startTask(store, { objective: "x", metadata: { at: new Date() } } as never).catch((t) => t);

@@ -14,7 +14,7 @@ import type { Tool, ToolContext } from "../../ports/tool.ts";
 import { InvalidInputError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import { isJsonValue } from "../../protocol/json.ts";
-import type { ToolResultEvent } from "../../protocol/task-event.ts";
+import type { ToolErrorDetail, ToolResultEvent } from "../../protocol/task-event.ts";
 import type { ToolResultStatus } from "../../protocol/transcript.ts";
 
 export interface ToolRunSettings {
@@ -41,6 +41,21 @@ export interface CallOutcome {
   content: string;
   truncated?: true;
   durationMs: number;
+  /** What the tool threw (it threw or rejected): recorded for the developer, never sent to the model. */
+  thrown?: { error: unknown; detail: ToolErrorDetail };
+}
+
+/** The most of a thrown error's stack a result records. */
+export const MAX_ERROR_STACK_CHARS = 4_000;
+
+/** A thrown value's class, message and (capped) stack; a non-Error is named by its type. */
+export function errorDetail(error: unknown): ToolErrorDetail {
+  if (!(error instanceof Error)) return { name: typeof error, message: String(error) };
+  const detail: ToolErrorDetail = { name: error.name, message: error.message };
+  if (typeof error.stack === "string" && error.stack !== "")
+    detail.stack =
+      error.stack.length > MAX_ERROR_STACK_CHARS ? `${error.stack.slice(0, MAX_ERROR_STACK_CHARS)}…` : error.stack;
+  return detail;
 }
 
 /** What the abort race resolves with when the call's signal fired first. */
@@ -119,6 +134,11 @@ export async function executeCall(
     ...toolContent(tool, raw, settings, status),
     durationMs: settings.clock() - started,
   });
+  // The model is told the message, exactly as before; the class and stack go to the log alone.
+  const threw = (error: unknown, tool: Tool): CallOutcome => ({
+    ...done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool),
+    thrown: { error, detail: errorDetail(error) },
+  });
   const tool = settings.tools.get(call.name);
   if (tool === undefined) {
     const known = [...settings.tools.keys()].join(", ") || "none";
@@ -162,7 +182,7 @@ export async function executeCall(
     returned = tool.execute(input, context);
   } catch (error) {
     settled = true;
-    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
+    return threw(error, tool);
   }
   // A tool that answered synchronously is done: no timeout or abort can apply any more.
   if (!isPromiseLike(returned)) {
@@ -196,7 +216,7 @@ export async function executeCall(
   } catch (error) {
     if (timedOut) return done("error", `The tool ${tool.name} timed out after ${timeoutMs} ms.`, tool);
     if (stepSignal.aborted) return done("interrupted", INTERRUPTED_CONTENT, tool);
-    return done("error", `Error: ${error instanceof Error ? error.message : String(error)}`, tool);
+    return threw(error, tool);
   } finally {
     // A tool that ignored its abort may still try to record: its call has an outcome now.
     settled = true;
@@ -242,6 +262,7 @@ export function resultEvent(call: OpenToolCall, outcome: CallOutcome): ToolResul
     durationMs: outcome.durationMs,
   };
   if (outcome.truncated === true) event.truncated = true;
+  if (outcome.thrown !== undefined && outcome.status === "error") event.error = outcome.thrown.detail;
   return event;
 }
 

@@ -229,17 +229,16 @@ export class ToolPhase {
         ...(replaced.has(call.callId) ? { input: call.input } : {}),
       }));
       const stored = await this.#w.append([...carry, ...started]);
-      if (this.#o.traceparentOf !== undefined)
+      if (this.#o.traceparentOf !== undefined || this.#o.onToolError !== undefined)
         for (const event of stored)
           if (event.type === "tool_call_started") this.#startedSeq.set(event.callId, event.seq);
       const outcomes = await this.#step.watched(() =>
         Promise.all(
-          batch.map(async (call) =>
-            this.#hooks.afterTool(
-              call,
-              await executeCall(call, call.attempt + 1, signal, settings, frozen.has(call.callId)),
-            ),
-          ),
+          batch.map(async (call) => {
+            const outcome = await executeCall(call, call.attempt + 1, signal, settings, frozen.has(call.callId));
+            if (outcome.thrown !== undefined) this.#toolError(call, outcome.thrown.error);
+            return this.#hooks.afterTool(call, outcome);
+          }),
         ),
       );
       // A checkpoint still being written goes in before the result it led to.
@@ -268,6 +267,18 @@ export class ToolPhase {
     // One failed append (a lost lease) fails its own caller, not the checkpoints after it.
     this.#checkpoints = appended.catch(() => undefined);
     return appended.then(() => undefined);
+  }
+
+  /** Tell the host's `onToolError` what a call threw; its own failure is ignored. */
+  #toolError(call: OpenToolCall, error: unknown): void {
+    const hook = this.#o.onToolError;
+    const seq = this.#startedSeq.get(call.callId);
+    if (hook === undefined || seq === undefined) return;
+    try {
+      hook(error, { taskId: this.#ctx.taskId, callId: call.callId, name: call.name, seq });
+    } catch {
+      // It observes only: a failing error hook loses its report, never the call's result.
+    }
   }
 
   /** The call's `traceparent` from the host; tracing never fails a call, so any failure is none. */
