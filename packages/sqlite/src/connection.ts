@@ -50,6 +50,9 @@ export function openDatabase(
     // lose the last commits (never corrupts the file).
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
+    // Takes effect on a new file only (before its first table): deleted tasks' pages can then be
+    // given back by an incremental vacuum. An older file keeps its mode until a full VACUUM.
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     migrate(db, now);
     return { db, statements: new Statements(db) };
   });

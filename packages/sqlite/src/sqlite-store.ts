@@ -29,19 +29,26 @@ import {
   checkPutRecord,
   checkRecordKey,
   claimByListing,
+  type DeletedTask,
+  finishedPageRequest,
   groupCommitSettings,
   isRunnableRecord,
   type Lease,
+  type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
   type ReadOptions,
+  type ReclaimedSpace,
   type RecordColumns,
   recordListingFromColumns,
   recordPageRequest,
   type Snapshot,
+  type StoreStats,
+  type StoreStatsOptions,
   SummaryCache,
   snapshotStateText,
+  statsRequest,
   storedRecordFromColumns,
   type TaskPage,
   taskPageOf,
@@ -66,6 +73,7 @@ import {
 } from "./rows.ts";
 import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
+import { listFinishedRows, reclaim, storeStats, vacuumFile } from "./store-operations.ts";
 import { type SqliteStoreOptions, type WriteStats, writerOf } from "./store-options.ts";
 import { ThreadWriter } from "./thread-writer.ts";
 import { UsageCounters } from "./usage-counters.ts";
@@ -534,6 +542,45 @@ export class SqliteStore implements Store {
       if (row === undefined) throw new TaskNotFoundError(taskId);
       return snapshotOf({ ...row, state: row.state === null ? null : inflateSnapshot(row.state, taskId) });
     });
+  }
+
+  async listFinished(options: ListFinishedOptions): Promise<TaskPage> {
+    const sql = this.#statements();
+    const request = finishedPageRequest(options);
+    return this.#guard(() => listFinishedRows(sql, request));
+  }
+
+  /** Delete a finished task and its descendants in one write transaction (see `Store.deleteTask`). */
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    this.#statements();
+    const deleted = await this.#submit({ kind: "deleteTask", taskId });
+    // Watchers of a deleted task learn it is gone (their next read is `TaskNotFound`).
+    for (const id of deleted.taskIds) this.#notifier.notify(id);
+    return deleted;
+  }
+
+  async stats(options?: StoreStatsOptions): Promise<StoreStats> {
+    const sql = this.#statements();
+    const request = statsRequest(options);
+    return this.#guard(() => storeStats(sql, request));
+  }
+
+  /** Incremental vacuum and a WAL checkpoint (see `Store.reclaimSpace`); free pages stay in a file made before schema 9. */
+  async reclaimSpace(): Promise<ReclaimedSpace> {
+    const sql = this.#statements();
+    return this.#guard(() => reclaim(this.#db as DatabaseSync, sql));
+  }
+
+  /**
+   * Rewrite the whole file (`VACUUM`) and switch it to incremental vacuum, so a file made before
+   * schema 9 shrinks and `reclaimSpace` works on it from then on. Holds the write lock for the
+   * whole rewrite (every other writer waits) and needs free disk as large as the file.
+   */
+  async vacuum(): Promise<ReclaimedSpace> {
+    const sql = this.#statements();
+    // Writes queued on this connection commit first: VACUUM cannot run inside a transaction.
+    this.#writer?.drain();
+    return this.#guard(() => vacuumFile(this.#db as DatabaseSync, sql));
   }
 
   /**

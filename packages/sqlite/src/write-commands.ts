@@ -12,6 +12,7 @@ import {
   assertSnapshotSeq,
   assertTtl,
   checkExpectedVersion,
+  type DeletedTask,
   EMPTY_SUMMARY,
   forkSourceOf,
   isoTime,
@@ -23,6 +24,7 @@ import {
 } from "@sema-agent/core/store-kit";
 import { deflateSnapshot, recordOf, type TaskRow } from "./rows.ts";
 import type { Statements } from "./statements.ts";
+import { deleteTaskRows } from "./task-deletion.ts";
 import type { UsageCounters } from "./usage-counters.ts";
 import { appendEvents, type Written, writeEvents } from "./write-events.ts";
 
@@ -90,6 +92,12 @@ export interface PutRecordCommand {
   bodyJson: string;
 }
 
+/** A task and its descendants deleted whole (see `deleteTaskRows`). */
+export interface DeleteTaskCommand {
+  kind: "deleteTask";
+  taskId: string;
+}
+
 /** One write of the store, as data. */
 export type WriteCommand =
   | CreateCommand
@@ -99,7 +107,8 @@ export type WriteCommand =
   | ReleaseLeaseCommand
   | PutSnapshotCommand
   | PutBlobCommand
-  | PutRecordCommand;
+  | PutRecordCommand
+  | DeleteTaskCommand;
 
 /** What each kind of write answers; small, so it crosses back from a writer thread cheaply. */
 export interface WriteResults {
@@ -115,6 +124,8 @@ export interface WriteResults {
   putBlob: undefined;
   /** The version written and its stamp. */
   putRecord: { version: number; createdAt: string };
+  /** What was deleted. */
+  deleteTask: DeletedTask;
 }
 
 /** The answer to `command`. */
@@ -192,6 +203,8 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
       return undefined;
     case "putRecord":
       return putRecord(sql, command, nowMs);
+    case "deleteTask":
+      return deleteTaskRows(sql, command.taskId, nowMs);
   }
 }
 

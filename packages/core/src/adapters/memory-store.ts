@@ -3,6 +3,7 @@
  * deep-frozen copies, so no caller can change the log by mutating an object it passed or read.
  */
 
+import { blobDigests } from "../core/blob-digests.ts";
 import { jsonCopy } from "../core/canonical-json.ts";
 import { validateEvents } from "../core/event-validation.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
@@ -13,13 +14,17 @@ import type {
   Claim,
   ClaimOptions,
   CreateTaskInput,
+  DeletedTask,
   Lease,
+  ListFinishedOptions,
   ListRunnableOptions,
   ListTasksOptions,
   ReadOptions,
   Snapshot,
   Store,
   StoreClock,
+  StoreStats,
+  StoreStatsOptions,
   TaskPage,
   TaskRecord,
   UsageBucket,
@@ -60,7 +65,9 @@ import {
   taskPageOf,
   taskPageRequest,
 } from "./store-rules.ts";
+import { emptyTaskCounts, largestTasks, principalSizes, statsRequest, utf8Length } from "./store-stats.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
+import { assertDeletable, comesAfter, finishedPageOf, finishedPageRequest, isListedFinished } from "./task-deletion.ts";
 import { addBucket, hourStartMs, isActiveTask, movesUsage, usageDeltas } from "./usage-counting.ts";
 
 interface Entry {
@@ -336,8 +343,104 @@ export class MemoryStore implements Store {
     return { taskId, seq: snapshot.seq, v: snapshot.v, state: JSON.parse(snapshot.stateJson) as JsonValue };
   }
 
+  async listFinished(options: ListFinishedOptions): Promise<TaskPage> {
+    this.#open();
+    const request = finishedPageRequest(options);
+    const matching: TaskRecord[] = [];
+    for (const { record } of this.#tasks.values()) if (isListedFinished(record, request)) matching.push(record);
+    matching.sort((a, b) => (comesAfter(a, b) ? 1 : comesAfter(b, a) ? -1 : 0));
+    return finishedPageOf(matching, request.limit, jsonCopy);
+  }
+
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    const entry = this.#entry(taskId);
+    const ancestors: TaskRecord[] = [];
+    for (let parent = entry.record.parentTaskId; parent !== undefined; ) {
+      const found = this.#tasks.get(parent)?.record;
+      if (found === undefined) break;
+      ancestors.push(found);
+      parent = found.parentTaskId;
+    }
+    const family = [entry, ...this.#descendants(taskId)];
+    assertDeletable(
+      { task: entry.record, ancestors, descendants: family.slice(1).map((member) => member.record) },
+      this.#now(),
+    );
+    const deleted: DeletedTask = { taskIds: [], events: 0, logBytes: 0, blobs: [] };
+    const digests = new Set<string>();
+    for (const member of family) {
+      deleted.taskIds.push(member.record.taskId);
+      deleted.events += member.events.length;
+      deleted.logBytes += logBytesOf(member.events);
+      for (const event of member.events) for (const digest of blobDigests(event)) digests.add(digest);
+      this.#tasks.delete(member.record.taskId);
+    }
+    // A blob goes only when no task left references it; the rest stay for those that do.
+    for (const { events } of this.#tasks.values()) {
+      if (digests.size === 0) break;
+      for (const event of events) for (const digest of blobDigests(event)) digests.delete(digest);
+    }
+    for (const digest of [...digests].sort()) {
+      if (this.#blobs.delete(digest)) deleted.blobs.push(digest);
+    }
+    for (const id of deleted.taskIds) this.#notifier.notify(id);
+    return deleted;
+  }
+
+  /** The task's children, theirs …, parents before children. */
+  #descendants(taskId: string): Entry[] {
+    const found: Entry[] = [];
+    const queue = [taskId];
+    for (let parent = queue.shift(); parent !== undefined; parent = queue.shift()) {
+      for (const entry of this.#tasks.values()) {
+        if (entry.record.parentTaskId !== parent) continue;
+        found.push(entry);
+        queue.push(entry.record.taskId);
+      }
+    }
+    return found;
+  }
+
+  async stats(options?: StoreStatsOptions): Promise<StoreStats> {
+    this.#open();
+    const request = statsRequest(options);
+    const tasks = emptyTaskCounts();
+    const sizes = [];
+    for (const { record, events } of this.#tasks.values()) {
+      if (request.principal !== undefined && record.principal !== request.principal) continue;
+      tasks[record.summary.status]++;
+      if (request.events) {
+        const { taskId, principal } = record;
+        sizes.push({
+          taskId,
+          principal,
+          status: record.summary.status,
+          events: events.length,
+          logBytes: logBytesOf(events),
+        });
+      }
+    }
+    let blobBytes = 0;
+    for (const bytes of this.#blobs.values()) blobBytes += bytes.byteLength;
+    const stats: StoreStats = { tasks, blobs: this.#blobs.size, blobBytes };
+    if (request.events) {
+      stats.events = sizes.reduce((sum, size) => sum + size.events, 0);
+      stats.logBytes = sizes.reduce((sum, size) => sum + size.logBytes, 0);
+      stats.largest = largestTasks(sizes, request.largest);
+      stats.principals = principalSizes(sizes);
+    }
+    return stats;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#notifier.notifyAll();
   }
+}
+
+/** Bytes of the events' own keys as JSON text, as the SQL stores keep each event's body. */
+function logBytesOf(events: readonly StoredEvent[]): number {
+  let bytes = 0;
+  for (const { taskId: _taskId, seq: _seq, at: _at, ...body } of events) bytes += utf8Length(JSON.stringify(body));
+  return bytes;
 }

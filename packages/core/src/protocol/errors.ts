@@ -30,7 +30,8 @@ export type SemaErrorCode =
   | "BlobNotFound"
   | "QuotaExceeded"
   | "RecordNotFound"
-  | "RecordConflict";
+  | "RecordConflict"
+  | "TaskLive";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -60,6 +61,7 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   QuotaExceeded: true,
   RecordNotFound: true,
   RecordConflict: true,
+  TaskLive: true,
 };
 
 /**
@@ -385,5 +387,21 @@ export class RecordConflictError extends SemaError {
     super("RecordConflict", `${kind} ${name} is at version ${actual}, not ${expected}`, {
       details: { kind, name, expected, actual },
     });
+  }
+}
+
+/**
+ * A task cannot be deleted (or archived) because it, or a task of its family, is live: created,
+ * running, parked, holding a live lease, with work pending, or a child whose parent is. `reason`
+ * says which. Not retryable as it is: the same call succeeds only once the family has finished.
+ * Protocol edges map it to 409.
+ */
+export class TaskLiveError extends SemaError {
+  readonly reason: string;
+  constructor(taskId: string, reason: string) {
+    super("TaskLive", `task ${taskId} is live (${reason}); only finished tasks can be deleted`, {
+      details: { taskId, reason },
+    });
+    this.reason = reason;
   }
 }

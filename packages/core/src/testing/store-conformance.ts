@@ -20,6 +20,7 @@ import { forksConformance } from "./store-conformance-forks.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
 import { recordsConformance } from "./store-conformance-records.ts";
+import { retentionConformance } from "./store-conformance-retention.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
 import { timeTravelConformance } from "./store-conformance-time-travel.ts";
 import { usageConformance } from "./store-conformance-usage.ts";
@@ -272,6 +273,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     recordsConformance({ describe, it, expect, fresh, newTask, expectCode });
     usageConformance({ describe, it, expect, fresh, newTask, expectCode });
     timeTravelConformance({ describe, it, expect, fresh, newTask, expectCode });
+    retentionConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {
