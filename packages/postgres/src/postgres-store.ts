@@ -36,13 +36,16 @@ import {
   checkExpectedVersion,
   checkPutRecord,
   checkRecordKey,
+  type DeletedTask,
   EMPTY_SUMMARY,
+  finishedPageRequest,
   forkSourceOf,
   type GroupCommitOptions,
   type GroupCommitSettings,
   groupCommitSettings,
   isLeaseLive,
   type Lease,
+  type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
   movesUsage,
@@ -53,8 +56,11 @@ import {
   recordListingFromColumns,
   recordPageRequest,
   type Snapshot,
+  type StoreStats,
+  type StoreStatsOptions,
   SummaryCache,
   snapshotStateText,
+  statsRequest,
   storedRecordFromColumns,
   summarizeAfter,
   type TaskPage,
@@ -94,6 +100,13 @@ import {
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
+import {
+  deleteTaskRows,
+  listFinishedRows,
+  type OperationQueries,
+  operationQueries,
+  storeStats,
+} from "./store-operations.ts";
 import { UsageCounters } from "./usage-counters.ts";
 import { inputIdsOf, storedEvents } from "./write-events.ts";
 
@@ -149,11 +162,14 @@ export class PostgresStore implements Store {
   readonly #tasks: Coalescer<BatchedLookup<TaskRow>> | undefined;
   readonly #snapshots: Coalescer<BatchedLookup<Snapshot | undefined>> | undefined;
   #soloWrites = 0;
+  /** The statements of deletion, retention listings and stats. */
+  readonly #ops: OperationQueries;
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
   constructor(options: PostgresStoreOptions) {
     this.#schema = options.schema ?? "sema";
     this.#sql = queries(quoteSchema(this.#schema));
+    this.#ops = operationQueries(quoteSchema(this.#schema));
     this.#usage = new UsageCounters(quoteSchema(this.#schema));
     this.#pollMs = options.pollMs ?? 250;
     const groupCommit = groupCommitSettings("PostgresStore", options.groupCommit);
@@ -694,6 +710,26 @@ export class PostgresStore implements Store {
     const [row] = await this.#query<SnapshotRow>(this.#sql.snapshot, [taskId]);
     if (row === undefined) throw new TaskNotFoundError(taskId);
     return snapshotOf(row);
+  }
+
+  async listFinished(options: ListFinishedOptions): Promise<TaskPage> {
+    const request = finishedPageRequest(options);
+    return listFinishedRows((text, params) => this.#query(text, params), this.#ops, request);
+  }
+
+  /**
+   * Delete a finished task and its descendants in one transaction (see `Store.deleteTask`), their
+   * rows locked in task-id order as appends lock them. Plain deletes: autovacuum reuses the space.
+   */
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    const deleted = await this.#tx((tx) => deleteTaskRows(tx, this.#ops, taskId));
+    for (const id of deleted.taskIds) this.#notifier.notify(id);
+    return deleted;
+  }
+
+  async stats(options?: StoreStatsOptions): Promise<StoreStats> {
+    const request = statsRequest(options);
+    return storeStats((text, params) => this.#query(text, params), this.#ops, this.#schema, request);
   }
 
   /** Stop listening and end the pool if the store made it. Later calls fail with `StoreUnavailable`. */
