@@ -27,6 +27,9 @@ export function withConnection<T>(path: string, busyTimeoutMs: number, setup: (d
   try {
     // Set first, so that every statement below already waits for another process's lock.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    // Takes effect on a new file only, and only before WAL is set: deleted tasks' pages can then
+    // be given back by an incremental vacuum. An older file keeps its mode until a full VACUUM.
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     // WAL: readers never block the writer, and a commit appends to the log instead of rewriting pages.
     db.exec("PRAGMA journal_mode = WAL");
     return setup(db);
@@ -50,9 +53,6 @@ export function openDatabase(
     // lose the last commits (never corrupts the file).
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
-    // Takes effect on a new file only (before its first table): deleted tasks' pages can then be
-    // given back by an incremental vacuum. An older file keeps its mode until a full VACUUM.
-    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     migrate(db, now);
     return { db, statements: new Statements(db) };
   });
