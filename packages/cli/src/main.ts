@@ -64,6 +64,15 @@ Commands:
                       The whole file is checked first: a file cut short or edited is refused
                       with the line and why (exit 2), and nothing is written. --principal: whose
                       the tasks are (default: the file's)
+  prune [--older-than 30d] [--status completed,failed,cancelled] [--principal P] [--dry-run]
+        [--archive dir] [--json]
+                      Delete finished tasks (with their children) unchanged for an age: the
+                      flags' rule, else retention of sema.config.*. --archive writes each to
+                      dir as an export file (sema import reads it) before deleting it; never
+                      a live task. Prints what it removed and the space given back (SQLite)
+  stats [--principal P] [--largest N] [--json]
+                      How big the store is: tasks by status, events, bytes of logs and blobs,
+                      the store's size, the N largest tasks (default 10), each principal's share
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
         [--metrics] [--workspaces dir] [--workspace-per principal|task]
@@ -150,6 +159,8 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (await import("./commands/diff.ts")).diff,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
+  prune: async () => (await import("./commands/prune.ts")).prune,
+  stats: async () => (await import("./commands/stats.ts")).stats,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,

@@ -50,7 +50,10 @@ const family = fc.record({
   principal: fc.constantFrom("p1", "p2"),
 });
 
-async function checkRetention(store: Store, families: Array<fc.infer<typeof family>>): Promise<void> {
+async function checkRetention(
+  store: Store,
+  families: Array<{ kind: Kind; children: Kind[]; principal: string }>,
+): Promise<void> {
   const built: Array<{ root: string; members: string[]; deletable: boolean }> = [];
   for (const spec of families) {
     const [created] = await store.createTask({ created: make.created(spec.principal) });
