@@ -21,6 +21,7 @@ import { storeFlagText, UsageError } from "../context.ts";
 import { openHostMetrics } from "../host-metrics.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
+import { hostRetention } from "../retention/host-retention.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 import { loadProtocols, PROTOCOL_NAMES, parseProtocolsFlag } from "../served-protocols.ts";
 
@@ -93,8 +94,10 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       );
     }
     if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
+    const retention = await hostRetention(io, backend.store, "sema serve");
     // Ctrl-C or SIGTERM: stop claiming, park running legs at their next boundary, then close.
     await untilInterrupted(io);
+    await retention?.stop();
     io.stdout.write("Stopping: running tasks park at their next step and resume on the next start.\n");
     await serving.close({ deadlineMs: 10_000 });
     await metrics.shutdown();
