@@ -28,7 +28,9 @@ export function folderSink(dir: string): ArchiveSink {
       mkdirSync(dir, { recursive: true });
       // A task id a client chose may hold any character: the file name is its URI encoding.
       const path = join(dir, `${encodeURIComponent(taskId)}.jsonl`);
-      const temp = `${path}.${process.pid}.tmp`;
+      // One name per task, not per process: a run again after a kill overwrites what the killed
+      // one left half written, and moves it into place, so no stray file stays behind.
+      const temp = `${path}.tmp`;
       const fd = openSync(temp, "w");
       try {
         writeSync(fd, text);
