@@ -22,6 +22,7 @@ export * from "./adapters/store-stats.ts";
 export { SummaryCache } from "./adapters/summary-cache.ts";
 export { ChangeNotifier, type TailSource, tailEvents, watchTask } from "./adapters/tail-events.ts";
 export * from "./adapters/task-deletion.ts";
+export * from "./adapters/task-restore.ts";
 export {
   ACTIVE_TASK_SQL,
   addBucket,

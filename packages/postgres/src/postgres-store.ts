@@ -55,6 +55,7 @@ import {
   type RecordColumns,
   recordListingFromColumns,
   recordPageRequest,
+  restoredLog,
   type Snapshot,
   type StoreStats,
   type StoreStatsOptions,
@@ -105,6 +106,7 @@ import {
   listFinishedRows,
   type OperationQueries,
   operationQueries,
+  restoreTaskRows,
   storeStats,
 } from "./store-operations.ts";
 import { UsageCounters } from "./usage-counters.ts";
@@ -710,6 +712,14 @@ export class PostgresStore implements Store {
     const [row] = await this.#query<SnapshotRow>(this.#sql.snapshot, [taskId]);
     if (row === undefined) throw new TaskNotFoundError(taskId);
     return snapshotOf(row);
+  }
+
+  /** Write a log copied from another store as it was stored, in one transaction (see `Store.restoreTask`). */
+  async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
+    const log = restoredLog(events);
+    await this.#tx((tx) => restoreTaskRows(tx, this.#ops, log));
+    this.#notifier.notify(log.taskId, log.bodies.length);
+    return this.getTask(log.taskId);
   }
 
   async listFinished(options: ListFinishedOptions): Promise<TaskPage> {

@@ -4,7 +4,7 @@
  * autovacuum (see the "Operating a store" guide for why).
  */
 import type { TaskEvent, TaskStatus } from "@sema-agent/core";
-import { TaskNotFoundError } from "@sema-agent/core/protocol";
+import { TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   assertDeletable,
   blobDigests,
@@ -12,16 +12,20 @@ import {
   emptyTaskCounts,
   type FinishedPageRequest,
   finishedPageOf,
+  forkSourceOf,
   largestTasks,
   principalSizes,
+  type RestoredLog,
   type StatsRequest,
   type StoreStats,
   type TaskPage,
   type TaskRecord,
   type TaskSize,
+  wantsWorker,
 } from "@sema-agent/core/store-kit";
 import { recordOf, TASK_COLUMNS, type TaskRow } from "./rows.ts";
 import type { Tx } from "./session.ts";
+import { inputIdsOf } from "./write-events.ts";
 
 /** Run one statement and get its rows. */
 export type Query = <R extends Record<string, unknown>>(text: string, params: unknown[]) => Promise<R[]>;
@@ -68,6 +72,18 @@ export function operationQueries(s: string) {
     /** Tables, their indexes and TOAST, of schema $1 (unquoted). */
     storeBytes: `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::float8 AS bytes
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+    /** A copied log's task row, as it was stored; no row back: the id is taken. */
+    restoreTask: `INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
+        status, wants_worker, summary, forked_from)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING RETURNING task_no`,
+    /** Its events with their own times ($2 seqs, $3 ats, $4 bodies) and the first stage of each input ($5). */
+    restoreEvents: `WITH ins AS (
+        INSERT INTO ${s}.events (task_no, seq, at, body)
+        SELECT $1, u.seq, u.at, u.body FROM unnest($2::integer[], $3::text[], $4::text[]) AS u (seq, at, body)
+      )
+      INSERT INTO ${s}.inputs (task_no, input_id, seq)
+      SELECT $1, u.input_id, min(u.seq) FROM unnest($2::integer[], $5::text[]) AS u (seq, input_id)
+      WHERE u.input_id IS NOT NULL GROUP BY u.input_id`,
     finished: (request: FinishedPageRequest) => {
       const clauses = [
         "parent_task_id IS NULL",
@@ -123,6 +139,33 @@ export async function deleteTaskRows(tx: Tx, q: OperationQueries, taskId: string
     logBytes: size?.bytes ?? 0,
     blobs,
   };
+}
+
+/** Write a checked copied log in the transaction `tx`, as it was stored (see `Store.restoreTask`). */
+export async function restoreTaskRows(tx: Tx, q: OperationQueries, log: RestoredLog): Promise<void> {
+  const { summary } = log;
+  const [row] = (
+    await tx.client.query<{ task_no: string }>(q.restoreTask, [
+      log.taskId,
+      log.created.principal,
+      log.created.parentTaskId ?? null,
+      log.createdAt,
+      log.updatedAt,
+      log.bodies.length,
+      summary.status,
+      wantsWorker(summary),
+      JSON.stringify(summary),
+      forkSourceOf(summary),
+    ])
+  ).rows;
+  if (row === undefined) throw new TaskExistsError(log.taskId);
+  await tx.client.query(q.restoreEvents, [
+    row.task_no,
+    log.bodies.map((_, i) => i + 1),
+    log.ats,
+    log.bodies.map((body) => JSON.stringify(body)),
+    inputIdsOf(log.bodies),
+  ]);
 }
 
 /** One `listFinished` page (by the `tasks_finished` partial index, schema 8). */

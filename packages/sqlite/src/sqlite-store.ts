@@ -43,6 +43,7 @@ import {
   type RecordColumns,
   recordListingFromColumns,
   recordPageRequest,
+  restoredLog,
   type Snapshot,
   type StoreStats,
   type StoreStatsOptions,
@@ -542,6 +543,14 @@ export class SqliteStore implements Store {
       if (row === undefined) throw new TaskNotFoundError(taskId);
       return snapshotOf({ ...row, state: row.state === null ? null : inflateSnapshot(row.state, taskId) });
     });
+  }
+
+  /** Write a log copied from another store as it was stored (see `Store.restoreTask`). */
+  async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
+    this.#statements();
+    const log = restoredLog(events);
+    await this.#submit({ kind: "restore", log });
+    return this.getTask(log.taskId);
   }
 
   async listFinished(options: ListFinishedOptions): Promise<TaskPage> {

@@ -18,6 +18,7 @@ import {
   isoTime,
   type Lease,
   newLease,
+  type RestoredLog,
   type SummaryCache,
   summarizeAfter,
   wantsWorker,
@@ -98,6 +99,12 @@ export interface DeleteTaskCommand {
   taskId: string;
 }
 
+/** A log copied from another store, checked by the caller (`restoredLog`): written as it was stored. */
+export interface RestoreCommand {
+  kind: "restore";
+  log: RestoredLog;
+}
+
 /** One write of the store, as data. */
 export type WriteCommand =
   | CreateCommand
@@ -108,7 +115,8 @@ export type WriteCommand =
   | PutSnapshotCommand
   | PutBlobCommand
   | PutRecordCommand
-  | DeleteTaskCommand;
+  | DeleteTaskCommand
+  | RestoreCommand;
 
 /** What each kind of write answers; small, so it crosses back from a writer thread cheaply. */
 export interface WriteResults {
@@ -126,6 +134,7 @@ export interface WriteResults {
   putRecord: { version: number; createdAt: string };
   /** What was deleted. */
   deleteTask: DeletedTask;
+  restore: undefined;
 }
 
 /** The answer to `command`. */
@@ -205,6 +214,8 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
       return putRecord(sql, command, nowMs);
     case "deleteTask":
       return deleteTaskRows(sql, command.taskId, nowMs);
+    case "restore":
+      return restore(sql, command.log);
   }
 }
 
@@ -248,4 +259,35 @@ function create(context: WriteContext, sql: Statements, command: CreateCommand, 
   writeEvents(sql, { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY }, events, at);
   context.usage.countCreate(principal, created.model, events, nowMs);
   return { firstSeq: 1, at };
+}
+
+/**
+ * A copied log, as it was stored: the row with the first and last events' times, then the events
+ * in runs of one `at` each (an append's events share theirs). No usage is counted: the source did.
+ */
+function restore(sql: Statements, log: RestoredLog): undefined {
+  const { summary } = log;
+  const { changes, lastInsertRowid } = sql.insertTask.run(
+    log.taskId,
+    log.created.principal,
+    log.created.parentTaskId ?? null,
+    log.createdAt,
+    log.updatedAt,
+    log.bodies.length,
+    summary.status,
+    wantsWorker(summary) ? 1 : 0,
+    JSON.stringify(summary),
+    forkSourceOf(summary),
+  );
+  if (Number(changes) === 0) throw new TaskExistsError(log.taskId);
+  const position = { taskNo: Number(lastInsertRowid), taskId: log.taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
+  for (let start = 0; start < log.bodies.length; ) {
+    const at = log.ats[start] ?? log.createdAt;
+    let end = start + 1;
+    while (end < log.bodies.length && log.ats[end] === at) end++;
+    position.summary = writeEvents(sql, position, log.bodies.slice(start, end), at);
+    position.lastSeq = end;
+    start = end;
+  }
+  return undefined;
 }

@@ -68,6 +68,7 @@ import {
 import { emptyTaskCounts, largestTasks, principalSizes, statsRequest, utf8Length } from "./store-stats.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
 import { assertDeletable, comesAfter, finishedPageOf, finishedPageRequest, isListedFinished } from "./task-deletion.ts";
+import { restoredLog } from "./task-restore.ts";
 import { addBucket, hourStartMs, isActiveTask, movesUsage, usageDeltas } from "./usage-counting.ts";
 
 interface Entry {
@@ -341,6 +342,30 @@ export class MemoryStore implements Store {
     const { snapshot } = this.#entry(taskId);
     if (snapshot === undefined) return undefined;
     return { taskId, seq: snapshot.seq, v: snapshot.v, state: JSON.parse(snapshot.stateJson) as JsonValue };
+  }
+
+  async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
+    this.#open();
+    const log = restoredLog(events);
+    if (this.#tasks.has(log.taskId)) throw new TaskExistsError(log.taskId);
+    const record: TaskRecord = {
+      taskId: log.taskId,
+      principal: log.created.principal,
+      lastSeq: log.bodies.length,
+      createdAt: log.createdAt,
+      updatedAt: log.updatedAt,
+      summary: log.summary,
+    };
+    if (log.created.parentTaskId !== undefined) record.parentTaskId = log.created.parentTaskId;
+    const entry: Entry = { record, events: [], inputs: new Map(), model: log.created.model };
+    log.bodies.forEach((body, i) => {
+      const copy = frozenStampedEvent(body, log.taskId, i + 1, log.ats[i] ?? log.createdAt);
+      entry.events.push(copy);
+      if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
+    });
+    this.#tasks.set(log.taskId, entry);
+    this.#notifier.notify(log.taskId, record.lastSeq);
+    return jsonCopy(record);
   }
 
   async listFinished(options: ListFinishedOptions): Promise<TaskPage> {

@@ -342,6 +342,14 @@ export interface Store {
    * (SQLite: incremental vacuum and a WAL checkpoint); a no-op where the database does it itself.
    */
   reclaimSpace?(): Promise<ReclaimedSpace>;
+  /**
+   * Optional (`sema migrate` needs it): write a task's log exactly as another store stored it,
+   * in one transaction: ids, seqs, `at` stamps and bodies as given, the summary and input index
+   * rebuilt, no lease, no usage counted (the source counted it). The task's `createdAt` is its
+   * first event's `at`, its `updatedAt` its last's. `TaskExists` if the id is taken;
+   * `InvalidInput` / `InvalidEvent` for a log that is not one task's, gapless, valid log.
+   */
+  restoreTask?(events: readonly StoredEvent[]): Promise<TaskRecord>;
   /** Optional: how big the store is (see {@link StoreStats}). */
   stats?(options?: StoreStatsOptions): Promise<StoreStats>;
 

@@ -20,6 +20,7 @@ import { forksConformance } from "./store-conformance-forks.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
 import { recordsConformance } from "./store-conformance-records.ts";
+import { restoreConformance } from "./store-conformance-restore.ts";
 import { retentionConformance } from "./store-conformance-retention.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
 import { timeTravelConformance } from "./store-conformance-time-travel.ts";
@@ -274,6 +275,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     usageConformance({ describe, it, expect, fresh, newTask, expectCode });
     timeTravelConformance({ describe, it, expect, fresh, newTask, expectCode });
     retentionConformance({ describe, it, expect, fresh, newTask, expectCode });
+    restoreConformance({ describe, it, expect, fresh, newTask, expectCode });
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {
