@@ -70,6 +70,11 @@ Commands:
                       flags' rule, else retention of sema.config.*. --archive writes each to
                       dir as an export file (sema import reads it) before deleting it; never
                       a live task. Prints what it removed and the space given back (SQLite)
+  migrate --from <path|url> --to <path|url> [--principal P] [--since 30d|ISO time] [--json]
+                      Copy tasks between stores (SQLite files, postgres:// URLs): logs exactly
+                      as stored, blobs, A2A push configs, each log verified by its digest.
+                      Run it again after a kill: tasks already there are checked, not copied
+                      twice. A task with a leg running is refused (exit 1): stop the nodes first
   stats [--principal P] [--largest N] [--json]
                       How big the store is: tasks by status, events, bytes of logs and blobs,
                       the store's size, the N largest tasks (default 10), each principal's share
@@ -160,6 +165,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
   prune: async () => (await import("./commands/prune.ts")).prune,
+  migrate: async () => (await import("./commands/migrate.ts")).migrate,
   stats: async () => (await import("./commands/stats.ts")).stats,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
