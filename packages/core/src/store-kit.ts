@@ -18,6 +18,7 @@ export {
 export * from "./adapters/record-rules.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
+export * from "./adapters/store-size-limits.ts";
 export * from "./adapters/store-stats.ts";
 export { SummaryCache } from "./adapters/summary-cache.ts";
 export { ChangeNotifier, type TailSource, tailEvents, watchTask } from "./adapters/tail-events.ts";

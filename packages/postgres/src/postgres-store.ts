@@ -24,6 +24,8 @@ import {
   assertAfterSeq,
   assertBlob,
   assertBlobDigest,
+  assertBlobSize,
+  assertEventText,
   assertLeaseAvailable,
   assertLeaseHeld,
   assertLimit,
@@ -57,9 +59,11 @@ import {
   recordPageRequest,
   restoredLog,
   type Snapshot,
+  type StoreSizeLimits,
   type StoreStats,
   type StoreStatsOptions,
   SummaryCache,
+  sizeLimits,
   snapshotStateText,
   statsRequest,
   storedRecordFromColumns,
@@ -123,7 +127,7 @@ const RECORD_PUT_ATTEMPTS = 100;
  * How a {@link PostgresStore} reaches its database (a connection string, or a pool the caller owns:
  * one of the two is required), which schema holds its tables, and its watchers' longest wait.
  */
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends StoreSizeLimits {
   /** `postgres://user@host:port/database`; the store makes (and on close ends) its own pool. */
   connectionString?: string;
   /** A pool the caller owns (and ends); the store holds one of its clients for LISTEN. */
@@ -166,10 +170,23 @@ export class PostgresStore implements Store {
   #soloWrites = 0;
   /** The statements of deletion, retention listings and stats. */
   readonly #ops: OperationQueries;
+  /** The largest event and blob it takes. */
+  readonly #limits: Required<StoreSizeLimits>;
+
+  /**
+   * `ContentTooLarge` for an event over `maxEventBytes` of JSON. The write serializes it again: a
+   * few µs an append beside a round trip to the server.
+   */
+  #checkSizes(events: readonly TaskEvent[]): void {
+    events.forEach((event, i) => {
+      assertEventText(JSON.stringify(event), i, this.#limits.maxEventBytes);
+    });
+  }
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
   constructor(options: PostgresStoreOptions) {
     this.#schema = options.schema ?? "sema";
+    this.#limits = sizeLimits("PostgresStore", options);
     this.#sql = queries(quoteSchema(this.#schema));
     this.#ops = operationQueries(quoteSchema(this.#schema));
     this.#usage = new UsageCounters(quoteSchema(this.#schema));
@@ -290,6 +307,7 @@ export class PostgresStore implements Store {
     await this.#open();
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
+    this.#checkSizes(events);
     const taskId = input.taskId ?? newId();
     const principal = input.created.principal;
     const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
@@ -346,6 +364,7 @@ export class PostgresStore implements Store {
     await this.#open();
     try {
       validateEvents(events);
+      this.#checkSizes(events);
     } catch (error) {
       await this.#requireTask(taskId);
       throw error;
@@ -625,6 +644,7 @@ export class PostgresStore implements Store {
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     assertBlob(blob);
+    assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     await this.#query(this.#sql.putBlob, [blob.digest, Buffer.from(blob.bytes)]);
   }
 
@@ -717,6 +737,7 @@ export class PostgresStore implements Store {
   /** Write a log copied from another store as it was stored, in one transaction (see `Store.restoreTask`). */
   async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
     const log = restoredLog(events);
+    this.#checkSizes(log.bodies);
     await this.#tx((tx) => restoreTaskRows(tx, this.#ops, log));
     this.#notifier.notify(log.taskId, log.bodies.length);
     return this.getTask(log.taskId);

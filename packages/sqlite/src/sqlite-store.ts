@@ -21,6 +21,7 @@ import {
   assertAfterSeq,
   assertBlob,
   assertBlobDigest,
+  assertBlobSize,
   assertLimit,
   ChangeNotifier,
   type Claim,
@@ -45,9 +46,11 @@ import {
   recordPageRequest,
   restoredLog,
   type Snapshot,
+  type StoreSizeLimits,
   type StoreStats,
   type StoreStatsOptions,
   SummaryCache,
+  sizeLimits,
   snapshotStateText,
   statsRequest,
   storedRecordFromColumns,
@@ -107,6 +110,8 @@ export class SqliteStore implements Store {
   #db: DatabaseSync | undefined;
   #sql: Statements | undefined;
   readonly #usage: UsageCounters;
+  /** The largest event and blob it takes. */
+  readonly #limits: Required<StoreSizeLimits>;
   /** What this connection's writes need (`writer: "main"`). */
   readonly #context: WriteContext;
   #dataVersion = 0;
@@ -125,9 +130,11 @@ export class SqliteStore implements Store {
     this.#now = options.now ?? Date.now;
     const groupCommit = groupCommitSettings("SqliteStore", options.groupCommit);
     const writer = writerOf(options);
+    this.#limits = sizeLimits("SqliteStore", options);
     const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
     this.#db = db;
     this.#sql = statements;
+    statements.maxEventBytes = this.#limits.maxEventBytes;
     this.#usage = this.#guard(() => new UsageCounters(db));
     this.#context = { usage: this.#usage, summaries: this.#summaries };
     this.#poller = new CommitPoller({
@@ -143,6 +150,7 @@ export class SqliteStore implements Store {
             groupCommit,
             pollMs: options.pollMs ?? 25,
             timeBatches: options.now === undefined,
+            maxEventBytes: this.#limits.maxEventBytes,
             now: this.#now,
             foreignCommit: () => this.#notifier.notifyAll(),
             // Watchers wait again, on this thread's poller now (see #changed).
@@ -459,6 +467,7 @@ export class SqliteStore implements Store {
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     assertBlob(blob);
+    assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     const sql = this.#statements();
     const command = { kind: "putBlob", digest: blob.digest, bytes: blob.bytes } as const;
     // Content-addressed and idempotent, so on this connection it needs no transaction of its own.

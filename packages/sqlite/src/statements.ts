@@ -98,6 +98,8 @@ export class Statements {
   readonly recordVersion: StatementSync;
   /** `listRecords`: see {@link LIST_RECORDS}. */
   readonly listRecords: StatementSync;
+  /** The largest event's JSON this connection writes (`ContentTooLarge` above); the store sets it. */
+  maxEventBytes = Number.POSITIVE_INFINITY;
   /** Changes when another connection (this process or another) commits; see `CommitPoller`. */
   readonly dataVersion: StatementSync;
 

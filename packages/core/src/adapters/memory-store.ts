@@ -23,6 +23,7 @@ import type {
   Snapshot,
   Store,
   StoreClock,
+  StoreSizeLimits,
   StoreStats,
   StoreStatsOptions,
   TaskPage,
@@ -65,6 +66,7 @@ import {
   taskPageOf,
   taskPageRequest,
 } from "./store-rules.ts";
+import { assertBlobSize, assertEventText, sizeLimits } from "./store-size-limits.ts";
 import { emptyTaskCounts, largestTasks, principalSizes, statsRequest, utf8Length } from "./store-stats.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
 import { assertDeletable, comesAfter, finishedPageOf, finishedPageRequest, isListedFinished } from "./task-deletion.ts";
@@ -98,8 +100,18 @@ export class MemoryStore implements Store {
   readonly #now: () => number;
   #closed = false;
 
-  constructor(options: StoreClock = {}) {
+  readonly #limits: Required<StoreSizeLimits>;
+
+  constructor(options: StoreClock & StoreSizeLimits = {}) {
     this.#now = options.now ?? Date.now;
+    this.#limits = sizeLimits("MemoryStore", options);
+  }
+
+  /** `ContentTooLarge` for an event over `maxEventBytes` of JSON. */
+  #checkSizes(events: readonly TaskEvent[]): void {
+    events.forEach((event, i) => {
+      assertEventText(JSON.stringify(event), i, this.#limits.maxEventBytes);
+    });
   }
 
   #open(): void {
@@ -139,6 +151,7 @@ export class MemoryStore implements Store {
     this.#open();
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
+    this.#checkSizes(events);
     const taskId = input.taskId ?? newId();
     if (this.#tasks.has(taskId)) throw new TaskExistsError(taskId);
     const { maxActiveTasks } = input;
@@ -169,6 +182,7 @@ export class MemoryStore implements Store {
   async append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
     const entry = this.#entry(taskId);
     validateEvents(events);
+    this.#checkSizes(events);
     if (options.leaseToken !== undefined) {
       assertLeaseHeld(taskId, entry.record.lease, options.leaseToken, this.#now());
     }
@@ -305,6 +319,7 @@ export class MemoryStore implements Store {
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     this.#open();
     assertBlob(blob);
+    assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     // A copy: the caller keeps its array, and may change it.
     if (!this.#blobs.has(blob.digest)) this.#blobs.set(blob.digest, blob.bytes.slice());
   }
@@ -347,6 +362,7 @@ export class MemoryStore implements Store {
   async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
     this.#open();
     const log = restoredLog(events);
+    this.#checkSizes(log.bodies);
     if (this.#tasks.has(log.taskId)) throw new TaskExistsError(log.taskId);
     const record: TaskRecord = {
       taskId: log.taskId,

@@ -96,3 +96,14 @@ export interface ReclaimedSpace {
   bytesBefore: number;
   bytesAfter: number;
 }
+
+/**
+ * The largest single event and blob a store takes (`ContentTooLarge` above, nothing written), so
+ * one runaway tool result or upload cannot fill it. Given to the store's constructor.
+ */
+export interface StoreSizeLimits {
+  /** Bytes of one event's JSON (UTF-8). Default 16 MiB. */
+  maxEventBytes?: number;
+  /** Bytes of one blob. Default 64 MiB. */
+  maxBlobBytes?: number;
+}

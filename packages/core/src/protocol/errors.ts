@@ -312,13 +312,22 @@ export function sayProblems(where: string, problems: readonly ConfigProblem[]): 
 
 /**
  * An image or file part, or all of one input's parts together, is larger than the limit
- * (`ContentLimits`): nothing was recorded. Not retryable: the same content is refused again.
+ * (`ContentLimits`); or a single event or blob is larger than its store's limit
+ * (`maxEventBytes`, `maxBlobBytes`): nothing was recorded. Not retryable: the same content is
+ * refused again.
  */
 export class ContentTooLargeError extends SemaError {
   readonly size: number;
   readonly limit: number;
-  constructor(what: "part" | "input", size: number, limit: number, index?: number) {
-    const which = what === "part" ? `content part ${index ?? 0}` : "the input's content";
+  constructor(what: "part" | "input" | "event" | "blob", size: number, limit: number, index?: number) {
+    const which =
+      what === "part"
+        ? `content part ${index ?? 0}`
+        : what === "input"
+          ? "the input's content"
+          : what === "event"
+            ? `event ${index ?? 0} of the write (its JSON)`
+            : "the blob";
     super("ContentTooLarge", `${which} is ${size} bytes, over the limit of ${limit}`, {
       details: { what, size, limit, ...(index === undefined ? {} : { index }) },
     });
