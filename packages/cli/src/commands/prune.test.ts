@@ -1,6 +1,7 @@
 // `sema prune` and `sema stats` in process over real SQLite files.
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SqlitePushConfigStore } from "@sema-agent/server/sqlite-a2a-push";
 import { describe, expect, it } from "vitest";
 import { READ_THEN_ANSWER, recordRun, sema, withSqlite, workspace } from "../test-support/time-travel.ts";
 
@@ -20,6 +21,17 @@ describe("sema prune and sema stats", () => {
     const young = await sema(ws.dir, ["prune", "--older-than", "30d", "--db", ws.db]);
     expect(young.out).toContain("0 task(s) removed");
 
+    const pushes = new SqlitePushConfigStore({ path: ws.db });
+    await pushes.put({
+      taskId,
+      id: "hook",
+      principal: "local",
+      url: "https://example.com/hook",
+      token: "t",
+      createdAt: new Date().toISOString(),
+      deliveredSeq: 0,
+    });
+    await pushes.close();
     const ran = await sema(ws.dir, ["prune", "--older-than", "0ms", "--archive", "kept", "--db", ws.db]);
     expect(ran.err).toBe("");
     expect(ran.out).toContain(`archived  ${taskId}  completed`);
@@ -27,6 +39,10 @@ describe("sema prune and sema stats", () => {
     await withSqlite(ws.db, async (store) => {
       await expect(store.getTask(taskId)).rejects.toMatchObject({ code: "TaskNotFound" });
     });
+    // Its A2A push configs went with it.
+    const after = new SqlitePushConfigStore({ path: ws.db });
+    expect(await after.list(taskId)).toEqual([]);
+    await after.close();
     const back = await sema(ws.dir, ["import", join("kept", `${taskId}.jsonl`), "--db", ws.db]);
     expect(back.code).toBe(0);
   });

@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type CliIo, openStore, STORE_OPTIONS, UsageError } from "../context.ts";
+import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
 import { folderSink } from "../retention/archive-sink.ts";
 import { loadRetention } from "../retention/config.ts";
 import { durationSchema, finishedStatusSchema, type RetentionPolicy } from "../retention/policy.ts";
@@ -70,9 +70,16 @@ export async function prune(argv: string[], io: CliIo): Promise<number> {
   const policy = await policyOf(values, io.cwd);
   const archiveDir = values.archive ?? policy.archiveDir ?? ".sema/archive";
   const dryRun = values["dry-run"] === true;
-  const store = await openStore(io, values);
+  const backend = await openBackend(io, values);
+  const store = backend.store;
   try {
+    const pushes = await backend.pushConfigs();
     const report = await pruneStore(store, {
+      // A deleted task's A2A push configs go with it: they would never be delivered again.
+      onDeleted: async (taskIds) => {
+        for (const taskId of taskIds)
+          for (const config of await pushes.list(taskId)) await pushes.delete(taskId, config.id);
+      },
       policy,
       nowMs: Date.now(),
       dryRun,
@@ -97,6 +104,6 @@ export async function prune(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${summary}${space}\n`);
     return 0;
   } finally {
-    await store.close();
+    await backend.close();
   }
 }

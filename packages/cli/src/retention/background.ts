@@ -26,6 +26,8 @@ export interface BackgroundRetentionOptions {
   holder: string;
   /** Default `Date.now`. */
   now?: () => number;
+  /** With every task id a pass deleted (see `PruneOptions.onDeleted`). */
+  onDeleted?: (taskIds: readonly string[]) => Promise<void>;
   /** After each pass this node ran (not the ones another node had the turn for). */
   onPass?: (report: PruneReport) => void;
   onError: (error: unknown) => void;
@@ -77,6 +79,7 @@ export function startRetention(options: BackgroundRetentionOptions): BackgroundR
       nowMs,
       archive: options.archive,
       maxTasks: TASKS_PER_PASS,
+      ...(options.onDeleted === undefined ? {} : { onDeleted: options.onDeleted }),
     });
     options.onPass?.(report);
   };

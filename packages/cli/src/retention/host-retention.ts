@@ -9,8 +9,17 @@ import { folderSink } from "./archive-sink.ts";
 import { type BackgroundRetention, startRetention } from "./background.ts";
 import { loadRetention } from "./config.ts";
 
-/** Start the config's retention over `store`, saying so; undefined when the config has none. */
-export async function hostRetention(io: CliIo, store: Store, who: string): Promise<BackgroundRetention | undefined> {
+/**
+ * Start the config's retention over `store`, saying so; undefined when the config has none.
+ * `onDeleted` removes what lives beside the store for the deleted tasks (`sema serve`: their A2A
+ * push configs; a worker loads nothing of the server).
+ */
+export async function hostRetention(
+  io: CliIo,
+  store: Store,
+  who: string,
+  onDeleted?: (taskIds: readonly string[]) => Promise<void>,
+): Promise<BackgroundRetention | undefined> {
   const policy = await loadRetention(io.cwd);
   if (policy === undefined) return undefined;
   const archiveDir = resolve(io.cwd, policy.archiveDir ?? ".sema/archive");
@@ -18,6 +27,7 @@ export async function hostRetention(io: CliIo, store: Store, who: string): Promi
     store,
     policy,
     archive: folderSink(archiveDir),
+    ...(onDeleted === undefined ? {} : { onDeleted }),
     holder: `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
     onPass: (report) => {
       if (report.removed.length === 0) return;

@@ -47,6 +47,11 @@ export interface PruneOptions {
   maxTasks?: number;
   /** Called after each task removed (the kill points of the fault-injection tests). */
   onRemoved?: (task: PrunedTask) => void;
+  /**
+   * Called with every task id a deletion removed (the task and its descendants), after it
+   * committed: for what lives beside the store, such as A2A push configs.
+   */
+  onDeleted?: (taskIds: readonly string[]) => Promise<void>;
 }
 
 /** Run retention over `store` (see the module comment). The store needs `listFinished` and `deleteTask`. */
@@ -94,6 +99,7 @@ export async function pruneStore(store: Store, options: PruneOptions): Promise<P
         const deleted = await store.deleteTask(task.taskId);
         Object.assign(pruned, { tasks: deleted.taskIds.length, events: deleted.events, logBytes: deleted.logBytes });
         report.removed.push(pruned);
+        await options.onDeleted?.(deleted.taskIds);
         options.onRemoved?.(pruned);
       } catch (error) {
         if (!isSemaError(error) || (error.code !== "TaskLive" && error.code !== "TaskNotFound")) throw error;
