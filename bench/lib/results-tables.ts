@@ -43,6 +43,7 @@ export const SECTIONS: readonly Section[] = [
     render: (all) => joinBlocks(pivotSection(all, "store", 2), pivotSection(all, "fold")),
   },
   { file: README, name: "fork", render: (all) => pivotSection(all, "fork") },
+  { file: README, name: "store-ops", render: (all) => pivotSection(all, "store-ops") },
   { file: README, name: "replay", render: (all) => pivotSection(all, "replay") },
   { file: README, name: "evals", render: (all) => pivotSection(all, "evals") },
   { file: README, name: "harness", render: harnessSection },
