@@ -35,6 +35,7 @@ export const BENCHES = [
   "fork",
   "replay",
   "evals",
+  "store-ops",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

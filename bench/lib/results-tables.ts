@@ -44,6 +44,7 @@ export const SECTIONS: readonly Section[] = [
   },
   { file: README, name: "fork", render: (all) => pivotSection(all, "fork") },
   { file: README, name: "provenance", render: (all) => pivotSection(all, "provenance") },
+  { file: README, name: "store-ops", render: (all) => pivotSection(all, "store-ops") },
   { file: README, name: "replay", render: (all) => pivotSection(all, "replay") },
   { file: README, name: "evals", render: (all) => pivotSection(all, "evals") },
   { file: README, name: "harness", render: harnessSection },

@@ -44,6 +44,7 @@ export default defineConfig({
           { text: "Delegation and budgets", link: "/guide/delegation-and-budgets" },
           { text: "Budgets and quotas", link: "/guide/budgets-and-quotas" },
           { text: "Stores and crash recovery", link: "/guide/stores" },
+          { text: "Operating a store", link: "/guide/operating-a-store" },
           { text: "Serving", link: "/guide/serving" },
           { text: "Front ends", link: "/guide/front-ends" },
           { text: "MCP server", link: "/guide/mcp-server" },

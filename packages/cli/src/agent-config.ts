@@ -18,6 +18,7 @@ import { z } from "zod";
 import { UsageError } from "./context.ts";
 import { DEFAULT_AGENT_NAME, defaultAgent } from "./default-agent.ts";
 import { modelFromSpec } from "./model-spec.ts";
+import { retentionPolicySchema } from "./retention/policy.ts";
 import { type ProtocolName, protocolListSchema } from "./served-protocols.ts";
 import type { ToolSetup } from "./tool-roots.ts";
 import { createFileTools } from "./tools/index.ts";
@@ -83,6 +84,8 @@ const jsonConfig = z.strictObject({
   quotas: quotaSettingsSchema.exactOptional(),
   /** The protocols `sema serve` mounts beside `/v1`; default all of them. */
   protocols: protocolListSchema.exactOptional(),
+  /** What `sema prune` removes, and when (docs/guide/operating-a-store.md). */
+  retention: retentionPolicySchema.exactOptional(),
 });
 
 // What a code config's default export may hold; each agent is then checked by `validateAgent`.
@@ -92,6 +95,7 @@ const codeConfig = z.strictObject({
   approvers: z.unknown().optional(),
   quotas: quotaSettingsSchema.optional(),
   protocols: protocolListSchema.optional(),
+  retention: retentionPolicySchema.optional(),
 });
 
 function fromJson(

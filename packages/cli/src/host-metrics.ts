@@ -7,11 +7,15 @@
  * every event this process appends is counted once.
  */
 import type { Agent, Store } from "@sema-agent/core";
+import type { StoreStats } from "@sema-agent/core/store-kit";
 import type { CliIo } from "./context.ts";
 import { terminalSafe } from "./terminal-safe.ts";
 
 /** Runnable tasks counted at most, per collection (a listing of the store). */
 const RUNNABLE_CAP = 1000;
+
+/** How long one count of the store's tasks by status and its size serves collections: it reads the whole tasks table. */
+const STORE_SIZES_MS = 30_000;
 
 /** The host's metrics, or nothing to do. */
 export interface HostMetrics {
@@ -60,9 +64,26 @@ export async function openHostMetrics(
     store: metrics.store ?? store,
     ...(metrics.prometheus === undefined ? {} : { prometheus: metrics.prometheus }),
     observe(running) {
+      const stats = store.stats?.bind(store);
+      let sizes: { at: number; read: Promise<StoreStats> } | undefined;
       metrics.observe({
         runnable: async () => (await store.listRunnable({ limit: RUNNABLE_CAP })).length,
         ...(running === undefined ? {} : { running }),
+        ...(stats === undefined
+          ? {}
+          : {
+              store: () => {
+                const now = Date.now();
+                if (sizes === undefined || now - sizes.at >= STORE_SIZES_MS)
+                  sizes = { at: now, read: stats({ events: false, largest: 0 }) };
+                const read = sizes.read;
+                // A failed count is not kept: the next collection asks again.
+                read.catch(() => {
+                  if (sizes?.read === read) sizes = undefined;
+                });
+                return read;
+              },
+            }),
       });
     },
     shutdown: () => metrics.shutdown(5000),

@@ -64,6 +64,20 @@ Commands:
                       The whole file is checked first: a file cut short or edited is refused
                       with the line and why (exit 2), and nothing is written. --principal: whose
                       the tasks are (default: the file's)
+  prune [--older-than 30d] [--status completed,failed,cancelled] [--principal P] [--dry-run]
+        [--archive dir] [--json]
+                      Delete finished tasks (with their children) unchanged for an age: the
+                      flags' rule, else retention of sema.config.*. --archive writes each to
+                      dir as an export file (sema import reads it) before deleting it; never
+                      a live task. Prints what it removed and the space given back (SQLite)
+  migrate --from <path|url> --to <path|url> [--principal P] [--since 30d|ISO time] [--json]
+                      Copy tasks between stores (SQLite files, postgres:// URLs): logs exactly
+                      as stored, blobs, A2A push configs, each log verified by its digest.
+                      Run it again after a kill: tasks already there are checked, not copied
+                      twice. A task with a leg running is refused (exit 1): stop the nodes first
+  stats [--principal P] [--largest N] [--json]
+                      How big the store is: tasks by status, events, bytes of logs and blobs,
+                      the store's size, the N largest tasks (default 10), each principal's share
   serve [--host 127.0.0.1] [--port 7777] [--workers N] [--max-per-principal N] [--lease-ttl ms]
         [--model provider:model-id] [--protocols list|none] [--a2a-push on|off] [--public-url URL]
         [--metrics] [--access-log] [--workspaces dir] [--workspace-per principal|task]
@@ -157,6 +171,9 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (await import("./commands/diff.ts")).diff,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
+  prune: async () => (await import("./commands/prune.ts")).prune,
+  migrate: async () => (await import("./commands/migrate.ts")).migrate,
+  stats: async () => (await import("./commands/stats.ts")).stats,
   serve: async () => (await import("./commands/serve.ts")).serve,
   mcp: async () => (await import("./commands/mcp.ts")).mcp,
   worker: async () => (await import("./commands/worker.ts")).worker,

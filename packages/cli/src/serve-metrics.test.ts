@@ -91,6 +91,9 @@ describe("sema serve --metrics", () => {
     expect(text).toMatch(/gen_ai_client_operation_duration_count\{gen_ai_operation_name="chat"[^}]*\} 1/);
     expect(text).toMatch(/sema_task_started_total\{[^}]*\} 1/);
     expect(text).toMatch(/sema_legs_running\{[^}]*\} 0/);
+    // The store's tasks by status and its size, from Store.stats of the SQLite file.
+    expect(text).toMatch(/sema_tasks\{[^}]*sema_task_status="completed"[^}]*\} 1/);
+    expect(text).toMatch(/sema_store_bytes\{[^}]*\} [1-9][0-9]*/);
     expect(text).not.toContain(taskId);
     expect((await fetch(`${node.url}/metrics`)).status).toBe(401);
     expect(await node.stop(), node.output()).toBe(0);

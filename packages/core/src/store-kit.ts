@@ -18,8 +18,12 @@ export {
 export * from "./adapters/record-rules.ts";
 export * from "./adapters/sql-rows.ts";
 export * from "./adapters/store-rules.ts";
+export * from "./adapters/store-size-limits.ts";
+export * from "./adapters/store-stats.ts";
 export { SummaryCache } from "./adapters/summary-cache.ts";
 export { ChangeNotifier, type TailSource, tailEvents, watchTask } from "./adapters/tail-events.ts";
+export * from "./adapters/task-deletion.ts";
+export * from "./adapters/task-restore.ts";
 export {
   ACTIVE_TASK_SQL,
   addBucket,
@@ -28,6 +32,7 @@ export {
   movesUsage,
   usageDeltas,
 } from "./adapters/usage-counting.ts";
+export { blobDigests } from "./core/blob-digests.ts";
 export { canonicalJson, deepFreeze, frozenFromJson, jsonCopy } from "./core/canonical-json.ts";
 export { validateEvents } from "./core/event-validation.ts";
 export { EMPTY_STATE, stateFromJson, stateToJson, TASK_STATE_VERSION } from "./core/fold.ts";

@@ -35,7 +35,7 @@ export {
   WAIT_BUCKETS,
 } from "./metrics/metric-names.ts";
 export { type MetricsEmit, type MetricsEmitOptions, metricsEmit } from "./metrics/metrics-emit.ts";
-export { observeTaskGauges, type TaskGaugeOptions } from "./metrics/task-gauges.ts";
+export { observeTaskGauges, type StoreSizes, type TaskGaugeOptions } from "./metrics/task-gauges.ts";
 export { agentToolNames, OTHER_TOOL, toolLabeler } from "./metrics/tool-labels.ts";
 export { foldSpans, SpanFold, type SpanFoldOptions } from "./spans/span-fold.ts";
 export type {

@@ -55,6 +55,7 @@ const TYPES = [
   "SpanLinkRecord",
   "SpanRecord",
   "SpanStatusRecord",
+  "StoreSizes",
   "TaskGaugeOptions",
   "TraceEmit",
   "TraceEmitOptions",

@@ -41,6 +41,12 @@ describe.skipIf(skip)("PostgresStore against a real server", () => {
       schemas.set(store, schema);
       return store;
     },
+    createLimited: async (limits) => {
+      const schema = freshSchema();
+      const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema, pollMs: 100, ...limits });
+      schemas.set(store, schema);
+      return store;
+    },
     destroy: async (store) => {
       await store.close();
       const schema = schemas.get(store);

@@ -24,6 +24,8 @@ import {
   assertAfterSeq,
   assertBlob,
   assertBlobDigest,
+  assertBlobSize,
+  assertEventText,
   assertLeaseAvailable,
   assertLeaseHeld,
   assertLimit,
@@ -36,13 +38,16 @@ import {
   checkExpectedVersion,
   checkPutRecord,
   checkRecordKey,
+  type DeletedTask,
   EMPTY_SUMMARY,
+  finishedPageRequest,
   forkSourceOf,
   type GroupCommitOptions,
   type GroupCommitSettings,
   groupCommitSettings,
   isLeaseLive,
   type Lease,
+  type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
   movesUsage,
@@ -52,9 +57,15 @@ import {
   type RecordColumns,
   recordListingFromColumns,
   recordPageRequest,
+  restoredLog,
   type Snapshot,
+  type StoreSizeLimits,
+  type StoreStats,
+  type StoreStatsOptions,
   SummaryCache,
+  sizeLimits,
   snapshotStateText,
+  statsRequest,
   storedRecordFromColumns,
   summarizeAfter,
   type TaskPage,
@@ -94,6 +105,14 @@ import {
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
 import { Database, type Tx } from "./session.ts";
+import {
+  deleteTaskRows,
+  listFinishedRows,
+  type OperationQueries,
+  operationQueries,
+  restoreTaskRows,
+  storeStats,
+} from "./store-operations.ts";
 import { UsageCounters } from "./usage-counters.ts";
 import { inputIdsOf, storedEvents } from "./write-events.ts";
 
@@ -108,7 +127,7 @@ const RECORD_PUT_ATTEMPTS = 100;
  * How a {@link PostgresStore} reaches its database (a connection string, or a pool the caller owns:
  * one of the two is required), which schema holds its tables, and its watchers' longest wait.
  */
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends StoreSizeLimits {
   /** `postgres://user@host:port/database`; the store makes (and on close ends) its own pool. */
   connectionString?: string;
   /** A pool the caller owns (and ends); the store holds one of its clients for LISTEN. */
@@ -149,11 +168,27 @@ export class PostgresStore implements Store {
   readonly #tasks: Coalescer<BatchedLookup<TaskRow>> | undefined;
   readonly #snapshots: Coalescer<BatchedLookup<Snapshot | undefined>> | undefined;
   #soloWrites = 0;
+  /** The statements of deletion, retention listings and stats. */
+  readonly #ops: OperationQueries;
+  /** The largest event and blob it takes. */
+  readonly #limits: Required<StoreSizeLimits>;
+
+  /**
+   * `ContentTooLarge` for an event over `maxEventBytes` of JSON. The write serializes it again: a
+   * few µs an append beside a round trip to the server.
+   */
+  #checkSizes(events: readonly TaskEvent[]): void {
+    events.forEach((event, i) => {
+      assertEventText(JSON.stringify(event), i, this.#limits.maxEventBytes);
+    });
+  }
 
   /** Make the store and start migrating; calls wait for it. Use `ready()` or `open()` to see failures early. */
   constructor(options: PostgresStoreOptions) {
     this.#schema = options.schema ?? "sema";
+    this.#limits = sizeLimits("PostgresStore", options);
     this.#sql = queries(quoteSchema(this.#schema));
+    this.#ops = operationQueries(quoteSchema(this.#schema));
     this.#usage = new UsageCounters(quoteSchema(this.#schema));
     this.#pollMs = options.pollMs ?? 250;
     const groupCommit = groupCommitSettings("PostgresStore", options.groupCommit);
@@ -272,6 +307,7 @@ export class PostgresStore implements Store {
     await this.#open();
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
+    this.#checkSizes(events);
     const taskId = input.taskId ?? newId();
     const principal = input.created.principal;
     const summary = summarizeAfter(events, EMPTY_SUMMARY, 0);
@@ -328,6 +364,7 @@ export class PostgresStore implements Store {
     await this.#open();
     try {
       validateEvents(events);
+      this.#checkSizes(events);
     } catch (error) {
       await this.#requireTask(taskId);
       throw error;
@@ -607,6 +644,7 @@ export class PostgresStore implements Store {
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     assertBlob(blob);
+    assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     await this.#query(this.#sql.putBlob, [blob.digest, Buffer.from(blob.bytes)]);
   }
 
@@ -694,6 +732,35 @@ export class PostgresStore implements Store {
     const [row] = await this.#query<SnapshotRow>(this.#sql.snapshot, [taskId]);
     if (row === undefined) throw new TaskNotFoundError(taskId);
     return snapshotOf(row);
+  }
+
+  /** Write a log copied from another store as it was stored, in one transaction (see `Store.restoreTask`). */
+  async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
+    const log = restoredLog(events);
+    this.#checkSizes(log.bodies);
+    await this.#tx((tx) => restoreTaskRows(tx, this.#ops, log));
+    this.#notifier.notify(log.taskId, log.bodies.length);
+    return this.getTask(log.taskId);
+  }
+
+  async listFinished(options: ListFinishedOptions): Promise<TaskPage> {
+    const request = finishedPageRequest(options);
+    return listFinishedRows((text, params) => this.#query(text, params), this.#ops, request);
+  }
+
+  /**
+   * Delete a finished task and its descendants in one transaction (see `Store.deleteTask`), their
+   * rows locked in task-id order as appends lock them. Plain deletes: autovacuum reuses the space.
+   */
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    const deleted = await this.#tx((tx) => deleteTaskRows(tx, this.#ops, taskId));
+    for (const id of deleted.taskIds) this.#notifier.notify(id);
+    return deleted;
+  }
+
+  async stats(options?: StoreStatsOptions): Promise<StoreStats> {
+    const request = statsRequest(options);
+    return storeStats((text, params) => this.#query(text, params), this.#ops, this.#schema, request);
   }
 
   /** Stop listening and end the pool if the store made it. Later calls fail with `StoreUnavailable`. */

@@ -167,6 +167,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: "finished tasks and families",
+    // Retention lists finished root tasks oldest change first, and deletes each with its
+    // descendants: without these, each page and each family would scan the whole tasks table.
+    // Partial, so live tasks and root tasks cost the indexes nothing.
+    sql: `
+      CREATE INDEX tasks_finished ON {schema}.tasks (updated_at, task_id)
+        WHERE parent_task_id IS NULL AND status IN ('completed', 'failed', 'cancelled');
+      CREATE INDEX tasks_by_parent ON {schema}.tasks (parent_task_id) WHERE parent_task_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -45,6 +45,7 @@ export const SEMA_ERROR_TABLE: Readonly<Record<SemaErrorCode, ErrorEdges>> = {
   ApprovalConflict: { status: 409, a2a: "RequestMalformed" },
   DigestMismatch: { status: 409, a2a: "RequestMalformed" },
   RecordConflict: { status: 409, a2a: "RequestMalformed" },
+  TaskLive: { status: 409, a2a: "UnsupportedOperation" },
   // Lost races and held leases: retryable conflicts, the caller may try again.
   SeqConflict: { status: 409, a2a: "UnsupportedOperation", a2aRestStatus: 409 },
   LeaseHeld: { status: 409, a2a: "UnsupportedOperation", a2aRestStatus: 409 },

@@ -27,6 +27,12 @@ export function withConnection<T>(path: string, busyTimeoutMs: number, setup: (d
   try {
     // Set first, so that every statement below already waits for another process's lock.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    // On a new, empty file only, and before WAL is set (it takes effect only then): deleted
+    // tasks' pages can then be given back by an incremental vacuum. On an existing file the
+    // pragma would rewrite the header (a commit other connections see), so it is left alone; an
+    // older file keeps its mode until a full VACUUM.
+    const pages = db.prepare("PRAGMA page_count").get() as { page_count: number } | undefined;
+    if (pages?.page_count === 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     // WAL: readers never block the writer, and a commit appends to the log instead of rewriting pages.
     db.exec("PRAGMA journal_mode = WAL");
     return setup(db);

@@ -13,6 +13,7 @@ import { tempDb, tempDir } from "./temp-dir.fixture.ts";
 runStoreConformance("SqliteStore (file)", {
   test: vitest,
   create: async () => new SqliteStore({ path: tempDb() }),
+  createLimited: async (limits) => new SqliteStore({ path: tempDb(), ...limits }),
   destroy: (store) => store.close(),
   openCorrupt: async () => {
     const path = join(tempDir(), "corrupt.db");
@@ -31,6 +32,7 @@ runStoreConformance("SqliteStore (file, group commit off)", {
 runStoreConformance("SqliteStore (file, writer thread)", {
   test: vitest,
   create: async () => new SqliteStore({ path: tempDb(), writer: "thread" }),
+  createLimited: async (limits) => new SqliteStore({ path: tempDb(), writer: "thread", ...limits }),
   destroy: (store) => store.close(),
   openCorrupt: async () => {
     const path = join(tempDir(), "corrupt.db");

@@ -21,6 +21,7 @@ import {
   assertAfterSeq,
   assertBlob,
   assertBlobDigest,
+  assertBlobSize,
   assertLimit,
   ChangeNotifier,
   type Claim,
@@ -29,19 +30,29 @@ import {
   checkPutRecord,
   checkRecordKey,
   claimByListing,
+  type DeletedTask,
+  finishedPageRequest,
   groupCommitSettings,
   isRunnableRecord,
   type Lease,
+  type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
   newId,
   type ReadOptions,
+  type ReclaimedSpace,
   type RecordColumns,
   recordListingFromColumns,
   recordPageRequest,
+  restoredLog,
   type Snapshot,
+  type StoreSizeLimits,
+  type StoreStats,
+  type StoreStatsOptions,
   SummaryCache,
+  sizeLimits,
   snapshotStateText,
+  statsRequest,
   storedRecordFromColumns,
   type TaskPage,
   taskPageOf,
@@ -66,6 +77,7 @@ import {
 } from "./rows.ts";
 import { rollback } from "./schema.ts";
 import type { Statements } from "./statements.ts";
+import { listFinishedRows, reclaim, storeStats, vacuumFile } from "./store-operations.ts";
 import { type SqliteStoreOptions, type WriteStats, writerOf } from "./store-options.ts";
 import { ThreadWriter } from "./thread-writer.ts";
 import { UsageCounters } from "./usage-counters.ts";
@@ -98,6 +110,8 @@ export class SqliteStore implements Store {
   #db: DatabaseSync | undefined;
   #sql: Statements | undefined;
   readonly #usage: UsageCounters;
+  /** The largest event and blob it takes. */
+  readonly #limits: Required<StoreSizeLimits>;
   /** What this connection's writes need (`writer: "main"`). */
   readonly #context: WriteContext;
   #dataVersion = 0;
@@ -116,9 +130,11 @@ export class SqliteStore implements Store {
     this.#now = options.now ?? Date.now;
     const groupCommit = groupCommitSettings("SqliteStore", options.groupCommit);
     const writer = writerOf(options);
+    this.#limits = sizeLimits("SqliteStore", options);
     const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
     this.#db = db;
     this.#sql = statements;
+    statements.maxEventBytes = this.#limits.maxEventBytes;
     this.#usage = this.#guard(() => new UsageCounters(db));
     this.#context = { usage: this.#usage, summaries: this.#summaries };
     this.#poller = new CommitPoller({
@@ -134,6 +150,7 @@ export class SqliteStore implements Store {
             groupCommit,
             pollMs: options.pollMs ?? 25,
             timeBatches: options.now === undefined,
+            maxEventBytes: this.#limits.maxEventBytes,
             now: this.#now,
             foreignCommit: () => this.#notifier.notifyAll(),
             // Watchers wait again, on this thread's poller now (see #changed).
@@ -450,6 +467,7 @@ export class SqliteStore implements Store {
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     assertBlob(blob);
+    assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     const sql = this.#statements();
     const command = { kind: "putBlob", digest: blob.digest, bytes: blob.bytes } as const;
     // Content-addressed and idempotent, so on this connection it needs no transaction of its own.
@@ -534,6 +552,53 @@ export class SqliteStore implements Store {
       if (row === undefined) throw new TaskNotFoundError(taskId);
       return snapshotOf({ ...row, state: row.state === null ? null : inflateSnapshot(row.state, taskId) });
     });
+  }
+
+  /** Write a log copied from another store as it was stored (see `Store.restoreTask`). */
+  async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
+    this.#statements();
+    const log = restoredLog(events);
+    await this.#submit({ kind: "restore", log });
+    return this.getTask(log.taskId);
+  }
+
+  async listFinished(options: ListFinishedOptions): Promise<TaskPage> {
+    const sql = this.#statements();
+    const request = finishedPageRequest(options);
+    return this.#guard(() => listFinishedRows(sql, request));
+  }
+
+  /** Delete a finished task and its descendants in one write transaction (see `Store.deleteTask`). */
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    this.#statements();
+    const deleted = await this.#submit({ kind: "deleteTask", taskId });
+    // Watchers of a deleted task learn it is gone (their next read is `TaskNotFound`).
+    for (const id of deleted.taskIds) this.#notifier.notify(id);
+    return deleted;
+  }
+
+  async stats(options?: StoreStatsOptions): Promise<StoreStats> {
+    const sql = this.#statements();
+    const request = statsRequest(options);
+    return this.#guard(() => storeStats(sql, request));
+  }
+
+  /** Incremental vacuum and a WAL checkpoint (see `Store.reclaimSpace`); free pages stay in a file made before schema 9. */
+  async reclaimSpace(): Promise<ReclaimedSpace> {
+    const sql = this.#statements();
+    return this.#guard(() => reclaim(this.#db as DatabaseSync, sql));
+  }
+
+  /**
+   * Rewrite the whole file (`VACUUM`) and switch it to incremental vacuum, so a file made before
+   * schema 9 shrinks and `reclaimSpace` works on it from then on. Holds the write lock for the
+   * whole rewrite (every other writer waits) and needs free disk as large as the file.
+   */
+  async vacuum(): Promise<ReclaimedSpace> {
+    const sql = this.#statements();
+    // Writes queued on this connection commit first: VACUUM cannot run inside a transaction.
+    this.#writer?.drain();
+    return this.#guard(() => vacuumFile(this.#db as DatabaseSync, sql));
   }
 
   /**

@@ -59,6 +59,8 @@ export class Statements {
   readonly #inserts = new Map<number, StatementSync>();
   /** `listTasks` queries, by their filters, prepared on first use. */
   readonly #lists = new Map<string, StatementSync>();
+  /** Statements of `cached`, by their text. */
+  readonly #rare = new Map<string, StatementSync>();
 
   readonly begin: StatementSync;
   readonly commit: StatementSync;
@@ -96,6 +98,8 @@ export class Statements {
   readonly recordVersion: StatementSync;
   /** `listRecords`: see {@link LIST_RECORDS}. */
   readonly listRecords: StatementSync;
+  /** The largest event's JSON this connection writes (`ContentTooLarge` above); the store sets it. */
+  maxEventBytes = Number.POSITIVE_INFINITY;
   /** Changes when another connection (this process or another) commits; see `CommitPoller`. */
   readonly dataVersion: StatementSync;
 
@@ -200,6 +204,16 @@ export class Statements {
     if (statement === undefined) {
       statement = this.#db.prepare(listSql(filters));
       this.#lists.set(key, statement);
+    }
+    return statement;
+  }
+
+  /** The statement of `text`, prepared on first use: for the rare operations (deletion, stats), not the hot path. */
+  cached(text: string): StatementSync {
+    let statement = this.#rare.get(text);
+    if (statement === undefined) {
+      statement = this.#db.prepare(text);
+      this.#rare.set(text, statement);
     }
     return statement;
   }

@@ -4,7 +4,7 @@
  */
 
 import { ConfigError } from "@sema-agent/core/protocol";
-import type { GroupCommitOptions, StoreClock } from "@sema-agent/core/store-kit";
+import type { GroupCommitOptions, StoreClock, StoreSizeLimits } from "@sema-agent/core/store-kit";
 
 /** Where a `SqliteStore` runs its writes: see `SqliteStoreOptions.writer`. */
 export type SqliteWriter = "main" | "thread";
@@ -13,7 +13,7 @@ export type SqliteWriter = "main" | "thread";
  * Where a `SqliteStore` keeps its database, how often its watchers poll for other connections'
  * appends, and how long a call waits for a write lock; `now` sets its clock.
  */
-export interface SqliteStoreOptions extends StoreClock {
+export interface SqliteStoreOptions extends StoreClock, StoreSizeLimits {
   /** The database file (created if missing), or `":memory:"` for a private in-memory database. */
   path: string;
   /** How often watchers look for appends made through another connection. Default 25 ms. */

@@ -7,6 +7,7 @@
 import {
   ConfigError,
   type ConfigProblem,
+  ContentTooLargeError,
   InvalidEventError,
   InvalidInputError,
   isSemaError,
@@ -19,6 +20,7 @@ import {
   SeqConflictError,
   StoreUnavailableError,
   TaskExistsError,
+  TaskLiveError,
   TaskNotFoundError,
 } from "@sema-agent/core/protocol";
 
@@ -79,6 +81,14 @@ const REBUILD: Partial<Record<SemaErrorCode, (details: Details, wire: WireError 
   QuotaExceeded: (d) => new QuotaExceededError(text(d, "principal"), text(d, "quota"), num(d, "used"), num(d, "limit")),
   RecordConflict: (d) =>
     new RecordConflictError(text(d, "kind"), text(d, "name"), num(d, "expected"), num(d, "actual")),
+  ContentTooLarge: (d) =>
+    new ContentTooLargeError(
+      d.what as "part" | "input" | "event" | "blob",
+      num(d, "size"),
+      num(d, "limit"),
+      d.index === undefined ? undefined : num(d, "index"),
+    ),
+  TaskLive: (d) => new TaskLiveError(text(d, "taskId"), text(d, "reason")),
   InvalidEvent: (d) => new InvalidEventError(text(d, "path"), text(d, "reason"), num(d, "index")),
   InvalidInput: (d, wire) => new InvalidInputError(wire.message, d),
   ConfigError: (d) => new ConfigError(text(d, "where"), d.problems as ConfigProblem[]),

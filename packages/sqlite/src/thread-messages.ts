@@ -16,6 +16,8 @@ export interface WriterThreadData {
    * batches (a clock standing still never splits one), so the thread's go untimed likewise.
    */
   timeBatches: boolean;
+  /** The store's `maxEventBytes` (absent: no limit). */
+  maxEventBytes?: number;
 }
 
 /** One write: its id (to match the answer), the command, and the time by the store's clock it runs at. */

@@ -119,6 +119,7 @@ export class ThreadWriter {
       groupCommit: options.groupCommit,
       pollMs: options.pollMs,
       timeBatches: options.timeBatches,
+      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
     };
     this.#worker = new Worker(url, { workerData, execArgv });
     this.#worker.on("message", (message: FromWriter) => this.#receive(message));

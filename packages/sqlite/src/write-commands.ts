@@ -12,17 +12,20 @@ import {
   assertSnapshotSeq,
   assertTtl,
   checkExpectedVersion,
+  type DeletedTask,
   EMPTY_SUMMARY,
   forkSourceOf,
   isoTime,
   type Lease,
   newLease,
+  type RestoredLog,
   type SummaryCache,
   summarizeAfter,
   wantsWorker,
 } from "@sema-agent/core/store-kit";
 import { deflateSnapshot, recordOf, type TaskRow } from "./rows.ts";
 import type { Statements } from "./statements.ts";
+import { deleteTaskRows } from "./task-deletion.ts";
 import type { UsageCounters } from "./usage-counters.ts";
 import { appendEvents, type Written, writeEvents } from "./write-events.ts";
 
@@ -90,6 +93,18 @@ export interface PutRecordCommand {
   bodyJson: string;
 }
 
+/** A task and its descendants deleted whole (see `deleteTaskRows`). */
+export interface DeleteTaskCommand {
+  kind: "deleteTask";
+  taskId: string;
+}
+
+/** A log copied from another store, checked by the caller (`restoredLog`): written as it was stored. */
+export interface RestoreCommand {
+  kind: "restore";
+  log: RestoredLog;
+}
+
 /** One write of the store, as data. */
 export type WriteCommand =
   | CreateCommand
@@ -99,7 +114,9 @@ export type WriteCommand =
   | ReleaseLeaseCommand
   | PutSnapshotCommand
   | PutBlobCommand
-  | PutRecordCommand;
+  | PutRecordCommand
+  | DeleteTaskCommand
+  | RestoreCommand;
 
 /** What each kind of write answers; small, so it crosses back from a writer thread cheaply. */
 export interface WriteResults {
@@ -115,6 +132,9 @@ export interface WriteResults {
   putBlob: undefined;
   /** The version written and its stamp. */
   putRecord: { version: number; createdAt: string };
+  /** What was deleted. */
+  deleteTask: DeletedTask;
+  restore: undefined;
 }
 
 /** The answer to `command`. */
@@ -192,6 +212,10 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
       return undefined;
     case "putRecord":
       return putRecord(sql, command, nowMs);
+    case "deleteTask":
+      return deleteTaskRows(sql, command.taskId, nowMs);
+    case "restore":
+      return restore(sql, command.log);
   }
 }
 
@@ -235,4 +259,35 @@ function create(context: WriteContext, sql: Statements, command: CreateCommand, 
   writeEvents(sql, { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY }, events, at);
   context.usage.countCreate(principal, created.model, events, nowMs);
   return { firstSeq: 1, at };
+}
+
+/**
+ * A copied log, as it was stored: the row with the first and last events' times, then the events
+ * in runs of one `at` each (an append's events share theirs). No usage is counted: the source did.
+ */
+function restore(sql: Statements, log: RestoredLog): undefined {
+  const { summary } = log;
+  const { changes, lastInsertRowid } = sql.insertTask.run(
+    log.taskId,
+    log.created.principal,
+    log.created.parentTaskId ?? null,
+    log.createdAt,
+    log.updatedAt,
+    log.bodies.length,
+    summary.status,
+    wantsWorker(summary) ? 1 : 0,
+    JSON.stringify(summary),
+    forkSourceOf(summary),
+  );
+  if (Number(changes) === 0) throw new TaskExistsError(log.taskId);
+  const position = { taskNo: Number(lastInsertRowid), taskId: log.taskId, lastSeq: 0, summary: EMPTY_SUMMARY };
+  for (let start = 0; start < log.bodies.length; ) {
+    const at = log.ats[start] ?? log.createdAt;
+    let end = start + 1;
+    while (end < log.bodies.length && log.ats[end] === at) end++;
+    position.summary = writeEvents(sql, position, log.bodies.slice(start, end), at);
+    position.lastSeq = end;
+    start = end;
+  }
+  return undefined;
 }

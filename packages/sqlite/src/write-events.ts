@@ -4,6 +4,7 @@ import type { StoredEvent, TaskEvent, TaskSummary } from "@sema-agent/core";
 import { SeqConflictError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   type AppendOptions,
+  assertEventText,
   assertLeaseColumnsHeld,
   forkSourceOf,
   isoTime,
@@ -77,6 +78,8 @@ export function writeEvents(
   for (let i = 0; i < count; i++) {
     const event = events[i] as TaskEvent;
     bodies[i] = JSON.stringify(event);
+    // Checked on the text written anyway: the limit costs an append no extra serialization.
+    assertEventText(bodies[i] as string, i, sql.maxEventBytes);
     summary = reduceSummary(summary, event, { seq: task.lastSeq + i + 1 });
     // Only the first stage of an input is kept (the key ignores later ones).
     if (event.type === "human_input") sql.insertInput.run(task.taskNo, event.inputId, task.lastSeq + i + 1);

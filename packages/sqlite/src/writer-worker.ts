@@ -29,6 +29,7 @@ try {
   const opened = openDatabase(data.path, data.busyTimeoutMs, Date.now);
   db = opened.db;
   sql = opened.statements;
+  if (data.maxEventBytes !== undefined) sql.maxEventBytes = data.maxEventBytes;
   context = { usage: new UsageCounters(opened.db), summaries: new SummaryCache("SQLite") };
 } catch (error) {
   db?.close();

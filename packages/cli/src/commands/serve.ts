@@ -23,6 +23,7 @@ import { storeFlagText, UsageError } from "../context.ts";
 import { openHostMetrics } from "../host-metrics.ts";
 import { reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
+import { hostRetention } from "../retention/host-retention.ts";
 import { openServedHost, SERVED_OPTIONS } from "../served-host.ts";
 import { loadProtocols, PROTOCOL_NAMES, parseProtocolsFlag } from "../served-protocols.ts";
 import { terminalSafe } from "../terminal-safe.ts";
@@ -114,8 +115,14 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       );
     }
     if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
+    const retention = await hostRetention(io, backend.store, "sema serve", async (taskIds) => {
+      const pushes = await backend.pushConfigs();
+      for (const taskId of taskIds)
+        for (const config of await pushes.list(taskId)) await pushes.delete(taskId, config.id);
+    });
     // Ctrl-C or SIGTERM: stop claiming, park running legs at their next boundary, then close.
     await untilInterrupted(io);
+    await retention?.stop();
     io.stdout.write("Stopping: running tasks park at their next step and resume on the next start.\n");
     await serving.close({ deadlineMs: 10_000 });
     await metrics.shutdown();

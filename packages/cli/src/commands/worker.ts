@@ -14,6 +14,7 @@ import { type CliIo, openBackend, STORE_OPTIONS, storeLocation, UsageError } fro
 import { openHostMetrics } from "../host-metrics.ts";
 import { leaseTtl, maxPerPrincipal, nonNegativeInteger, reportTo, untilInterrupted } from "../host-options.ts";
 import { type HostTracing, hostTracing } from "../host-tracing.ts";
+import { hostRetention } from "../retention/host-retention.ts";
 import { servedToolSetup, WORKSPACE_OPTIONS } from "../tool-roots.ts";
 import { requireModel } from "./run.ts";
 
@@ -64,7 +65,9 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       `Sema worker running ${concurrency} legs at a time (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, pid ${process.pid})\n`,
     );
     if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
+    const retention = await hostRetention(io, backend.store, "sema worker");
     await untilInterrupted(io);
+    await retention?.stop();
     io.stdout.write("Stopping: running tasks park at their next step; any worker resumes them.\n");
     const stopped = await pool.stop({ deadlineMs: 10_000 });
     if (stopped.abandoned.length > 0)

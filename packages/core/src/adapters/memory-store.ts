@@ -3,6 +3,7 @@
  * deep-frozen copies, so no caller can change the log by mutating an object it passed or read.
  */
 
+import { blobDigests } from "../core/blob-digests.ts";
 import { jsonCopy } from "../core/canonical-json.ts";
 import { validateEvents } from "../core/event-validation.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
@@ -13,13 +14,18 @@ import type {
   Claim,
   ClaimOptions,
   CreateTaskInput,
+  DeletedTask,
   Lease,
+  ListFinishedOptions,
   ListRunnableOptions,
   ListTasksOptions,
   ReadOptions,
   Snapshot,
   Store,
   StoreClock,
+  StoreSizeLimits,
+  StoreStats,
+  StoreStatsOptions,
   TaskPage,
   TaskRecord,
   UsageBucket,
@@ -60,7 +66,11 @@ import {
   taskPageOf,
   taskPageRequest,
 } from "./store-rules.ts";
+import { assertBlobSize, assertEventText, sizeLimits } from "./store-size-limits.ts";
+import { emptyTaskCounts, largestTasks, principalSizes, statsRequest, utf8Length } from "./store-stats.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
+import { assertDeletable, comesAfter, finishedPageOf, finishedPageRequest, isListedFinished } from "./task-deletion.ts";
+import { restoredLog } from "./task-restore.ts";
 import { addBucket, hourStartMs, isActiveTask, movesUsage, usageDeltas } from "./usage-counting.ts";
 
 interface Entry {
@@ -90,8 +100,18 @@ export class MemoryStore implements Store {
   readonly #now: () => number;
   #closed = false;
 
-  constructor(options: StoreClock = {}) {
+  readonly #limits: Required<StoreSizeLimits>;
+
+  constructor(options: StoreClock & StoreSizeLimits = {}) {
     this.#now = options.now ?? Date.now;
+    this.#limits = sizeLimits("MemoryStore", options);
+  }
+
+  /** `ContentTooLarge` for an event over `maxEventBytes` of JSON. */
+  #checkSizes(events: readonly TaskEvent[]): void {
+    events.forEach((event, i) => {
+      assertEventText(JSON.stringify(event), i, this.#limits.maxEventBytes);
+    });
   }
 
   #open(): void {
@@ -131,6 +151,7 @@ export class MemoryStore implements Store {
     this.#open();
     const events: TaskEvent[] = [input.created, ...(input.more ?? [])];
     validateEvents(events);
+    this.#checkSizes(events);
     const taskId = input.taskId ?? newId();
     if (this.#tasks.has(taskId)) throw new TaskExistsError(taskId);
     const { maxActiveTasks } = input;
@@ -161,6 +182,7 @@ export class MemoryStore implements Store {
   async append(taskId: string, events: TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
     const entry = this.#entry(taskId);
     validateEvents(events);
+    this.#checkSizes(events);
     if (options.leaseToken !== undefined) {
       assertLeaseHeld(taskId, entry.record.lease, options.leaseToken, this.#now());
     }
@@ -297,6 +319,7 @@ export class MemoryStore implements Store {
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     this.#open();
     assertBlob(blob);
+    assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     // A copy: the caller keeps its array, and may change it.
     if (!this.#blobs.has(blob.digest)) this.#blobs.set(blob.digest, blob.bytes.slice());
   }
@@ -336,8 +359,129 @@ export class MemoryStore implements Store {
     return { taskId, seq: snapshot.seq, v: snapshot.v, state: JSON.parse(snapshot.stateJson) as JsonValue };
   }
 
+  async restoreTask(events: readonly StoredEvent[]): Promise<TaskRecord> {
+    this.#open();
+    const log = restoredLog(events);
+    this.#checkSizes(log.bodies);
+    if (this.#tasks.has(log.taskId)) throw new TaskExistsError(log.taskId);
+    const record: TaskRecord = {
+      taskId: log.taskId,
+      principal: log.created.principal,
+      lastSeq: log.bodies.length,
+      createdAt: log.createdAt,
+      updatedAt: log.updatedAt,
+      summary: log.summary,
+    };
+    if (log.created.parentTaskId !== undefined) record.parentTaskId = log.created.parentTaskId;
+    const entry: Entry = { record, events: [], inputs: new Map(), model: log.created.model };
+    log.bodies.forEach((body, i) => {
+      const copy = frozenStampedEvent(body, log.taskId, i + 1, log.ats[i] ?? log.createdAt);
+      entry.events.push(copy);
+      if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
+    });
+    this.#tasks.set(log.taskId, entry);
+    this.#notifier.notify(log.taskId, record.lastSeq);
+    return jsonCopy(record);
+  }
+
+  async listFinished(options: ListFinishedOptions): Promise<TaskPage> {
+    this.#open();
+    const request = finishedPageRequest(options);
+    const matching: TaskRecord[] = [];
+    for (const { record } of this.#tasks.values()) if (isListedFinished(record, request)) matching.push(record);
+    matching.sort((a, b) => (comesAfter(a, b) ? 1 : comesAfter(b, a) ? -1 : 0));
+    return finishedPageOf(matching, request.limit, jsonCopy);
+  }
+
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    const entry = this.#entry(taskId);
+    const ancestors: TaskRecord[] = [];
+    for (let parent = entry.record.parentTaskId; parent !== undefined; ) {
+      const found = this.#tasks.get(parent)?.record;
+      if (found === undefined) break;
+      ancestors.push(found);
+      parent = found.parentTaskId;
+    }
+    const family = [entry, ...this.#descendants(taskId)];
+    assertDeletable(
+      { task: entry.record, ancestors, descendants: family.slice(1).map((member) => member.record) },
+      this.#now(),
+    );
+    const deleted: DeletedTask = { taskIds: [], events: 0, logBytes: 0, blobs: [] };
+    const digests = new Set<string>();
+    for (const member of family) {
+      deleted.taskIds.push(member.record.taskId);
+      deleted.events += member.events.length;
+      deleted.logBytes += logBytesOf(member.events);
+      for (const event of member.events) for (const digest of blobDigests(event)) digests.add(digest);
+      this.#tasks.delete(member.record.taskId);
+    }
+    // A blob goes only when no task left references it; the rest stay for those that do.
+    for (const { events } of this.#tasks.values()) {
+      if (digests.size === 0) break;
+      for (const event of events) for (const digest of blobDigests(event)) digests.delete(digest);
+    }
+    for (const digest of [...digests].sort()) {
+      if (this.#blobs.delete(digest)) deleted.blobs.push(digest);
+    }
+    for (const id of deleted.taskIds) this.#notifier.notify(id);
+    return deleted;
+  }
+
+  /** The task's children, theirs …, parents before children. */
+  #descendants(taskId: string): Entry[] {
+    const found: Entry[] = [];
+    const queue = [taskId];
+    for (let parent = queue.shift(); parent !== undefined; parent = queue.shift()) {
+      for (const entry of this.#tasks.values()) {
+        if (entry.record.parentTaskId !== parent) continue;
+        found.push(entry);
+        queue.push(entry.record.taskId);
+      }
+    }
+    return found;
+  }
+
+  async stats(options?: StoreStatsOptions): Promise<StoreStats> {
+    this.#open();
+    const request = statsRequest(options);
+    const tasks = emptyTaskCounts();
+    const sizes = [];
+    for (const { record, events } of this.#tasks.values()) {
+      if (request.principal !== undefined && record.principal !== request.principal) continue;
+      tasks[record.summary.status]++;
+      if (request.events) {
+        const { taskId, principal } = record;
+        sizes.push({
+          taskId,
+          principal,
+          status: record.summary.status,
+          events: events.length,
+          logBytes: logBytesOf(events),
+        });
+      }
+    }
+    let blobBytes = 0;
+    for (const bytes of this.#blobs.values()) blobBytes += bytes.byteLength;
+    const stats: StoreStats = { tasks, blobs: this.#blobs.size, blobBytes };
+    if (request.events) {
+      stats.events = sizes.reduce((sum, size) => sum + size.events, 0);
+      stats.logBytes = sizes.reduce((sum, size) => sum + size.logBytes, 0);
+      stats.largest = largestTasks(sizes, request.largest);
+      stats.principals = principalSizes(sizes);
+    }
+    return stats;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#notifier.notifyAll();
   }
+}
+
+/** Bytes of the events' own keys as JSON text, as the SQL stores keep each event's body. */
+function logBytesOf(events: readonly StoredEvent[]): number {
+  let bytes = 0;
+  for (const { taskId: _taskId, seq: _seq, at: _at, ...body } of events) bytes += utf8Length(JSON.stringify(body));
+  return bytes;
 }

@@ -8,6 +8,15 @@ import type { JsonValue } from "../protocol/json.ts";
 import type { ListRecordsOptions, PutRecordInput, RecordPage, StoredRecord } from "../protocol/records.ts";
 import type { LeaseHolder, StoredEvent, TaskCreatedEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
+import type {
+  DeletedTask,
+  ListFinishedOptions,
+  ReclaimedSpace,
+  StoreStats,
+  StoreStatsOptions,
+} from "./store-operations.ts";
+
+export type * from "./store-operations.ts";
 
 /** A task as the index knows it: identity, ownership and the summary folded from its events. */
 export interface TaskRecord {
@@ -314,6 +323,35 @@ export interface Store {
   }): Promise<StoredRecord | undefined>;
   /** A principal's records of one kind: the latest version of each name, in name order, without bodies. */
   listRecords?(options: ListRecordsOptions): Promise<RecordPage>;
+
+  /**
+   * Optional (retention needs it, with `deleteTask`): finished root tasks (no parent) of every
+   * principal, or of one, last changed before a time, oldest change first, a page at a time.
+   */
+  listFinished?(options: ListFinishedOptions): Promise<TaskPage>;
+  /**
+   * Optional: delete a finished task whole, with its descendants, in one transaction: their
+   * events, summaries, snapshots, input index and the blobs no other task references. Usage
+   * counters are totals per principal and hour, so they keep what the task spent. `TaskLive`
+   * (nothing deleted) when the task or a descendant is not finished, has work pending or a live
+   * lease, or an ancestor is live; `TaskNotFound` when there is no such task.
+   */
+  deleteTask?(taskId: string): Promise<DeletedTask>;
+  /**
+   * Optional: give the space deleted tasks took back to the file system where the store can
+   * (SQLite: incremental vacuum and a WAL checkpoint); a no-op where the database does it itself.
+   */
+  reclaimSpace?(): Promise<ReclaimedSpace>;
+  /**
+   * Optional (`sema migrate` needs it): write a task's log exactly as another store stored it,
+   * in one transaction: ids, seqs, `at` stamps and bodies as given, the summary and input index
+   * rebuilt, no lease, no usage counted (the source counted it). The task's `createdAt` is its
+   * first event's `at`, its `updatedAt` its last's. `TaskExists` if the id is taken;
+   * `InvalidInput` / `InvalidEvent` for a log that is not one task's, gapless, valid log.
+   */
+  restoreTask?(events: readonly StoredEvent[]): Promise<TaskRecord>;
+  /** Optional: how big the store is (see {@link StoreStats}). */
+  stats?(options?: StoreStatsOptions): Promise<StoreStats>;
 
   /** Release resources. Every later call fails with `StoreUnavailable`. */
   close(): Promise<void>;

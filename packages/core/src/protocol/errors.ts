@@ -30,7 +30,8 @@ export type SemaErrorCode =
   | "BlobNotFound"
   | "QuotaExceeded"
   | "RecordNotFound"
-  | "RecordConflict";
+  | "RecordConflict"
+  | "TaskLive";
 
 /** Every code of the union, once (a missing or extra one fails the typecheck). */
 const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
@@ -60,6 +61,7 @@ const SEMA_ERROR_CODES: Readonly<Record<SemaErrorCode, true>> = {
   QuotaExceeded: true,
   RecordNotFound: true,
   RecordConflict: true,
+  TaskLive: true,
 };
 
 /**
@@ -310,13 +312,22 @@ export function sayProblems(where: string, problems: readonly ConfigProblem[]): 
 
 /**
  * An image or file part, or all of one input's parts together, is larger than the limit
- * (`ContentLimits`): nothing was recorded. Not retryable: the same content is refused again.
+ * (`ContentLimits`); or a single event or blob is larger than its store's limit
+ * (`maxEventBytes`, `maxBlobBytes`): nothing was recorded. Not retryable: the same content is
+ * refused again.
  */
 export class ContentTooLargeError extends SemaError {
   readonly size: number;
   readonly limit: number;
-  constructor(what: "part" | "input", size: number, limit: number, index?: number) {
-    const which = what === "part" ? `content part ${index ?? 0}` : "the input's content";
+  constructor(what: "part" | "input" | "event" | "blob", size: number, limit: number, index?: number) {
+    const which =
+      what === "part"
+        ? `content part ${index ?? 0}`
+        : what === "input"
+          ? "the input's content"
+          : what === "event"
+            ? `event ${index ?? 0} of the write (its JSON)`
+            : "the blob";
     super("ContentTooLarge", `${which} is ${size} bytes, over the limit of ${limit}`, {
       details: { what, size, limit, ...(index === undefined ? {} : { index }) },
     });
@@ -385,5 +396,21 @@ export class RecordConflictError extends SemaError {
     super("RecordConflict", `${kind} ${name} is at version ${actual}, not ${expected}`, {
       details: { kind, name, expected, actual },
     });
+  }
+}
+
+/**
+ * A task cannot be deleted (or archived) because it, or a task of its family, is live: created,
+ * running, parked, holding a live lease, with work pending, or a child whose parent is. `reason`
+ * says which. Not retryable as it is: the same call succeeds only once the family has finished.
+ * Protocol edges map it to 409.
+ */
+export class TaskLiveError extends SemaError {
+  readonly reason: string;
+  constructor(taskId: string, reason: string) {
+    super("TaskLive", `task ${taskId} is live (${reason}); only finished tasks can be deleted`, {
+      details: { taskId, reason },
+    });
+    this.reason = reason;
   }
 }

@@ -9,7 +9,7 @@
  * say, in the offline demo) never loads a test runner.
  */
 import type * as Vitest from "vitest";
-import type { Store } from "../ports/store.ts";
+import type { Store, StoreSizeLimits } from "../ports/store.ts";
 import { isSemaError, type SemaErrorCode } from "../protocol/errors.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
 import { make } from "./event-factories.ts";
@@ -20,6 +20,9 @@ import { forksConformance } from "./store-conformance-forks.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
 import { recordsConformance } from "./store-conformance-records.ts";
+import { restoreConformance } from "./store-conformance-restore.ts";
+import { retentionConformance } from "./store-conformance-retention.ts";
+import { sizeLimitConformance } from "./store-conformance-size-limits.ts";
 import { notes, seqs, sleep } from "./store-conformance-support.ts";
 import { timeTravelConformance } from "./store-conformance-time-travel.ts";
 import { usageConformance } from "./store-conformance-usage.ts";
@@ -45,6 +48,8 @@ export interface StoreConformanceOptions {
   destroy?(store: Store): Promise<void>;
   /** Open a store over deliberately corrupted storage; it or its first call must fail with a typed error. */
   openCorrupt?(): Promise<Store>;
+  /** A fresh, empty store with these size limits (its constructor's `maxEventBytes`, `maxBlobBytes`). */
+  createLimited?(limits: Required<StoreSizeLimits>): Promise<Store>;
 }
 
 /**
@@ -272,6 +277,17 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     recordsConformance({ describe, it, expect, fresh, newTask, expectCode });
     usageConformance({ describe, it, expect, fresh, newTask, expectCode });
     timeTravelConformance({ describe, it, expect, fresh, newTask, expectCode });
+    retentionConformance({ describe, it, expect, fresh, newTask, expectCode });
+    restoreConformance({ describe, it, expect, fresh, newTask, expectCode });
+    const { createLimited } = options;
+    if (createLimited !== undefined) {
+      const freshLimited = async (limits: Required<StoreSizeLimits>) => {
+        const store = await createLimited(limits);
+        opened.push(store);
+        return store;
+      };
+      sizeLimitConformance({ describe, it, expect, freshLimited, expectCode });
+    }
 
     describe("inputs by id", () => {
       it("finds an input's first recorded stage by its id, in creation events too", async () => {

@@ -2,14 +2,16 @@
  * `exportTask`: a task's log (and its children's, if asked) as an export file (see
  * `export-format.ts`), with the bytes of every image and file it references.
  */
+import { blobDigests } from "../core/blob-digests.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
 import { sha256Hex } from "../harness/tools/approvals.ts";
 import { bytesToBase64 } from "../internal/base64.ts";
 import type { Store } from "../ports/store.ts";
 import { BlobNotFoundError, TaskNotFoundError } from "../protocol/errors.ts";
 import type { JsonValue } from "../protocol/json.ts";
-import type { StoredEvent } from "../protocol/task-event.ts";
 import { EXPORT_VERSION, type ExportLine } from "./export-format.ts";
+
+export { blobDigests } from "../core/blob-digests.ts";
 
 /** What to export: the children too, and whose task it must be. */
 export interface ExportOptions {
@@ -19,14 +21,6 @@ export interface ExportOptions {
   principal?: string;
   /** The export's time (default now). */
   now?: () => number;
-}
-
-/** The digests of the blobs an event references (an input's attachments, a user entry's parts). */
-export function blobDigests(event: StoredEvent): string[] {
-  if (event.type === "human_input") return (event.attachments ?? []).flatMap((a) => ("digest" in a ? [a.digest] : []));
-  if (event.type === "user_message")
-    return (event.parts ?? []).flatMap((part) => ("digest" in part ? [part.digest as string] : []));
-  return [];
 }
 
 /**

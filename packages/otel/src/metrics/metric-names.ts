@@ -25,6 +25,8 @@ export const METRIC = {
   storeAppend: "sema.store.append.duration",
   tasksRunnable: "sema.tasks.runnable",
   legsRunning: "sema.legs.running",
+  tasks: "sema.tasks",
+  storeBytes: "sema.store.bytes",
 } as const;
 
 /** The name of one of Sema's metrics. */
@@ -132,6 +134,16 @@ export const METRIC_SPECS: Readonly<Record<MetricName, MetricSpec>> = {
     description: "Tasks runnable and waiting for a worker, as the host's callback counts them.",
   },
   [METRIC.legsRunning]: { kind: "gauge", unit: "{leg}", description: "Legs running in this process's worker pool." },
+  [METRIC.tasks]: {
+    kind: "gauge",
+    unit: "{task}",
+    description: "Tasks in the store by status (sema.task.status), as Store.stats counts them.",
+  },
+  [METRIC.storeBytes]: {
+    kind: "gauge",
+    unit: "By",
+    description: "The store's size as its database reports it (SQLite: the file's pages; PostgreSQL: its tables).",
+  },
 };
 
 /** Sema's own metric attribute names (the `gen_ai.*` ones are the conventions'). */
@@ -141,4 +153,5 @@ export const METRIC_ATTRIBUTE = {
   inputLane: "sema.input.lane",
   inputOutcome: "sema.input.outcome",
   storeOperation: "sema.store.operation",
+  taskStatus: "sema.task.status",
 } as const;

@@ -88,7 +88,11 @@ describe("metricsFromEnv", () => {
     if (metrics?.store === undefined || metrics.prometheus === undefined) throw new Error("no Prometheus metrics");
     shutdowns.push(() => metrics.shutdown());
     const store = metrics.store;
-    metrics.observe({ runnable: () => 3, running: () => 1 });
+    metrics.observe({
+      runnable: () => 3,
+      running: () => 1,
+      store: async () => ({ tasks: { completed: 2, parked: 0 }, storeBytes: 4096 }),
+    });
     await runScriptedTask(() => store, raw);
     const text = await metrics.prometheus();
     checkPrometheusText(text);
@@ -101,6 +105,9 @@ describe("metricsFromEnv", () => {
     expect(text).toMatch(/sema_task_ended_total\{[^}]*sema_task_status="completed"[^}]*\} 1/);
     expect(text).toMatch(/sema_tasks_runnable\{[^}]*\} 3/);
     expect(text).toMatch(/sema_legs_running\{[^}]*\} 1/);
+    expect(text).toMatch(/sema_tasks\{[^}]*sema_task_status="completed"[^}]*\} 2/);
+    expect(text).toMatch(/sema_tasks\{[^}]*sema_task_status="parked"[^}]*\} 0/);
+    expect(text).toMatch(/sema_store_bytes\{[^}]*\} 4096/);
   });
 });
 

@@ -8,6 +8,7 @@ import type { MeterProvider } from "@opentelemetry/api";
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import type { Emit, Store } from "@sema-agent/core";
 import { ConfigError, type ConfigProblem } from "@sema-agent/core/protocol";
+import type { StoreSizes } from "./task-gauges.ts";
 
 /** What a host asks of its metrics beyond the environment. */
 export interface MetricsFromEnvOptions {
@@ -34,7 +35,11 @@ export interface MetricsSetup {
   /** The Prometheus text of every metric now (present when `prometheus` was asked). */
   prometheus?: () => Promise<string>;
   /** The gauges the host feeds (`observeTaskGauges`). */
-  observe(counts: { runnable?: () => number | Promise<number>; running?: () => number | Promise<number> }): void;
+  observe(counts: {
+    runnable?: () => number | Promise<number>;
+    running?: () => number | Promise<number>;
+    store?: () => StoreSizes | Promise<StoreSizes>;
+  }): void;
   /** Exports what is left and stops, within `timeoutMs` (default 5000) whatever the collector does. */
   shutdown(timeoutMs?: number): Promise<void>;
 }

@@ -1,0 +1,45 @@
+/**
+ * A process that prunes a SQLite file (every finished task, archived first) and dies by SIGKILL at
+ * its `killAt`-th step, for prune-kill.test.ts. The steps are every archive file moved into place,
+ * every DELETE statement and every COMMIT, each killed before it runs. With `killAt` 0 nothing is
+ * killed and it prints how many steps the prune took.
+ *
+ *   node --conditions=source prune-kill.fixture.ts <path> <archiveDir> <killAt | 0>
+ */
+import fs, { writeSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { StatementSync } from "node:sqlite";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { folderSink } from "./archive-sink.ts";
+import { pruneStore } from "./prune.ts";
+
+const [path, archiveDir, killAtText] = process.argv.slice(2);
+if (path === undefined || archiveDir === undefined || killAtText === undefined) {
+  throw new Error("usage: prune-kill.fixture.ts <path> <archiveDir> <killAt | 0>");
+}
+const killAt = Number(killAtText);
+let steps = 0;
+const step = () => {
+  if (++steps === killAt) process.kill(process.pid, "SIGKILL");
+};
+const proto = StatementSync.prototype as unknown as { run: (...args: unknown[]) => unknown; sourceSQL: string };
+const run = proto.run;
+proto.run = function counted(this: typeof proto, ...args: unknown[]) {
+  if (this.sourceSQL.startsWith("DELETE") || this.sourceSQL === "COMMIT") step();
+  return Reflect.apply(run, this, args);
+};
+const rename = fs.renameSync;
+fs.renameSync = (from, to) => {
+  step();
+  rename(from, to);
+};
+syncBuiltinESMExports();
+
+const store = new SqliteStore({ path });
+const report = await pruneStore(store, {
+  policy: { default: { olderThan: "0ms", action: "archive" } },
+  nowMs: Date.now() + 1000,
+  archive: folderSink(archiveDir),
+});
+await store.close();
+writeSync(1, `pruned ${report.removed.length} in ${steps} steps\n`);

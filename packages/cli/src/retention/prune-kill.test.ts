@@ -1,0 +1,180 @@
+// A prune killed (SIGKILL) at every step, archive writes, DELETEs and COMMITs alike, leaves a
+// consistent SQLite file: each task wholly there or wholly gone, and gone only once archived.
+// Running it again finishes the work with one whole archive file per task.
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import type { TaskEvent } from "@sema-agent/core";
+import { make } from "@sema-agent/core/testing";
+import { parseExport } from "@sema-agent/core/time-travel";
+import { SqliteStore } from "@sema-agent/sqlite";
+import { afterAll, describe, expect, it } from "vitest";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "sema-prune-kill-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const ended: TaskEvent[] = [make.legStarted("l1"), { type: "task_completed", v: 1, result: "ok" }, make.legEnded("l1")];
+
+/** A file with three finished families (one with a child, one with a blob) and a parked task. */
+async function seed(path: string): Promise<{ finished: string[]; live: string }> {
+  const store = new SqliteStore({ path });
+  const finished: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const [created] = await store.createTask({ created: make.created("p1") });
+    const id = created?.taskId ?? "";
+    if (i === 1) {
+      const [child] = await store.createTask({ created: { ...make.created("p1"), parentTaskId: id } });
+      await store.append(child?.taskId ?? "", [...ended, { type: "parent_notified", v: 1 }], { expectedSeq: 1 });
+    }
+    if (i === 2) {
+      const bytes = Uint8Array.from([1, 2, 3]);
+      const digest = Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("hex");
+      await store.putBlob({ digest, bytes });
+      await store.append(
+        id,
+        [
+          {
+            type: "human_input",
+            v: 2,
+            inputId: "i1",
+            carrier: "steer",
+            source: "user",
+            delivery: "parked",
+            sessionSeq: 0,
+            text: "look",
+            attachments: [{ type: "image", digest, mediaType: "image/png", size: 3 }],
+          },
+        ],
+        { expectedSeq: 1 },
+      );
+      await store.append(id, ended, { expectedSeq: 2 });
+    } else await store.append(id, ended, { expectedSeq: 1 });
+    finished.push(id);
+  }
+  const [parked] = await store.createTask({ created: make.created("p1") });
+  const live = parked?.taskId ?? "";
+  await store.append(live, [make.legStarted("l1"), make.legEnded("l1", "parked:input")], { expectedSeq: 1 });
+  await store.close();
+  return { finished, live };
+}
+
+function pruneInChild(path: string, archive: string, killAt: number): Promise<{ signal: string | null; out: string }> {
+  const fixture = fileURLToPath(new URL("./prune-kill.fixture.ts", import.meta.url));
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      ["--conditions=source", "--no-warnings", fixture, path, archive, `${killAt}`],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const deadline = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+    let out = "";
+    let err = "";
+    proc.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    proc.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    proc.on("error", reject);
+    proc.on("exit", (code, signal) => {
+      clearTimeout(deadline);
+      if (signal === null && code !== 0) reject(new Error(`child exited ${code}: ${err}`));
+      else resolve({ signal, out });
+    });
+  });
+}
+
+/** Rows that belong to no task, and tasks whose events do not run 1 … last_seq. */
+function inconsistencies(path: string): string[] {
+  const db = new DatabaseSync(path);
+  try {
+    const problems: string[] = [];
+    for (const table of ["events", "inputs", "snapshots"]) {
+      const row = db
+        .prepare(`SELECT count(*) AS n FROM ${table} WHERE task_no NOT IN (SELECT task_no FROM tasks)`)
+        .get();
+      if (row?.n !== 0) problems.push(`${table}: ${String(row?.n)} orphan rows`);
+    }
+    const torn = db
+      .prepare(
+        `SELECT t.task_id FROM tasks t LEFT JOIN events e ON e.task_no = t.task_no
+          GROUP BY t.task_no HAVING count(e.seq) <> t.last_seq OR max(e.seq) <> t.last_seq`,
+      )
+      .all();
+    for (const row of torn) problems.push(`task ${String(row.task_id)} has a torn log`);
+    const orphanChildren = db
+      .prepare(
+        "SELECT task_id FROM tasks WHERE parent_task_id IS NOT NULL AND parent_task_id NOT IN (SELECT task_id FROM tasks)",
+      )
+      .all();
+    for (const row of orphanChildren) problems.push(`child ${String(row.task_id)} outlived its parent`);
+    return problems;
+  } finally {
+    db.close();
+  }
+}
+
+describe("a prune killed at every step", () => {
+  it("leaves each task wholly there or gone (and archived), and a run again finishes", {
+    timeout: 600_000,
+  }, async () => {
+    const origin = join(tempDir(), "origin.db");
+    const { finished, live } = await seed(origin);
+    const full = tempDir();
+    copyFileSync(origin, join(full, "sema.db"));
+    const clean = await pruneInChild(join(full, "sema.db"), join(full, "archive"), 0);
+    const steps = Number(/in (\d+) steps/.exec(clean.out)?.[1]);
+    expect(clean.out).toContain("pruned 3 ");
+    expect(steps).toBeGreaterThan(6);
+    for (let killAt = 1; killAt <= steps; killAt++) {
+      const dir = tempDir();
+      const path = join(dir, "sema.db");
+      const archive = join(dir, "archive");
+      copyFileSync(origin, path);
+      const killed = await pruneInChild(path, archive, killAt);
+      expect(killed.signal, `step ${killAt}`).toBe("SIGKILL");
+      expect(inconsistencies(path), `step ${killAt}`).toEqual([]);
+      const store = new SqliteStore({ path });
+      try {
+        expect((await store.getTask(live)).summary.status).toBe("parked");
+        for (const id of finished) {
+          const gone = await store.getTask(id).then(
+            () => false,
+            () => true,
+          );
+          // Gone only once its archive is whole on disk.
+          if (gone) await parseExport(readFileSync(join(archive, `${id}.jsonl`), "utf8"));
+        }
+      } finally {
+        await store.close();
+      }
+      const again = await pruneInChild(path, archive, 0);
+      expect(again.signal).toBeNull();
+      expect(inconsistencies(path)).toEqual([]);
+      const files = readdirSync(archive).sort();
+      expect(files, `step ${killAt}`).toEqual(finished.map((id) => `${id}.jsonl`).sort());
+      for (const file of files) await parseExport(readFileSync(join(archive, file), "utf8"));
+      const after = new SqliteStore({ path });
+      try {
+        for (const id of finished) await expect(after.getTask(id)).rejects.toMatchObject({ code: "TaskNotFound" });
+        expect((await after.getTask(live)).summary.status).toBe("parked");
+        expect((await after.stats()).blobs).toBe(0);
+      } finally {
+        await after.close();
+      }
+      expect(existsSync(join(dir, "sema.db"))).toBe(true);
+    }
+  });
+});
