@@ -33,6 +33,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMetrics } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
@@ -158,6 +159,7 @@ void appMatches;
  */
 export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] = []): AnyRouteSpec[] {
   return [
+    ...agentRoutes(deps),
     ...taskStreamRoutes(deps),
     ...taskRoutes(deps),
     ...inputRoutes(deps),
@@ -204,6 +206,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     workers: options.workers,
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
+    approverRuleOf: (agent) =>
+      options.canApprove === undefined
+        ? (options.approvers?.agents?.[agent] ?? options.approvers?.default ?? "approver-role")
+        : "custom",
     inputs: new TaskQueue(),
     ...(options.evals === undefined ? {} : { experiments: options.evals }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas }),
