@@ -15,6 +15,8 @@ export interface RouteDeps extends TaskDeps {
   streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache; pacer: CatchUpPacer; list: TaskListFeed };
   /** Milliseconds since the epoch (the app's clock). */
   now: () => number;
+  /** Whether `GET /v1/tasks/{taskId}/trace` carries the task's texts (`AppOptions.traceContent`). */
+  traceContent: boolean;
   /** Who may decide each agent's calls, as `GET /v1/agents` shows it. */
   approverRuleOf: ApproverRuleOf;
   /** How experiments run on this node: the workers' harness settings and the shutdown signal. */
