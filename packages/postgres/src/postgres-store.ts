@@ -53,6 +53,7 @@ import {
   movesUsage,
   newId,
   newLease,
+  objectiveSearchKey,
   type ReadOptions,
   type RecordColumns,
   recordListingFromColumns,
@@ -327,6 +328,8 @@ export class PostgresStore implements Store {
       inputIdsOf(events),
       wants ? this.#runnablePayload(taskId) : null,
       forkSourceOf(summary),
+      input.created.agent ?? null,
+      objectiveSearchKey(input.created.objective),
     ];
     // Quotas: a creation held to maxActiveTasks, or whose first events hold a model turn, runs the
     // same statement in a transaction that takes the principal's lock and checks its active tasks
@@ -527,6 +530,16 @@ export class PostgresStore implements Store {
     return this.#listener.onRunnable(this.#schema, listener);
   }
 
+  /**
+   * Call `listener` when a task of any node may have changed (its notification on `sema_events`,
+   * or this store's own write), or with undefined when notifications may have been missed (the
+   * LISTEN connection came back). Returns the unsubscribe function.
+   */
+  onTaskChange(listener: (taskId: string | undefined) => void): () => void {
+    this.#listener.ensure();
+    return this.#notifier.onChange(listener);
+  }
+
   /** Resolves once the LISTEN connection is up (or failed); for tests that rely on NOTIFY alone. */
   async listening(): Promise<void> {
     this.#listener.ensure();
@@ -628,16 +641,23 @@ export class PostgresStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     await this.#open();
-    const { limit, cursor } = taskPageRequest(options);
+    const { limit, cursor, search } = taskPageRequest(options);
     const statement = this.#sql.list({
       status: options.status !== undefined,
       forkedFrom: options.forkedFrom !== undefined,
+      agent: options.agent !== undefined,
+      parent: options.parentTaskId !== undefined,
+      roots: options.rootsOnly === true,
+      search: search !== undefined,
       cursor: cursor !== undefined,
     });
     // In the order of the query's parameters (see `listSql`).
     const params: Array<string | number> = [options.principal, limit + 1];
     if (options.status !== undefined) params.push(options.status);
     if (options.forkedFrom !== undefined) params.push(options.forkedFrom);
+    if (options.agent !== undefined) params.push(options.agent);
+    if (options.parentTaskId !== undefined) params.push(options.parentTaskId);
+    if (search !== undefined) params.push(search);
     if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
     return taskPageOf(await this.#query<TaskRow>(statement, params), limit, recordOf);
   }

@@ -23,6 +23,7 @@ import { CatchUpPacer } from "./events/catch-up-pacer.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { FrameCache } from "./events/frame-cache.ts";
 import { StreamBudget } from "./events/stream-budget.ts";
+import { TaskListFeed } from "./events/task-list-feed.ts";
 import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import { type Caller, type Ingress, withTraceContext } from "./ingress/caller.ts";
@@ -32,6 +33,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMetrics } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
@@ -40,6 +42,7 @@ import { evalRoutes } from "./routes/evals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
+import { taskStreamRoutes } from "./routes/task-stream.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { timeTravelRoutes } from "./routes/time-travel.ts";
 import { traceRoutes } from "./routes/trace.ts";
@@ -112,6 +115,13 @@ export interface AppOptions {
    * deltas to `hub`, no stop.
    */
   evals?: EvalsOptions;
+  /**
+   * Put the task's texts in `GET /v1/tasks/{taskId}/trace`: prompts, answers, tool inputs and
+   * outputs, as the GenAI attributes `@sema-agent/otel` writes with `captureContent`. Default
+   * false: a trace then holds timings, structure and token counts only. The operator's choice;
+   * no request can turn it on.
+   */
+  traceContent?: boolean;
 }
 
 const harnessShape = {
@@ -144,6 +154,7 @@ const appShape = {
   quotaTokens: objectWith<QuotaTokenSource>(["list"], "a TokenStore").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
   evals: z.strictObject(evalsShape).optional(),
+  traceContent: z.boolean().optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -156,6 +167,8 @@ void appMatches;
  */
 export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] = []): AnyRouteSpec[] {
   return [
+    ...agentRoutes(deps),
+    ...taskStreamRoutes(deps),
     ...taskRoutes(deps),
     ...inputRoutes(deps),
     ...approvalRoutes(deps),
@@ -193,10 +206,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       frames: new FrameCache(16 * 1024 * 1024),
       // Catch-ups of all streams share 1 MiB of pages per turn of the event loop.
       pacer: new CatchUpPacer(),
+      list: new TaskListFeed(options.store, {
+        now,
+        ...(options.quotas?.prices === undefined ? {} : { prices: options.quotas.prices }),
+      }),
     },
     workers: options.workers,
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
+    traceContent: options.traceContent === true,
+    approverRuleOf: (agent) =>
+      options.canApprove === undefined
+        ? (options.approvers?.agents?.[agent] ?? options.approvers?.default ?? "approver-role")
+        : "custom",
     inputs: new TaskQueue(),
     ...(options.evals === undefined ? {} : { experiments: options.evals }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas }),

@@ -392,6 +392,21 @@ export class SqliteStore implements Store {
     return this.#notifier.wait(taskId, signal).finally(release);
   }
 
+  /**
+   * Call `listener` after this store's writes, with the task; with undefined when another
+   * connection (another process) committed, which SQLite cannot name the tasks of: polled as a
+   * watch is (`pollMs`) while a listener is subscribed. Returns the unsubscribe function.
+   */
+  onTaskChange(listener: (taskId: string | undefined) => void): () => void {
+    const thread = this.#thread;
+    const release = thread !== undefined && !thread.dead ? thread.hold() : this.#poller.hold();
+    const stop = this.#notifier.onChange(listener);
+    return () => {
+      stop();
+      release();
+    };
+  }
+
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
     const { holder, ttlMs, replaceHolderId } = options;
     return this.#submit(
@@ -447,10 +462,13 @@ export class SqliteStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     const sql = this.#statements();
-    const { limit, cursor } = taskPageRequest(options);
+    const { limit, cursor, search } = taskPageRequest(options);
     const params: Record<string, string | number> = { principal: options.principal, limit: limit + 1 };
     if (options.status !== undefined) params.status = options.status;
     if (options.forkedFrom !== undefined) params.forkedFrom = options.forkedFrom;
+    if (options.agent !== undefined) params.agent = options.agent;
+    if (options.parentTaskId !== undefined) params.parentTaskId = options.parentTaskId;
+    if (search !== undefined) params.search = search;
     if (cursor !== undefined) {
       params.createdAt = cursor.createdAt;
       params.taskId = cursor.taskId;
@@ -459,6 +477,10 @@ export class SqliteStore implements Store {
       const statement = sql.list({
         status: options.status !== undefined,
         forkedFrom: options.forkedFrom !== undefined,
+        agent: options.agent !== undefined,
+        parent: options.parentTaskId !== undefined,
+        roots: options.rootsOnly === true,
+        search: search !== undefined,
         cursor: cursor !== undefined,
       });
       return taskPageOf(statement.all(params) as TaskRow[], limit, recordOf);

@@ -9,7 +9,7 @@ import { assertDeletable, blobDigests, type DeletedTask } from "@sema-agent/core
 import { recordOf, TASK_COLUMNS, type TaskRow } from "./rows.ts";
 import type { Statements } from "./statements.ts";
 
-/** Every descendant of a task (by the `tasks_by_parent` index), parents before children. */
+/** Every descendant of a task (by the `tasks_children` index), parents before children. */
 const DESCENDANTS = `WITH RECURSIVE family (task_id, depth) AS (
     SELECT task_id, 1 FROM tasks WHERE parent_task_id = ?
     UNION ALL

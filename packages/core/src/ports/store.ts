@@ -131,8 +131,9 @@ export interface AcquireLeaseOptions {
 }
 
 /**
- * One page of a principal's tasks: which principal, optional status and fork-source filters, the
- * page's cursor and size (default 50, at most 1000).
+ * One page of a principal's tasks: which principal, optional filters (status, fork source, agent,
+ * objective text, parent), the page's cursor and size (default 50, at most 1000). Filters combine
+ * with AND.
  */
 export interface ListTasksOptions {
   /** Whose tasks: a listing never crosses principals. */
@@ -144,6 +145,18 @@ export interface ListTasksOptions {
    * id, still only the `principal`'s. A task with no forks lists none.
    */
   forkedFrom?: string;
+  /** Only tasks whose `task_created` names this agent. */
+  agent?: string;
+  /**
+   * Only tasks whose objective contains this text, ignoring case (both lowered with
+   * `toLowerCase`): within the objective's first `OBJECTIVE_SEARCH_CHARS` characters (store-kit),
+   * which is what the stores keep for the search. 1 to that many characters (`InvalidInput` otherwise).
+   */
+  objectiveContains?: string;
+  /** Only the children of this task. `InvalidInput` with `rootsOnly`. */
+  parentTaskId?: string;
+  /** Only tasks without a parent. */
+  rootsOnly?: boolean;
   /** Tasks are listed newest first; `cursor` is the `nextCursor` of the previous page. */
   cursor?: string;
   limit?: number;
@@ -278,6 +291,16 @@ export interface Store {
    * Returns the unsubscribe function.
    */
   onRunnable?(listener: (taskId: string) => void): () => void;
+  /**
+   * Optional: call `listener` after a task was created or its log grew (so its record changed),
+   * with its id, whichever process wrote it where the store hears of it (PostgreSQL: every node,
+   * by notification; SQLite and memory: this store's own writes). With `undefined` when tasks
+   * may have changed that the store cannot name (another connection committed to a SQLite file;
+   * PostgreSQL's notification connection came back after a gap): the listener reads again what it
+   * cares about. Called synchronously from the write's path: it must be cheap and must not throw.
+   * A task may be named again with nothing new. Returns the unsubscribe function.
+   */
+  onTaskChange?(listener: (taskId: string | undefined) => void): () => void;
   /** One principal's tasks, newest first. */
   listTasks(options: ListTasksOptions): Promise<TaskPage>;
 

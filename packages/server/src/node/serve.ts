@@ -89,6 +89,8 @@ export interface ServeOptions {
    * duration, for an access log (`sema serve --access-log`). A throw loses the line. Default: none.
    */
   accessLog?: (entry: AccessLogEntry) => void;
+  /** Put the task's texts in `GET /v1/tasks/{taskId}/trace` (see `AppOptions.traceContent`). Default false. */
+  traceContent?: boolean;
 }
 
 const serveShape = {
@@ -118,6 +120,7 @@ const serveShape = {
   clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
   accessLog: functionSchema<(entry: AccessLogEntry) => void>("accessLog(entry)").optional(),
+  traceContent: z.boolean().optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveSchema = z.strictObject(serveShape);
 const serveMatches: SchemaMatches<typeof serveSchema, ServeOptions> = true;
@@ -231,6 +234,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
     evals: {
       harness: {
         holder: workerSettings.holder ?? nodeHolder(),
