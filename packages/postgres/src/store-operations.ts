@@ -14,6 +14,7 @@ import {
   finishedPageOf,
   forkSourceOf,
   largestTasks,
+  objectiveSearchKey,
   principalSizes,
   type RestoredLog,
   type StatsRequest,
@@ -74,8 +75,8 @@ export function operationQueries(s: string) {
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
     /** A copied log's task row, as it was stored; no row back: the id is taken. */
     restoreTask: `INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
-        status, wants_worker, summary, forked_from)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING RETURNING task_no`,
+        status, wants_worker, summary, forked_from, agent, objective_key)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (task_id) DO NOTHING RETURNING task_no`,
     /** Its events with their own times ($2 seqs, $3 ats, $4 bodies) and the first stage of each input ($5). */
     restoreEvents: `WITH ins AS (
         INSERT INTO ${s}.events (task_no, seq, at, body)
@@ -156,6 +157,8 @@ export async function restoreTaskRows(tx: Tx, q: OperationQueries, log: Restored
       wantsWorker(summary),
       JSON.stringify(summary),
       forkSourceOf(summary),
+      log.created.agent ?? null,
+      objectiveSearchKey(log.created.objective),
     ])
   ).rows;
   if (row === undefined) throw new TaskExistsError(log.taskId);

@@ -18,8 +18,8 @@ import {
   isoTime,
   type Lease,
   newLease,
-  type RestoredLog,
   objectiveSearchKey,
+  type RestoredLog,
   type SummaryCache,
   summarizeAfter,
   wantsWorker,
@@ -281,6 +281,8 @@ function restore(sql: Statements, log: RestoredLog): undefined {
     wantsWorker(summary) ? 1 : 0,
     JSON.stringify(summary),
     forkSourceOf(summary),
+    log.created.agent ?? null,
+    objectiveSearchKey(log.created.objective),
   );
   if (Number(changes) === 0) throw new TaskExistsError(log.taskId);
   const position = { taskNo: Number(lastInsertRowid), taskId: log.taskId, lastSeq: 0, summary: EMPTY_SUMMARY };

@@ -9,14 +9,17 @@ import { make } from "./event-factories.ts";
 import type { ConformanceContext } from "./store-conformance-live.ts";
 
 export function restoreConformance(context: ConformanceContext): void {
-  const { describe, it, expect, fresh, newTask, expectCode } = context;
+  const { describe, it, expect, fresh, expectCode } = context;
 
   describe("restore", () => {
     it("writes a copied log exactly as it was stored: events, times, summary, inputs", async () => {
       const source = await fresh();
       const target = await fresh();
       if (target.restoreTask === undefined) return;
-      const id = await newTask(source, "p9");
+      const [first] = await source.createTask({
+        created: { ...make.created("p9", "Restore the Ünïcode objective"), agent: "mover" },
+      });
+      const id = first?.taskId ?? "";
       await source.append(id, [make.legStarted("l1"), make.input("received", "steer", "in-1", "héllo \u0000")], {
         expectedSeq: 1,
       });
@@ -30,6 +33,9 @@ export function restoreConformance(context: ConformanceContext): void {
       expect(await target.findInput(id, "in-1")).toEqual(events[2]);
       expect(await target.getTask(id)).toEqual(withoutLease(original));
       expect((await target.listTasks({ principal: "p9" })).tasks.map((task) => task.taskId)).toEqual([id]);
+      // The list's filters find it as they find a task created there: agent and objective text.
+      const found = await target.listTasks({ principal: "p9", agent: "mover", objectiveContains: "ünïcode" });
+      expect(found.tasks.map((task) => task.taskId)).toEqual([id]);
       // It continues as any task: the next append follows the copied log.
       await target.append(id, [make.note("after")], { expectedSeq: 5 });
       await expectCode(target.restoreTask(events), "TaskExists");
