@@ -11,7 +11,6 @@
 /** @typedef {import("@sema-agent/core/protocol").ApprovalRequestedEvent & { taskId: string, seq: number, at: string }} ApprovalRequest */
 /** @typedef {import("@sema-agent/core/protocol").ApprovalDecidedEvent} ApprovalDecision */
 /** @typedef {{ id: string, verified: boolean, issuer?: string, displayName?: string }} Actor */
-/** @typedef {NonNullable<import("@sema-agent/core/protocol").UserMessageEvent["parts"]>[number]} UserPart */
 
 /**
  * A person's message, once however many events carry it (received, applied, the framed entry).
@@ -162,6 +161,8 @@ export class TaskFold {
   #calls = new Map();
   /** @type {Map<string, TimelineItem>} */
   #waits = new Map();
+  /** Input ids whose message has another key (the objective's input is the objective). @type {Map<string, string>} */
+  #inputKeys = new Map();
   /** The task ended while a leg ran: its calls end with that leg. */
   #ending = false;
   /** The task's first end is folded (a wake after it and a second end change no call). */
@@ -199,6 +200,10 @@ export class TaskFold {
     all.items = [...items];
     all.legs = [...legs];
     return all;
+  }
+
+  #inputKey(/** @type {string} */ inputId) {
+    return this.#inputKeys.get(inputId) ?? `input:${inputId}`;
   }
 
   /** @template {Item} T @param {T} item */
@@ -265,10 +270,19 @@ export class TaskFold {
         break;
       }
       case "human_input": {
-        const key = `input:${event.inputId}`;
+        // The objective's own input (written with task_created) is the objective's message.
+        const objective = this.items.get("objective");
+        if (event.carrier === "objective" && objective?.kind === "message" && !this.#inputKeys.has(event.inputId)) {
+          this.#inputKeys.set(event.inputId, "objective");
+          if (event.attachments !== undefined) objective.attachments = event.attachments;
+          if (event.actor !== undefined) objective.actor = event.actor;
+          this.#touch("objective");
+          break;
+        }
+        const key = this.#inputKey(event.inputId);
         const found = this.items.get(key);
         if (found?.kind === "message") {
-          found.delivery = event.delivery;
+          if (key !== "objective") found.delivery = event.delivery;
           this.#touch(key);
           break;
         }
@@ -290,14 +304,11 @@ export class TaskFold {
       }
       case "user_message": {
         // The exact bytes the model got: on each input they framed, else on the objective.
-        const keys = event.inputIds.length > 0 ? event.inputIds.map((id) => `input:${id}`) : ["objective"];
+        const keys = event.inputIds.length > 0 ? event.inputIds.map((id) => this.#inputKey(id)) : ["objective"];
         for (const key of keys) {
           const message = this.items.get(key);
           if (message?.kind !== "message" || message.framed !== undefined) continue;
           message.framed = event.content;
-          // The objective carries its attachments only in the entry that framed it.
-          if (key === "objective" && event.parts !== undefined)
-            message.attachments = event.parts.filter((part) => part.type !== "text");
           this.#touch(key);
         }
         break;

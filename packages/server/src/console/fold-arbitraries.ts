@@ -93,17 +93,28 @@ export const eventArm: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   fc.record({ type: fc.constant("task_completed"), v: fc.constant(1), result: fc.constantFrom("done", '{"a":[1]}') }),
 );
 
-/** A log: `task_created` and then arbitrary events, with seqs in order and times that never go back. */
+/** A log: `task_created`, the objective's input, then arbitrary events, with seqs in order and times that never go back. */
 export const taskLog: fc.Arbitrary<StoredEvent[]> = fc
   .array(fc.tuple(eventArm, fc.nat(3000)), { maxLength: 40 })
   .map((arms) => {
     let at = Date.parse("2026-12-01T00:00:00.000Z");
     const events = [
       { type: "task_created", v: 1, objective: "Do it", principal: "local" },
+      // What startTask writes with it: the objective as the task's first input.
+      {
+        type: "human_input",
+        v: 1,
+        inputId: "i0",
+        carrier: "objective",
+        source: "user",
+        delivery: "received",
+        sessionSeq: 0,
+        text: "Do it",
+      },
       ...arms.map(([arm]) => arm),
     ];
     return events.map((arm, index) => {
-      at += arms[index - 1]?.[1] ?? 0;
+      at += arms[index - 2]?.[1] ?? 0;
       return { ...arm, taskId: "t1", seq: index + 1, at: new Date(at).toISOString() } as unknown as StoredEvent;
     });
   });

@@ -23,8 +23,19 @@ function conversation(): StoredEvent[] {
   seq = 0;
   return [
     ev({ type: "task_created", v: 1, objective: "Tidy the notes", principal: "local", agent: "notes", actor: dana }),
+    ev({
+      type: "human_input",
+      v: 1,
+      inputId: "i0",
+      carrier: "objective",
+      source: "user",
+      delivery: "received",
+      sessionSeq: 0,
+      text: "Tidy the notes",
+      actor: dana,
+    }),
     ev({ type: "leg_started", v: 1, legId: "l1", trigger: "start" }),
-    ev({ type: "user_message", v: 1, entryId: "e1", content: '[from "dana"]\nTidy the notes', inputIds: [] }),
+    ev({ type: "user_message", v: 1, entryId: "e1", content: '[from "dana"]\nTidy the notes', inputIds: ["i0"] }),
     ev({
       type: "model_turn",
       v: 1,
@@ -111,10 +122,10 @@ function ending(): StoredEvent[] {
 }
 
 describe("TaskFold", () => {
-  it("holds each message once, with who said it, its lane and the exact framed bytes", () => {
+  it("holds each message once (the objective's input is the objective), with who said it, its lane and the exact framed bytes", () => {
     const fold = new TaskFold();
     fold.addAll(conversation());
-    expect(fold.order).toEqual(["objective", "turn:4", "call:c1", "input:i1", "turn:10", "call:c2"]);
+    expect(fold.order).toEqual(["objective", "turn:5", "call:c1", "input:i1", "turn:11", "call:c2"]);
     expect(fold.items.get("objective")).toMatchObject({
       kind: "message",
       text: "Tidy the notes",
@@ -140,7 +151,7 @@ describe("TaskFold", () => {
     const fold = new TaskFold();
     fold.addAll(conversation());
     const change = fold.addAll(ending());
-    expect(change.items).toEqual(["call:c2", "turn:17"]);
+    expect(change.items).toEqual(["call:c2", "turn:18"]);
     expect(change.approvals).toBe(true);
     expect(fold.approvals.size).toBe(0);
     expect(fold.items.get("call:c2")).toMatchObject({ state: "ok", output: "wrote tabs", untrusted: false });
@@ -170,7 +181,7 @@ describe("TaskFold", () => {
       ],
     ]);
     // A turn is timed from the event before it: the first from the framed objective.
-    expect(fold.legs[0]?.items[0]).toMatchObject({ start: at(3), end: at(4) });
+    expect(fold.legs[0]?.items[0]).toMatchObject({ start: at(4), end: at(5) });
   });
 
   it("ignores an event it has already folded", () => {
@@ -223,7 +234,11 @@ describe("TaskFold", () => {
       fc.property(taskLog, (log) => {
         const fold = new TaskFold();
         fold.addAll(log);
-        const inputs = new Set(log.flatMap((event) => (event.type === "human_input" ? [event.inputId] : [])));
+        const inputs = new Set(
+          log.flatMap((event) =>
+            event.type === "human_input" && event.carrier !== "objective" ? [event.inputId] : [],
+          ),
+        );
         const messages = [...fold.items.values()].filter((item) => item.kind === "message" && item.key !== "objective");
         expect(messages.map((item) => item.key).sort()).toEqual([...inputs].map((id) => `input:${id}`).sort());
         expect(new Set(fold.order).size).toBe(fold.order.length);

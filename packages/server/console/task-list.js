@@ -1,0 +1,231 @@
+// @ts-check
+// The task list: a page from GET /v1/tasks, kept current by GET /v1/tasks/stream (each frame one
+// changed task), with children under their parent and forks under their source, filtered by
+// status, agent and objective, and paged ("Load more") for thousands of tasks. A change redraws
+// that task's row alone unless it moves in the tree.
+import { ago, el, statusText, usageText } from "./dom.js";
+import { sseFrames } from "./stream.js";
+
+/**
+ * A row of GET /v1/tasks (TaskListItem in packages/server/src/schemas/tasks.ts), with the fields
+ * the studio routes add when the server has them.
+ * @typedef {import("../src/schemas/tasks.ts").TaskListItemBody & { agent?: string, model?: string, createdBy?: { actorId: string, displayName?: string }, usage: { costUsd?: number } }} TaskRow
+ */
+
+/**
+ * @typedef {object} TaskListOptions
+ * @property {HTMLElement} list
+ * @property {HTMLButtonElement} more
+ * @property {HTMLElement} state
+ * @property {HTMLInputElement} q
+ * @property {HTMLSelectElement} status
+ * @property {HTMLSelectElement} agent
+ * @property {() => import("./api.js").Api} api
+ * @property {() => string} token
+ * @property {(taskId: string) => void} open
+ * @property {(item: TaskRow) => void} onChange
+ * @property {(error: unknown) => void} fail
+ */
+
+const PAGE = 100;
+
+/** Where a task hangs in the tree: its parent, else the task it was forked from. */
+const holderOf = (/** @type {TaskRow} */ task) => task.parentTaskId ?? task.forkedFrom?.taskId;
+
+export class TaskList {
+  /** @type {Map<string, TaskRow>} */
+  items = new Map();
+  /** @type {string | undefined} */
+  #cursor;
+  /** @type {string | undefined} */
+  #selected;
+  /** @type {Map<string, HTMLLIElement>} */
+  #rows = new Map();
+  /** @type {AbortController | undefined} */
+  #stop;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #typing;
+
+  constructor(/** @type {TaskListOptions} */ options) {
+    this.options = options;
+    options.more.addEventListener("click", () => this.#page().catch(options.fail));
+    options.status.addEventListener("change", () => this.refresh().catch(options.fail));
+    options.agent.addEventListener("change", () => this.render());
+    options.q.addEventListener("input", () => {
+      clearTimeout(this.#typing);
+      this.#typing = setTimeout(() => this.render(), 150);
+    });
+  }
+
+  async start() {
+    this.stop();
+    this.#stop = new AbortController();
+    await this.refresh();
+    this.#follow(this.#stop.signal).catch(() => undefined);
+  }
+
+  stop() {
+    this.#stop?.abort();
+    this.#stop = undefined;
+    this.items.clear();
+    this.#rows.clear();
+    this.options.list.replaceChildren();
+  }
+
+  /** The first page again (after a filter changes, or when the stream cannot say what changed). */
+  async refresh() {
+    this.items.clear();
+    this.#cursor = undefined;
+    await this.#page();
+  }
+
+  async #page() {
+    const status = this.options.status.value;
+    const query = new URLSearchParams({ limit: String(PAGE) });
+    if (status !== "") query.set("status", status);
+    if (this.#cursor !== undefined) query.set("cursor", this.#cursor);
+    const page = await this.options.api()("GET", `/v1/tasks?${query}`);
+    for (const task of /** @type {TaskRow[]} */ (page.tasks)) this.items.set(task.taskId, task);
+    this.#cursor = page.nextCursor;
+    this.options.more.hidden = this.#cursor === undefined;
+    this.render();
+  }
+
+  /** Follow the list's stream; where the server has none, ask for the first page now and then. */
+  async #follow(/** @type {AbortSignal} */ signal) {
+    while (!signal.aborted) {
+      const response = await fetch("/v1/tasks/stream", {
+        headers: { authorization: `Bearer ${this.options.token()}`, accept: "text/event-stream" },
+        signal,
+      }).catch(() => undefined);
+      if (response?.ok === true && response.body !== null) {
+        this.options.state.textContent = "Live";
+        for await (const frame of sseFrames(response.body, signal)) {
+          if (frame.event !== "task" || frame.data === undefined) continue;
+          this.upsert(/** @type {TaskRow} */ (JSON.parse(frame.data)));
+        }
+      } else if (response?.status === 401) return this.options.fail(new Error("401"));
+      if (signal.aborted) return;
+      // No stream (an older server) or it dropped: list again, then try the stream again.
+      this.options.state.textContent = "Updating every few seconds";
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      if (!signal.aborted) await this.#refreshQuietly();
+    }
+  }
+
+  async #refreshQuietly() {
+    const status = this.options.status.value;
+    const query = new URLSearchParams({ limit: String(PAGE) });
+    if (status !== "") query.set("status", status);
+    const page = await this.options
+      .api()("GET", `/v1/tasks?${query}`)
+      .catch(() => undefined);
+    if (page === undefined) return;
+    for (const task of /** @type {TaskRow[]} */ (page.tasks)) this.upsert(task);
+  }
+
+  /** A task that changed (from the stream): its row alone, unless it is new or moved in the tree. */
+  upsert(/** @type {TaskRow} */ task) {
+    const old = this.items.get(task.taskId);
+    if (
+      old !== undefined &&
+      old.updatedAt === task.updatedAt &&
+      old.status === task.status &&
+      old.openApprovals.length === task.openApprovals.length
+    )
+      return;
+    this.items.set(task.taskId, task);
+    this.options.onChange(task);
+    const row = this.#rows.get(task.taskId);
+    if (old === undefined || row === undefined || holderOf(old) !== holderOf(task) || !this.#shows(task))
+      return this.render();
+    const fresh = this.#row(task);
+    const children = row.querySelector(":scope > ul");
+    if (children !== null) fresh.append(children);
+    row.replaceWith(fresh);
+    this.#rows.set(task.taskId, fresh);
+  }
+
+  select(/** @type {string | undefined} */ taskId) {
+    this.#selected = taskId;
+    for (const [id, row] of this.#rows) {
+      const button = row.querySelector(":scope > button");
+      if (id === taskId) button?.setAttribute("aria-current", "true");
+      else button?.removeAttribute("aria-current");
+    }
+  }
+
+  /** @returns {boolean} */
+  #shows(/** @type {TaskRow} */ task) {
+    const q = this.options.q.value.trim().toLowerCase();
+    const agent = this.options.agent.value;
+    const status = this.options.status.value;
+    return (
+      (q === "" || task.objective.toLowerCase().includes(q)) &&
+      (agent === "" || (task.agent ?? "default") === agent) &&
+      (status === "" || task.status === status)
+    );
+  }
+
+  /** The whole list: newest first, each task under its parent or source when that is listed. */
+  render() {
+    const agents = new Set([...this.items.values()].map((task) => task.agent ?? "default"));
+    const select = this.options.agent;
+    const known = new Set([...select.options].map((option) => option.value));
+    for (const agent of [...agents].sort()) if (!known.has(agent)) select.append(el("option", { value: agent }, agent));
+    const shown = [...this.items.values()].filter((task) => this.#shows(task));
+    const ids = new Set(shown.map((task) => task.taskId));
+    /** @type {Map<string, TaskRow[]>} */
+    const under = new Map();
+    const roots = [];
+    for (const task of shown) {
+      const holder = holderOf(task);
+      if (holder !== undefined && ids.has(holder) && holder !== task.taskId)
+        under.set(holder, [...(under.get(holder) ?? []), task]);
+      else roots.push(task);
+    }
+    this.#rows.clear();
+    const seen = new Set();
+    const branch = (/** @type {TaskRow} */ task) => {
+      const row = this.#row(task);
+      this.#rows.set(task.taskId, row);
+      seen.add(task.taskId);
+      const children = (under.get(task.taskId) ?? []).filter((child) => !seen.has(child.taskId));
+      if (children.length > 0) row.append(el("ul", { className: "task-children" }, ...children.map(branch)));
+      return row;
+    };
+    this.options.list.replaceChildren(...roots.map(branch));
+    this.options.state.textContent = `${shown.length} of ${this.items.size} loaded tasks shown`;
+  }
+
+  /** @returns {HTMLLIElement} */
+  #row(/** @type {TaskRow} */ task) {
+    const waiting = task.openApprovals.length > 0;
+    const who = task.createdBy?.displayName ?? task.createdBy?.actorId;
+    const facts = [task.agent ?? "default", task.model, who, ago(task.updatedAt), usageText(task.usage)].filter(
+      Boolean,
+    );
+    const open = el(
+      "button",
+      { type: "button", className: "task-row", dataset: { taskId: task.taskId } },
+      el("span", { className: "objective" }, task.objective.split("\n")[0]?.slice(0, 140) || task.taskId),
+      el(
+        "span",
+        { className: "row-facts" },
+        el(
+          "span",
+          { className: "status", dataset: { status: waiting ? "approval" : task.status } },
+          statusText(task.status, task.parkedReason),
+        ),
+        waiting
+          ? el("span", { className: "badge", dataset: { approval: "true" } }, `${task.openApprovals.length} to approve`)
+          : undefined,
+        task.forkedFrom === undefined ? undefined : el("span", { className: "badge" }, "fork"),
+        el("span", { className: "meta" }, facts.join(" · ")),
+      ),
+    );
+    if (task.taskId === this.#selected) open.setAttribute("aria-current", "true");
+    open.addEventListener("click", () => this.options.open(task.taskId));
+    return el("li", { dataset: { taskId: task.taskId } }, open);
+  }
+}
