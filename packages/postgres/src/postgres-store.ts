@@ -48,6 +48,7 @@ import {
   movesUsage,
   newId,
   newLease,
+  objectiveSearchKey,
   type ReadOptions,
   type RecordColumns,
   recordListingFromColumns,
@@ -291,6 +292,8 @@ export class PostgresStore implements Store {
       inputIdsOf(events),
       wants ? this.#runnablePayload(taskId) : null,
       forkSourceOf(summary),
+      input.created.agent ?? null,
+      objectiveSearchKey(input.created.objective),
     ];
     // Quotas: a creation held to maxActiveTasks, or whose first events hold a model turn, runs the
     // same statement in a transaction that takes the principal's lock and checks its active tasks
@@ -591,16 +594,23 @@ export class PostgresStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     await this.#open();
-    const { limit, cursor } = taskPageRequest(options);
+    const { limit, cursor, search } = taskPageRequest(options);
     const statement = this.#sql.list({
       status: options.status !== undefined,
       forkedFrom: options.forkedFrom !== undefined,
+      agent: options.agent !== undefined,
+      parent: options.parentTaskId !== undefined,
+      roots: options.rootsOnly === true,
+      search: search !== undefined,
       cursor: cursor !== undefined,
     });
     // In the order of the query's parameters (see `listSql`).
     const params: Array<string | number> = [options.principal, limit + 1];
     if (options.status !== undefined) params.push(options.status);
     if (options.forkedFrom !== undefined) params.push(options.forkedFrom);
+    if (options.agent !== undefined) params.push(options.agent);
+    if (options.parentTaskId !== undefined) params.push(options.parentTaskId);
+    if (search !== undefined) params.push(search);
     if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
     return taskPageOf(await this.#query<TaskRow>(statement, params), limit, recordOf);
   }

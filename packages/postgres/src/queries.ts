@@ -48,20 +48,29 @@ const countUsage = (s: string, p: { task: string; model: string; i: string; c: s
 export interface ListFilters {
   status: boolean;
   forkedFrom: boolean;
+  agent: boolean;
+  parent: boolean;
+  roots: boolean;
+  search: boolean;
   cursor: boolean;
 }
 
 /**
- * A `listTasks` query: $1 the principal, $2 the limit, then the status, the fork source and the
- * cursor's (created_at, task_id), those given only. Newest first by (created_at, task_id); the
- * cursor clause mirrors `isAfterCursor`.
+ * A `listTasks` query: $1 the principal, $2 the limit, then the status, the fork source, the
+ * agent, the parent, the lowered search text and the cursor's (created_at, task_id), those given
+ * only. Newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. The
+ * search is `strpos`, not LIKE: the caller's text has no wildcards.
  */
-function listSql(s: string, { status, forkedFrom, cursor }: ListFilters): string {
+function listSql(s: string, { status, forkedFrom, agent, parent, roots, search, cursor }: ListFilters): string {
   let next = 3;
   const param = () => `$${next++}`;
   const clauses = ["principal = $1"];
   if (status) clauses.push(`status = ${param()}`);
   if (forkedFrom) clauses.push(`forked_from = ${param()}`);
+  if (agent) clauses.push(`agent = ${param()}`);
+  if (parent) clauses.push(`parent_task_id = ${param()}`);
+  if (roots) clauses.push("parent_task_id IS NULL");
+  if (search) clauses.push(`strpos(objective_key, ${param()}) > 0`);
   if (cursor) {
     const [createdAt, taskId] = [param(), param()];
     clauses.push(`(created_at < ${createdAt} OR (created_at = ${createdAt} AND task_id < ${taskId}))`);
@@ -73,12 +82,8 @@ function listSql(s: string, { status, forkedFrom, cursor }: ListFilters): string
 }
 
 export function queries(s: string) {
-  /** Every `listTasks` query, by its filters (see {@link listKey}). */
+  /** The `listTasks` queries built so far, by their filters (see {@link listKey}). */
   const lists = new Map<string, string>();
-  for (const status of [false, true])
-    for (const forkedFrom of [false, true])
-      for (const cursor of [false, true])
-        lists.set(listKey({ status, forkedFrom, cursor }), listSql(s, { status, forkedFrom, cursor }));
   return {
     nowMs: `SELECT ${NOW_MS} AS now_ms`,
     /** The row, locked until the transaction ends: appends and lease changes on one task queue here. */
@@ -92,16 +97,17 @@ export function queries(s: string) {
      * database clock, its first events and their input index (the first stage of each input: a
      * copied log holds several), and the notifications. ON CONFLICT waits for a racing creator's
      * commit; then nothing is inserted and no row comes back: TaskExists. $11: the runnable
-     * payload, or null. $12: the task it is a fork of, or null.
+     * payload, or null. $12: the task it is a fork of, or null. $13, $14: the agent (or null) and
+     * the objective's search key (`objectiveSearchKey`), from task_created.
      */
     createTask: `WITH clock AS (
         SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
         FROM (SELECT clock_timestamp() AS t) AS c
       ), head AS (
         INSERT INTO ${s}.tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq,
-          status, wants_worker, summary, forked_from)
+          status, wants_worker, summary, forked_from, agent, objective_key)
         SELECT $1::text, $2::text, $3::text, clock.at, clock.at, $4::integer, $5::text, $6::boolean, $7::text,
-          $12::text
+          $12::text, $13::text, $14::text
         FROM clock
         ON CONFLICT (task_id) DO NOTHING RETURNING task_no, created_at AS at
       ), ins AS (
@@ -311,7 +317,15 @@ export function queries(s: string) {
       WHERE lease_expires_at > clock_timestamp() AND lease_holder::json ->> 'host' = $1
       ORDER BY updated_at, task_no LIMIT $2`,
     /** The `listTasks` query with `filters`. */
-    list: (filters: ListFilters): string => lists.get(listKey(filters)) as string,
+    list: (filters: ListFilters): string => {
+      const key = listKey(filters);
+      let sql = lists.get(key);
+      if (sql === undefined) {
+        sql = listSql(s, filters);
+        lists.set(key, sql);
+      }
+      return sql;
+    },
     /** The upsert keeps the snapshot with the highest seq, whatever order writers arrive in. */
     putSnapshot: `INSERT INTO ${s}.snapshots (task_no, seq, v, state) VALUES ($1, $2, $3, $4)
       ON CONFLICT (task_no) DO UPDATE SET seq = excluded.seq, v = excluded.v, state = excluded.state
@@ -373,6 +387,6 @@ export function queries(s: string) {
 
 export type Queries = ReturnType<typeof queries>;
 
-function listKey({ status, forkedFrom, cursor }: ListFilters): string {
-  return `${status} ${forkedFrom} ${cursor}`;
+function listKey(filters: ListFilters): string {
+  return Object.values(filters).join(" ");
 }

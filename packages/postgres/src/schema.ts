@@ -167,6 +167,29 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: "tasks by agent, parent and objective",
+    // listTasks({ agent, parentTaskId, objectiveContains }): the agent and the objective's search
+    // key (objectiveSearchKey: its first 1,000 characters, lowered) from task_created, written once
+    // when the task is created and never again; nullable columns without defaults are added without
+    // rewriting the table. Agent and parent get indexes in listing order; the search key none (a
+    // substring is no B-tree prefix, and pg_trgm is an extension not every server has): a search
+    // walks the principal's tasks newest first and stops at the page's end, each row's test
+    // bounded by the key's length. The backfill lowers with the database's lower(), which folds
+    // what the database's locale knows (all of Unicode under a UTF-8 locale, ASCII under C).
+    sql: `
+      ALTER TABLE {schema}.tasks ADD COLUMN agent text;
+      ALTER TABLE {schema}.tasks ADD COLUMN objective_key text;
+      UPDATE {schema}.tasks t SET agent = e.body::json ->> 'agent',
+          objective_key = lower(left(e.body::json ->> 'objective', 1000))
+        FROM {schema}.events e WHERE e.task_no = t.task_no AND e.seq = 1;
+      CREATE INDEX tasks_by_agent ON {schema}.tasks (principal, agent, created_at DESC, task_id DESC)
+        WHERE agent IS NOT NULL;
+      CREATE INDEX tasks_by_parent ON {schema}.tasks (principal, parent_task_id, created_at DESC, task_id DESC)
+        WHERE parent_task_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -179,6 +179,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 9,
+    name: "tasks by agent, parent and objective",
+    // listTasks({ agent, parentTaskId, objectiveContains }): the agent and the objective's search
+    // key (objectiveSearchKey: its first 1,000 characters, lowered) from task_created, written once
+    // when the task is created and never again. Agent and parent get indexes in listing order; the
+    // search key none (a substring is no B-tree prefix): a search walks the principal's tasks newest
+    // first and stops at the page's end, each row's test bounded by the key's length. sema_lower
+    // is JavaScript's toLowerCase (see migrate), so backfilled keys match those written since.
+    sql: `
+      ALTER TABLE tasks ADD COLUMN agent TEXT;
+      ALTER TABLE tasks ADD COLUMN objective_key TEXT;
+      UPDATE tasks SET agent = e.body ->> '$.agent',
+          objective_key = sema_lower(substr(e.body ->> '$.objective', 1, 1000))
+        FROM events e WHERE e.task_no = tasks.task_no AND e.seq = 1;
+      CREATE INDEX tasks_by_agent ON tasks (principal, agent, created_at DESC, task_id DESC)
+        WHERE agent IS NOT NULL;
+      CREATE INDEX tasks_by_parent ON tasks (principal, parent_task_id, created_at DESC, task_id DESC)
+        WHERE parent_task_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */
@@ -205,6 +226,11 @@ export function migrate(db: DatabaseSync, now: () => number): void {
           "upgrade @sema-agent/sqlite to open it (it was not modified)",
       );
     }
+    // Backfills lower text as the store does when it writes (String.prototype.toLowerCase, all of
+    // Unicode); SQLite's own lower() folds ASCII only.
+    db.function("sema_lower", { deterministic: true }, (text) =>
+      typeof text === "string" ? text.toLowerCase() : null,
+    );
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;

@@ -430,10 +430,13 @@ export class SqliteStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     const sql = this.#statements();
-    const { limit, cursor } = taskPageRequest(options);
+    const { limit, cursor, search } = taskPageRequest(options);
     const params: Record<string, string | number> = { principal: options.principal, limit: limit + 1 };
     if (options.status !== undefined) params.status = options.status;
     if (options.forkedFrom !== undefined) params.forkedFrom = options.forkedFrom;
+    if (options.agent !== undefined) params.agent = options.agent;
+    if (options.parentTaskId !== undefined) params.parentTaskId = options.parentTaskId;
+    if (search !== undefined) params.search = search;
     if (cursor !== undefined) {
       params.createdAt = cursor.createdAt;
       params.taskId = cursor.taskId;
@@ -442,6 +445,10 @@ export class SqliteStore implements Store {
       const statement = sql.list({
         status: options.status !== undefined,
         forkedFrom: options.forkedFrom !== undefined,
+        agent: options.agent !== undefined,
+        parent: options.parentTaskId !== undefined,
+        roots: options.rootsOnly === true,
+        search: search !== undefined,
         cursor: cursor !== undefined,
       });
       return taskPageOf(statement.all(params) as TaskRow[], limit, recordOf);

@@ -16,15 +16,26 @@ export const INSERT_CHUNK = 32;
 export interface ListFilters {
   status: boolean;
   forkedFrom: boolean;
+  agent: boolean;
+  parent: boolean;
+  roots: boolean;
+  search: boolean;
   cursor: boolean;
 }
 
-/** Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`. */
-function listSql({ status, forkedFrom, cursor }: ListFilters): string {
+/**
+ * Listing order newest first by (created_at, task_id); the cursor clause mirrors `isAfterCursor`.
+ * The search is `instr`, not LIKE: the caller's text has no wildcards.
+ */
+function listSql({ status, forkedFrom, agent, parent, roots, search, cursor }: ListFilters): string {
   return `SELECT ${TASK_COLUMNS} FROM tasks
     WHERE principal = :principal
     ${status ? "AND status = :status" : ""}
     ${forkedFrom ? "AND forked_from = :forkedFrom" : ""}
+    ${agent ? "AND agent = :agent" : ""}
+    ${parent ? "AND parent_task_id = :parentTaskId" : ""}
+    ${roots ? "AND parent_task_id IS NULL" : ""}
+    ${search ? "AND instr(objective_key, :search) > 0" : ""}
     ${cursor ? "AND (created_at < :createdAt OR (created_at = :createdAt AND task_id < :taskId))" : ""}
     ORDER BY created_at DESC, task_id DESC
     LIMIT :limit`;
@@ -110,7 +121,8 @@ export class Statements {
     this.taskNo = db.prepare("SELECT task_no FROM tasks WHERE task_id = ?");
     this.insertTask = db.prepare(
       `INSERT INTO tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq, status,
-        wants_worker, summary, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING`,
+        wants_worker, summary, forked_from, agent, objective_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (task_id) DO NOTHING`,
     );
     this.appendHead = db.prepare(
       "SELECT task_no, last_seq, summary, lease_token, lease_expires_at FROM tasks WHERE task_id = ?",
@@ -195,7 +207,7 @@ export class Statements {
 
   /** The `listTasks` query with `filters`. */
   list(filters: ListFilters): StatementSync {
-    const key = `${filters.status} ${filters.forkedFrom} ${filters.cursor}`;
+    const key = Object.values(filters).join(" ");
     let statement = this.#lists.get(key);
     if (statement === undefined) {
       statement = this.#db.prepare(listSql(filters));

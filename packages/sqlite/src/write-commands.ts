@@ -17,6 +17,7 @@ import {
   isoTime,
   type Lease,
   newLease,
+  objectiveSearchKey,
   type SummaryCache,
   summarizeAfter,
   wantsWorker,
@@ -230,6 +231,8 @@ function create(context: WriteContext, sql: Statements, command: CreateCommand, 
     wantsWorker(summary) ? 1 : 0,
     JSON.stringify(summary),
     forkSourceOf(summary),
+    created.agent ?? null,
+    objectiveSearchKey(created.objective),
   );
   if (Number(changes) === 0) throw new TaskExistsError(taskId);
   writeEvents(sql, { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY }, events, at);

@@ -55,6 +55,7 @@ import {
   isLeaseLive,
   isoTime,
   isRunnableRecord,
+  matchesTaskFilters,
   newLease,
   snapshotStateText,
   taskPageOf,
@@ -281,13 +282,15 @@ export class MemoryStore implements Store {
 
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     this.#open();
-    const { limit, cursor } = taskPageRequest(options);
+    const { limit, cursor, search } = taskPageRequest(options);
     const matching: TaskRecord[] = [];
-    for (const { record } of this.#tasks.values()) {
+    for (const { record, events } of this.#tasks.values()) {
       if (record.principal !== options.principal) continue;
       if (options.status !== undefined && record.summary.status !== options.status) continue;
       if (options.forkedFrom !== undefined && forkSourceOf(record.summary) !== options.forkedFrom) continue;
       if (cursor !== undefined && !isAfterCursor(record, cursor)) continue;
+      const created = events[0];
+      if (created?.type !== "task_created" || !matchesTaskFilters(created, options, search)) continue;
       matching.push(record);
     }
     matching.sort((a, b) => (isAfterCursor(a, b) ? 1 : isAfterCursor(b, a) ? -1 : 0));

@@ -208,10 +208,47 @@ export function assertSnapshotSeq(seq: number, lastSeq: number): void {
   }
 }
 
-/** A page of `listTasks` asked for: its size (default 50, at most 1000) and the position it starts after. */
-export function taskPageRequest(options: ListTasksOptions): { limit: number; cursor: ListPosition | undefined } {
+/**
+ * How much of an objective `listTasks({ objectiveContains })` searches: its first this many
+ * characters. A prefix, so the search key SQL stores keep beside each task stays small whatever
+ * the objective's size, and so does the cost of testing one row.
+ */
+export const OBJECTIVE_SEARCH_CHARS = 1000;
+
+/** The text `objectiveContains` is searched in (SQL stores keep it in a column): the objective's prefix, lowered. */
+export function objectiveSearchKey(objective: string): string {
+  return objective.slice(0, OBJECTIVE_SEARCH_CHARS).toLowerCase();
+}
+
+/** A page of `listTasks` asked for: its size (default 50, at most 1000), the position it starts after, the lowered search. */
+export function taskPageRequest(options: ListTasksOptions): {
+  limit: number;
+  cursor: ListPosition | undefined;
+  search: string | undefined;
+} {
   const limit = assertLimit(options.limit, 50, 1000);
-  return { limit, cursor: options.cursor === undefined ? undefined : decodeCursor(options.cursor) };
+  if (options.rootsOnly === true && options.parentTaskId !== undefined)
+    throw new InvalidInputError("rootsOnly and parentTaskId exclude each other");
+  const text = options.objectiveContains;
+  if (text !== undefined && (text.length < 1 || text.length > OBJECTIVE_SEARCH_CHARS))
+    throw new InvalidInputError(`objectiveContains must be 1 to ${OBJECTIVE_SEARCH_CHARS} characters`);
+  return {
+    limit,
+    cursor: options.cursor === undefined ? undefined : decodeCursor(options.cursor),
+    search: text?.toLowerCase(),
+  };
+}
+
+/** Whether a task passes `listTasks`' filters other than status, fork source and cursor (memory store). */
+export function matchesTaskFilters(
+  created: { agent?: string; objective: string; parentTaskId?: string },
+  options: ListTasksOptions,
+  search: string | undefined,
+): boolean {
+  if (options.agent !== undefined && created.agent !== options.agent) return false;
+  if (options.parentTaskId !== undefined && created.parentTaskId !== options.parentTaskId) return false;
+  if (options.rootsOnly === true && created.parentTaskId !== undefined) return false;
+  return search === undefined || objectiveSearchKey(created.objective).includes(search);
 }
 
 /**

@@ -122,8 +122,9 @@ export interface AcquireLeaseOptions {
 }
 
 /**
- * One page of a principal's tasks: which principal, optional status and fork-source filters, the
- * page's cursor and size (default 50, at most 1000).
+ * One page of a principal's tasks: which principal, optional filters (status, fork source, agent,
+ * objective text, parent), the page's cursor and size (default 50, at most 1000). Filters combine
+ * with AND.
  */
 export interface ListTasksOptions {
   /** Whose tasks: a listing never crosses principals. */
@@ -135,6 +136,18 @@ export interface ListTasksOptions {
    * id, still only the `principal`'s. A task with no forks lists none.
    */
   forkedFrom?: string;
+  /** Only tasks whose `task_created` names this agent. */
+  agent?: string;
+  /**
+   * Only tasks whose objective contains this text, ignoring case (both lowered with
+   * `toLowerCase`): within the objective's first `OBJECTIVE_SEARCH_CHARS` characters (store-kit),
+   * which is what the stores keep for the search. 1 to that many characters (`InvalidInput` otherwise).
+   */
+  objectiveContains?: string;
+  /** Only the children of this task. `InvalidInput` with `rootsOnly`. */
+  parentTaskId?: string;
+  /** Only tasks without a parent. */
+  rootsOnly?: boolean;
   /** Tasks are listed newest first; `cursor` is the `nextCursor` of the previous page. */
   cursor?: string;
   limit?: number;

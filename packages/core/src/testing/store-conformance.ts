@@ -16,6 +16,7 @@ import { make } from "./event-factories.ts";
 import { blobConformance } from "./store-conformance-blobs.ts";
 import { claimsConformance } from "./store-conformance-claims.ts";
 import { fairnessConformance } from "./store-conformance-fairness.ts";
+import { filtersConformance } from "./store-conformance-filters.ts";
 import { forksConformance } from "./store-conformance-forks.ts";
 import { liveConformance } from "./store-conformance-live.ts";
 import { overviewConformance } from "./store-conformance-overview.ts";
@@ -267,6 +268,7 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
     claimsConformance({ describe, it, expect, fresh, newTask, expectCode });
     overviewConformance({ describe, it, expect, fresh, newTask, expectCode });
     forksConformance({ describe, it, expect, fresh, newTask, expectCode });
+    filtersConformance({ describe, it, expect, fresh, newTask, expectCode });
     fairnessConformance({ describe, it, expect, fresh, newTask, expectCode });
     blobConformance({ describe, it, expect, fresh, newTask, expectCode });
     recordsConformance({ describe, it, expect, fresh, newTask, expectCode });

@@ -91,9 +91,72 @@ describe("GET /v1/tasks", () => {
     expect(completed.tasks[0]?.usage.inputTokens).toBeGreaterThan(0);
   });
 
-  it("refuses a bad cursor, status or limit with a 400", async () => {
+  it("filters by agent, objective text, parent and roots, and shows agent, model, creator and cost", async () => {
+    let ms = Date.parse("2026-01-01T00:00:00Z");
+    const fx = await apiFixture({
+      store: new MemoryStore({ now: () => ms++ }),
+      app: { quotas: { prices: { inline: { input: 1, output: 2 } } } },
+    });
+    const trip = await createTask(fx, "Book a TRIP to Lisbon");
+    const report = await createTask(fx, "Write the report");
+    await createTask(fx, "trip of someone else", fx.tokens.mallory);
+    // A child as a parent's tool call writes it: same principal, its parent named on task_created.
+    const [child] = await fx.store.createTask({
+      created: {
+        type: "task_created",
+        v: 1,
+        objective: "Sub-trip",
+        principal: "acme",
+        agent: "helper",
+        parentTaskId: trip,
+      },
+    });
+    await runOnce(fx, report);
+    const ids = async (query: string) =>
+      TaskPage.parse(await json(await fx.call("GET", `/v1/tasks?${query}`))).tasks.map((task) => task.taskId);
+    expect(await ids("q=trip")).toEqual([child?.taskId, trip]);
+    expect(await ids("q=TRIP%20TO")).toEqual([trip]);
+    expect(await ids("agent=default")).toEqual([report, trip]);
+    expect(await ids("agent=helper")).toEqual([child?.taskId]);
+    expect(await ids(`parentTaskId=${trip}`)).toEqual([child?.taskId]);
+    expect(await ids("roots=true")).toEqual([report, trip]);
+    expect(await ids("roots=true&q=trip")).toEqual([trip]);
+    expect(await ids("roots=false")).toHaveLength(3);
+
+    const page = TaskPage.parse(await json(await fx.call("GET", "/v1/tasks?status=completed")));
+    const [item] = page.tasks;
+    expect(item).toMatchObject({
+      agent: "default",
+      model: "script:inline",
+      createdBy: { actorId: "alice", verified: true },
+    });
+    const usage = item?.usage;
+    expect(usage?.costUsd).toBeCloseTo(((usage?.inputTokens ?? 0) * 1 + (usage?.outputTokens ?? 0) * 2) / 1e6, 12);
+    // Without prices, no cost.
+    const plain = await apiFixture();
+    await createTask(plain, "x");
+    const [bare] = TaskPage.parse(await json(await plain.call("GET", "/v1/tasks"))).tasks;
+    expect(bare?.usage.costUsd).toBeUndefined();
+  });
+
+  it("refuses a bad cursor, status, limit or filter with a 400", async () => {
     const fx = await apiFixture();
-    for (const query of ["cursor=garbage", "status=done", "limit=0", "limit=abc", "limit=100000", "extra=1"]) {
+    const long = "x".repeat(201);
+    for (const query of [
+      "cursor=garbage",
+      "status=done",
+      "limit=0",
+      "limit=abc",
+      "limit=100000",
+      "extra=1",
+      "q=",
+      `q=${long}`,
+      "agent=",
+      "agent=a%20b",
+      "roots=yes",
+      "roots=true&parentTaskId=abc",
+      "parentTaskId=",
+    ]) {
       const response = await fx.call("GET", `/v1/tasks?${query}`);
       expect(response.status, query).toBe(400);
     }

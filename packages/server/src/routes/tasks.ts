@@ -7,7 +7,7 @@ import { BlobParams, TaskParams } from "../schemas/common.ts";
 import { CreateTaskRequest, CreateTaskResponse, ListTasksQuery, TaskDetail, TaskPage } from "../schemas/tasks.ts";
 import { createTaskFor } from "../tasks/create-task.ts";
 import { ownTask } from "../tasks/own-task.ts";
-import { listTasksOf, readTaskDetail } from "../tasks/read-task.ts";
+import { listQueryOf, listTasksOf, readTaskDetail } from "../tasks/read-task.ts";
 import type { RouteDeps } from "./deps.ts";
 
 export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
@@ -52,7 +52,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: { 200: { description: "A page of tasks.", schema: TaskPage } },
       errors: [400, 401, 429],
       async handler({ query, caller, context }) {
-        return context.json(await listTasksOf(store, caller, query));
+        return context.json(await listTasksOf(store, caller, listQueryOf(query), deps.quotas?.prices));
       },
     }),
     route({

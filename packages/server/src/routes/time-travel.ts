@@ -22,7 +22,7 @@ import {
 import { forkTaskFor } from "../tasks/fork-task.ts";
 import { importTaskFor } from "../tasks/import-task.ts";
 import { ownTask } from "../tasks/own-task.ts";
-import { listTasksOf } from "../tasks/read-task.ts";
+import { listQueryOf, listTasksOf } from "../tasks/read-task.ts";
 import { ReplaySlots } from "../tasks/replay-slots.ts";
 import { agentOfTask, unknownAgent } from "../tasks/served-agent.ts";
 import type { RouteDeps } from "./deps.ts";
@@ -79,7 +79,9 @@ export function timeTravelRoutes(deps: RouteDeps): AnyRouteSpec[] {
       },
       errors: [400, 401, 429],
       async handler({ params, query, caller, context }) {
-        return context.json(await listTasksOf(store, caller, { ...query, forkedFrom: params.taskId }));
+        return context.json(
+          await listTasksOf(store, caller, { ...listQueryOf(query), forkedFrom: params.taskId }, deps.quotas?.prices),
+        );
       },
     }),
     route({

@@ -1,5 +1,5 @@
 /** Request and response bodies of `/v1/tasks` and `/v1/tasks/{taskId}`. */
-import { callProvenanceSchema, MODEL_SETTING_KEYS, taskSettingsSchema } from "@sema-agent/core/protocol";
+import { callProvenanceSchema, MODEL_SETTING_KEYS, taskSettingsSchema, usageSchema } from "@sema-agent/core/protocol";
 import { z } from "zod";
 import { idSchema, JsonValue, ParkReason, TaskStatus, textOrParts, Usage } from "./common.ts";
 import { named } from "./registry.ts";
@@ -28,6 +28,15 @@ export const CreateTaskResponse = named("CreateTaskResponse", z.object({ taskId:
 
 export const ListTasksQuery = z.strictObject({
   status: TaskStatus.optional(),
+  agent: z.string().regex(AGENT_NAME_PATTERN).optional().describe("Only tasks of this agent (exact name)."),
+  q: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Only tasks whose objective contains this text, ignoring case (within its first 1,000 characters)."),
+  parentTaskId: idSchema.optional().describe("Only the children of this task."),
+  roots: z.enum(["true", "false"]).optional().describe("`true`: only tasks without a parent. Not with `parentTaskId`."),
   cursor: z.string().min(1).max(1024).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
@@ -55,6 +64,27 @@ export const TaskScores = named(
   "Each scorer's latest verdict on the task (`task_scored`), by scorer name (docs/guide/evals.md).",
 );
 
+export const TaskCreator = named(
+  "TaskCreator",
+  z.object({
+    actorId: z.string().describe("The actor that created the task, as the ingress named it."),
+    verified: z.boolean().describe("Whether the ingress derived the id from credentials it checked."),
+  }),
+  "Who created the task (the `actor` of its `task_created`).",
+);
+
+export const TaskListUsage = named(
+  "TaskListUsage",
+  usageSchema.extend({
+    costUsd: z
+      .number()
+      .optional()
+      .describe(
+        "The tokens at the server's quota prices for the task's model; absent when the server has no price for it.",
+      ),
+  }),
+);
+
 export const TaskListItem = named(
   "TaskListItem",
   z.object({
@@ -65,11 +95,14 @@ export const TaskListItem = named(
     parentTaskId: z.string().optional(),
     forkedFrom: ForkedFrom.optional(),
     scores: TaskScores.optional(),
+    agent: z.string().optional().describe("The agent the task runs (from `task_created`)."),
+    model: z.string().optional().describe("The model it was created with."),
+    createdBy: TaskCreator.optional(),
     createdAt: z.string(),
-    updatedAt: z.string(),
+    updatedAt: z.string().describe("The time of its last event."),
     lastSeq: z.number().int(),
-    usage: Usage,
-    openApprovals: z.array(z.string()),
+    usage: TaskListUsage,
+    openApprovals: z.array(z.string()).describe("Calls waiting for a decision; non-empty: waiting for approval."),
   }),
 );
 

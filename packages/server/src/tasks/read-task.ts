@@ -1,9 +1,11 @@
 /** A caller's task as `GET /v1/tasks/{id}` shows it, and a page of the caller's tasks. */
 import { loadTaskOverview, type Store, type TaskStatus } from "@sema-agent/core";
+import type { z } from "zod";
+import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
-import type { TaskDetailBody, TaskListItemBody } from "../schemas/tasks.ts";
+import type { ListTasksQuery, TaskDetailBody, TaskListItemBody } from "../schemas/tasks.ts";
 import { ownTask } from "./own-task.ts";
-import { taskDetail, taskListItem } from "./task-view.ts";
+import { type Prices, taskDetail, taskListItem } from "./task-view.ts";
 
 /** The task's detail: its record's summary and the few events it points at (cost independent of the log). */
 export async function readTaskDetail(store: Store, caller: Caller, taskId: string): Promise<TaskDetailBody> {
@@ -11,24 +13,46 @@ export async function readTaskDetail(store: Store, caller: Caller, taskId: strin
   return taskDetail(record, await loadTaskOverview(store, record));
 }
 
-/** The caller's tasks, newest first; with `forkedFrom`, only its forks (and imports) of that task. */
+/** What a listing of the caller's tasks may filter on (`GET /v1/tasks`, `/forks`). */
+export interface TaskListQuery {
+  status?: TaskStatus | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  forkedFrom?: string | undefined;
+  agent?: string | undefined;
+  /** A piece of the objective, ignoring case. */
+  q?: string | undefined;
+  parentTaskId?: string | undefined;
+  /** Only tasks without a parent. */
+  roots?: boolean | undefined;
+}
+
+/** The filters of a `ListTasksQuery` (its `roots` a flag); `roots=true` with a `parentTaskId` is a 400. */
+export function listQueryOf(query: z.infer<typeof ListTasksQuery>): TaskListQuery {
+  const { roots, ...rest } = query;
+  if (roots === "true" && query.parentTaskId !== undefined)
+    throw badRequest("query.roots: not with parentTaskId (a child has a parent)", "query.roots");
+  return { ...rest, roots: roots === "true" };
+}
+
+/** The caller's tasks, newest first, filtered by `query`; each item priced at `prices` when given. */
 export async function listTasksOf(
   store: Store,
   caller: Caller,
-  query: {
-    status?: TaskStatus | undefined;
-    cursor?: string | undefined;
-    limit?: number | undefined;
-    forkedFrom?: string | undefined;
-  },
+  query: TaskListQuery,
+  prices?: Prices,
 ): Promise<{ tasks: TaskListItemBody[]; nextCursor?: string }> {
   const page = await store.listTasks({
     principal: caller.principal,
     ...(query.status === undefined ? {} : { status: query.status }),
     ...(query.forkedFrom === undefined ? {} : { forkedFrom: query.forkedFrom }),
+    ...(query.agent === undefined ? {} : { agent: query.agent }),
+    ...(query.q === undefined ? {} : { objectiveContains: query.q }),
+    ...(query.parentTaskId === undefined ? {} : { parentTaskId: query.parentTaskId }),
+    ...(query.roots === true ? { rootsOnly: true } : {}),
     ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     limit: query.limit ?? 50,
   });
-  const tasks = await Promise.all(page.tasks.map((record) => taskListItem(store, record)));
+  const tasks = await Promise.all(page.tasks.map((record) => taskListItem(store, record, prices)));
   return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
 }

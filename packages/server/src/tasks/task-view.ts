@@ -1,24 +1,45 @@
 /** What `GET /v1/tasks` and `GET /v1/tasks/{taskId}` show of a task, from its record and its overview. */
-import type { JsonValue, Store, TaskOverview, TaskRecord } from "@sema-agent/core";
+import {
+  costUsd,
+  type JsonValue,
+  type ModelPrice,
+  priceOf,
+  type Store,
+  type TaskOverview,
+  type TaskRecord,
+} from "@sema-agent/core";
 import type { TaskDetailBody, TaskListItemBody } from "../schemas/tasks.ts";
 
-export async function taskListItem(store: Store, record: TaskRecord): Promise<TaskListItemBody> {
+/** Prices by model, to show a task's cost (the server's quota prices); none: no cost shown. */
+export type Prices = Readonly<Record<string, ModelPrice>>;
+
+/**
+ * A task as lists show it: its record's summary and its first event (`task_created`: objective,
+ * agent, model, creator). `usage.costUsd` prices the task's tokens at its model's price in
+ * `prices`, when there is one (turns on another model are counted at that price too).
+ */
+export async function taskListItem(store: Store, record: TaskRecord, prices?: Prices): Promise<TaskListItemBody> {
   const [created] = await store.read(record.taskId, { limit: 1 });
   const { summary } = record;
+  const first = created?.type === "task_created" ? created : undefined;
+  const price = first?.model === undefined || prices === undefined ? undefined : priceOf(first.model, prices);
   const item: TaskListItemBody = {
     taskId: record.taskId,
-    objective: created?.type === "task_created" ? created.objective : "",
+    objective: first?.objective ?? "",
     status: summary.status,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     lastSeq: record.lastSeq,
-    usage: summary.usage,
+    usage: price === undefined ? summary.usage : { ...summary.usage, costUsd: costUsd(summary.usage, price) },
     openApprovals: [...summary.openApprovals],
   };
   if (summary.parkedReason !== undefined) item.parkedReason = summary.parkedReason;
   if (record.parentTaskId !== undefined) item.parentTaskId = record.parentTaskId;
   if (summary.forkedFrom !== undefined) item.forkedFrom = { ...summary.forkedFrom };
   if (summary.scores !== undefined) item.scores = scoresOf(summary.scores);
+  if (first?.agent !== undefined) item.agent = first.agent;
+  if (first?.model !== undefined) item.model = first.model;
+  if (first?.actor !== undefined) item.createdBy = { actorId: first.actor.id, verified: first.actor.verified };
   return item;
 }
 
