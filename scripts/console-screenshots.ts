@@ -176,7 +176,13 @@ try {
       const path = join(OUT, `studio-${view}-${theme}.png`);
       const box = region === undefined ? null : await page.locator(region).boundingBox();
       await page.screenshot(
-        box === null ? { path } : { path, fullPage: true, clip: { x: box.x - 8, y: box.y - 8, width: box.width + 16, height: box.height + 16 } },
+        box === null
+          ? { path }
+          : {
+              path,
+              fullPage: true,
+              clip: { x: box.x - 8, y: box.y - 8, width: box.width + 16, height: box.height + 16 },
+            },
       );
       console.log(`wrote ${path} (${Math.round(statSync(path).size / 1024)} KiB)`);
     }

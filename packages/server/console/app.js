@@ -18,7 +18,7 @@ import { parseTrace, renderSpanDetail, renderWaterfall, spanDuration } from "./t
 
 /** @typedef {import("./api.js").Api} Api */
 /** @typedef {import("@sema-agent/core/protocol").StoredEvent} StoredEvent */
-/** @typedef {{ taskId: string, fold: TaskFold, stop: AbortController, view: string, status?: string, parkedReason?: string, queue: StoredEvent[], trace?: ReturnType<typeof parseTrace>, traceAsked?: number, selectedSpan?: string }} Watched */
+/** @typedef {{ taskId: string, fold: TaskFold, stop: AbortController, view: string, status?: string, parkedReason?: string, queue: StoredEvent[], caughtUp?: number, trace?: ReturnType<typeof parseTrace>, traceAsked?: number, selectedSpan?: string }} Watched */
 
 const TOKEN_KEY = "sema.token";
 /** An element the page always has. */
@@ -159,6 +159,8 @@ async function refreshDetail() {
   if (watched !== current) return;
   current.status = detail.status;
   current.parkedReason = detail.parkedReason;
+  // What the log held when the page opened it: catching up to there is not news to announce.
+  current.caughtUp ??= detail.lastSeq;
   $("task-title").textContent = detail.objective.split("\n")[0]?.slice(0, 120) || `Task ${current.taskId}`;
   $("task-objective").textContent = `Task ${current.taskId}`;
   const status = $("task-status");
@@ -290,8 +292,8 @@ function drain(/** @type {Watched} */ current) {
   const events = current.queue;
   current.queue = [];
   const change = current.fold.addAll(events);
-  // A batch of a few is the stream live; a large one is a catch-up, which no one needs read aloud.
-  conversation.update(current.fold, change, events.length <= 3);
+  const last = events.at(-1)?.seq ?? 0;
+  conversation.update(current.fold, change, current.caughtUp !== undefined && last > current.caughtUp);
   timeline.update(current.fold.legs, change.legs);
   const log = $("log");
   const fragment = document.createDocumentFragment();
@@ -434,7 +436,12 @@ $("input-form").addEventListener("submit", async (event) => {
     // Running: a steer lands in the current turn, a queued one in the next. Otherwise the API's
     // default: a parked task wakes with it, a finished one continues (as `agent.send` does).
     if (action === "queue") await client()("POST", path, { text, carrier: "nextTurn" });
-    else if (current.status === "running") await client()("POST", path, { text, carrier: "steer" });
+    else if (current.status === "running")
+      // It may have finished since its status was read: then the message continues it.
+      await client()("POST", path, { text, carrier: "steer" }).catch((error) => {
+        if (!(error instanceof ApiError) || error.code !== "TaskFinished") throw error;
+        return client()("POST", path, { text });
+      });
     else await client()("POST", path, { text });
     field.value = "";
     notify("");

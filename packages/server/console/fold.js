@@ -157,7 +157,7 @@ export class TaskFold {
   #leg = undefined;
   /** @type {string | undefined} */
   #lastAt = undefined;
-  /** Timeline tool items still open, by call id, with their leg. @type {Map<string, { item: TimelineItem, leg: Leg }>} */
+  /** Tool calls still open, by call id, with their leg (none: started outside a leg, not drawn). @type {Map<string, { item: TimelineItem, leg: Leg | undefined }>} */
   #calls = new Map();
   /** @type {Map<string, TimelineItem>} */
   #waits = new Map();
@@ -465,14 +465,15 @@ export class TaskFold {
         this.#change.legs.push(leg.key);
         break;
       case "tool_call_started": {
-        if (leg === undefined) break;
         const open = this.#calls.get(event.callId);
         // Started again before a result: the earlier run's outcome is unknown.
         if (open !== undefined) this.#endCall(event.callId, event.at, "in_doubt");
         /** @type {TimelineItem} */
         const item = { key: `tool:${event.seq}`, kind: "tool", label: `Tool ${event.name}`, start: event.at };
-        leg.items.push(item);
+        // Outside a leg it is the task's, not a leg's: kept (its result ends it), not drawn.
         this.#calls.set(event.callId, { item, leg });
+        if (leg === undefined) break;
+        leg.items.push(item);
         this.#change.legs.push(leg.key);
         break;
       }
@@ -541,7 +542,7 @@ export class TaskFold {
     this.#calls.delete(callId);
     open.item.end = notBefore(at, open.item.start);
     open.item.status = status;
-    if (!this.#change.legs.includes(open.leg.key)) this.#change.legs.push(open.leg.key);
+    if (open.leg !== undefined && !this.#change.legs.includes(open.leg.key)) this.#change.legs.push(open.leg.key);
   }
 
   #endCalls(/** @type {string} */ at) {

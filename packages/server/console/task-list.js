@@ -6,11 +6,7 @@
 import { ago, el, statusText, usageText } from "./dom.js";
 import { sseFrames } from "./stream.js";
 
-/**
- * A row of GET /v1/tasks (TaskListItem in packages/server/src/schemas/tasks.ts), with the fields
- * the studio routes add when the server has them.
- * @typedef {import("../src/schemas/tasks.ts").TaskListItemBody & { agent?: string, model?: string, createdBy?: { actorId: string, displayName?: string }, usage: { costUsd?: number } }} TaskRow
- */
+/** A row of GET /v1/tasks (TaskListItem in packages/server/src/schemas/tasks.ts). @typedef {import("../src/schemas/tasks.ts").TaskListItemBody} TaskRow */
 
 /**
  * @typedef {object} TaskListOptions
@@ -50,10 +46,11 @@ export class TaskList {
     this.options = options;
     options.more.addEventListener("click", () => this.#page().catch(options.fail));
     options.status.addEventListener("change", () => this.refresh().catch(options.fail));
-    options.agent.addEventListener("change", () => this.render());
+    options.agent.addEventListener("change", () => this.refresh().catch(options.fail));
+    // The server searches (and pages) by objective; a pause in typing asks it.
     options.q.addEventListener("input", () => {
       clearTimeout(this.#typing);
-      this.#typing = setTimeout(() => this.render(), 150);
+      this.#typing = setTimeout(() => this.refresh().catch(options.fail), 250);
     });
   }
 
@@ -79,10 +76,20 @@ export class TaskList {
     await this.#page();
   }
 
-  async #page() {
-    const status = this.options.status.value;
+  /** The list's query: its filters, a page's size. */
+  #query() {
     const query = new URLSearchParams({ limit: String(PAGE) });
+    const status = this.options.status.value;
+    const agent = this.options.agent.value;
+    const q = this.options.q.value.trim().slice(0, 200);
     if (status !== "") query.set("status", status);
+    if (agent !== "") query.set("agent", agent);
+    if (q !== "") query.set("q", q);
+    return query;
+  }
+
+  async #page() {
+    const query = this.#query();
     if (this.#cursor !== undefined) query.set("cursor", this.#cursor);
     const page = await this.options.api()("GET", `/v1/tasks?${query}`);
     for (const task of /** @type {TaskRow[]} */ (page.tasks)) this.items.set(task.taskId, task);
@@ -114,9 +121,7 @@ export class TaskList {
   }
 
   async #refreshQuietly() {
-    const status = this.options.status.value;
-    const query = new URLSearchParams({ limit: String(PAGE) });
-    if (status !== "") query.set("status", status);
+    const query = this.#query();
     const page = await this.options
       .api()("GET", `/v1/tasks?${query}`)
       .catch(() => undefined);
@@ -162,14 +167,14 @@ export class TaskList {
     const status = this.options.status.value;
     return (
       (q === "" || task.objective.toLowerCase().includes(q)) &&
-      (agent === "" || (task.agent ?? "default") === agent) &&
+      (agent === "" || task.agent === agent) &&
       (status === "" || task.status === status)
     );
   }
 
   /** The whole list: newest first, each task under its parent or source when that is listed. */
   render() {
-    const agents = new Set([...this.items.values()].map((task) => task.agent ?? "default"));
+    const agents = new Set([...this.items.values()].flatMap((task) => (task.agent === undefined ? [] : [task.agent])));
     const select = this.options.agent;
     const known = new Set([...select.options].map((option) => option.value));
     for (const agent of [...agents].sort()) if (!known.has(agent)) select.append(el("option", { value: agent }, agent));
@@ -201,7 +206,7 @@ export class TaskList {
   /** @returns {HTMLLIElement} */
   #row(/** @type {TaskRow} */ task) {
     const waiting = task.openApprovals.length > 0;
-    const who = task.createdBy?.displayName ?? task.createdBy?.actorId;
+    const who = task.createdBy === undefined ? undefined : `by ${task.createdBy.actorId}`;
     const facts = [task.agent ?? "default", task.model, who, ago(task.updatedAt), usageText(task.usage)].filter(
       Boolean,
     );
