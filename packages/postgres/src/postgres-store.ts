@@ -493,6 +493,16 @@ export class PostgresStore implements Store {
     return this.#listener.onRunnable(this.#schema, listener);
   }
 
+  /**
+   * Call `listener` when a task of any node may have changed (its notification on `sema_events`,
+   * or this store's own write), or with undefined when notifications may have been missed (the
+   * LISTEN connection came back). Returns the unsubscribe function.
+   */
+  onTaskChange(listener: (taskId: string | undefined) => void): () => void {
+    this.#listener.ensure();
+    return this.#notifier.onChange(listener);
+  }
+
   /** Resolves once the LISTEN connection is up (or failed); for tests that rely on NOTIFY alone. */
   async listening(): Promise<void> {
     this.#listener.ensure();

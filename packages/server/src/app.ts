@@ -23,6 +23,7 @@ import { CatchUpPacer } from "./events/catch-up-pacer.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { FrameCache } from "./events/frame-cache.ts";
 import { StreamBudget } from "./events/stream-budget.ts";
+import { TaskListFeed } from "./events/task-list-feed.ts";
 import { TaskTails } from "./events/task-tail.ts";
 import { errorResponse, HttpError, toHttpError } from "./http-error.ts";
 import { type Caller, type Ingress, withTraceContext } from "./ingress/caller.ts";
@@ -40,6 +41,7 @@ import { evalRoutes } from "./routes/evals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { inputRoutes } from "./routes/inputs.ts";
 import { TaskQueue } from "./routes/task-queue.ts";
+import { taskStreamRoutes } from "./routes/task-stream.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { timeTravelRoutes } from "./routes/time-travel.ts";
 import { traceRoutes } from "./routes/trace.ts";
@@ -156,6 +158,7 @@ void appMatches;
  */
 export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] = []): AnyRouteSpec[] {
   return [
+    ...taskStreamRoutes(deps),
     ...taskRoutes(deps),
     ...inputRoutes(deps),
     ...approvalRoutes(deps),
@@ -193,6 +196,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       frames: new FrameCache(16 * 1024 * 1024),
       // Catch-ups of all streams share 1 MiB of pages per turn of the event loop.
       pacer: new CatchUpPacer(),
+      list: new TaskListFeed(options.store, {
+        now,
+        ...(options.quotas?.prices === undefined ? {} : { prices: options.quotas.prices }),
+      }),
     },
     workers: options.workers,
     now,

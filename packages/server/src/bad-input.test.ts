@@ -706,6 +706,28 @@ const CASES: Case[] = [
   },
   { name: "negative after", method: "GET", path: "/v1/tasks/{id}/events?after=-1", status: 400, code: "InvalidInput" },
   { name: "unknown query", method: "GET", path: "/v1/tasks/{id}/events?format=xml", status: 400, code: "InvalidInput" },
+  // Task list filters and the list stream's.
+  { name: "empty search", method: "GET", path: "/v1/tasks?q=", status: 400, code: "InvalidInput", at: "query.q" },
+  {
+    name: "search too long",
+    method: "GET",
+    path: `/v1/tasks?q=${"x".repeat(201)}`,
+    status: 400,
+    code: "InvalidInput",
+    at: "query.q",
+  },
+  { name: "agent traversal", method: "GET", path: "/v1/tasks?agent=..%2Fx", status: 400, code: "InvalidInput" },
+  {
+    name: "roots with a parent",
+    method: "GET",
+    path: "/v1/tasks?roots=true&parentTaskId=abc",
+    status: 400,
+    code: "InvalidInput",
+    at: "query.roots",
+  },
+  { name: "parent traversal", method: "GET", path: "/v1/tasks?parentTaskId=..%2Fx", status: 400, code: "InvalidInput" },
+  { name: "stream bad roots", method: "GET", path: "/v1/tasks/stream?roots=1", status: 400, code: "InvalidInput" },
+  { name: "stream unknown query", method: "GET", path: "/v1/tasks/stream?q=x", status: 400, code: "InvalidInput" },
   // AG-UI runs: the protocol's schema, ids, frontend tools, content and resume entries.
   {
     name: "ag-ui without threadId",

@@ -58,6 +58,8 @@ const PROBES: Probe[] = [
   },
   // A filter on the caller's own tasks: none of theirs is a fork of anyone else's.
   { name: "forks", method: "GET", path: (id) => `/v1/tasks/${id}/forks`, status: 200 },
+  // The same: none of the caller's tasks is a child of anyone else's.
+  { name: "children", method: "GET", path: (id) => `/v1/tasks?parentTaskId=${id}`, status: 200 },
   { name: "replay", method: "POST", path: (id) => `/v1/tasks/${id}/replay` },
   { name: "diff (theirs first)", method: "GET", path: (id, own) => `/v1/tasks/${id}/diff/${own}` },
   { name: "diff (theirs second)", method: "GET", path: (id, own) => `/v1/tasks/${own}/diff/${id}` },

@@ -375,6 +375,21 @@ export class SqliteStore implements Store {
     return this.#notifier.wait(taskId, signal).finally(release);
   }
 
+  /**
+   * Call `listener` after this store's writes, with the task; with undefined when another
+   * connection (another process) committed, which SQLite cannot name the tasks of: polled as a
+   * watch is (`pollMs`) while a listener is subscribed. Returns the unsubscribe function.
+   */
+  onTaskChange(listener: (taskId: string | undefined) => void): () => void {
+    const thread = this.#thread;
+    const release = thread !== undefined && !thread.dead ? thread.hold() : this.#poller.hold();
+    const stop = this.#notifier.onChange(listener);
+    return () => {
+      stop();
+      release();
+    };
+  }
+
   async acquireLease(taskId: string, options: AcquireLeaseOptions): Promise<Lease> {
     const { holder, ttlMs, replaceHolderId } = options;
     return this.#submit(

@@ -280,6 +280,10 @@ export class MemoryStore implements Store {
     return claimByListing(this, options);
   }
 
+  onTaskChange(listener: (taskId: string | undefined) => void): () => void {
+    return this.#notifier.onChange(listener);
+  }
+
   async listTasks(options: ListTasksOptions): Promise<TaskPage> {
     this.#open();
     const { limit, cursor, search } = taskPageRequest(options);

@@ -99,6 +99,8 @@ export class ChangeNotifier {
   readonly #waiters = new Map<string, Set<() => void>>();
   /** The last seq notified per task, for `lastKnown`: bounded, so a long-lived store keeps no id forever. */
   readonly #known = new Map<string, number>();
+  /** `onChange` listeners: told of every notify, whatever task (see `Store.onTaskChange`). */
+  readonly #changes = new Set<(taskId: string | undefined) => void>();
 
   /**
    * Wake every waiter of `taskId` (an append to it happened); each waiter is woken once. With the
@@ -113,6 +115,7 @@ export class ChangeNotifier {
       this.#known.set(taskId, seq);
       if (this.#known.size > KNOWN_TASKS) this.#known.delete(this.#known.keys().next().value as string);
     } else this.#known.delete(taskId);
+    this.#tell(taskId);
     const waiters = this.#waiters.get(taskId);
     if (waiters === undefined) return;
     this.#waiters.delete(taskId);
@@ -130,7 +133,35 @@ export class ChangeNotifier {
   /** Wake every waiter of every task (used on close, and when changes may have been missed). */
   notifyAll(): void {
     this.#known.clear();
-    for (const taskId of [...this.#waiters.keys()]) this.notify(taskId);
+    this.#tell(undefined);
+    const listeners = new Set(this.#changes);
+    this.#changes.clear();
+    // Each waiter woken, but the change listeners told once (above), not once per task.
+    try {
+      for (const taskId of [...this.#waiters.keys()]) this.notify(taskId);
+    } finally {
+      for (const listener of listeners) this.#changes.add(listener);
+    }
+  }
+
+  /**
+   * Call `listener` on every `notify` (with the task) and `notifyAll` (with undefined: any task
+   * may have changed), synchronously; it must be cheap and not throw (a throw is swallowed).
+   * Returns the unsubscribe function.
+   */
+  onChange(listener: (taskId: string | undefined) => void): () => void {
+    this.#changes.add(listener);
+    return () => this.#changes.delete(listener);
+  }
+
+  #tell(taskId: string | undefined): void {
+    for (const listener of this.#changes) {
+      try {
+        listener(taskId);
+      } catch {
+        // A listener's failure is its own; the append that notified goes on.
+      }
+    }
   }
 
   /**

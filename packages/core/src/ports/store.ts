@@ -282,6 +282,16 @@ export interface Store {
    * Returns the unsubscribe function.
    */
   onRunnable?(listener: (taskId: string) => void): () => void;
+  /**
+   * Optional: call `listener` after a task was created or its log grew (so its record changed),
+   * with its id, whichever process wrote it where the store hears of it (PostgreSQL: every node,
+   * by notification; SQLite and memory: this store's own writes). With `undefined` when tasks
+   * may have changed that the store cannot name (another connection committed to a SQLite file;
+   * PostgreSQL's notification connection came back after a gap): the listener reads again what it
+   * cares about. Called synchronously from the write's path: it must be cheap and must not throw.
+   * A task may be named again with nothing new. Returns the unsubscribe function.
+   */
+  onTaskChange?(listener: (taskId: string | undefined) => void): () => void;
   /** One principal's tasks, newest first. */
   listTasks(options: ListTasksOptions): Promise<TaskPage>;
 

@@ -88,6 +88,23 @@ export function filtersConformance(context: ConformanceContext): void {
       expect(await allIds(store, { principal: "alice", objectiveContains: "hay" })).toEqual([]);
     });
 
+    it("names each task it creates or appends to, to onTaskChange listeners until they unsubscribe", async () => {
+      const store = await fresh();
+      if (store.onTaskChange === undefined) return;
+      const named: Array<string | undefined> = [];
+      const stop = store.onTaskChange((taskId) => named.push(taskId));
+      const id = await created(store, "alice");
+      await store.append(id, [make.note("one")], { expectedSeq: 1 });
+      stop();
+      await store.append(id, [make.note("two")], { expectedSeq: 2 });
+      // Named at least once per write (a store may name a task again, or say undefined: read again).
+      expect(named.filter((taskId) => taskId === id).length).toBeGreaterThanOrEqual(2);
+      expect(named.every((taskId) => taskId === id || taskId === undefined)).toBe(true);
+      const after = named.length;
+      await store.append(id, [make.note("three")], { expectedSeq: 3 });
+      expect(named).toHaveLength(after);
+    });
+
     it("refuses an empty or too long search and a parent with roots only", async () => {
       const store = await fresh();
       await expectCode(store.listTasks({ principal: "alice", objectiveContains: "" }), "InvalidInput");

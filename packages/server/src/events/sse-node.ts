@@ -2,6 +2,7 @@
  * An event stream written straight to a Node response, under `@hono/node-server`: the same
  * subscriber as `sseStream`, without a web stream between it and the socket.
  */
+import type { SseSource } from "./sse-source.ts";
 import { type SseStreamOptions, SseSubscriber } from "./sse-subscriber.ts";
 
 /** Where the body's bytes go: the response, or its socket once the headers are out. */
@@ -78,7 +79,11 @@ function scheduleWrite(pump: () => void): void {
  * (a store read) and a full socket wait on a promise.
  */
 export function sseToNode(options: SseStreamOptions, response: NodeResponse, headers: Record<string, string>): void {
-  const subscriber = new SseSubscriber(options);
+  sourceToNode(new SseSubscriber(options), response, headers);
+}
+
+/** Any event-stream source written to the socket, as {@link sseToNode} writes a task's log. */
+export function sourceToNode(subscriber: SseSource, response: NodeResponse, headers: Record<string, string>): void {
   /** Waiting for `onReady` (live, nothing queued, the socket writable). */
   let parked = false;
   /** Where chunks go, once the headers are out. */

@@ -2,8 +2,10 @@
  * An event stream as the route's response: written straight to the socket under
  * `@hono/node-server` (HTTP/1), or as a web `ReadableStream` body elsewhere (tests, other hosts).
  */
-import { type NodeResponse, sseToNode } from "./sse-node.ts";
-import { type SseStreamOptions, sseStream } from "./sse-stream.ts";
+import { type NodeResponse, sourceToNode } from "./sse-node.ts";
+import type { SseSource } from "./sse-source.ts";
+import { type SseStreamOptions, sourceStream } from "./sse-stream.ts";
+import { SseSubscriber } from "./sse-subscriber.ts";
 
 /** `@hono/node-server`'s mark for a response the handler wrote to the socket itself. */
 const ALREADY_SENT = "x-hono-already-sent";
@@ -28,11 +30,16 @@ function nodeResponse(env: unknown): NodeResponse | undefined {
 
 /** The response of a stream over `options`, with `headers` (every header the app's middleware would add). */
 export function sseResponse(env: unknown, options: SseStreamOptions, headers: Record<string, string>): Response {
+  return sourceResponse(env, new SseSubscriber(options), headers);
+}
+
+/** The response of any event-stream source, as {@link sseResponse}. */
+export function sourceResponse(env: unknown, source: SseSource, headers: Record<string, string>): Response {
   const outgoing = nodeResponse(env);
   if (outgoing !== undefined) {
     // Written to the socket here; the app's middleware does not see this response.
-    sseToNode(options, outgoing, { ...headers, "x-content-type-options": "nosniff" });
+    sourceToNode(source, outgoing, { ...headers, "x-content-type-options": "nosniff" });
     return new Response(null, { headers: { [ALREADY_SENT]: "true" } });
   }
-  return new Response(sseStream(options), { headers });
+  return new Response(sourceStream(source), { headers });
 }

@@ -13,13 +13,18 @@
  * handed to the connection, from which the client resumes with `Last-Event-ID`. A stream whose
  * credential stops being valid (a revoked token) ends with `event: token_revoked`.
  */
+import type { SseSource } from "./sse-source.ts";
 import { type SseStreamOptions, SseSubscriber } from "./sse-subscriber.ts";
 
 export { DEFAULT_STREAM_BYTES, type SseStreamOptions } from "./sse-subscriber.ts";
 
 /** The stream as a web `ReadableStream` (for `Response` bodies: tests, non-Node hosts). */
 export function sseStream(options: SseStreamOptions): ReadableStream<Uint8Array> {
-  const subscriber = new SseSubscriber(options);
+  return sourceStream(new SseSubscriber(options));
+}
+
+/** Any event-stream source as a web `ReadableStream`. */
+export function sourceStream(subscriber: SseSource): ReadableStream<Uint8Array> {
   let cancelled = false;
   return new ReadableStream<Uint8Array>(
     {

@@ -9,6 +9,7 @@ import { type CatchUpPacer, nextTurn } from "./catch-up-pacer.ts";
 import type { EventHub, StepDeltas } from "./event-hub.ts";
 import type { FrameCache } from "./frame-cache.ts";
 import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
+import type { SseSource } from "./sse-source.ts";
 import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
 import { finishedAt, mayEnd, type TailSubscriber, type TaskTails } from "./task-tail.ts";
 
@@ -87,7 +88,7 @@ const MAX_PAGE = 500;
 type Mode = "catching-up" | "live" | "ending" | "done";
 
 /** The subscriber behind one response: its queue, its place in the log, and how it ends. */
-export class SseSubscriber implements TailSubscriber, BudgetedStream {
+export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource {
   readonly #options: SseStreamOptions;
   readonly #taskId: string;
   readonly #maxBytes: number;

@@ -4,13 +4,14 @@ import type { CatchUpPacer } from "../events/catch-up-pacer.ts";
 import type { EventHub } from "../events/event-hub.ts";
 import type { FrameCache } from "../events/frame-cache.ts";
 import type { StreamBudget } from "../events/stream-budget.ts";
+import type { TaskListFeed } from "../events/task-list-feed.ts";
 import type { TaskTails } from "../events/task-tail.ts";
 import type { TaskDeps } from "../tasks/task-deps.ts";
 
 export interface RouteDeps extends TaskDeps {
   hub: EventHub | undefined;
-  /** The live tails event streams share (one per task), and the ceiling on their queued bytes. */
-  streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache; pacer: CatchUpPacer };
+  /** The live tails event streams share (one per task), the ceiling on their queued bytes, the task list feed. */
+  streams: { tails: TaskTails; budget: StreamBudget; frames: FrameCache; pacer: CatchUpPacer; list: TaskListFeed };
   /** Milliseconds since the epoch (the app's clock). */
   now: () => number;
   /** How experiments run on this node: the workers' harness settings and the shutdown signal. */

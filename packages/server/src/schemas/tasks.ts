@@ -41,6 +41,12 @@ export const ListTasksQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
+export const TaskStreamQuery = z.strictObject({
+  status: TaskStatus.optional().describe("Only tasks with this status after the change."),
+  agent: z.string().regex(AGENT_NAME_PATTERN).optional().describe("Only tasks of this agent."),
+  roots: z.enum(["true", "false"]).optional().describe("`true`: only tasks without a parent."),
+});
+
 export const ForkedFrom = named(
   "ForkedFrom",
   z.object({
