@@ -3,6 +3,7 @@
 // changed task), with children under their parent and forks under their source, filtered by
 // status, agent and objective, and paged ("Load more") for thousands of tasks. A change redraws
 // that task's row alone unless it moves in the tree.
+import { ApiError } from "./api.js";
 import { ago, el, statusText, usageText } from "./dom.js";
 import { sseFrames } from "./stream.js";
 
@@ -41,6 +42,13 @@ export class TaskList {
   #stop;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #typing;
+  /** How the list keeps current ("Live", or polling), and what it shows. */
+  #connection = "";
+  #counts = "";
+
+  #showState() {
+    this.options.state.textContent = [this.#connection, this.#counts].filter(Boolean).join(" · ");
+  }
 
   constructor(/** @type {TaskListOptions} */ options) {
     this.options = options;
@@ -98,24 +106,45 @@ export class TaskList {
     this.render();
   }
 
-  /** Follow the list's stream; where the server has none, ask for the first page now and then. */
+  /**
+   * Follow the list's stream (`event: task`, one changed task a frame). It has no resume: after a
+   * drop, and when the server says it saw changes it could not name (`resync`), list again. On a
+   * server without the stream, list again every few seconds.
+   */
   async #follow(/** @type {AbortSignal} */ signal) {
+    let wait = 1000;
     while (!signal.aborted) {
-      const response = await fetch("/v1/tasks/stream", {
+      const query = new URLSearchParams();
+      if (this.options.status.value !== "") query.set("status", this.options.status.value);
+      if (this.options.agent.value !== "") query.set("agent", this.options.agent.value);
+      const response = await fetch(`/v1/tasks/stream?${query}`, {
         headers: { authorization: `Bearer ${this.options.token()}`, accept: "text/event-stream" },
         signal,
       }).catch(() => undefined);
+      if (response?.status === 401) return this.options.fail(new ApiError(401, "Unauthorized", "token refused"));
       if (response?.ok === true && response.body !== null) {
-        this.options.state.textContent = "Live";
-        for await (const frame of sseFrames(response.body, signal)) {
-          if (frame.event !== "task" || frame.data === undefined) continue;
-          this.upsert(/** @type {TaskRow} */ (JSON.parse(frame.data)));
+        this.#connection = "Live";
+        this.#showState();
+        wait = 1000;
+        try {
+          for await (const frame of sseFrames(response.body, signal)) {
+            if (frame.event === "task" && frame.data !== undefined)
+              this.upsert(/** @type {TaskRow} */ (JSON.parse(frame.data)));
+            else if (frame.event === "resync") await this.#refreshQuietly();
+            else if (frame.event === "token_revoked")
+              return this.options.fail(new ApiError(401, "Unauthorized", "token revoked"));
+          }
+        } catch {
+          // A dropped connection: list again and follow again, below.
         }
-      } else if (response?.status === 401) return this.options.fail(new Error("401"));
+      } else {
+        // No stream here (an older server, a store without change notices): poll.
+        this.#connection = "Updating every few seconds";
+        this.#showState();
+        wait = 3000;
+      }
       if (signal.aborted) return;
-      // No stream (an older server) or it dropped: list again, then try the stream again.
-      this.options.state.textContent = "Updating every few seconds";
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await new Promise((resolve) => setTimeout(resolve, wait));
       if (!signal.aborted) await this.#refreshQuietly();
     }
   }
@@ -200,7 +229,8 @@ export class TaskList {
       return row;
     };
     this.options.list.replaceChildren(...roots.map(branch));
-    this.options.state.textContent = `${shown.length} of ${this.items.size} loaded tasks shown`;
+    this.#counts = `${shown.length} of ${this.items.size} loaded tasks shown`;
+    this.#showState();
   }
 
   /** @returns {HTMLLIElement} */

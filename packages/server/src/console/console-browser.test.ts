@@ -336,7 +336,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     expect(await page.getAttribute("#view-trace", "aria-selected")).toBe("true");
 
     // While it waits for the approval, the trace is drawn as far as the log goes, the task still open.
-    await page.locator('.approval[data-call-id="call-write"]').waitFor({ state: "attached" });
+    await page.locator(`.tool-card .approval[data-task-id="${taskId}"]`).waitFor({ state: "attached" });
     const rows = page.locator("#waterfall .wf-row");
     await page.locator('.wf-row[data-kind="tool"]', { hasText: "execute_tool lookup" }).waitFor();
     await page.locator('.wf-row[data-kind="leg"] .wf-tick[data-event="sema.approval.requested"]').waitFor();

@@ -246,8 +246,11 @@ describe.runIf(present || required)("the studio in Chromium", () => {
       agent: "writer",
     });
     await until(taskId, (detail) => detail.parkedReason === "approval");
-    // Landmarks and names: the sections, the task list.
+    // Landmarks and names: the sections, the task list, where the task created over the API
+    // appeared by itself (the list follows GET /v1/tasks/stream), waiting for approval.
     await page.getByRole("navigation", { name: "Tasks" }).waitFor();
+    expect(await page.locator("#list-state").textContent()).toContain("Live");
+    await page.locator(`.task-row[data-task-id="${taskId}"] .status[data-status="approval"]`).waitFor();
     await page.getByRole("link", { name: /Approvals/ }).click();
     const region = page.getByRole("region", { name: "Approvals" });
     await region.waitFor();
@@ -295,9 +298,9 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const created = await (tokens as SqliteTokenStore).create({ principal: "local", actorId: "erin" });
     const { page } = await open(browser as Browser, "", created.token);
-    await page.locator(".task-row").first().waitFor();
+    await page.locator("#list-state", { hasText: "Live" }).waitFor();
+    // The server closes the list's stream on revocation (token_revoked): the page signs out by itself.
     await (tokens as SqliteTokenStore).revoke(created.token);
-    await page.locator(".task-row").first().click();
     await page.locator("#sign-in").waitFor({ state: "visible" });
     expect(await page.getByRole("alert").textContent()).toMatch(/expired or was revoked.*sema token create/);
     expect(await page.evaluate(() => sessionStorage.getItem("sema.token"))).toBeNull();
