@@ -34,6 +34,7 @@ export const BENCHES = [
   "fork",
   "replay",
   "evals",
+  "console",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

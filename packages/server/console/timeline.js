@@ -18,8 +18,12 @@ export function formatDuration(duration) {
 }
 
 export class TimelineView {
-  /** @type {Map<string, HTMLElement>} */
-  #nodes = new Map();
+  /**
+   * Each leg drawn: its node, its heading, its items' list, the nodes of its items and which of
+   * them were still open when drawn (only those can change; the others are final).
+   * @type {Map<string, { node: HTMLElement, head: Text, items: HTMLElement, drawn: HTMLElement[], open: Set<number> }>}
+   */
+  #legs = new Map();
   #longest = 1;
 
   constructor(/** @type {HTMLElement} */ list) {
@@ -27,12 +31,16 @@ export class TimelineView {
   }
 
   clear() {
-    this.#nodes.clear();
+    this.#legs.clear();
     this.#longest = 1;
     this.list.replaceChildren();
   }
 
-  /** Draw the legs whose keys are in `keys`. @param {readonly Leg[]} legs @param {readonly string[]} keys */
+  /**
+   * Draw what changed in the legs whose keys are in `keys`: a leg's heading, its items that were
+   * open, its new items. A leg of thousands of turns costs what changed in it, not its length.
+   * @param {readonly Leg[]} legs @param {readonly string[]} keys
+   */
   update(legs, keys) {
     for (const key of keys) {
       const index = legs.findLastIndex((leg) => leg.key === key);
@@ -43,36 +51,48 @@ export class TimelineView {
         this.#longest = duration;
         this.list.style.setProperty("--longest", String(duration));
       }
-      const node = this.#leg(leg, index, duration);
-      const old = this.#nodes.get(key);
-      if (old === undefined) this.list.append(node);
-      else old.replaceWith(node);
-      this.#nodes.set(key, node);
+      let drawn = this.#legs.get(key);
+      if (drawn === undefined) {
+        const head = document.createTextNode("");
+        const items = el("ol", {});
+        const node = el("li", { dataset: { leg: leg.legId } }, head, bar("leg", undefined), items);
+        drawn = { node, head, items, drawn: [], open: new Set() };
+        this.#legs.set(key, drawn);
+        this.list.append(node);
+      }
+      drawn.head.data = `Leg ${index + 1} (${leg.trigger}${leg.reason ? ` → ${leg.reason}` : ""}): ${formatDuration(duration)}`;
+      const legBar = drawn.node.querySelector(":scope > .bar");
+      if (legBar instanceof HTMLElement) legBar.style.setProperty("--ms", String(duration ?? 0));
+      for (const at of [...drawn.open]) {
+        const item = leg.items[at];
+        const old = drawn.drawn[at];
+        if (item === undefined || old === undefined) continue;
+        const node = itemNode(item);
+        old.replaceWith(node);
+        drawn.drawn[at] = node;
+        if (item.end !== undefined) drawn.open.delete(at);
+      }
+      for (let at = drawn.drawn.length; at < leg.items.length; at += 1) {
+        const item = leg.items[at];
+        if (item === undefined) continue;
+        const node = itemNode(item);
+        drawn.items.append(node);
+        drawn.drawn.push(node);
+        if (item.end === undefined) drawn.open.add(at);
+      }
     }
   }
+}
 
-  /** @param {Leg} leg @param {number} index @param {number | undefined} duration */
-  #leg(leg, index, duration) {
-    return el(
-      "li",
-      { dataset: { leg: leg.legId } },
-      `Leg ${index + 1} (${leg.trigger}${leg.reason ? ` → ${leg.reason}` : ""}): ${formatDuration(duration)}`,
-      bar("leg", duration),
-      el(
-        "ol",
-        {},
-        ...leg.items.map((item) => {
-          const length = item.end === undefined ? undefined : ms(item.start, item.end);
-          return el(
-            "li",
-            { dataset: { kind: item.kind } },
-            `${item.label} — ${formatDuration(length)}`,
-            bar(item.kind, length),
-          );
-        }),
-      ),
-    );
-  }
+/** One turn, tool call or wait with its duration. @param {import("./fold.js").TimelineItem} item */
+function itemNode(item) {
+  const length = item.end === undefined ? undefined : ms(item.start, item.end);
+  return el(
+    "li",
+    { dataset: { kind: item.kind } },
+    `${item.label} — ${formatDuration(length)}`,
+    bar(item.kind, length),
+  );
 }
 
 /** A bar as wide as `duration` against the longest leg (see `--longest` in console.css). */
