@@ -6,7 +6,7 @@ import { el, jsonTree } from "./dom.js";
 
 /**
  * @typedef {{ name: string, description?: string, inputSchema?: unknown, effects?: string, needsApproval?: boolean | "policy" }} AgentTool
- * @typedef {{ name: string, default: boolean, description?: string, instructions?: string, model?: string, tools: AgentTool[], policies?: Record<string, string>, budgets?: unknown, quotas?: unknown }} AgentInfo
+ * @typedef {{ name: string, default: boolean, description?: string, instructions?: string, model?: string, tools: AgentTool[], delegates?: boolean, policies?: Record<string, unknown>, budget?: unknown, quotas?: unknown }} AgentInfo
  */
 
 /** Draw every agent into `container`. */
@@ -58,16 +58,11 @@ function agentCard(/** @type {AgentInfo} */ agent) {
         ),
       ),
     ),
+    agent.delegates === true ? el("p", { className: "meta" }, "Delegates to other agents (child tasks).") : undefined,
     agent.policies === undefined || Object.keys(agent.policies).length === 0
       ? undefined
-      : el(
-          "p",
-          { className: "meta" },
-          `Policies: ${Object.entries(agent.policies)
-            .map(([key, value]) => `${key} ${value}`)
-            .join(", ")}`,
-        ),
-    agent.budgets === undefined ? undefined : el("details", {}, el("summary", {}, "Budgets"), jsonTree(agent.budgets)),
+      : el("details", { open: true }, el("summary", {}, "Policies"), jsonTree(agent.policies)),
+    agent.budget === undefined ? undefined : el("details", {}, el("summary", {}, "Budget"), jsonTree(agent.budget)),
     agent.quotas === undefined ? undefined : el("details", {}, el("summary", {}, "Quotas"), jsonTree(agent.quotas)),
   );
 }

@@ -47,8 +47,19 @@ export class Inbox {
   async #load() {
     const api = this.options.api();
     try {
-      const page = await api("GET", "/v1/approvals?limit=100");
-      return page.approvals;
+      // A page may be short, even empty, and still go on: follow nextCursor (a few pages at most).
+      /** @type {ApprovalCall[]} */
+      const calls = [];
+      let cursor;
+      for (let pages = 0; pages < 10; pages += 1) {
+        const query = new URLSearchParams({ limit: "100" });
+        if (cursor !== undefined) query.set("cursor", cursor);
+        const page = await api("GET", `/v1/approvals?${query}`);
+        calls.push(...page.approvals);
+        cursor = page.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return calls;
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 404) throw error;
     }
