@@ -87,6 +87,29 @@ describe("sema.config", () => {
     expect(set.agents.coder?.model.id).toBe("inline:echo");
   });
 
+  it("reads serve.traceContent from either config, and refuses one that is not a boolean", async () => {
+    const json = dir();
+    const script = join(json, "turns.json");
+    writeFileSync(script, JSON.stringify({ turns: [{ text: "hi" }] }));
+    const agents = { a: { model: `script:${script}` } };
+    writeFileSync(join(json, "sema.config.json"), JSON.stringify({ agents, serve: { traceContent: true } }));
+    expect((await loadAgents(json, {}, noModel)).serve).toEqual({ traceContent: true });
+    const code = dir();
+    writeFileSync(
+      join(code, "sema.config.mjs"),
+      `export default { agents: { a: { model: { id: "inline:x", async *stream() {} } } }, serve: { traceContent: false } };`,
+    );
+    expect((await loadAgents(code, {}, noModel)).serve).toEqual({ traceContent: false });
+    const none = dir();
+    writeFileSync(join(none, "sema.config.json"), JSON.stringify({ agents }));
+    expect((await loadAgents(none, {}, noModel)).serve).toBeUndefined();
+    const bad = dir();
+    writeFileSync(join(bad, "sema.config.json"), JSON.stringify({ agents, serve: { traceContent: "yes" } }));
+    const error = await loadAgents(bad, {}, noModel).catch((caught: unknown) => caught);
+    expect(isSemaError(error) && error.code === "ConfigError").toBe(true);
+    expect(String(error)).toContain("serve.traceContent");
+  });
+
   it("says clearly what is wrong with a config, and falls back to the default agent without one", async () => {
     const bad = dir();
     writeFileSync(join(bad, "sema.config.json"), JSON.stringify({ agents: { a: { model: "x:y", tools: ["rm_rf"] } } }));

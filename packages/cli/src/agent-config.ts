@@ -37,6 +37,8 @@ export interface AgentSet {
   quotas?: QuotaSettings;
   /** The protocols `sema serve` mounts beside `/v1` (`protocols` of the config); default all. */
   protocols?: ProtocolName[];
+  /** `sema serve`'s own settings (`serve` of the config). */
+  serve?: ServeConfig;
   /** Where they came from, for the start-up line. */
   source: string;
 }
@@ -45,6 +47,14 @@ const CODE_FILES = ["sema.config.ts", "sema.config.mjs", "sema.config.js"];
 const JSON_FILE = "sema.config.json";
 
 const approverRule = z.enum(["approver-role", "any-verified-actor"]);
+
+/**
+ * `sema serve`'s settings in the config: `traceContent` puts the task's texts (prompts, answers,
+ * tool inputs and outputs) in `GET /v1/tasks/{taskId}/trace`; default false.
+ */
+const serveConfigSchema = z.strictObject({ traceContent: z.boolean().exactOptional() });
+/** `sema serve`'s settings in the config (see `serveConfigSchema`). */
+export type ServeConfig = z.infer<typeof serveConfigSchema>;
 
 const jsonAgent = z.strictObject({
   model: z
@@ -83,6 +93,7 @@ const jsonConfig = z.strictObject({
   quotas: quotaSettingsSchema.exactOptional(),
   /** The protocols `sema serve` mounts beside `/v1`; default all of them. */
   protocols: protocolListSchema.exactOptional(),
+  serve: serveConfigSchema.exactOptional(),
 });
 
 // What a code config's default export may hold; each agent is then checked by `validateAgent`.
@@ -92,6 +103,7 @@ const codeConfig = z.strictObject({
   approvers: z.unknown().optional(),
   quotas: quotaSettingsSchema.optional(),
   protocols: protocolListSchema.optional(),
+  serve: serveConfigSchema.optional(),
 });
 
 function fromJson(
@@ -142,6 +154,11 @@ export function withDefaultPrices(agent: Agent, seen = new Map<Agent, Agent>()):
 function pricedAll(agents: Record<string, Agent>): Record<string, Agent> {
   const seen = new Map<Agent, Agent>();
   return Object.fromEntries(Object.entries(agents).map(([name, agent]) => [name, withDefaultPrices(agent, seen)]));
+}
+
+/** A code config's `serve`, its absent keys left out. */
+function serveConfigOf(serve: { traceContent?: boolean | undefined }): ServeConfig {
+  return serve.traceContent === undefined ? {} : { traceContent: serve.traceContent };
 }
 
 function checkDefault(agents: Record<string, unknown>, requested: string | undefined, source: string): string {
@@ -216,6 +233,7 @@ export async function loadAgents(
         approvers?: unknown;
         quotas?: unknown;
         protocols?: unknown;
+        serve?: unknown;
       };
     };
     const config = loaded.default;
@@ -233,6 +251,7 @@ export async function loadAgents(
       approvers: approvers.data ?? {},
       ...pricedQuotas(checked.quotas),
       ...(checked.protocols === undefined ? {} : { protocols: checked.protocols }),
+      ...(checked.serve === undefined ? {} : { serve: serveConfigOf(checked.serve) }),
       source: name,
     });
   }
@@ -262,6 +281,7 @@ export async function loadAgents(
       approvers,
       ...pricedQuotas(config.quotas),
       ...(config.protocols === undefined ? {} : { protocols: config.protocols }),
+      ...(config.serve === undefined ? {} : { serve: config.serve }),
       source: JSON_FILE,
     });
   }

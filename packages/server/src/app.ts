@@ -33,6 +33,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { mountMetrics } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { type AnyRouteSpec, mountRoutes } from "./route.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { controlRoutes } from "./routes/control.ts";
 import type { RouteDeps } from "./routes/deps.ts";
@@ -114,6 +115,13 @@ export interface AppOptions {
    * deltas to `hub`, no stop.
    */
   evals?: EvalsOptions;
+  /**
+   * Put the task's texts in `GET /v1/tasks/{taskId}/trace`: prompts, answers, tool inputs and
+   * outputs, as the GenAI attributes `@sema-agent/otel` writes with `captureContent`. Default
+   * false: a trace then holds timings, structure and token counts only. The operator's choice;
+   * no request can turn it on.
+   */
+  traceContent?: boolean;
 }
 
 const harnessShape = {
@@ -146,6 +154,7 @@ const appShape = {
   quotaTokens: objectWith<QuotaTokenSource>(["list"], "a TokenStore").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
   evals: z.strictObject(evalsShape).optional(),
+  traceContent: z.boolean().optional(),
 } satisfies ShapeOf<AppOptions>;
 const appSchema = z.strictObject(appShape);
 
@@ -158,6 +167,7 @@ void appMatches;
  */
 export function apiRoutes(deps: RouteDeps, protocols: readonly ServerProtocol[] = []): AnyRouteSpec[] {
   return [
+    ...agentRoutes(deps),
     ...taskStreamRoutes(deps),
     ...taskRoutes(deps),
     ...inputRoutes(deps),
@@ -204,6 +214,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     workers: options.workers,
     now,
     canApprove: options.canApprove ?? approvalPolicy(options.approvers),
+    traceContent: options.traceContent === true,
+    approverRuleOf: (agent) =>
+      options.canApprove === undefined
+        ? (options.approvers?.agents?.[agent] ?? options.approvers?.default ?? "approver-role")
+        : "custom",
     inputs: new TaskQueue(),
     ...(options.evals === undefined ? {} : { experiments: options.evals }),
     ...(options.quotas === undefined ? {} : { quotas: options.quotas }),

@@ -728,6 +728,16 @@ const CASES: Case[] = [
   { name: "parent traversal", method: "GET", path: "/v1/tasks?parentTaskId=..%2Fx", status: 400, code: "InvalidInput" },
   { name: "stream bad roots", method: "GET", path: "/v1/tasks/stream?roots=1", status: 400, code: "InvalidInput" },
   { name: "stream unknown query", method: "GET", path: "/v1/tasks/stream?q=x", status: 400, code: "InvalidInput" },
+  { name: "agent name traversal", method: "GET", path: "/v1/agents/..%2Fx", status: 400, code: "InvalidInput" },
+  {
+    name: "agent name too long",
+    method: "GET",
+    path: `/v1/agents/${"a".repeat(65)}`,
+    status: 400,
+    code: "InvalidInput",
+  },
+  { name: "inbox bad cursor", method: "GET", path: "/v1/approvals?cursor=%00", status: 400, code: "InvalidInput" },
+  { name: "inbox limit too large", method: "GET", path: "/v1/approvals?limit=999", status: 400, code: "InvalidInput" },
   // AG-UI runs: the protocol's schema, ids, frontend tools, content and resume entries.
   {
     name: "ag-ui without threadId",

@@ -127,6 +127,11 @@ describe("isolation between principals", () => {
         await fx.call("GET", "/v1/tasks", { token: fx.tokens[intruder] }),
       );
       expect(list.tasks.map((task) => task.taskId)).toEqual([own]);
+      // The approvals inbox shows the intruder its own task's call (it may decide it) and nothing else.
+      const inbox = await json<{ approvals: { taskId: string }[] }>(
+        await fx.call("GET", "/v1/approvals", { token: fx.tokens[intruder] }),
+      );
+      expect(inbox.approvals.every((approval) => approval.taskId === own)).toBe(true);
       expect(await fx.store.read(taskId)).toEqual(before);
       expect((await fx.store.listTasks({ principal: PRINCIPAL[owner] })).tasks).toHaveLength(ownerTasks);
 

@@ -65,6 +65,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       agents,
       approvers: { agents: set.approvers },
       ...(set.quotas === undefined ? {} : { quotas: set.quotas }),
+      ...(set.serve?.traceContent === undefined ? {} : { traceContent: set.serve.traceContent }),
       host: values.host ?? "127.0.0.1",
       port,
       protocols,

@@ -84,6 +84,8 @@ export interface ServeOptions {
   clock?: () => number;
   /** Serve `GET /metrics` with this Prometheus text (see `AppOptions.metrics`; needs the `metrics` role). */
   metrics?: () => Promise<string>;
+  /** Put the task's texts in `GET /v1/tasks/{taskId}/trace` (see `AppOptions.traceContent`). Default false. */
+  traceContent?: boolean;
 }
 
 const serveShape = {
@@ -112,6 +114,7 @@ const serveShape = {
   quotas: quotaSettingsSchema.optional(),
   clock: functionSchema<() => number>("clock() returns milliseconds since the epoch").optional(),
   metrics: functionSchema<() => Promise<string>>("metrics() resolves with the Prometheus text").optional(),
+  traceContent: z.boolean().optional(),
 } satisfies ShapeOf<ServeOptions>;
 const serveSchema = z.strictObject(serveShape);
 const serveMatches: SchemaMatches<typeof serveSchema, ServeOptions> = true;
@@ -211,6 +214,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     ...(options.quotas === undefined ? {} : { quotas: options.quotas, quotaTokens: options.tokens }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.traceContent === undefined ? {} : { traceContent: options.traceContent }),
     evals: {
       harness: {
         holder: workerSettings.holder ?? nodeHolder(),

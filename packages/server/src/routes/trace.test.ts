@@ -1,5 +1,5 @@
 // GET /v1/tasks/:taskId/trace: the task's rebuilt trace as OTLP/JSON, for the task's principal only,
-// with no text of the task whatever the server's environment says.
+// with no text of the task unless the operator set traceContent, whatever the environment says.
 import { traceTaskJson } from "@sema-agent/otel";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { APPROVAL_SCRIPT, apiFixture, createTask, json, runOnce } from "../test-support/api-fixture.ts";
@@ -21,8 +21,8 @@ const attribute = (span: Span | undefined, key: string) =>
 const OBJECTIVE = "Write the secret plan for Lisbon";
 
 /** A task that waited for an approval (bob approved) and finished in a second leg. */
-async function approvedTask() {
-  const fx = await apiFixture({ turns: APPROVAL_SCRIPT });
+async function approvedTask(app: { traceContent?: boolean } = {}) {
+  const fx = await apiFixture({ turns: APPROVAL_SCRIPT, app });
   const taskId = await createTask(fx, OBJECTIVE);
   expect((await runOnce(fx, taskId)).parkedReason).toBe("approval");
   const detail = await json<{ pendingApprovals: { digest: string }[] }>(await fx.call("GET", `/v1/tasks/${taskId}`));
@@ -83,6 +83,24 @@ describe("GET /v1/tasks/:taskId/trace", () => {
     expect(text).toContain("invoke_agent default");
     expect(text).not.toContain(OBJECTIVE);
     expect(text).not.toContain("gen_ai.input.messages");
+  });
+
+  it("carries token usage, and the task's texts only when the operator set traceContent", async () => {
+    const plain = await approvedTask();
+    const without = await (await plain.fx.call("GET", `/v1/tasks/${plain.taskId}/trace`)).text();
+    expect(without).toContain("gen_ai.usage.input_tokens");
+    expect(without).toContain("gen_ai.usage.output_tokens");
+    expect(without).not.toContain(OBJECTIVE);
+
+    const { fx, taskId } = await approvedTask({ traceContent: true });
+    const text = await (await fx.call("GET", `/v1/tasks/${taskId}/trace`)).text();
+    expect(text).toBe(await traceTaskJson(fx.store, taskId, { captureContent: true }));
+    expect(text).toContain(OBJECTIVE);
+    expect(text).toContain("gen_ai.usage.input_tokens");
+  });
+
+  it("refuses a traceContent that is not a boolean when the app is made", async () => {
+    await expect(apiFixture({ app: { traceContent: "yes" as unknown as boolean } })).rejects.toThrow(/traceContent/);
   });
 
   it("is the task's principal's only: another principal's task is not found, as a missing one is", async () => {

@@ -29,16 +29,16 @@ export function traceRoutes(deps: RouteDeps): AnyRouteSpec[] {
       responses: {
         200: {
           description:
-            "An OTLP/JSON `ExportTraceServiceRequest` of the task's spans (`@sema-agent/otel`'s mapping, see the Observability guide), with the stored times. Spans of a task still running or parked end at its last event and carry `sema.span.open`. No text of the task (objective, inputs, outputs) is in it.",
+            "An OTLP/JSON `ExportTraceServiceRequest` of the task's spans (`@sema-agent/otel`'s mapping, see the Observability guide), with the stored times and token usage. Spans of a task still running or parked end at its last event and carry `sema.span.open`. The task's texts (objective, prompts, answers, tool inputs and outputs) are in it only when the server's operator set `traceContent`.",
           schema: TraceRequest,
         },
       },
       errors: [400, 401, 404, 429],
       async handler({ params, caller, context }) {
         await ownTask(store, params.taskId, caller);
-        // Content capture stays off whatever the server's environment says: a trace is for
-        // timings and structure, and its texts are in the task's events for whoever may read them.
-        const body = await (await loadTraceTaskJson())(store, params.taskId, { captureContent: false });
+        // Content only when the operator said so (traceContent), whatever the server's environment
+        // says (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT): never a request's choice.
+        const body = await (await loadTraceTaskJson())(store, params.taskId, { captureContent: deps.traceContent });
         return context.body(body, 200, { "content-type": "application/json; charset=utf-8" });
       },
     }),

@@ -48,7 +48,8 @@ function scoresOf(scores: NonNullable<TaskRecord["summary"]["scores"]>): NonNull
   return Object.fromEntries(Object.entries(scores).map(([scorer, score]) => [scorer, { ...score }]));
 }
 
-function parsed(inputJson: string): JsonValue {
+/** A call's canonical input JSON parsed (the text itself if it does not parse). */
+export function parsed(inputJson: string): JsonValue {
   try {
     return JSON.parse(inputJson) as JsonValue;
   } catch {
