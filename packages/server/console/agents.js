@@ -48,9 +48,14 @@ function agentCard(/** @type {AgentInfo} */ agent) {
           "li",
           {},
           el("strong", {}, tool.name),
-          [tool.effects, approval(tool)].filter(Boolean).length === 0
+          [tool.effects === undefined ? undefined : `effects: ${tool.effects}`, approval(tool)].filter(Boolean)
+            .length === 0
             ? undefined
-            : el("span", { className: "meta" }, ` (${[tool.effects, approval(tool)].filter(Boolean).join(", ")})`),
+            : el(
+                "span",
+                { className: "meta" },
+                ` (${[tool.effects === undefined ? undefined : `effects: ${tool.effects}`, approval(tool)].filter(Boolean).join(", ")})`,
+              ),
           tool.description === undefined ? undefined : el("p", {}, tool.description),
           tool.inputSchema === undefined
             ? undefined
