@@ -36,6 +36,7 @@ export const BENCHES = [
   "replay",
   "evals",
   "store-ops",
+  "console",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

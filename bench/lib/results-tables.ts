@@ -46,6 +46,7 @@ export const SECTIONS: readonly Section[] = [
   { file: README, name: "provenance", render: (all) => pivotSection(all, "provenance") },
   { file: README, name: "store-ops", render: (all) => pivotSection(all, "store-ops") },
   { file: README, name: "replay", render: (all) => pivotSection(all, "replay") },
+  { file: README, name: "console", render: (all) => pivotSection(all, "console") },
   { file: README, name: "evals", render: (all) => pivotSection(all, "evals") },
   { file: README, name: "harness", render: harnessSection },
   { file: README, name: "peers", render: peersSection },

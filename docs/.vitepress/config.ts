@@ -47,6 +47,7 @@ export default defineConfig({
           { text: "Operating a store", link: "/guide/operating-a-store" },
           { text: "Serving", link: "/guide/serving" },
           { text: "Front ends", link: "/guide/front-ends" },
+          { text: "The studio (web console)", link: "/guide/studio" },
           { text: "MCP server", link: "/guide/mcp-server" },
           { text: "A2A server", link: "/guide/a2a" },
           { text: "Running on many machines", link: "/guide/many-machines" },

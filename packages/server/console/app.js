@@ -1,34 +1,105 @@
-// The console's wiring: sign-in, the task list, one task watched live, and the actions on it.
-// State that must survive a reload lives in sessionStorage (the token) and the URL (the task).
+// @ts-check
+// The studio's wiring: sign-in, the task list, one task watched live (its conversation, timeline,
+// log and trace from one fold), the approvals inbox and the agents. State that must survive a
+// reload lives in sessionStorage (the token) and the URL (what is shown).
+
+import { renderAgents } from "./agents.js";
 import { ApiError, apiClient, blobClient } from "./api.js";
+import { approvalCard } from "./approvals.js";
+import { ConversationView } from "./conversation.js";
+import { el, present, statusText, usageText } from "./dom.js";
+import { TaskFold } from "./fold.js";
+import { Inbox } from "./inbox.js";
 import { followTask } from "./stream.js";
-import { attachmentLabel, el, heldView, LiveView, logEntry, speaker, usageText } from "./task-log.js";
-import { renderTimeline } from "./timeline.js";
+import { TaskList } from "./task-list.js";
+import { attachmentLabel, logEntry } from "./task-log.js";
+import { TimelineView } from "./timeline.js";
 import { parseTrace, renderSpanDetail, renderWaterfall, spanDuration } from "./trace.js";
 
+/** @typedef {import("./api.js").Api} Api */
+/** @typedef {import("@sema-agent/core/protocol").StoredEvent} StoredEvent */
+/** @typedef {{ taskId: string, fold: TaskFold, stop: AbortController, view: string, status?: string, parkedReason?: string, queue: StoredEvent[], caughtUp?: number, trace?: ReturnType<typeof parseTrace>, traceAsked?: number, selectedSpan?: string }} Watched */
+
 const TOKEN_KEY = "sema.token";
-const $ = (id) => document.getElementById(id);
+/** An element the page always has. */
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const input = (/** @type {string} */ id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 
+/** @type {Api | undefined} */
 let api;
+/** @type {((taskId: string, digest: string) => Promise<Blob>) | undefined} */
 let blobs;
-let token;
-/**
- * The task being watched: its id, stored events in order, how to stop following it, the view shown
- * (`activity` or `trace`) and, in the trace view, the last trace and the span chosen in it.
- */
+let token = "";
+/** @type {Watched | undefined} */
 let watched;
-const live = new LiveView($("live"));
 
-function notify(message) {
+const REVOKED =
+  "This token was refused: it expired or was revoked. Get a new one with `sema token create` and sign in again.";
+
+function notify(/** @type {string} */ message) {
   $("notice").textContent = message;
 }
 
-function fail(error) {
-  if (error instanceof ApiError && error.status === 401) return signOut("The token was refused: sign in again.");
+/** An API error as a person reads it; a refused token signs out and says how to get another. */
+function fail(/** @type {unknown} */ error) {
+  if (error instanceof ApiError && error.status === 401) return signOut(REVOKED);
   notify(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
 }
 
-function signIn(value) {
+/** The signed-in client; every caller runs after sign-in. */
+function client() {
+  if (api === undefined) throw new Error("not signed in");
+  return api;
+}
+
+const decide = /** @type {import("./approvals.js").Decide} */ (
+  async ({ taskId, callId, ...body }) => {
+    await client()("POST", `/v1/tasks/${encodeURIComponent(taskId)}/approvals/${encodeURIComponent(callId)}`, body);
+    inbox.refresh().catch(fail);
+  }
+);
+
+const tasks = new TaskList({
+  list: $("task-list"),
+  more: /** @type {HTMLButtonElement} */ ($("more-tasks")),
+  state: $("list-state"),
+  q: input("filter-q"),
+  status: /** @type {HTMLSelectElement} */ ($("filter-status")),
+  agent: /** @type {HTMLSelectElement} */ ($("filter-agent")),
+  api: () => client(),
+  token: () => token,
+  open: (taskId) => {
+    location.hash = `task=${encodeURIComponent(taskId)}`;
+  },
+  onChange: (item) => {
+    if (watched?.taskId === item.taskId) scheduleDetail();
+    inbox.taskChanged(item);
+  },
+  fail,
+});
+
+const inbox = new Inbox({
+  container: $("inbox"),
+  empty: $("inbox-empty"),
+  count: $("approval-count"),
+  api: () => client(),
+  card: (call) => approvalCard(call, decide),
+  open: (taskId) => {
+    location.hash = `task=${encodeURIComponent(taskId)}`;
+  },
+});
+
+const conversation = new ConversationView(
+  { list: $("conversation-list"), result: $("result"), usage: $("conversation-usage"), announce: $("announce") },
+  {
+    onFork: (seq) => fork(seq).catch(fail),
+    attachment: (attachment) => attachmentView(attachment),
+    approvalCard: (request) => approvalCard({ ...request, taskId: request.taskId }, decide),
+  },
+);
+const timeline = new TimelineView($("timeline"));
+
+function signIn(/** @type {string} */ value) {
   token = value;
   api = apiClient(token);
   blobs = blobClient(token);
@@ -36,38 +107,22 @@ function signIn(value) {
   $("sign-in").hidden = true;
   $("workspace").hidden = false;
   $("sign-out").hidden = false;
+  $("sections").hidden = false;
 }
 
 function signOut(message = "") {
   sessionStorage.removeItem(TOKEN_KEY);
-  token = api = blobs = undefined;
+  token = "";
+  api = blobs = undefined;
   stopWatching();
+  tasks.stop();
+  inbox.stop();
   $("sign-in").hidden = false;
   $("workspace").hidden = true;
   $("sign-out").hidden = true;
+  $("sections").hidden = true;
   $("task").hidden = true;
-  $("task-list").replaceChildren();
   notify(message);
-}
-
-async function loadTasks() {
-  const page = await api("GET", "/v1/tasks?limit=100");
-  $("task-list").replaceChildren(
-    ...page.tasks.map((task) => {
-      const open = el(
-        "button",
-        { type: "button", dataset: { taskId: task.taskId } },
-        task.objective || task.taskId,
-        el("br"),
-        el("span", { className: "meta" }, task.status + (task.parkedReason ? ` (${task.parkedReason})` : "")),
-      );
-      if (watched?.taskId === task.taskId) open.setAttribute("aria-current", "true");
-      open.addEventListener("click", () => {
-        location.hash = `task=${encodeURIComponent(task.taskId)}`;
-      });
-      return el("li", {}, open);
-    }),
-  );
 }
 
 function stopWatching() {
@@ -75,78 +130,87 @@ function stopWatching() {
   clearTimeout(traceTimer);
   traceTimer = undefined;
   watched = undefined;
-  live.clear();
+  conversation.clear();
+  timeline.clear();
+}
+
+/** Only the controls that apply: Interrupt while running, Resume while parked, Cancel until it ends. */
+function showControls(/** @type {string} */ status, /** @type {string | undefined} */ parkedReason) {
+  const finished = status === "completed" || status === "failed" || status === "cancelled";
+  $("interrupt").hidden = status !== "running";
+  $("resume").hidden = status !== "parked" || parkedReason === "approval";
+  $("cancel").hidden = finished;
+  if (finished) $("cancel-confirm").hidden = true;
+  $("queue").hidden = status !== "running";
+  const form = $("input-form");
+  form.hidden = status === "cancelled";
+  $("send-hint").textContent =
+    status === "running"
+      ? "Send steers the running turn; Queue waits for the next."
+      : finished
+        ? "Send continues the conversation."
+        : "Send wakes the task with your message.";
 }
 
 async function refreshDetail() {
-  if (watched === undefined) return;
-  const { taskId } = watched;
-  const detail = await api("GET", `/v1/tasks/${encodeURIComponent(taskId)}`);
-  if (watched?.taskId !== taskId) return;
-  $("task-objective").textContent = detail.objective;
-  let status = detail.status;
-  if (detail.parkedReason)
-    status += ` (${detail.parkedReason}${detail.parkedDetail ? `: ${detail.parkedDetail}` : ""})`;
-  if (detail.error) status += ` — ${detail.error.code}: ${detail.error.message}`;
-  $("task-status").textContent = status;
+  const current = watched;
+  if (current === undefined) return;
+  const detail = await client()("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}`);
+  if (watched !== current) return;
+  current.status = detail.status;
+  current.parkedReason = detail.parkedReason;
+  // What the log held when the page opened it: catching up to there is not news to announce.
+  current.caughtUp ??= detail.lastSeq;
+  $("task-title").textContent = detail.objective.split("\n")[0]?.slice(0, 120) || `Task ${current.taskId}`;
+  $("task-objective").textContent = `Task ${current.taskId}`;
+  const status = $("task-status");
+  status.textContent =
+    statusText(detail.status, detail.parkedReason) +
+    (detail.error ? ` — ${detail.error.code}: ${detail.error.message}` : "");
+  status.dataset.status = detail.parkedReason === "approval" ? "approval" : detail.status;
+  $("task-agent").textContent = [detail.agent ?? "default", detail.model].filter(Boolean).join(" · ");
   $("task-usage").textContent = usageText(detail.usage);
+  const lineage = [];
+  if (detail.forkedFrom !== undefined)
+    lineage.push(
+      taskLink(detail.forkedFrom.taskId, `Forked from ${detail.forkedFrom.taskId} at event ${detail.forkedFrom.seq}`),
+    );
+  if (detail.parentTaskId !== undefined) lineage.push(taskLink(detail.parentTaskId, `Child of ${detail.parentTaskId}`));
+  for (const child of detail.children) lineage.push(taskLink(child.taskId, `Child ${child.taskId} (${child.status})`));
+  const forks = await client()("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}/forks?limit=20`).catch(() => ({
+    tasks: [],
+  }));
+  for (const forked of forks.tasks) lineage.push(taskLink(forked.taskId, `Fork ${forked.taskId} (${forked.status})`));
+  if (watched !== current) return;
+  $("lineage").replaceChildren(...lineage.flatMap((link, index) => (index === 0 ? [link] : [" · ", link])));
+  showControls(detail.status, detail.parkedReason);
 }
 
-function renderApprovals() {
-  const open = new Map();
-  for (const event of watched.events) {
-    if (event.type === "approval_requested") open.set(event.callId, event);
-    else if (event.type === "approval_decided") open.delete(event.callId);
-  }
-  $("approvals").hidden = open.size === 0;
-  $("approval-list").replaceChildren(
-    ...[...open.values()].map((request) => {
-      const decide = (decision) => async () => {
-        try {
-          await api(
-            "POST",
-            `/v1/tasks/${encodeURIComponent(watched.taskId)}/approvals/${encodeURIComponent(request.callId)}`,
-            {
-              decision,
-              digest: request.digest,
-            },
-          );
-        } catch (error) {
-          fail(error);
-        }
-      };
-      const input = (() => {
-        try {
-          return JSON.stringify(JSON.parse(request.inputJson), null, 2);
-        } catch {
-          return request.inputJson;
-        }
-      })();
-      const approve = el("button", { type: "button" }, "Approve");
-      const deny = el("button", { type: "button" }, "Deny");
-      approve.addEventListener("click", decide("approve"));
-      deny.addEventListener("click", decide("deny"));
-      return el(
-        "li",
-        { dataset: { callId: request.callId } },
-        el("p", {}, `${request.name} (${request.callId}) wants to run with:`),
-        el("pre", {}, input),
-        heldView(request.provenance),
-        el("p", { className: "meta" }, `SHA-256 ${request.digest}`),
-        approve,
-        deny,
-      );
-    }),
-  );
+function taskLink(/** @type {string} */ taskId, /** @type {string} */ text) {
+  return el("a", { href: `#task=${encodeURIComponent(taskId)}` }, text);
+}
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let detailTimer;
+function scheduleDetail() {
+  clearTimeout(detailTimer);
+  detailTimer = setTimeout(() => refreshDetail().catch(fail), 150);
 }
 
 /**
  * A stored image shown as itself (fetched with the token, through an object URL: the page's policy
  * allows `blob:` images and nothing else from outside it); files and URLs stay labels.
  */
-function attachmentView(taskId, attachment) {
+function attachmentView(/** @type {Record<string, unknown>} */ attachment) {
   const label = attachmentLabel(attachment);
-  if (attachment.type !== "image" || attachment.digest === undefined) return label;
+  const taskId = watched?.taskId;
+  if (
+    attachment.type !== "image" ||
+    typeof attachment.digest !== "string" ||
+    taskId === undefined ||
+    blobs === undefined
+  )
+    return document.createTextNode(label);
   const image = el("img", { alt: label, title: label, className: "attachment" });
   blobs(taskId, attachment.digest)
     .then((blob) => {
@@ -156,6 +220,15 @@ function attachmentView(taskId, attachment) {
   return image;
 }
 
+async function fork(/** @type {number} */ seq) {
+  const current = watched;
+  if (current === undefined) return;
+  const forked = await client()("POST", `/v1/tasks/${encodeURIComponent(current.taskId)}/fork`, { atSeq: seq });
+  notify(`Forked at event ${seq}: the fork waits for a message or a resume.`);
+  tasks.refresh().catch(fail);
+  location.hash = `task=${encodeURIComponent(forked.taskId)}`;
+}
+
 /** The trace of the watched task, fetched again (the server rebuilds it from the log) and drawn. */
 async function refreshTrace() {
   const current = watched;
@@ -163,7 +236,7 @@ async function refreshTrace() {
   // Only the latest request draws: an earlier one answering late must not replace a newer trace.
   current.traceAsked = (current.traceAsked ?? 0) + 1;
   const asked = current.traceAsked;
-  const request = await api("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}/trace`);
+  const request = await client()("GET", `/v1/tasks/${encodeURIComponent(current.taskId)}/trace`);
   if (watched !== current || current.view !== "trace" || asked !== current.traceAsked) return;
   current.trace = parseTrace(request);
   drawTrace();
@@ -171,9 +244,9 @@ async function refreshTrace() {
 
 function drawTrace() {
   const current = watched;
-  const trace = current.trace;
-  if (trace === undefined) return;
-  const select = (span) => {
+  const trace = current?.trace;
+  if (current === undefined || trace === undefined) return;
+  const select = (/** @type {{ id: string }} */ span) => {
     current.selectedSpan = span.id;
     drawTrace();
   };
@@ -189,25 +262,46 @@ function drawTrace() {
   );
 }
 
-function showView(view) {
+function showView(/** @type {string} */ view) {
+  if (watched === undefined) return;
   watched.view = view;
   for (const tab of document.querySelectorAll('[role="tab"]'))
-    tab.setAttribute("aria-selected", String(tab.dataset.view === view));
+    tab.setAttribute("aria-selected", String(/** @type {HTMLElement} */ (tab).dataset.view === view));
+  $("conversation").hidden = view !== "conversation";
   $("activity").hidden = view !== "activity";
   $("trace-view").hidden = view !== "trace";
   if (view === "trace") refreshTrace().catch(fail);
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
 let traceTimer;
-let detailTimer;
-function onStored(event) {
+
+/**
+ * Stored events are folded in batches: those that arrived together (a catch-up sends hundreds in
+ * one read) are drawn once, each part once, however many events touched it.
+ */
+function onStored(/** @type {StoredEvent} */ event) {
   const current = watched;
-  current.events.push(event);
-  if (event.type === "model_turn") live.clear();
-  $("log").append(logEntry(event, { attachment: (attachment) => attachmentView(current.taskId, attachment) }));
-  if (event.type === "human_input" && event.actor) $("log").lastElementChild.title = `From ${speaker(event.actor)}`;
-  renderTimeline($("timeline"), current.events, el);
-  if (event.type.startsWith("approval_")) renderApprovals();
+  if (current === undefined) return;
+  current.queue.push(event);
+  if (current.queue.length === 1) setTimeout(() => drain(current), 0);
+}
+
+function drain(/** @type {Watched} */ current) {
+  if (watched !== current) return;
+  const events = current.queue;
+  current.queue = [];
+  const change = current.fold.addAll(events);
+  const last = events.at(-1)?.seq ?? 0;
+  conversation.update(current.fold, change, current.caughtUp !== undefined && last > current.caughtUp);
+  timeline.update(current.fold.legs, change.legs);
+  const log = $("log");
+  const fragment = document.createDocumentFragment();
+  for (const event of events) {
+    const entry = logEntry(event, { attachment: attachmentView });
+    fragment.append(entry);
+  }
+  log.append(fragment);
   // The server rebuilds the trace from the whole log: ask again at most once a second while
   // events arrive, so a busy task's view stays current without folding its log per event.
   if (current.view === "trace" && traceTimer === undefined)
@@ -216,85 +310,112 @@ function onStored(event) {
       refreshTrace().catch(fail);
     }, 1000);
   // Status and usage come from the API's own summary, at most a few times a second.
-  clearTimeout(detailTimer);
-  detailTimer = setTimeout(() => refreshDetail().catch(fail), 150);
+  scheduleDetail();
 }
 
-function watch(taskId) {
+function watch(/** @type {string} */ taskId) {
   stopWatching();
-  watched = { taskId, events: [], stop: new AbortController(), view: "activity" };
+  const current = { taskId, fold: new TaskFold(), stop: new AbortController(), view: "conversation", queue: [] };
+  watched = current;
   $("task").hidden = false;
-  $("task-title").textContent = `Task ${taskId}`;
+  $("task-title").textContent = "Task";
+  $("task-objective").textContent = `Task ${taskId}`;
   $("log").replaceChildren();
-  $("timeline").replaceChildren();
   $("waterfall").replaceChildren();
+  $("lineage").replaceChildren();
+  $("replay-report").hidden = true;
+  $("cancel-confirm").hidden = true;
   $("trace-summary").textContent = "";
   renderSpanDetail($("span-detail"), undefined);
-  $("approvals").hidden = true;
-  for (const button of $("task-list").querySelectorAll("button"))
-    button.setAttribute("aria-current", String(button.dataset.taskId === taskId));
+  tasks.select(taskId);
   refreshDetail().catch(fail);
   // A reload starts from the beginning of the log, so the view holds every event exactly once.
   followTask({
     taskId,
     token,
     afterSeq: 0,
-    signal: watched.stop.signal,
+    signal: current.stop.signal,
     onStored,
-    onLive: (event) => live.add(event),
-    onState: (state, detail) => {
+    onLive: (/** @type {{ type: string }} */ event) => conversation.live(event),
+    onState: (/** @type {string} */ state, /** @type {string | undefined} */ detail) => {
       $("stream-state").textContent = state + (detail ? ` (${detail})` : "");
       // Deltas missed while disconnected would garble the partial text: the stored turn follows.
-      if (state === "reconnecting") live.clear();
-      if (state === "unauthorized") signOut("The token was refused: sign in again.");
-      if (state === "ended") loadTasks().catch(fail);
+      if (state === "reconnecting") conversation.dropLive();
+      if (state === "unauthorized") signOut(REVOKED);
+      if (state === "ended") scheduleDetail();
     },
   }).catch(fail);
 }
 
-/** `#task=<id>` or `#task=<id>&view=trace`: the task and the view, so either can be linked to. */
+/**
+ * `#task=<id>[&view=activity|trace]`, `#approvals`, `#agents`, `#tasks`: what is shown, so a
+ * reload or a shared link opens it again.
+ */
 function fromHash() {
-  const match = /^#task=([^&]+)(?:&view=(activity|trace))?$/.exec(location.hash);
-  return match === null ? {} : { taskId: decodeURIComponent(match[1]), view: match[2] ?? "activity" };
+  const task = /^#task=([^&]+)(?:&view=(conversation|activity|trace))?$/.exec(location.hash);
+  if (task !== null)
+    return { section: "tasks", taskId: decodeURIComponent(task[1] ?? ""), view: task[2] ?? "conversation" };
+  const section = /^#(approvals|agents)$/.exec(location.hash)?.[1];
+  return { section: section ?? "tasks" };
 }
 
 function route() {
   if (api === undefined) return;
-  const { taskId, view } = fromHash();
-  if (taskId === undefined) {
+  const { section, taskId, view } = fromHash();
+  for (const link of document.querySelectorAll("#sections a")) {
+    const mine = /** @type {HTMLElement} */ (link).dataset.section === section;
+    if (mine) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  $("approvals-view").hidden = section !== "approvals";
+  $("agents-view").hidden = section !== "agents";
+  $("tasks-pane").hidden = section !== "tasks";
+  if (section === "approvals") inbox.refresh().catch(fail);
+  if (section === "agents") renderAgents($("agent-list"), client()).catch(fail);
+  if (section !== "tasks" || taskId === undefined) {
     stopWatching();
     $("task").hidden = true;
+    tasks.select(undefined);
     return;
   }
   if (watched?.taskId !== taskId) watch(taskId);
-  showView(view);
+  showView(view ?? "conversation");
+}
+
+function start() {
+  tasks.start().catch(fail);
+  inbox.start();
+  route();
 }
 
 $("sign-in-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const value = $("token").value.trim();
+  const value = input("token").value.trim();
   try {
     await apiClient(value)("GET", "/v1/tasks?limit=1");
   } catch (error) {
-    notify(error instanceof ApiError && error.status === 401 ? "That token was not accepted." : String(error));
+    notify(
+      error instanceof ApiError && error.status === 401
+        ? "That token was not accepted: it may be mistyped, expired or revoked. `sema token create` makes a new one."
+        : String(error),
+    );
     return;
   }
-  $("token").value = "";
+  input("token").value = "";
   notify("");
   signIn(value);
-  await loadTasks().catch(fail);
-  route();
+  start();
 });
 
 $("sign-out").addEventListener("click", () => signOut());
-$("refresh").addEventListener("click", () => loadTasks().catch(fail));
 
 $("create-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   try {
-    const created = await api("POST", "/v1/tasks", { objective: $("objective").value });
-    $("objective").value = "";
-    await loadTasks();
+    const field = /** @type {HTMLTextAreaElement} */ ($("objective"));
+    const created = await client()("POST", "/v1/tasks", { objective: field.value });
+    field.value = "";
+    tasks.refresh().catch(fail);
     location.hash = `task=${encodeURIComponent(created.taskId)}`;
   } catch (error) {
     fail(error);
@@ -303,40 +424,97 @@ $("create-form").addEventListener("submit", async (event) => {
 
 $("input-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const action = event.submitter?.dataset.action ?? "steer";
-  const text = $("input-text").value;
-  const path = `/v1/tasks/${encodeURIComponent(watched.taskId)}`;
+  const current = watched;
+  if (current === undefined) return;
+  const submitter = /** @type {SubmitEvent} */ (event).submitter;
+  const action = submitter instanceof HTMLElement ? submitter.dataset.action : "send";
+  const field = /** @type {HTMLTextAreaElement} */ ($("input-text"));
+  const text = field.value;
+  if (text.trim() === "") return notify("Write something to send first.");
+  const path = `/v1/tasks/${encodeURIComponent(current.taskId)}/inputs`;
   try {
-    if (action === "interrupt" && text.trim() === "") await api("POST", `${path}/interrupt`);
-    else if (text.trim() === "") return notify("Write something to send first.");
-    else if (action === "queue") await api("POST", `${path}/inputs`, { text, carrier: "nextTurn" });
-    else if (action === "interrupt") await api("POST", `${path}/inputs`, { text, policy: "interrupt" });
-    else await api("POST", `${path}/inputs`, { text, carrier: "steer" });
-    $("input-text").value = "";
+    // Running: a steer lands in the current turn, a queued one in the next. Otherwise the API's
+    // default: a parked task wakes with it, a finished one continues (as `agent.send` does).
+    if (action === "queue") await client()("POST", path, { text, carrier: "nextTurn" });
+    else if (current.status === "running")
+      // It may have finished since its status was read: then the message continues it.
+      await client()("POST", path, { text, carrier: "steer" }).catch((error) => {
+        if (!(error instanceof ApiError) || error.code !== "TaskFinished") throw error;
+        return client()("POST", path, { text });
+      });
+    else await client()("POST", path, { text });
+    field.value = "";
     notify("");
+    scheduleDetail();
   } catch (error) {
     fail(error);
   }
 });
 
-for (const [id, action] of [
-  ["resume", "/resume"],
-  ["cancel", "/cancel"],
-]) {
-  $(id).addEventListener("click", async () => {
-    try {
-      await api("POST", `/v1/tasks/${encodeURIComponent(watched.taskId)}${action}`);
-      notify("");
-    } catch (error) {
-      fail(error);
-    }
-  });
-}
+// Enter sends, Shift+Enter is a new line: what every chat does.
+$("input-text").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    /** @type {HTMLFormElement} */ ($("input-form")).requestSubmit($("send"));
+  }
+});
+
+/** @param {string} path */
+const action = (path) => async () => {
+  const current = watched;
+  if (current === undefined) return;
+  try {
+    await client()("POST", `/v1/tasks/${encodeURIComponent(current.taskId)}${path}`);
+    notify("");
+    scheduleDetail();
+  } catch (error) {
+    fail(error);
+  }
+};
+$("interrupt").addEventListener("click", action("/interrupt"));
+$("resume").addEventListener("click", action("/resume"));
+$("cancel").addEventListener("click", () => {
+  $("cancel-confirm").hidden = false;
+  $("cancel-no").focus();
+});
+$("cancel-no").addEventListener("click", () => {
+  $("cancel-confirm").hidden = true;
+  $("cancel").focus();
+});
+$("cancel-yes").addEventListener("click", async () => {
+  $("cancel-confirm").hidden = true;
+  await action("/cancel")();
+});
+$("replay").addEventListener("click", async () => {
+  const current = watched;
+  if (current === undefined) return;
+  try {
+    const report = await client()("POST", `/v1/tasks/${encodeURIComponent(current.taskId)}/replay`, {});
+    const box = /** @type {HTMLDetailsElement} */ ($("replay-report"));
+    box.hidden = false;
+    box.open = true;
+    $("replay-body").replaceChildren(
+      ...present(
+        el("p", {}, `Replay: ${report.outcome} over ${report.recordedTurns} recorded turns.`),
+        report.divergence === undefined
+          ? undefined
+          : el(
+              "pre",
+              {},
+              `Turn ${report.divergence.turn} differs in ${report.divergence.parts.join(", ")}:\n${report.divergence.diff}`,
+            ),
+      ),
+    );
+  } catch (error) {
+    fail(error);
+  }
+});
 
 for (const tab of document.querySelectorAll('[role="tab"]'))
   tab.addEventListener("click", () => {
-    const view = tab.dataset.view === "trace" ? "&view=trace" : "";
-    location.hash = `task=${encodeURIComponent(watched.taskId)}${view}`;
+    if (watched === undefined) return;
+    const view = /** @type {HTMLElement} */ (tab).dataset.view;
+    location.hash = `task=${encodeURIComponent(watched.taskId)}${view === "conversation" ? "" : `&view=${view}`}`;
   });
 
 window.addEventListener("hashchange", route);
@@ -344,6 +522,5 @@ window.addEventListener("hashchange", route);
 const saved = sessionStorage.getItem(TOKEN_KEY);
 if (saved !== null) {
   signIn(saved);
-  loadTasks().catch(fail);
-  route();
+  start();
 }

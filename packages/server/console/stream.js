@@ -1,8 +1,16 @@
+// @ts-check
 // A task's event stream over `fetch`, because a browser EventSource cannot send the
 // Authorization header. Resumes with Last-Event-ID after a dropped connection: the server sends
 // stored events with `id:` = seq, so every stored event arrives exactly once, in order.
 
-/** Yield complete SSE frames (`{ id, event, data, retry }`) from a response body. */
+/** @typedef {{ id?: string, event?: string, data?: string, retry?: string }} SseFrame */
+
+/**
+ * Yield complete SSE frames (`{ id, event, data, retry }`) from a response body.
+ * @param {ReadableStream<BufferSource>} body
+ * @param {AbortSignal} [signal]
+ * @returns {AsyncGenerator<SseFrame>}
+ */
 export async function* sseFrames(body, signal) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   // Stop reading at once when the caller stops following (a fetch given no signal would not).
@@ -28,7 +36,9 @@ export async function* sseFrames(body, signal) {
   }
 }
 
-function parseFrame(block) {
+/** @returns {SseFrame | undefined} */
+function parseFrame(/** @type {string} */ block) {
+  /** @type {Record<string, string>} */
   const frame = {};
   const data = [];
   for (const line of block.split("\n")) {
@@ -43,24 +53,29 @@ function parseFrame(block) {
   return Object.keys(frame).length === 0 ? undefined : frame;
 }
 
-const sleep = (ms, signal) =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+const sleep = (/** @type {number} */ ms, /** @type {AbortSignal} */ signal) =>
+  /** @type {Promise<void>} */ (
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    })
+  );
 
 /**
  * Follow `taskId` from after `afterSeq` until the server says nothing will follow (204), the
  * token is refused, or `signal` aborts. `onStored(event)` gets each stored event once;
  * `onLive(event)` gets ephemeral deltas; `onState(state, detail?)` hears "connecting", "live",
  * "reconnecting", "ended", "unauthorized", "gone".
+ *
+ * @param {{ taskId: string, token: string, afterSeq?: number, onStored: (event: import("@sema-agent/core/protocol").StoredEvent) => void, onLive: (event: { type: string }) => void, onState: (state: string, detail?: string) => void, signal: AbortSignal, fetchImpl?: typeof fetch }} options
+ * @returns {Promise<void>}
  */
 export async function followTask({ taskId, token, afterSeq = 0, onStored, onLive, onState, signal, fetchImpl }) {
   const doFetch = fetchImpl ?? fetch;
@@ -69,6 +84,7 @@ export async function followTask({ taskId, token, afterSeq = 0, onStored, onLive
   while (!signal.aborted) {
     onState("connecting");
     try {
+      /** @type {Record<string, string>} */
       const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
       if (last > 0) headers["last-event-id"] = String(last);
       const response = await doFetch(`/v1/tasks/${encodeURIComponent(taskId)}/events`, { headers, signal });
@@ -93,7 +109,7 @@ export async function followTask({ taskId, token, afterSeq = 0, onStored, onLive
       }
     } catch (error) {
       if (signal.aborted) return;
-      onState("reconnecting", String(error?.message ?? error));
+      onState("reconnecting", error instanceof Error ? error.message : String(error));
     }
     if (signal.aborted) return;
     // The stream ended: either the task finished (the next request gets a 204) or the

@@ -1,30 +1,13 @@
 // Rendering a task's events as a readable log. Every piece of text from the server goes in
 // through textContent (via `el`), never as markup.
 
-/** `el("p", { className: "meta" }, "text", child)`: an element with properties and children. */
-export function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "dataset") Object.assign(node.dataset, value);
-    else node[key] = value;
-  }
-  for (const child of children) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return node;
-}
+import { el, speaker, usageText } from "./dom.js";
+
+export { el, speaker, usageText };
 
 const pre = (text) => el("pre", {}, text);
 const json = (value) => pre(JSON.stringify(value, null, 2));
 const time = (at) => new Date(at).toLocaleTimeString();
-
-/** "dana (verified)" / "Ann (unverified, relayed by frontend)": who said it, and how sure we are. */
-export function speaker(actor) {
-  if (actor === undefined) return "unknown";
-  if (actor.verified) return `${actor.id} (verified)`;
-  return `${actor.id} (unverified${actor.issuer ? `, relayed by ${actor.issuer}` : ""})`;
-}
 
 /**
  * Why the provenance policy held a call (an `approval_requested` v 2's `provenance`): the
@@ -43,14 +26,6 @@ export function heldView(provenance) {
     return el("li", {}, `${what}${where}${who}, event ${span.seq}`, span.excerpt && pre(span.excerpt));
   });
   return el("div", { className: "held" }, el("p", { className: "warning" }, head), el("ul", {}, ...items));
-}
-
-export function usageText(usage) {
-  if (usage === undefined) return "";
-  let text = `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
-  if (usage.cachedInputTokens) text += `, ${usage.cachedInputTokens} cached`;
-  if (usage.reasoningTokens) text += `, ${usage.reasoningTokens} reasoning`;
-  return text;
 }
 
 /** "image/png, 68 bytes, report.pdf": what an attachment is, as text. */
@@ -204,41 +179,4 @@ export function logEntry(event, options = {}) {
     el("span", { className: "meta" }, `#${event.seq} at ${time(event.at)}`),
     ...body,
   );
-}
-
-/**
- * What the model is streaming right now, by leg: text and tool inputs as they arrive. Replaced
- * by the stored `model_turn` once the turn settles (the deltas are never the record).
- */
-export class LiveView {
-  constructor(container) {
-    this.container = container;
-    this.parts = new Map();
-  }
-
-  part(key, label) {
-    let part = this.parts.get(key);
-    if (part === undefined) {
-      const body = pre("");
-      part = el("div", { dataset: { live: key } }, el("span", { className: "title" }, label), body);
-      part.body = body;
-      this.parts.set(key, part);
-      this.container.append(part);
-    }
-    return part;
-  }
-
-  add(event) {
-    if (event.type === "text_delta") this.part("text", "Assistant (streaming)").body.textContent += event.delta;
-    else if (event.type === "reasoning_delta")
-      this.part("reasoning", "Reasoning (streaming)").body.textContent += event.delta;
-    else if (event.type === "tool_input_start") this.part(`call:${event.callId}`, `Calling ${event.name} (streaming)`);
-    else if (event.type === "tool_input_delta")
-      this.part(`call:${event.callId}`, "Calling a tool").body.textContent += event.delta;
-  }
-
-  clear() {
-    this.parts.clear();
-    this.container.replaceChildren();
-  }
 }

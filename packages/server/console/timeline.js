@@ -1,9 +1,15 @@
-// The task's legs, turns and tool calls with their durations, computed from the events' `at`
-// times. A turn has no start event of its own: it is timed from the event before it in its leg
-// (the leg's start, an input, a tool result), which is when the model was asked.
+// @ts-check
+// The task's legs, turns, tool calls and approval waits with their durations, from the fold
+// (fold.js: the same legs, turns and calls as the trace's spans). Only the legs an event touched
+// are drawn again; bar widths scale through one CSS variable on the list, set by the CSSOM (which
+// the page's strict CSP allows; style attributes it does not).
+import { el } from "./dom.js";
 
-const ms = (a, b) => Math.max(0, Date.parse(b) - Date.parse(a));
+/** @typedef {import("./fold.js").Leg} Leg */
 
+const ms = (/** @type {string} */ a, /** @type {string} */ b) => Math.max(0, Date.parse(b) - Date.parse(a));
+
+/** "850 ms", "1.2 s", "3 min 4 s"; "running" while it has no end. @param {number | undefined} duration */
 export function formatDuration(duration) {
   if (duration === undefined) return "running";
   if (duration < 1000) return `${duration} ms`;
@@ -11,103 +17,87 @@ export function formatDuration(duration) {
   return `${Math.floor(duration / 60_000)} min ${Math.round((duration % 60_000) / 1000)} s`;
 }
 
-/** `[{ legId, trigger, reason?, start, duration?, items: [{ kind, label, start, duration? }] }]` */
-export function buildTimeline(events) {
-  const legs = [];
-  const calls = new Map();
-  const waits = new Map();
-  let leg;
-  let previousAt;
-  for (const event of events) {
-    if (event.type === "leg_started") {
-      leg = { legId: event.legId, trigger: event.trigger, start: event.at, items: [] };
-      legs.push(leg);
-    } else if (leg !== undefined) {
-      if (event.type === "task_forked") {
-        // A fork (or an import) copied a leg that was still open: the copy ends it there.
-        leg.reason = "forked";
-        leg.duration = ms(leg.start, event.at);
-        leg = undefined;
-      } else if (event.type === "leg_ended") {
-        leg.reason = event.reason;
-        leg.duration = ms(leg.start, event.at);
-        // A call still open when its leg ends stays open (an approval wait) or is over.
-        leg = undefined;
-      } else if (event.type === "model_turn") {
-        leg.items.push({
-          kind: "turn",
-          label:
-            "Turn " +
-            event.sessionSeq +
-            (event.toolCalls.length ? `: calls ${event.toolCalls.map((c) => c.name).join(", ")}` : ""),
-          start: previousAt,
-          duration: ms(previousAt, event.at),
-        });
-      } else if (event.type === "tool_call_started") {
-        const item = { kind: "tool", label: `Tool ${event.name}`, start: event.at };
-        calls.set(event.callId, item);
-        leg.items.push(item);
-      }
-    }
-    if (event.type === "tool_result") {
-      const item = calls.get(event.callId);
-      if (item !== undefined) {
-        item.duration = ms(item.start, event.at);
-        item.label += `: ${event.status}`;
-      }
-    } else if (event.type === "approval_requested" && leg !== undefined) {
-      const item = { kind: "wait", label: `Waiting for approval of ${event.name}`, start: event.at };
-      waits.set(event.callId, item);
-      leg.items.push(item);
-    } else if (event.type === "approval_decided") {
-      const item = waits.get(event.callId);
-      if (item !== undefined) {
-        item.duration = ms(item.start, event.at);
-        item.label += `: ${event.decision}d by ${event.actor.id}`;
-      }
-    }
-    previousAt = event.at;
+export class TimelineView {
+  /**
+   * Each leg drawn: its node, its heading, its items' list, the nodes of its items and which of
+   * them were still open when drawn (only those can change; the others are final).
+   * @type {Map<string, { node: HTMLElement, head: Text, items: HTMLElement, drawn: HTMLElement[], open: Set<number> }>}
+   */
+  #legs = new Map();
+  #longest = 1;
+
+  constructor(/** @type {HTMLElement} */ list) {
+    this.list = list;
   }
-  return legs;
+
+  clear() {
+    this.#legs.clear();
+    this.#longest = 1;
+    this.list.replaceChildren();
+  }
+
+  /**
+   * Draw what changed in the legs whose keys are in `keys`: a leg's heading, its items that were
+   * open, its new items. A leg of thousands of turns costs what changed in it, not its length.
+   * @param {readonly Leg[]} legs @param {readonly string[]} keys
+   */
+  update(legs, keys) {
+    for (const key of keys) {
+      const index = legs.findLastIndex((leg) => leg.key === key);
+      const leg = legs[index];
+      if (leg === undefined) continue;
+      const duration = leg.end === undefined ? undefined : ms(leg.start, leg.end);
+      if (duration !== undefined && duration > this.#longest) {
+        this.#longest = duration;
+        this.list.style.setProperty("--longest", String(duration));
+      }
+      let drawn = this.#legs.get(key);
+      if (drawn === undefined) {
+        const head = document.createTextNode("");
+        const items = el("ol", {});
+        const node = el("li", { dataset: { leg: leg.legId } }, head, bar("leg", undefined), items);
+        drawn = { node, head, items, drawn: [], open: new Set() };
+        this.#legs.set(key, drawn);
+        this.list.append(node);
+      }
+      drawn.head.data = `Leg ${index + 1} (${leg.trigger}${leg.reason ? ` → ${leg.reason}` : ""}): ${formatDuration(duration)}`;
+      const legBar = drawn.node.querySelector(":scope > .bar");
+      if (legBar instanceof HTMLElement) legBar.style.setProperty("--ms", String(duration ?? 0));
+      for (const at of [...drawn.open]) {
+        const item = leg.items[at];
+        const old = drawn.drawn[at];
+        if (item === undefined || old === undefined) continue;
+        const node = itemNode(item);
+        old.replaceWith(node);
+        drawn.drawn[at] = node;
+        if (item.end !== undefined) drawn.open.delete(at);
+      }
+      for (let at = drawn.drawn.length; at < leg.items.length; at += 1) {
+        const item = leg.items[at];
+        if (item === undefined) continue;
+        const node = itemNode(item);
+        drawn.items.append(node);
+        drawn.drawn.push(node);
+        if (item.end === undefined) drawn.open.add(at);
+      }
+    }
+  }
 }
 
-/** Render into `list` (an `<ol>`), with `el` from task-log.js. Bars are scaled to the longest leg. */
-export function renderTimeline(list, events, el) {
-  const legs = buildTimeline(events);
-  const now = new Date().toISOString();
-  const longest = Math.max(1, ...legs.map((leg) => leg.duration ?? ms(leg.start, now)));
-  const bar = (kind, duration) => {
-    const node = el("span", { className: `bar ${kind}`, ariaHidden: "true" });
-    // CSSOM, not a style attribute: allowed by the page's strict Content-Security-Policy.
-    node.style.width = `${Math.max(0.2, Math.min(100, ((duration ?? 0) / longest) * 100)) * 0.3}rem`;
-    return node;
-  };
-  list.replaceChildren(
-    ...legs.map((leg, index) =>
-      el(
-        "li",
-        { dataset: { leg: leg.legId } },
-        "Leg " +
-          (index + 1) +
-          " (" +
-          leg.trigger +
-          (leg.reason ? ` → ${leg.reason}` : "") +
-          "): " +
-          formatDuration(leg.duration),
-        bar("leg", leg.duration ?? ms(leg.start, now)),
-        el(
-          "ol",
-          {},
-          ...leg.items.map((item) =>
-            el(
-              "li",
-              { dataset: { kind: item.kind } },
-              `${item.label} — ${formatDuration(item.duration)}`,
-              bar(item.kind, item.duration),
-            ),
-          ),
-        ),
-      ),
-    ),
+/** One turn, tool call or wait with its duration. @param {import("./fold.js").TimelineItem} item */
+function itemNode(item) {
+  const length = item.end === undefined ? undefined : ms(item.start, item.end);
+  return el(
+    "li",
+    { dataset: { kind: item.kind } },
+    `${item.label} — ${formatDuration(length)}`,
+    bar(item.kind, length),
   );
+}
+
+/** A bar as wide as `duration` against the longest leg (see `--longest` in console.css). */
+function bar(/** @type {string} */ kind, /** @type {number | undefined} */ duration) {
+  const node = el("span", { className: `bar ${kind}`, "aria-hidden": "true" });
+  node.style.setProperty("--ms", String(duration ?? 0));
+  return node;
 }

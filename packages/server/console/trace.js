@@ -206,13 +206,44 @@ export function renderWaterfall(container, trace, { el, selectedId, onSelect }) 
       },
       label,
       el("span", { className: "wf-track" }, ...guides(), bar, ...eventTicks),
-      el("span", { className: "wf-duration" }, spanDuration(span)),
+      el("span", { className: "wf-duration" }, spanDuration(span) + tokensOf(span)),
     );
     for (const [mark] of marks) row.dataset[mark === "in-doubt" ? "inDoubt" : mark] = "true";
     if (span.id === selectedId) row.setAttribute("aria-current", "true");
     return row;
   });
   container.replaceChildren(axis, el("ol", { className: "wf-rows", ariaLabel: "Spans" }, ...rows));
+}
+
+/** " · 1,234 tok" on a model call's span (its input and output tokens), else "". */
+function tokensOf(span) {
+  const input = span.attributes["gen_ai.usage.input_tokens"];
+  const output = span.attributes["gen_ai.usage.output_tokens"];
+  if (typeof input !== "number" && typeof output !== "number") return "";
+  return ` · ${((input ?? 0) + (output ?? 0)).toLocaleString("en-US")} tok`;
+}
+
+/** The texts a span carries when the server lets traces hold content: prompts, completions, tool input and output. */
+const CONTENT = [
+  ["gen_ai.input.messages", "Input messages"],
+  ["gen_ai.output.messages", "Output messages"],
+  ["gen_ai.tool.call.arguments", "Tool input"],
+  ["gen_ai.tool.call.result", "Tool output"],
+];
+
+/** The span's content, readable (JSON indented), before its attributes; nothing when it has none. */
+function contentOf(span, el) {
+  const parts = CONTENT.filter(([key]) => typeof span.attributes[key] === "string").map(([key, label]) => {
+    const text = span.attributes[key];
+    let shown = text;
+    try {
+      shown = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      // Not JSON (a tool's text output): shown as it is.
+    }
+    return el("section", { className: "span-content", dataset: { key } }, el("h5", {}, label), el("pre", {}, shown));
+  });
+  return parts.length === 0 ? undefined : el("div", {}, ...parts);
 }
 
 const valueText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
@@ -251,6 +282,7 @@ export function renderSpanDetail(container, span, trace, el) {
         (span.status.message ? ` (${span.status.message})` : "") +
         ` · span ${span.id}`,
     ),
+    contentOf(span, el),
     attributeTable(span.attributes, el),
     span.events.length === 0
       ? undefined

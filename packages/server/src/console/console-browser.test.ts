@@ -138,6 +138,20 @@ async function crashedTrace(): Promise<string> {
   return traceTaskJson(memory, taskId, { env: {} });
 }
 
+/**
+ * A request whose 404 is expected: the studio asks for the list's stream and the approvals inbox,
+ * and falls back to listing on a server without those routes.
+ */
+const probe = (url: string) => /\/v1\/(tasks\/stream|approvals|agents)(\?|$)/.test(new URL(url, "http://x").pathname);
+
+/** The digest a decision on `callId` must name, from the task's pending approvals. */
+async function digestOf(taskId: string, callId: string): Promise<string> {
+  const detail = (await (await api(`/v1/tasks/${taskId}`)).json()) as {
+    pendingApprovals: { callId: string; digest: string }[];
+  };
+  return detail.pendingApprovals.find((pending) => pending.callId === callId)?.digest ?? "";
+}
+
 const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
   fetch(`${serving?.url}${path}`, {
     method: init.method ?? "GET",
@@ -157,14 +171,15 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("console", (message) => {
       // Chromium asks for /favicon.ico on its own; the API answers 404 and that is fine.
-      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) problems.push(message.text());
+      if (message.type() === "error" && !probe(message.location().url)) problems.push(message.text());
     });
     await page.goto(`${serving?.url}/`);
 
     // Sign in: a wrong token is refused, the right one opens the workspace.
     await page.fill("#token", "sema_wrong");
     await page.click("#sign-in-form button");
-    await page.getByText("That token was not accepted.").waitFor();
+    await page.getByText("That token was not accepted").waitFor();
+    expect(await page.locator("#notice").textContent()).toContain("sema token create");
     // Chromium logs that refused request as an error: it was the point of the step, not a problem.
     problems.length = 0;
     await page.fill("#token", token);
@@ -179,17 +194,21 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     await page.locator("#task-list button", { hasText: "Tidy the notes" }).waitFor();
     // Deltas are live only: those emitted before the stream caught up are not sent (the stored
     // turn is the record), so look for text from the middle of the turn.
-    await page.locator('[data-live="text"] pre', { hasText: "around the notes" }).waitFor();
+    await page.locator('[data-live="text"] .stream-text', { hasText: "around the notes" }).waitFor();
 
-    // Steer it mid-run, and see the model receive it with its label.
-    await page.fill("#input-text", "Use tabs, not spaces");
-    await page.click('button[data-action="steer"]');
-    const steered = page.locator('#log > li[data-type="user_message"] pre', { hasText: "Use tabs, not spaces" });
-    await steered.waitFor();
-    expect(await steered.textContent()).toContain('[from "dana"]\nUse tabs, not spaces');
+    // Steer it mid-run (Send, while it runs), and see the model receive it with its label: the
+    // message once in the conversation, its exact framed bytes one click away.
+    await page.getByRole("textbox", { name: "Message" }).fill("Use tabs, not spaces");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const steer = page.locator('.msg.person[data-delivery="applied"]', { hasText: "Use tabs, not spaces" });
+    await steer.waitFor();
+    expect(await page.locator(".msg.person", { hasText: "Use tabs, not spaces" }).count()).toBe(1);
+    expect(await steer.locator(".badge").textContent()).toBe("verified");
+    await steer.getByText("Exact bytes the model received").click();
+    expect(await steer.locator(".framed pre").textContent()).toContain('[from "dana"]\nUse tabs, not spaces');
     // Received while the leg ran, then applied by that leg: a steer, not a follow-up.
     const steerInputs = page.locator('#log > li[data-type="human_input"]', { hasText: ", steer: " });
-    await steerInputs.nth(1).waitFor();
+    await steerInputs.nth(1).waitFor({ state: "attached" });
     expect(await steerInputs.locator(".title").allTextContents()).toEqual([
       "Input from dana (verified) on the user lane, steer: received",
       "Input from dana (verified) on the user lane, steer: applied",
@@ -197,22 +216,38 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     expect(await page.locator('[data-live="text"]').count()).toBe(0);
 
     // The write waits for approval: reload mid-run, and the approval is still there, input shown.
-    const approval = page.locator('#approval-list li[data-call-id="call-write"]');
+    const approval = page.locator('.tool-card .approval[data-call-id="call-write"]');
     await approval.waitFor();
+    await page.locator("#task-status", { hasText: "waiting for approval" }).waitFor();
+    // Only what applies: a task waiting for a decision is neither interrupted nor resumed.
+    expect(await page.locator("#interrupt").isHidden()).toBe(true);
+    expect(await page.locator("#resume").isHidden()).toBe(true);
     await page.reload();
     await approval.waitFor();
     expect(await page.locator("#sign-in").isHidden()).toBe(true);
     // The input is text, never markup: the tags in it are shown as typed.
-    expect(await approval.locator("pre").textContent()).toContain('"text": "indent with <b>tabs</b>"');
-    expect(await page.locator("#approval-list b").count()).toBe(0);
+    expect(await approval.locator("pre").first().textContent()).toContain('"text": "indent with <b>tabs</b>"');
+    expect(await page.locator(".approval b").count()).toBe(0);
+    await approval.getByRole("textbox", { name: "Reason" }).fill("tabs are fine");
     await approval.getByRole("button", { name: "Approve" }).click();
 
-    // It finishes; the page shows every stored event once, in order.
-    await page.locator('#log > li[data-type="task_completed"]').waitFor();
-    await page.locator("#approvals").waitFor({ state: "hidden" });
+    // It finishes; the page shows every stored event once, in order, and the result on top.
+    await page.locator('#log > li[data-type="task_completed"]').waitFor({ state: "attached" });
+    await page.locator('.tool-card[data-call-id="call-write"][data-state="ok"]').waitFor({ state: "attached" });
+    expect(await page.locator('.tool-card[data-call-id="call-write"]').textContent()).toContain(
+      "Approved by dana (verified): tabs are fine",
+    );
     await page.locator("#task-status", { hasText: "completed" }).waitFor();
+    await page.locator("#result", { hasText: "All done." }).waitFor();
     expect(await loggedSeqs(page)).toEqual(await storedSeqs(taskId));
-    expect(await page.locator("#task-usage").textContent()).toMatch(/\d+ in \/ \d+ out tokens/);
+    expect(await page.locator("#task-usage").textContent()).toMatch(/[\d,]+ in \/ [\d,]+ out tokens/);
+    // Each message once: the objective, the steer, and the assistant's three turns.
+    expect(await page.locator(".msg.person").count()).toBe(2);
+    expect(await page.locator(".msg.assistant").count()).toBe(3);
+    // Finished: nothing to interrupt, resume or cancel; Send continues it.
+    for (const id of ["#interrupt", "#resume", "#cancel", "#queue"])
+      expect(await page.locator(id).isHidden(), id).toBe(true);
+    expect(await page.locator("#send-hint").textContent()).toContain("continues");
 
     // The timeline: two legs (the second resumed after the approval), turns and tools with durations.
     const legs = page.locator("#timeline > li");
@@ -224,7 +259,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
 
     // Reload once more: the same log, nothing lost and nothing repeated, and the stream ended.
     await page.reload();
-    await page.locator('#log > li[data-type="task_completed"]').waitFor();
+    await page.locator('#log > li[data-type="task_completed"]').waitFor({ state: "attached" });
     await page.locator("#stream-state", { hasText: "ended" }).waitFor();
     expect(await loggedSeqs(page)).toEqual(await storedSeqs(taskId));
 
@@ -257,7 +292,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}`);
     await page.fill("#token", token);
     await page.click("#sign-in-form button");
-    const image = page.locator('#log > li[data-type="human_input"] img.attachment').first();
+    const image = page.locator(".msg.person img.attachment").first();
     await image.waitFor();
     // Decoded by the browser from the object URL: a real image of the real bytes. Polled through
     // the protocol (locator.evaluate): a string predicate of waitForFunction is eval'd in the
@@ -275,7 +310,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
       .toBe(true);
     expect(await image.getAttribute("src")).toMatch(/^blob:/);
     await page
-      .locator('#log > li[data-type="human_input"] .attachments li', {
+      .locator(".msg.person .attachments li", {
         hasText: "File (application/pdf, 5 bytes, a.pdf)",
       })
       .waitFor();
@@ -290,7 +325,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("console", (message) => {
-      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) problems.push(message.text());
+      if (message.type() === "error" && !probe(message.location().url)) problems.push(message.text());
     });
     // The view is in the link: a reload or a shared URL opens the trace again.
     await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}&view=trace`);
@@ -301,7 +336,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     expect(await page.getAttribute("#view-trace", "aria-selected")).toBe("true");
 
     // While it waits for the approval, the trace is drawn as far as the log goes, the task still open.
-    await page.locator('#approval-list li[data-call-id="call-write"]').waitFor();
+    await page.locator(`.tool-card .approval[data-task-id="${taskId}"]`).waitFor({ state: "attached" });
     const rows = page.locator("#waterfall .wf-row");
     await page.locator('.wf-row[data-kind="tool"]', { hasText: "execute_tool lookup" }).waitFor();
     await page.locator('.wf-row[data-kind="leg"] .wf-tick[data-event="sema.approval.requested"]').waitFor();
@@ -309,8 +344,11 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     expect(await root.getAttribute("data-open")).toBe("true");
     expect(await root.locator(".wf-mark").allTextContents()).toEqual(["open"]);
 
-    // Approved in the console: the view follows the log to the end, two legs now.
-    await page.getByRole("button", { name: "Approve" }).click();
+    // Approved from the inbox: the view follows the log to the end, two legs now.
+    await api(`/v1/tasks/${taskId}/approvals/call-write`, {
+      method: "POST",
+      body: { decision: "approve", digest: await digestOf(taskId, "call-write") },
+    });
     await page.locator("#task-status", { hasText: "completed" }).waitFor();
     await page.locator('.wf-row[data-kind="leg"]').nth(1).waitFor();
     await page.locator('.wf-row[data-kind="agent"]:not([data-open])').waitFor();
@@ -383,7 +421,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     await page.click("#view-activity");
     await page.locator("#activity").waitFor({ state: "visible" });
     expect(await page.locator("#trace-view").isHidden()).toBe(true);
-    expect(new URL(page.url()).hash).toBe(`#task=${encodeURIComponent(taskId)}`);
+    expect(new URL(page.url()).hash).toBe(`#task=${encodeURIComponent(taskId)}&view=activity`);
     await page.click("#view-trace");
     await page.locator("#trace-view").waitFor({ state: "visible" });
 

@@ -31,8 +31,14 @@ describe("the web console's routes", () => {
     for (const [path, { file }] of Object.entries(CONSOLE_ASSETS)) {
       const response = await fixture.call("GET", path, { token: null });
       expect(response.status, path).toBe(200);
-      const type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
-      expect(response.headers.get("content-type"), path).toBe(`${type}; charset=utf-8`);
+      const type = file.endsWith(".js")
+        ? "text/javascript; charset=utf-8"
+        : file.endsWith(".css")
+          ? "text/css; charset=utf-8"
+          : file.endsWith(".svg")
+            ? "image/svg+xml"
+            : "text/html; charset=utf-8";
+      expect(response.headers.get("content-type"), path).toBe(type);
       expect(response.headers.get("content-security-policy"), path).toBe(CONSOLE_CSP);
       expect(await response.text(), path).toBe(asset(file));
     }
@@ -58,7 +64,8 @@ describe("the web console's routes", () => {
   it("references only assets it serves", () => {
     const served = new Set(Object.keys(CONSOLE_ASSETS));
     const html = asset("index.html");
-    for (const [, url] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(served, url).toContain(url);
+    // (A fragment is a place in the page, not a request.)
+    for (const [, url] of html.matchAll(/(?:src|href)="([^"#][^"]*)"/g)) expect(served, url).toContain(url);
     for (const { file } of Object.values(CONSOLE_ASSETS).filter((a) => a.file.endsWith(".js")))
       for (const [, name] of asset(file).matchAll(/from "\.\/([^"]+)"/g))
         expect(served, name).toContain(`/console/${name}`);

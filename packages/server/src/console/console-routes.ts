@@ -1,6 +1,6 @@
 /**
- * The web console: a static page, a few ES modules and a stylesheet, served by the API's own
- * process at `/`. No build step: the assets in `packages/server/console/` are read once, when the
+ * The web console (the studio): a static page, plain ES modules, a stylesheet and an icon, served
+ * by the API's own process at `/`. No build step (docs/guide/studio.md says why): the assets in `packages/server/console/` are read once, when the
  * routes are made, and served from memory. They talk to `/v1` with the token the person signs in
  * with, so this module needs no authentication of its own: it serves nothing but public files.
  */
@@ -27,15 +27,26 @@ const TYPES = {
   html: "text/html; charset=utf-8",
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
 } as const;
 
 /** URL path → file in the assets folder. An allowlist: a request can name nothing else. */
 export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof typeof TYPES }>> = {
   "/": { file: "index.html", type: "html" },
   "/console/console.css": { file: "console.css", type: "css" },
+  "/console/favicon.svg": { file: "favicon.svg", type: "svg" },
+  "/favicon.ico": { file: "favicon.svg", type: "svg" },
   "/console/app.js": { file: "app.js", type: "js" },
+  "/console/agents.js": { file: "agents.js", type: "js" },
   "/console/api.js": { file: "api.js", type: "js" },
+  "/console/approvals.js": { file: "approvals.js", type: "js" },
+  "/console/conversation.js": { file: "conversation.js", type: "js" },
+  "/console/dom.js": { file: "dom.js", type: "js" },
+  "/console/fold.js": { file: "fold.js", type: "js" },
+  "/console/inbox.js": { file: "inbox.js", type: "js" },
+  "/console/markdown.js": { file: "markdown.js", type: "js" },
   "/console/stream.js": { file: "stream.js", type: "js" },
+  "/console/task-list.js": { file: "task-list.js", type: "js" },
   "/console/task-log.js": { file: "task-log.js", type: "js" },
   "/console/timeline.js": { file: "timeline.js", type: "js" },
   "/console/trace.js": { file: "trace.js", type: "js" },

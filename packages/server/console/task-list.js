@@ -1,0 +1,266 @@
+// @ts-check
+// The task list: a page from GET /v1/tasks, kept current by GET /v1/tasks/stream (each frame one
+// changed task), with children under their parent and forks under their source, filtered by
+// status, agent and objective, and paged ("Load more") for thousands of tasks. A change redraws
+// that task's row alone unless it moves in the tree.
+import { ApiError } from "./api.js";
+import { ago, el, statusText, usageText } from "./dom.js";
+import { sseFrames } from "./stream.js";
+
+/** A row of GET /v1/tasks (TaskListItem in packages/server/src/schemas/tasks.ts). @typedef {import("../src/schemas/tasks.ts").TaskListItemBody} TaskRow */
+
+/**
+ * @typedef {object} TaskListOptions
+ * @property {HTMLElement} list
+ * @property {HTMLButtonElement} more
+ * @property {HTMLElement} state
+ * @property {HTMLInputElement} q
+ * @property {HTMLSelectElement} status
+ * @property {HTMLSelectElement} agent
+ * @property {() => import("./api.js").Api} api
+ * @property {() => string} token
+ * @property {(taskId: string) => void} open
+ * @property {(item: TaskRow) => void} onChange
+ * @property {(error: unknown) => void} fail
+ */
+
+const PAGE = 100;
+
+/** Where a task hangs in the tree: its parent, else the task it was forked from. */
+const holderOf = (/** @type {TaskRow} */ task) => task.parentTaskId ?? task.forkedFrom?.taskId;
+
+export class TaskList {
+  /** @type {Map<string, TaskRow>} */
+  items = new Map();
+  /** @type {string | undefined} */
+  #cursor;
+  /** @type {string | undefined} */
+  #selected;
+  /** @type {Map<string, HTMLLIElement>} */
+  #rows = new Map();
+  /** @type {AbortController | undefined} */
+  #stop;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  #typing;
+  /** How the list keeps current ("Live", or polling), and what it shows. */
+  #connection = "";
+  #counts = "";
+
+  #showState() {
+    this.options.state.textContent = [this.#connection, this.#counts].filter(Boolean).join(" · ");
+  }
+
+  constructor(/** @type {TaskListOptions} */ options) {
+    this.options = options;
+    options.more.addEventListener("click", () => this.#page().catch(options.fail));
+    options.status.addEventListener("change", () => this.refresh().catch(options.fail));
+    options.agent.addEventListener("change", () => this.refresh().catch(options.fail));
+    // The server searches (and pages) by objective; a pause in typing asks it.
+    options.q.addEventListener("input", () => {
+      clearTimeout(this.#typing);
+      this.#typing = setTimeout(() => this.refresh().catch(options.fail), 250);
+    });
+  }
+
+  async start() {
+    this.stop();
+    this.#stop = new AbortController();
+    await this.refresh();
+    this.#follow(this.#stop.signal).catch(() => undefined);
+  }
+
+  stop() {
+    this.#stop?.abort();
+    this.#stop = undefined;
+    this.items.clear();
+    this.#rows.clear();
+    this.options.list.replaceChildren();
+  }
+
+  /** The first page again (after a filter changes, or when the stream cannot say what changed). */
+  async refresh() {
+    this.items.clear();
+    this.#cursor = undefined;
+    await this.#page();
+  }
+
+  /** The list's query: its filters, a page's size. */
+  #query() {
+    const query = new URLSearchParams({ limit: String(PAGE) });
+    const status = this.options.status.value;
+    const agent = this.options.agent.value;
+    const q = this.options.q.value.trim().slice(0, 200);
+    if (status !== "") query.set("status", status);
+    if (agent !== "") query.set("agent", agent);
+    if (q !== "") query.set("q", q);
+    return query;
+  }
+
+  async #page() {
+    const query = this.#query();
+    if (this.#cursor !== undefined) query.set("cursor", this.#cursor);
+    const page = await this.options.api()("GET", `/v1/tasks?${query}`);
+    for (const task of /** @type {TaskRow[]} */ (page.tasks)) this.items.set(task.taskId, task);
+    this.#cursor = page.nextCursor;
+    this.options.more.hidden = this.#cursor === undefined;
+    this.render();
+  }
+
+  /**
+   * Follow the list's stream (`event: task`, one changed task a frame). It has no resume: after a
+   * drop, and when the server says it saw changes it could not name (`resync`), list again. On a
+   * server without the stream, list again every few seconds.
+   */
+  async #follow(/** @type {AbortSignal} */ signal) {
+    let wait = 1000;
+    while (!signal.aborted) {
+      const query = new URLSearchParams();
+      if (this.options.status.value !== "") query.set("status", this.options.status.value);
+      if (this.options.agent.value !== "") query.set("agent", this.options.agent.value);
+      const response = await fetch(`/v1/tasks/stream?${query}`, {
+        headers: { authorization: `Bearer ${this.options.token()}`, accept: "text/event-stream" },
+        signal,
+      }).catch(() => undefined);
+      if (response?.status === 401) return this.options.fail(new ApiError(401, "Unauthorized", "token refused"));
+      if (response?.ok === true && response.body !== null) {
+        this.#connection = "Live";
+        this.#showState();
+        wait = 1000;
+        try {
+          for await (const frame of sseFrames(response.body, signal)) {
+            if (frame.event === "task" && frame.data !== undefined)
+              this.upsert(/** @type {TaskRow} */ (JSON.parse(frame.data)));
+            else if (frame.event === "resync") await this.#refreshQuietly();
+            else if (frame.event === "token_revoked")
+              return this.options.fail(new ApiError(401, "Unauthorized", "token revoked"));
+          }
+        } catch {
+          // A dropped connection: list again and follow again, below.
+        }
+      } else {
+        // No stream here (an older server, a store without change notices): poll.
+        this.#connection = "Updating every few seconds";
+        this.#showState();
+        wait = 3000;
+      }
+      if (signal.aborted) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (!signal.aborted) await this.#refreshQuietly();
+    }
+  }
+
+  async #refreshQuietly() {
+    const query = this.#query();
+    const page = await this.options
+      .api()("GET", `/v1/tasks?${query}`)
+      .catch(() => undefined);
+    if (page === undefined) return;
+    for (const task of /** @type {TaskRow[]} */ (page.tasks)) this.upsert(task);
+  }
+
+  /** A task that changed (from the stream): its row alone, unless it is new or moved in the tree. */
+  upsert(/** @type {TaskRow} */ task) {
+    const old = this.items.get(task.taskId);
+    if (
+      old !== undefined &&
+      old.updatedAt === task.updatedAt &&
+      old.status === task.status &&
+      old.openApprovals.length === task.openApprovals.length
+    )
+      return;
+    this.items.set(task.taskId, task);
+    this.options.onChange(task);
+    const row = this.#rows.get(task.taskId);
+    if (old === undefined || row === undefined || holderOf(old) !== holderOf(task) || !this.#shows(task))
+      return this.render();
+    const fresh = this.#row(task);
+    const children = row.querySelector(":scope > ul");
+    if (children !== null) fresh.append(children);
+    row.replaceWith(fresh);
+    this.#rows.set(task.taskId, fresh);
+  }
+
+  select(/** @type {string | undefined} */ taskId) {
+    this.#selected = taskId;
+    for (const [id, row] of this.#rows) {
+      const button = row.querySelector(":scope > button");
+      if (id === taskId) button?.setAttribute("aria-current", "true");
+      else button?.removeAttribute("aria-current");
+    }
+  }
+
+  /** @returns {boolean} */
+  #shows(/** @type {TaskRow} */ task) {
+    const q = this.options.q.value.trim().toLowerCase();
+    const agent = this.options.agent.value;
+    const status = this.options.status.value;
+    return (
+      (q === "" || task.objective.toLowerCase().includes(q)) &&
+      (agent === "" || task.agent === agent) &&
+      (status === "" || task.status === status)
+    );
+  }
+
+  /** The whole list: newest first, each task under its parent or source when that is listed. */
+  render() {
+    const agents = new Set([...this.items.values()].flatMap((task) => (task.agent === undefined ? [] : [task.agent])));
+    const select = this.options.agent;
+    const known = new Set([...select.options].map((option) => option.value));
+    for (const agent of [...agents].sort()) if (!known.has(agent)) select.append(el("option", { value: agent }, agent));
+    const shown = [...this.items.values()].filter((task) => this.#shows(task));
+    const ids = new Set(shown.map((task) => task.taskId));
+    /** @type {Map<string, TaskRow[]>} */
+    const under = new Map();
+    const roots = [];
+    for (const task of shown) {
+      const holder = holderOf(task);
+      if (holder !== undefined && ids.has(holder) && holder !== task.taskId)
+        under.set(holder, [...(under.get(holder) ?? []), task]);
+      else roots.push(task);
+    }
+    this.#rows.clear();
+    const seen = new Set();
+    const branch = (/** @type {TaskRow} */ task) => {
+      const row = this.#row(task);
+      this.#rows.set(task.taskId, row);
+      seen.add(task.taskId);
+      const children = (under.get(task.taskId) ?? []).filter((child) => !seen.has(child.taskId));
+      if (children.length > 0) row.append(el("ul", { className: "task-children" }, ...children.map(branch)));
+      return row;
+    };
+    this.options.list.replaceChildren(...roots.map(branch));
+    this.#counts = `${shown.length} of ${this.items.size} loaded tasks shown`;
+    this.#showState();
+  }
+
+  /** @returns {HTMLLIElement} */
+  #row(/** @type {TaskRow} */ task) {
+    const waiting = task.openApprovals.length > 0;
+    const who = task.createdBy === undefined ? undefined : `by ${task.createdBy.actorId}`;
+    const facts = [task.agent ?? "default", task.model, who, ago(task.updatedAt), usageText(task.usage)].filter(
+      Boolean,
+    );
+    const open = el(
+      "button",
+      { type: "button", className: "task-row", dataset: { taskId: task.taskId } },
+      el("span", { className: "objective" }, task.objective.split("\n")[0]?.slice(0, 140) || task.taskId),
+      el(
+        "span",
+        { className: "row-facts" },
+        el(
+          "span",
+          { className: "status", dataset: { status: waiting ? "approval" : task.status } },
+          statusText(task.status, task.parkedReason),
+        ),
+        waiting
+          ? el("span", { className: "badge", dataset: { approval: "true" } }, `${task.openApprovals.length} to approve`)
+          : undefined,
+        task.forkedFrom === undefined ? undefined : el("span", { className: "badge" }, "fork"),
+        el("span", { className: "meta" }, facts.join(" · ")),
+      ),
+    );
+    if (task.taskId === this.#selected) open.setAttribute("aria-current", "true");
+    open.addEventListener("click", () => this.options.open(task.taskId));
+    return el("li", { dataset: { taskId: task.taskId } }, open);
+  }
+}

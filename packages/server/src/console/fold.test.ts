@@ -1,0 +1,268 @@
+/**
+ * The console's one fold (`console/fold.js`, the module the browser loads): each person's message
+ * once, the assistant's turns, tool calls with their input, output and approval, the result, the
+ * usage, and the timeline's legs; and, for any log, an `add` that reports exactly what it touched
+ * (a view redraws those parts and nothing else).
+ */
+import type { StoredEvent } from "@sema-agent/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { TaskFold } from "../../console/fold.js";
+import { taskLog } from "./fold-arbitraries.ts";
+
+let seq = 0;
+const at = (s: number) => new Date(Date.parse("2026-12-01T00:00:00.000Z") + s * 1000).toISOString();
+const ev = (event: Record<string, unknown>) => {
+  seq += 1;
+  return { taskId: "t1", seq, at: at(seq), ...event } as unknown as StoredEvent;
+};
+const dana = { id: "dana", verified: true };
+const digest = "b".repeat(64);
+
+function conversation(): StoredEvent[] {
+  seq = 0;
+  return [
+    ev({ type: "task_created", v: 1, objective: "Tidy the notes", principal: "local", agent: "notes", actor: dana }),
+    ev({
+      type: "human_input",
+      v: 1,
+      inputId: "i0",
+      carrier: "objective",
+      source: "user",
+      delivery: "received",
+      sessionSeq: 0,
+      text: "Tidy the notes",
+      actor: dana,
+    }),
+    ev({ type: "leg_started", v: 1, legId: "l1", trigger: "start" }),
+    ev({ type: "user_message", v: 1, entryId: "e1", content: '[from "dana"]\nTidy the notes', inputIds: ["i0"] }),
+    ev({
+      type: "model_turn",
+      v: 1,
+      legId: "l1",
+      sessionSeq: 1,
+      text: "Looking",
+      toolCalls: [{ callId: "c1", name: "lookup", input: { q: "style" } }],
+      usage: { inputTokens: 10, outputTokens: 4 },
+      finishReason: "tool-calls",
+    }),
+    ev({
+      type: "human_input",
+      v: 1,
+      inputId: "i1",
+      carrier: "steer",
+      source: "user",
+      delivery: "received",
+      sessionSeq: 1,
+      text: "Use tabs",
+      actor: dana,
+    }),
+    ev({ type: "tool_call_started", v: 1, legId: "l1", callId: "c1", name: "lookup", attempt: 1 }),
+    ev({
+      type: "tool_result",
+      v: 1,
+      callId: "c1",
+      name: "lookup",
+      status: "ok",
+      content: "<untrusted-9f>\nfound\n</untrusted-9f>",
+    }),
+    ev({
+      type: "human_input",
+      v: 1,
+      inputId: "i1",
+      carrier: "steer",
+      source: "user",
+      delivery: "applied",
+      sessionSeq: 1,
+      actor: dana,
+    }),
+    ev({ type: "user_message", v: 1, entryId: "e2", content: '[from "dana"]\nUse tabs', inputIds: ["i1"] }),
+    ev({
+      type: "model_turn",
+      v: 1,
+      legId: "l1",
+      sessionSeq: 2,
+      text: "",
+      toolCalls: [{ callId: "c2", name: "write_note", input: { text: "tabs" } }],
+      usage: { inputTokens: 20, outputTokens: 6, cachedInputTokens: 8 },
+      finishReason: "tool-calls",
+    }),
+    ev({
+      type: "approval_requested",
+      v: 1,
+      legId: "l1",
+      callId: "c2",
+      name: "write_note",
+      inputJson: '{"text":"tabs"}',
+      digest,
+    }),
+    ev({ type: "leg_ended", v: 1, legId: "l1", reason: "parked:approval" }),
+  ];
+}
+
+function ending(): StoredEvent[] {
+  return [
+    ev({ type: "approval_decided", v: 1, callId: "c2", digest, decision: "approve", actor: dana }),
+    ev({ type: "leg_started", v: 1, legId: "l2", trigger: "resume" }),
+    ev({ type: "tool_call_started", v: 1, legId: "l2", callId: "c2", name: "write_note", attempt: 1 }),
+    ev({ type: "tool_result", v: 1, callId: "c2", name: "write_note", status: "ok", content: "wrote tabs" }),
+    ev({
+      type: "model_turn",
+      v: 1,
+      legId: "l2",
+      sessionSeq: 3,
+      text: "Done",
+      toolCalls: [],
+      usage: { inputTokens: 30, outputTokens: 2 },
+      finishReason: "stop",
+    }),
+    ev({ type: "task_completed", v: 1, result: '{"notes": 3, "style": "tabs"}' }),
+    ev({ type: "leg_ended", v: 1, legId: "l2", reason: "completed" }),
+  ];
+}
+
+describe("TaskFold", () => {
+  it("holds each message once (the objective's input is the objective), with who said it, its lane and the exact framed bytes", () => {
+    const fold = new TaskFold();
+    fold.addAll(conversation());
+    expect(fold.order).toEqual(["objective", "turn:5", "call:c1", "input:i1", "turn:11", "call:c2"]);
+    expect(fold.items.get("objective")).toMatchObject({
+      kind: "message",
+      text: "Tidy the notes",
+      actor: dana,
+      framed: '[from "dana"]\nTidy the notes',
+    });
+    expect(fold.items.get("input:i1")).toMatchObject({
+      kind: "message",
+      lane: "user",
+      carrier: "steer",
+      delivery: "applied",
+      text: "Use tabs",
+      framed: '[from "dana"]\nUse tabs',
+    });
+    expect(fold.items.get("call:c1")).toMatchObject({ state: "ok", input: { q: "style" }, untrusted: true });
+    expect(fold.items.get("call:c2")).toMatchObject({ state: "waiting", input: { text: "tabs" } });
+    expect([...fold.approvals.keys()]).toEqual(["c2"]);
+    expect(fold.usage).toEqual({ inputTokens: 30, outputTokens: 10, cachedInputTokens: 8 });
+    expect(fold.result).toBeUndefined();
+  });
+
+  it("takes the rest of the log where it left off: the decision, the result as a value, the legs", () => {
+    const fold = new TaskFold();
+    fold.addAll(conversation());
+    const change = fold.addAll(ending());
+    expect(change.items).toEqual(["call:c2", "turn:18"]);
+    expect(change.approvals).toBe(true);
+    expect(fold.approvals.size).toBe(0);
+    expect(fold.items.get("call:c2")).toMatchObject({ state: "ok", output: "wrote tabs", untrusted: false });
+    expect(fold.result).toEqual({
+      status: "completed",
+      text: '{"notes": 3, "style": "tabs"}',
+      value: { notes: 3, style: "tabs" },
+    });
+    expect(fold.legs.map((leg) => [leg.legId, leg.reason, leg.items.map((item) => [item.kind, item.status])])).toEqual([
+      [
+        "l1",
+        "parked:approval",
+        [
+          ["turn", "ok"],
+          ["tool", "ok"],
+          ["turn", "ok"],
+          ["wait", "approve"],
+        ],
+      ],
+      [
+        "l2",
+        "completed",
+        [
+          ["tool", "ok"],
+          ["turn", "ok"],
+        ],
+      ],
+    ]);
+    // A turn is timed from the event before it: the first from the framed objective.
+    expect(fold.legs[0]?.items[0]).toMatchObject({ start: at(4), end: at(5) });
+  });
+
+  it("ignores an event it has already folded", () => {
+    const fold = new TaskFold();
+    const log = conversation();
+    fold.addAll(log);
+    const again = fold.add(log[4] as StoredEvent);
+    expect(again).toEqual({ items: [], legs: [], result: false, usage: false, approvals: false });
+  });
+
+  it("ends a leg a fork's copy left open at its task_forked", () => {
+    seq = 0;
+    const fold = new TaskFold();
+    fold.addAll([
+      ev({ type: "task_created", v: 1, objective: "x", principal: "p" }),
+      ev({ type: "leg_started", v: 1, legId: "l1", trigger: "start" }),
+      ev({ type: "task_forked", v: 1, origin: "fork", source: { taskId: "t0", seq: 2 } }),
+    ]);
+    expect(fold.legs[0]).toMatchObject({ reason: "forked", end: at(3) });
+    expect(fold.items.get("note:3")).toMatchObject({ text: "Forked from task t0 at event 2" });
+  });
+
+  it("reports exactly what each event touched: everything else is as it was", () => {
+    fc.assert(
+      fc.property(taskLog, (log) => {
+        const fold = new TaskFold();
+        for (const event of log) {
+          const items = structuredClone(new Map(fold.items));
+          const legs = structuredClone(fold.legs);
+          const usage = { ...fold.usage };
+          const approvals = [...fold.approvals.keys()];
+          const result = structuredClone(fold.result);
+          const change = fold.add(event);
+          for (const [key, item] of fold.items)
+            if (!change.items.includes(key)) expect(item, `${event.type} changed ${key}`).toEqual(items.get(key));
+          for (const leg of fold.legs)
+            if (!change.legs.includes(leg.key))
+              expect(leg, `${event.type} changed ${leg.key}`).toEqual(legs.find((l) => l.key === leg.key));
+          if (!change.usage) expect(fold.usage).toEqual(usage);
+          if (!change.approvals) expect([...fold.approvals.keys()]).toEqual(approvals);
+          if (!change.result) expect(fold.result).toEqual(result);
+          for (const key of change.items) expect(fold.items.has(key)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it("holds one message per input, and usage is the sum of the turns'", () => {
+    fc.assert(
+      fc.property(taskLog, (log) => {
+        const fold = new TaskFold();
+        fold.addAll(log);
+        const inputs = new Set(
+          log.flatMap((event) =>
+            event.type === "human_input" && event.carrier !== "objective" ? [event.inputId] : [],
+          ),
+        );
+        const messages = [...fold.items.values()].filter((item) => item.kind === "message" && item.key !== "objective");
+        expect(messages.map((item) => item.key).sort()).toEqual([...inputs].map((id) => `input:${id}`).sort());
+        expect(new Set(fold.order).size).toBe(fold.order.length);
+        expect(fold.order.length).toBe(fold.items.size);
+        const turns = log.flatMap((event) => (event.type === "model_turn" ? [event.usage] : []));
+        expect(fold.usage.inputTokens).toBe(turns.reduce((sum, u) => sum + u.inputTokens, 0));
+        expect(fold.usage.outputTokens).toBe(turns.reduce((sum, u) => sum + u.outputTokens, 0));
+      }),
+    );
+  });
+
+  it("folds the same log the same whether one event at a time or split anywhere", () => {
+    fc.assert(
+      fc.property(taskLog, fc.nat(), (log, cut) => {
+        const whole = new TaskFold();
+        for (const event of log) whole.add(event);
+        const split = new TaskFold();
+        const at = log.length === 0 ? 0 : cut % log.length;
+        split.addAll(log.slice(0, at));
+        split.addAll(log.slice(at));
+        expect(split.items).toEqual(whole.items);
+        expect(split.legs).toEqual(whole.legs);
+        expect(split.order).toEqual(whole.order);
+      }),
+    );
+  });
+});
