@@ -144,6 +144,36 @@ describe("foldSpans", () => {
     expect(rerun?.parentKey).toBe(secondLeg?.key);
   });
 
+  it("a fork's copy of an open leg ends at its task_forked, not lost at the fork's next leg", () => {
+    const forked = {
+      type: "task_forked",
+      v: 1,
+      origin: "fork",
+      source: { taskId: "t-source", seq: 4 },
+      atSeq: 5,
+      actor: { id: "bob", verified: true },
+    } as const;
+    const spans = foldSpans(
+      stamp([
+        make.created(),
+        make.legStarted("leg-1"),
+        make.turn(1, "ok", [{ callId: "c1", name: "delegate", input: {} }]),
+        make.toolStarted("c1", "delegate"),
+        forked,
+        make.legStarted("leg-2", "resume"),
+        make.legEnded("leg-2"),
+      ]),
+    );
+    const [copied, own] = spans.filter((span) => span.name === "sema.leg");
+    expect(copied?.attributes["sema.leg.end_reason"]).toBe("forked");
+    expect(copied?.status.code).not.toBe("error");
+    expect(copied?.end).toBe(new Date(T0 + 5 * 1000).toISOString());
+    const call = spans.find((span) => span.name === "execute_tool delegate");
+    expect(call?.attributes["sema.tool.interrupted"]).toBe(true);
+    expect(call?.parentKey).toBe(copied?.key);
+    expect(own?.attributes["sema.leg.end_reason"]).toBe("completed");
+  });
+
   it("a call cut off by its leg's end is interrupted; a task still parked has open spans, marked", () => {
     const spans = foldSpans(
       stamp([

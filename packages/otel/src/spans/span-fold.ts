@@ -120,6 +120,25 @@ export class SpanFold {
         if (this.#rootEnding) this.#endRoot(root, event.at, ended);
         break;
       }
+      case "task_forked": {
+        // The copy of a leg still open at the cut ends here: the fork's own legs come after it.
+        // A cut falls between steps, so only calls waiting on a child can still be open, and the
+        // fork answers each as interrupted (its child went on for the source, not for the fork).
+        const leg = this.#leg;
+        if (leg === undefined) break;
+        for (const [callId, tool] of this.#tools) {
+          if (tool.parentKey !== leg.key) continue;
+          tool.attributes[SEMA.toolInterrupted] = true;
+          this.#close(tool, event.at, ended, { code: "error", message: "interrupted" });
+          this.#tools.delete(callId);
+          this.#delegating.delete(callId);
+        }
+        leg.attributes[SEMA.legEndReason] = "forked";
+        this.#close(leg, event.at, ended);
+        this.#leg = undefined;
+        if (this.#rootEnding) this.#endRoot(root, event.at, ended);
+        break;
+      }
       case "user_message":
         this.#pendingUserText.push(event.content);
         break;

@@ -58,6 +58,12 @@ export const eventArm: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     finishReason: fc.constantFrom("stop", "tool-calls", "error"),
   }),
   fc.record({
+    type: fc.constant("task_forked"),
+    v: fc.constant(1),
+    origin: fc.constantFrom("fork", "import"),
+    source: fc.constant({ taskId: "t0", seq: 2 }),
+  }),
+  fc.record({
     type: fc.constant("tool_call_started"),
     v: fc.constant(1),
     legId,

@@ -4,8 +4,7 @@
  * span fold (what GET /v1/tasks/{id}/trace serves) — same keys, same start and end, same end
  * reason — and each wait for approval starts where the leg's `sema.approval.requested` event is.
  * A span the trace closes only because the log stops there (`sema.span.open`) is still running in
- * the timeline. (One difference is on purpose: a fork's copied leg ends at its `task_forked` in
- * the timeline, see fold.test.ts; the generated logs hold no fork.)
+ * the timeline. A fork's copy of a leg still open ends at its `task_forked` in both.
  */
 import {
   decideApproval,
