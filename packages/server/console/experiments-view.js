@@ -293,7 +293,7 @@ export async function renderCompare(parts, deps, baselineId, candidateId) {
         )
       : el(
           "p",
-          { className: "warning" },
+          { className: "mixed-datasets" },
           `These ran different datasets (${datasetText(a.dataset)} and ${datasetText(b.dataset)}): only cases with the same id are compared.`,
         ),
     el(
