@@ -189,11 +189,7 @@ export async function renderExperiment(parts, deps, experimentId) {
         {},
         item.status === "not-started"
           ? "—"
-          : el(
-              "a",
-              { href: `#task=${enc(item.taskId)}`, "aria-label": `Open the task of case ${item.caseId}` },
-              "Open task",
-            ),
+          : el("a", { href: `#task=${enc(item.taskId)}`, "aria-label": `Open task: case ${item.caseId}` }, "Open task"),
       ),
     );
   });
@@ -274,9 +270,9 @@ export async function renderCompare(parts, deps, baselineId, candidateId) {
                   "a",
                   {
                     href: `#task=${enc(item.taskId)}`,
-                    "aria-label": `Open the task of case ${row.caseId} in ${index === 0 ? title(a) : title(b)}`,
+                    "aria-label": `Task ${index === 0 ? "A" : "B"}: case ${row.caseId} in ${index === 0 ? title(a) : title(b)}`,
                   },
-                  index === 0 ? "A" : "B",
+                  `Task ${index === 0 ? "A" : "B"}`,
                 ),
                 " ",
               ],
