@@ -123,6 +123,8 @@ function signOut(message = "") {
   stopWatching();
   tasks.stop();
   inbox.stop();
+  clearTimeout(experimentsTimer);
+  experimentsTimer = undefined;
   $("sign-in").hidden = false;
   $("workspace").hidden = true;
   $("sign-out").hidden = true;
@@ -377,8 +379,15 @@ function fromHash() {
   return { section: section ?? "tasks" };
 }
 
+/** While an experiment shown runs, its view is drawn again every few seconds. */
+const EXPERIMENT_REFRESH_MS = 2000;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let experimentsTimer;
+
 /** The experiments section: the list, one experiment, or two compared. @param {ReturnType<typeof fromHash>} shown */
 function showExperiments(shown) {
+  clearTimeout(experimentsTimer);
+  experimentsTimer = undefined;
   const inSection = shown.section === "experiments";
   const one = inSection && shown.experimentId !== undefined;
   const two = inSection && shown.compare !== undefined;
@@ -386,23 +395,30 @@ function showExperiments(shown) {
   $("experiment-view").hidden = !one;
   $("compare-view").hidden = !two;
   if (!inSection) return;
-  if (shown.experimentId !== undefined)
-    renderExperiment(
-      { title: $("experiment-title"), body: $("experiment-body") },
-      evalsDeps(),
-      shown.experimentId,
-    ).catch(fail);
-  else if (shown.compare !== undefined)
-    renderCompare({ title: $("compare-title"), body: $("compare-body") }, evalsDeps(), ...shown.compare).catch(fail);
-  else
-    renderExperimentList(
-      {
-        list: $("experiment-list"),
-        baseline: /** @type {HTMLSelectElement} */ ($("compare-a")),
-        candidate: /** @type {HTMLSelectElement} */ ($("compare-b")),
-      },
-      evalsDeps(),
-    ).catch(fail);
+  const hash = location.hash;
+  const drawn =
+    shown.experimentId !== undefined
+      ? renderExperiment({ title: $("experiment-title"), body: $("experiment-body") }, evalsDeps(), shown.experimentId)
+      : shown.compare !== undefined
+        ? renderCompare({ title: $("compare-title"), body: $("compare-body") }, evalsDeps(), ...shown.compare)
+        : renderExperimentList(
+            {
+              list: $("experiment-list"),
+              baseline: /** @type {HTMLSelectElement} */ ($("compare-a")),
+              candidate: /** @type {HTMLSelectElement} */ ($("compare-b")),
+            },
+            evalsDeps(),
+          );
+  drawn
+    .then((running) => {
+      // Still on this view and signed in: follow the run until it ends.
+      if (running && location.hash === hash && api !== undefined && experimentsTimer === undefined)
+        experimentsTimer = setTimeout(() => {
+          experimentsTimer = undefined;
+          if (location.hash === hash && api !== undefined) showExperiments(fromHash());
+        }, EXPERIMENT_REFRESH_MS);
+    })
+    .catch(fail);
 }
 
 function route() {

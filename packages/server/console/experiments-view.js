@@ -54,9 +54,10 @@ function table(caption, headers, rows, className) {
 
 /**
  * The caller's experiments, newest first, each with its means (one GET each: the list carries
- * none), and the compare form's two choices.
+ * none), and the compare form's two choices. Whether any of them runs (app.js redraws it then).
  * @param {{ list: HTMLElement, baseline: HTMLSelectElement, candidate: HTMLSelectElement }} parts
  * @param {Deps} deps
+ * @returns {Promise<boolean>}
  */
 export async function renderExperimentList(parts, deps) {
   /** @type {ExperimentListing[]} */
@@ -120,6 +121,7 @@ export async function renderExperimentList(parts, deps) {
     const fallback = results[pick]?.experimentId ?? results[0]?.experimentId ?? "";
     select.value = results.some((result) => result.experimentId === kept) ? kept : fallback;
   }
+  return results.some((result) => result.running);
 }
 
 /**
@@ -161,8 +163,9 @@ const expectedText = (expected) =>
 
 /**
  * One experiment: what ran on what, its means, and each case with its scores, input, expected
- * answer and a link to its task.
+ * answer and a link to its task. Whether it runs.
  * @param {{ title: HTMLElement, body: HTMLElement }} parts @param {Deps} deps @param {string} experimentId
+ * @returns {Promise<boolean>}
  */
 export async function renderExperiment(parts, deps, experimentId) {
   /** @type {ExperimentResult} */
@@ -208,6 +211,7 @@ export async function renderExperiment(parts, deps, experimentId) {
     ),
     table("Cases and their scores", ["Case", "Input", "Expected", "Status", ...result.scorers, "Task"], rows, "cases"),
   );
+  return result.running;
 }
 
 /** A change as a badge, in words (a colour alone would say nothing to some). @param {import("./experiments.js").Change | import("./experiments.js").CaseChange} change */
@@ -215,9 +219,10 @@ const changeBadge = (change) => el("span", { className: "change", dataset: { cha
 
 /**
  * Two experiments compared: per scorer the two means and the change (the server's compare route),
- * how many cases improved or regressed, and every case's scores side by side.
+ * how many cases improved or regressed, and every case's scores side by side. Whether either runs.
  * @param {{ title: HTMLElement, body: HTMLElement }} parts @param {Deps} deps
  * @param {string} baselineId @param {string} candidateId
+ * @returns {Promise<boolean>}
  */
 export async function renderCompare(parts, deps, baselineId, candidateId) {
   /** @type {[ExperimentResult, ExperimentResult, Comparison]} */
@@ -301,4 +306,5 @@ export async function renderCompare(parts, deps, baselineId, candidateId) {
     table("Mean score per scorer", ["Scorer", `A: ${title(a)}`, `B: ${title(b)}`, "Change"], meanRows, "means"),
     table("Each case, A → B", ["Case", ...scorers, "Overall", "Tasks"], caseRows, "cases"),
   );
+  return a.running || b.running;
 }

@@ -3,12 +3,13 @@
  * console-studio.test.ts): a dataset saved and run twice over the API (the geography agent, then
  * its variant that gets Spain wrong), the list with each run's means, one experiment's cases with
  * their input, expected answer, scores and a link to the task, the two compared with the
- * regression marked, and axe-core on each view, light and dark. Polls with deadlines, never
- * fixed sleeps.
+ * regression marked, axe-core on each view, light and dark, and a running experiment followed
+ * until it ends. Polls with deadlines, never fixed sleeps.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ScriptedModel } from "@sema-agent/core/testing";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
 import type { Browser } from "playwright-core";
@@ -37,6 +38,11 @@ let tokens: SqliteTokenStore | undefined;
 let token = "";
 let baseline = "";
 let candidate = "";
+/** Lets the `held` agent's answers go (each waits for it): its experiment runs until then. */
+let release = () => {};
+const released = new Promise<void>((resolve) => {
+  release = resolve;
+});
 
 async function call<T>(path: string, init: { body?: unknown; raw?: string } = {}): Promise<T> {
   const response = await fetch(`${serving?.url}${path}`, {
@@ -69,6 +75,7 @@ async function experiment(agent: string, name: string): Promise<string> {
 }
 
 afterAll(async () => {
+  release();
   await browser?.close();
   await serving?.close({ deadlineMs: 2000 });
   await store?.close();
@@ -86,7 +93,24 @@ describe.runIf(chromiumPresent || browserRequired)("the studio's experiments in 
       protocols: [webConsole()],
       store,
       tokens,
-      agents: createAgentRegistry({ geo: geoAgent("A").agent, "geo-b": geoAgent("B").agent }, "geo"),
+      agents: createAgentRegistry(
+        {
+          geo: geoAgent("A").agent,
+          "geo-b": geoAgent("B").agent,
+          held: {
+            model: new ScriptedModel(
+              [
+                async () => {
+                  await released;
+                  return { text: "Madrid" };
+                },
+              ],
+              { mode: "by-transcript" },
+            ),
+          },
+        },
+        "geo",
+      ),
       port: 0,
       // The experiments run their cases on this node themselves: no worker pool beside them.
       workers: false,
@@ -199,4 +223,26 @@ describe.runIf(chromiumPresent || browserRequired)("the studio's experiments in 
       await context.close();
     }
   }, 120_000);
+
+  it("follows a running experiment until it ends, without a reload", async () => {
+    if (!chromiumPresent) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
+    const { experimentId } = await call<{ experimentId: string }>("/v1/evals/experiments", {
+      body: { dataset: "geo", agent: "held", name: "held", scorers: ["exact-match"] },
+    });
+    const { page, problems } = await openStudio(browser as Browser, serving?.url ?? "", token, "#experiments");
+    const status = page
+      .getByRole("region", { name: "Experiments" })
+      .locator(`tr[data-experiment-id="${experimentId}"] .status`);
+    await status.filter({ hasText: "running" }).waitFor();
+    await page.evaluate(() => {
+      (globalThis as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    release();
+    await status.filter({ hasText: "finished" }).waitFor({ timeout: 20_000 });
+    expect(await page.locator(`tr[data-experiment-id="${experimentId}"] > *`).nth(4).textContent()).toBe(
+      "exact-match 0.25",
+    );
+    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
