@@ -52,3 +52,15 @@ export function blobClient(token, fetchImpl = fetch) {
     return response.blob();
   };
 }
+
+/**
+ * `(path) => Promise<string>`: a GET whose body is not JSON (a dataset's JSON Lines), with the token.
+ * @param {string} token @param {typeof fetch} [fetchImpl]
+ */
+export function textClient(token, fetchImpl = fetch) {
+  return async (/** @type {string} */ path) => {
+    const response = await fetchImpl(path, { headers: { authorization: `Bearer ${token}` } });
+    if (!response.ok) throw new ApiError(response.status, `Http${response.status}`, response.statusText);
+    return response.text();
+  };
+}

@@ -1,13 +1,14 @@
 // @ts-check
 // The studio's wiring: sign-in, the task list, one task watched live (its conversation, timeline,
-// log and trace from one fold), the approvals inbox and the agents. State that must survive a
+// log and trace from one fold), the approvals inbox, the agents and the experiments. State that must survive a
 // reload lives in sessionStorage (the token) and the URL (what is shown).
 
 import { renderAgents } from "./agents.js";
-import { ApiError, apiClient, blobClient } from "./api.js";
+import { ApiError, apiClient, blobClient, textClient } from "./api.js";
 import { approvalCard } from "./approvals.js";
 import { ConversationView } from "./conversation.js";
 import { el, present, statusText, usageText } from "./dom.js";
+import { renderCompare, renderExperiment, renderExperimentList } from "./experiments-view.js";
 import { TaskFold } from "./fold.js";
 import { Inbox } from "./inbox.js";
 import { followTask } from "./stream.js";
@@ -44,6 +45,11 @@ function notify(/** @type {string} */ message) {
 function fail(/** @type {unknown} */ error) {
   if (error instanceof ApiError && error.status === 401) return signOut(REVOKED);
   notify(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
+}
+
+/** The experiments views' calls: JSON, and the dataset's JSON Lines. */
+function evalsDeps() {
+  return { api: client(), text: textClient(token) };
 }
 
 /** The signed-in client; every caller runs after sign-in. */
@@ -117,6 +123,8 @@ function signOut(message = "") {
   stopWatching();
   tasks.stop();
   inbox.stop();
+  clearTimeout(experimentsTimer);
+  experimentsTimer = undefined;
   $("sign-in").hidden = false;
   $("workspace").hidden = true;
   $("sign-out").hidden = true;
@@ -348,20 +356,75 @@ function watch(/** @type {string} */ taskId) {
 }
 
 /**
- * `#task=<id>[&view=activity|trace]`, `#approvals`, `#agents`, `#tasks`: what is shown, so a
- * reload or a shared link opens it again.
+ * `#task=<id>[&view=activity|trace]`, `#approvals`, `#agents`, `#experiments`,
+ * `#experiment=<id>`, `#compare=<a>&with=<b>`, `#tasks`: what is shown, so a reload or a shared
+ * link opens it again.
  */
 function fromHash() {
   const task = /^#task=([^&]+)(?:&view=(conversation|activity|trace))?$/.exec(location.hash);
   if (task !== null)
     return { section: "tasks", taskId: decodeURIComponent(task[1] ?? ""), view: task[2] ?? "conversation" };
-  const section = /^#(approvals|agents)$/.exec(location.hash)?.[1];
+  const experiment = /^#experiment=([^&]+)$/.exec(location.hash);
+  if (experiment !== null) return { section: "experiments", experimentId: decodeURIComponent(experiment[1] ?? "") };
+  const compare = /^#compare=([^&]+)&with=([^&]+)$/.exec(location.hash);
+  if (compare !== null)
+    return {
+      section: "experiments",
+      compare: /** @type {[string, string]} */ ([
+        decodeURIComponent(compare[1] ?? ""),
+        decodeURIComponent(compare[2] ?? ""),
+      ]),
+    };
+  const section = /^#(approvals|agents|experiments)$/.exec(location.hash)?.[1];
   return { section: section ?? "tasks" };
+}
+
+/** While an experiment shown runs, its view is drawn again every few seconds. */
+const EXPERIMENT_REFRESH_MS = 2000;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let experimentsTimer;
+
+/** The experiments section: the list, one experiment, or two compared. @param {ReturnType<typeof fromHash>} shown */
+function showExperiments(shown) {
+  clearTimeout(experimentsTimer);
+  experimentsTimer = undefined;
+  const inSection = shown.section === "experiments";
+  const one = inSection && shown.experimentId !== undefined;
+  const two = inSection && shown.compare !== undefined;
+  $("experiments-view").hidden = !inSection || one || two;
+  $("experiment-view").hidden = !one;
+  $("compare-view").hidden = !two;
+  if (!inSection) return;
+  const hash = location.hash;
+  const drawn =
+    shown.experimentId !== undefined
+      ? renderExperiment({ title: $("experiment-title"), body: $("experiment-body") }, evalsDeps(), shown.experimentId)
+      : shown.compare !== undefined
+        ? renderCompare({ title: $("compare-title"), body: $("compare-body") }, evalsDeps(), ...shown.compare)
+        : renderExperimentList(
+            {
+              list: $("experiment-list"),
+              baseline: /** @type {HTMLSelectElement} */ ($("compare-a")),
+              candidate: /** @type {HTMLSelectElement} */ ($("compare-b")),
+            },
+            evalsDeps(),
+          );
+  drawn
+    .then((running) => {
+      // Still on this view and signed in: follow the run until it ends.
+      if (running && location.hash === hash && api !== undefined && experimentsTimer === undefined)
+        experimentsTimer = setTimeout(() => {
+          experimentsTimer = undefined;
+          if (location.hash === hash && api !== undefined) showExperiments(fromHash());
+        }, EXPERIMENT_REFRESH_MS);
+    })
+    .catch(fail);
 }
 
 function route() {
   if (api === undefined) return;
-  const { section, taskId, view } = fromHash();
+  const shown = fromHash();
+  const { section, taskId, view } = shown;
   for (const link of document.querySelectorAll("#sections a")) {
     const mine = /** @type {HTMLElement} */ (link).dataset.section === section;
     if (mine) link.setAttribute("aria-current", "page");
@@ -372,6 +435,7 @@ function route() {
   $("tasks-pane").hidden = section !== "tasks";
   if (section === "approvals") inbox.refresh().catch(fail);
   if (section === "agents") renderAgents($("agent-list"), client()).catch(fail);
+  showExperiments(shown);
   if (section !== "tasks" || taskId === undefined) {
     stopWatching();
     $("task").hidden = true;
@@ -408,6 +472,17 @@ $("sign-in-form").addEventListener("submit", async (event) => {
 });
 
 $("sign-out").addEventListener("click", () => signOut());
+
+$("compare-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const a = /** @type {HTMLSelectElement} */ ($("compare-a"));
+  const b = /** @type {HTMLSelectElement} */ ($("compare-b"));
+  if (a.value === b.value) return notify("Pick two different experiments to compare.");
+  const digest = (/** @type {HTMLSelectElement} */ select) => select.selectedOptions[0]?.dataset.digest;
+  if (digest(a) !== digest(b)) return notify("Pick two experiments of the same dataset (and version) to compare.");
+  notify("");
+  location.hash = `compare=${encodeURIComponent(a.value)}&with=${encodeURIComponent(b.value)}`;
+});
 
 $("create-form").addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -42,6 +42,8 @@ export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof
   "/console/approvals.js": { file: "approvals.js", type: "js" },
   "/console/conversation.js": { file: "conversation.js", type: "js" },
   "/console/dom.js": { file: "dom.js", type: "js" },
+  "/console/experiments.js": { file: "experiments.js", type: "js" },
+  "/console/experiments-view.js": { file: "experiments-view.js", type: "js" },
   "/console/fold.js": { file: "fold.js", type: "js" },
   "/console/inbox.js": { file: "inbox.js", type: "js" },
   "/console/markdown.js": { file: "markdown.js", type: "js" },

@@ -6,26 +6,27 @@
  * hearing whole messages only, accessible names and landmarks, and axe-core on each main view with
  * no serious or critical violation. Polls with deadlines, never fixed sleeps.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../node/serve.ts";
 import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
+import {
+  axeSerious as axe,
+  launchChromium,
+  openStudio,
+  chromiumPresent as present,
+  browserRequired as required,
+  WHY_SKIPPED,
+} from "../test-support/studio-browser.ts";
 
-const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
-const present = existsSync(CHROMIUM);
-const required = process.env.SEMA_REQUIRE_BROWSER === "1";
-const WHY_SKIPPED = `${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; SEMA_REQUIRE_BROWSER=1 makes this a failure)`;
 if (!present && !required) console.warn(`studio browser tests SKIPPED: ${WHY_SKIPPED}`);
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const dir = mkdtempSync(join(tmpdir(), "sema-studio-"));
 let browser: Browser | undefined;
@@ -58,19 +59,7 @@ async function start() {
     workers: { pollMs: 50 },
   });
   token = (await tokens.create({ principal: "local", actorId: "dana", roles: ["approver"] })).token;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 }
 
 afterAll(async () => {
@@ -97,24 +86,9 @@ async function until(taskId: string, check: (detail: Detail) => boolean) {
   await expect.poll(async () => check(await api<Detail>(`/v1/tasks/${taskId}`)), { timeout: 10_000 }).toBe(true);
 }
 
-/** A page with no console error but the expected 404s of probes for routes an older server lacks. */
-async function open(context: BrowserContext | Browser, hash = "", as = token) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (
-      message.type() === "error" &&
-      !/\/v1\/(tasks\/stream|approvals|agents)$/.test(new URL(message.location().url, "http://x").pathname)
-    )
-      problems.push(message.text());
-  });
-  await page.goto(`${serving?.url}/${hash}`);
-  await page.getByLabel("API token").fill(as);
-  await page.getByLabel("API token").press("Enter");
-  await page.locator("#workspace").waitFor({ state: "visible" });
-  return { page, problems };
-}
+/** The studio signed in (as `as`), with the errors it logs. */
+const open = (context: BrowserContext | Browser, hash = "", as = token) =>
+  openStudio(context, serving?.url ?? "", as, hash);
 
 /** The page's globals the checks below read (this file is compiled without the DOM's types). */
 interface PageNode {
@@ -126,31 +100,11 @@ type PageGlobals = {
   document: { activeElement: PageNode | null; getElementById(id: string): PageNode | null };
   MutationObserver: new (callback: () => void) => { observe(node: PageNode, options: Record<string, boolean>): void };
   heard: string[];
-  axe: {
-    run: (context: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }>;
-  };
 };
 
 const storedSeqs = async (taskId: string) => (await store?.read(taskId))?.map((event) => event.seq) ?? [];
 const loggedSeqs = (page: Page) =>
   page.$$eval("#log > li", (items) => items.map((item) => Number(item.getAttribute("data-seq"))));
-
-/** axe-core in the page (a context that bypasses the CSP only for this), serious and critical findings. */
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  const found = await page.evaluate(async () => {
-    const page = globalThis as unknown as PageGlobals;
-    const result = await page.axe.run(page.document);
-    return result.violations.map((violation) => ({
-      id: violation.id,
-      impact: violation.impact,
-      targets: violation.nodes.map((node) => JSON.stringify(node.target)),
-    }));
-  });
-  return found
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id}: ${violation.targets.join(", ")}`);
-}
 
 describe.runIf(present || required)("the studio in Chromium", () => {
   beforeAll(async () => {

@@ -1,0 +1,88 @@
+/**
+ * For the studio's Chromium tests (console-*.test.ts): where Chromium is and why a test skips,
+ * launching it headless and offline, opening the page signed in (collecting page errors), and
+ * axe-core's serious and critical findings.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+/** The Chromium binary: `SEMA_CHROMIUM`, else the system's. */
+export const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
+/** Whether it is installed. */
+export const chromiumPresent = existsSync(CHROMIUM);
+/** `SEMA_REQUIRE_BROWSER=1`: a missing Chromium fails the tests instead of skipping them. */
+export const browserRequired = process.env.SEMA_REQUIRE_BROWSER === "1";
+/** Why the browser tests skip (or fail, when required). */
+export const WHY_SKIPPED = `${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; SEMA_REQUIRE_BROWSER=1 makes this a failure)`;
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** Headless Chromium that calls nothing but the pages it is sent to. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/**
+ * A page of the studio at `url` + `hash`, signed in with `token`, with the page errors and console
+ * errors it logs (but the expected 404s of probes for routes an older server lacks).
+ */
+export async function openStudio(
+  context: BrowserContext | Browser,
+  url: string,
+  token: string,
+  hash = "",
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (
+      message.type() === "error" &&
+      !/\/v1\/(tasks\/stream|approvals|agents)$/.test(new URL(message.location().url, "http://x").pathname)
+    )
+      problems.push(message.text());
+  });
+  await page.goto(`${url}/${hash}`);
+  await page.getByLabel("API token").fill(token);
+  await page.getByLabel("API token").press("Enter");
+  await page.locator("#workspace").waitFor({ state: "visible" });
+  return { page, problems };
+}
+
+/** axe-core's findings on the page, as seen from the test (this file is compiled without the DOM's types). */
+type AxeGlobals = {
+  document: unknown;
+  axe: {
+    run: (context: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }>;
+  };
+};
+
+/** axe-core in the page (a context that bypasses the CSP only for this), serious and critical findings. */
+export async function axeSerious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const found = await page.evaluate(async () => {
+    const page = globalThis as unknown as AxeGlobals;
+    const result = await page.axe.run(page.document);
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => JSON.stringify(node.target)),
+    }));
+  });
+  return found
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id}: ${violation.targets.join(", ")}`);
+}
