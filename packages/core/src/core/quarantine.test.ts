@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ReaderFieldKind } from "../protocol/provenance.ts";
+import type { TranscriptEntry } from "../protocol/transcript.ts";
 import { classifyToolCall } from "./call-provenance.ts";
 import {
   fieldTaint,
@@ -83,15 +84,16 @@ describe("a reader's answer in a classification", () => {
   const fenced = (text: string) =>
     delimitUntrusted(text, { kind: "tool_output", from: "triage", randomBytes: () => new Uint8Array(8) });
   const answer = JSON.stringify({ folder: "/finance/q3-reports", recipient: "mallory@evil.example" });
+  const transcript: TranscriptEntry[] = [
+    { role: "user", entryId: "u", content: "File the notice I fetch" },
+    { role: "assistant", text: "", toolCalls: [{ callId: "c1", name: "fetch_page", input: {} }] },
+    { role: "tool", callId: "c1", name: "fetch_page", content: fenced(PAGE), status: "ok" },
+    { role: "assistant", text: "", toolCalls: [{ callId: "c2", name: "triage", input: { text: PAGE } }] },
+    { role: "tool", callId: "c2", name: "triage", content: fenced(answer), status: "ok" },
+  ];
   const state = {
+    transcript,
     transcriptSeqs: [1, 2, 3, 4, 5],
-    transcript: [
-      { role: "user" as const, entryId: "u", content: "File the notice I fetch" },
-      { role: "assistant" as const, content: "", toolCalls: [{ callId: "c1", name: "fetch_page", input: {} }] },
-      { role: "tool" as const, callId: "c1", name: "fetch_page", content: fenced(PAGE), status: "ok" as const },
-      { role: "assistant" as const, content: "", toolCalls: [{ callId: "c2", name: "triage", input: { text: PAGE } }] },
-      { role: "tool" as const, callId: "c2", name: "triage", content: fenced(answer), status: "ok" as const },
-    ],
   };
   const readers = { triage: { folder: "enum", recipient: "string" } as ReaderFields };
 
