@@ -117,7 +117,7 @@ describe("an agent is checked when a leg is asked for", () => {
   });
 
   it("checks the quarantine rules and a tool's reader fields", () => {
-    const problems = (agent: unknown) => {
+    const problems = (agent: object) => {
       try {
         validateAgent(untyped(agent));
         return [];
