@@ -164,6 +164,17 @@ describe("a reader's schema", () => {
     ["an optional field", z.object({ s: z.string().max(4).optional() }), "schema.s"],
     ["a union", z.object({ u: z.union([z.number(), z.boolean()]) }), "schema.u"],
     ["no fields", z.object({}), "schema"],
+    [
+      "string bounds over the checkpoint's room",
+      z.object({
+        a: z.string().max(MAX_READER_STRING),
+        b: z.string().max(MAX_READER_STRING),
+        c: z.string().max(MAX_READER_STRING),
+        d: z.string().max(MAX_READER_STRING),
+        e: z.string().max(1),
+      }),
+      "at most 8000",
+    ],
     ["not an object", z.string(), "schema"],
   ])("refuses %s at definition time", (_, schema, path) => {
     expect(() => readerFieldsOf(schema)).toThrowError(expect.objectContaining({ code: "ConfigError" }));

@@ -19,6 +19,11 @@ import { defineTool } from "./define-tool.ts";
 
 /** The longest a string field of a reader's answer may be declared (`z.string().max(n)`). */
 export const MAX_READER_STRING = 2000;
+/**
+ * The most the string fields' bounds may add up to: the answer is recorded as a checkpoint before
+ * it is returned, and a checkpoint holds at most 16,384 characters of JSON.
+ */
+export const MAX_READER_STRINGS_TOTAL = 8000;
 /** The most fields a reader's answer may have. */
 export const MAX_READER_FIELDS = 32;
 /** The longest text a reader is handed, in characters. */
@@ -58,7 +63,8 @@ function fieldKind(field: z.core.$ZodType): ReaderFields[string] | string {
 /**
  * The fields of a reader's answer schema and their kinds; a `ConfigError` naming every field that
  * is not an enum of strings, a number, a boolean or a string bounded at {@link MAX_READER_STRING}
- * (no optional, nested, array or union fields: what the reader returns must be closed data).
+ * (no optional, nested, array or union fields: what the reader returns must be closed data), and
+ * whose string bounds add up to at most {@link MAX_READER_STRINGS_TOTAL}.
  */
 export function readerFieldsOf(schema: unknown, where = "quarantinedReader"): ReaderFields {
   if (!(schema instanceof z.ZodObject))
@@ -74,6 +80,15 @@ export function readerFieldsOf(schema: unknown, where = "quarantinedReader"): Re
     if (kind === "enum" || kind === "number" || kind === "boolean" || kind === "string") fields[name] = kind;
     else problems.push({ path: `schema.${name}`, message: kind });
   }
+  const total = entries.reduce(
+    (sum, [name, field]) => sum + (fields[name] === "string" ? ((field as z.ZodString).maxLength ?? 0) : 0),
+    0,
+  );
+  if (total > MAX_READER_STRINGS_TOTAL)
+    problems.push({
+      path: "schema",
+      message: `string fields bounded at ${total} characters in all; at most ${MAX_READER_STRINGS_TOTAL} (the answer is recorded as a checkpoint)`,
+    });
   if (problems.length > 0) throw new ConfigError(where, problems);
   return fields;
 }
