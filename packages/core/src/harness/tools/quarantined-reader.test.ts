@@ -91,7 +91,9 @@ describe("a quarantined reader end to end", () => {
 
   it("an enum the reader picked among trusted options runs without approval when the policy trusts enums", async () => {
     const { tool, model } = teamReader(JSON.stringify({ team: SUPPORT }));
+    // Handing the page to the reader is no tainted call, even where tainted reads are refused.
     const { w, outcome, events } = await run([fetch, read, send(SUPPORT), { text: "done" }], tool, {
+      none: { tainted: "deny" },
       quarantine: { trustEnums: true },
     });
     expect(outcome).toMatchObject({ status: "completed" });

@@ -175,6 +175,8 @@ export function quarantinedReader<Shape extends z.ZodRawShape>(options: Quaranti
     effects: "none",
     idempotent: true,
     untrustedOutput: true,
+    // The text is untrusted by design and can do nothing here: no policy holds handing it over.
+    untaintedInputs: ["/text"],
     readerFields: fields,
     execute: (input, context) => read(input.text, context),
   });
