@@ -212,6 +212,7 @@ describe("the root's export list", () => {
   it("leaves the provenance machinery and the neutralizers to ./trust", () => {
     expect(Object.keys(trust).sort()).toEqual([
       "DEFAULT_PROVENANCE_RULES",
+      "MAX_READER_STRING",
       "ProvenanceIndex",
       "attrEscape",
       "callDestinations",
@@ -219,11 +220,15 @@ describe("the root's export list", () => {
       "delimitUntrusted",
       "disallowedDestinations",
       "effectsOf",
+      "fieldTainted",
       "inlineUntrusted",
       "isAllowedHost",
       "provenanceAt",
       "provenanceRule",
+      "quarantinedReader",
+      "readerFieldsOf",
       "sanitizeHumanText",
+      "trustedReaderValues",
       "untrustedSeqs",
     ]);
   });

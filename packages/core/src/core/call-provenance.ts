@@ -11,6 +11,7 @@ import type { TranscriptEntry } from "../protocol/transcript.ts";
 import { type AttachedPart, attachmentLabel, attachmentsOf, attachmentText } from "./attachment-provenance.ts";
 import { type EntryProvenance, type ProvenanceSource, provenanceAt, type SpanProvenance } from "./entry-provenance.ts";
 import { inlineUntrusted } from "./neutralizers.ts";
+import { type QuarantineTrust, type ReaderFields, trustedReaderValues } from "./quarantine.ts";
 import { normalizeWithMap, type TaintFinding, TaintIndex, type TaintOptions } from "./taint.ts";
 
 /** How a context is indexed: the taint options, and whether unverified speakers count as untrusted. */
@@ -22,6 +23,14 @@ export interface ProvenanceOptions extends TaintOptions {
    * wrote from untrusted text ({@link UNTRUSTED_INPUT_KEY}).
    */
   untrustedInputIds?: readonly string[];
+  /**
+   * The agent's quarantined readers, by tool name, with their answers' fields: a reader's answer
+   * is named as the source of what it carries (over the text it read), and its closed fields'
+   * values count as trusted as `quarantine` says ({@link trustedReaderValues}).
+   */
+  readers?: { readonly [tool: string]: ReaderFields };
+  /** What the policy trusts of a reader's answer (`ProvenancePolicy.quarantine`). */
+  quarantine?: QuarantineTrust;
 }
 
 /**
@@ -221,8 +230,11 @@ export class ProvenanceIndex {
     for (const span of untrusted) {
       if (span.start > cursor) this.#taint.addTrusted(content.slice(cursor, span.start));
       const text = content.slice(span.start, span.end);
-      this.#taint.addUntrusted(text, this.#spans.length);
+      const fields = this.#readerFields(span);
+      this.#taint.addUntrusted(text, this.#spans.length, fields !== undefined);
       this.#spans.push({ seq, text, span });
+      if (fields !== undefined)
+        for (const value of trustedReaderValues(fields, text, this.#options.quarantine)) this.#taint.addTrusted(value);
       cursor = Math.max(cursor, span.end);
     }
     if (cursor < content.length) this.#taint.addTrusted(content.slice(cursor));
@@ -237,6 +249,13 @@ export class ProvenanceIndex {
         this.#spans.push({ seq, text: part.label, span: part.span });
       }
     }
+  }
+
+  /** The answer fields of a quarantined reader whose result `span` is, if it is one. */
+  #readerFields(span: SpanProvenance): ReaderFields | undefined {
+    const readers = this.#options.readers;
+    if (readers === undefined || span.tool === undefined || span.untrustedTool !== true) return undefined;
+    return Object.hasOwn(readers, span.tool) ? readers[span.tool] : undefined;
   }
 
   /** Whether the indexed context holds untrusted content (text, or an untrusted opaque attachment). */

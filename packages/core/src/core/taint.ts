@@ -280,18 +280,21 @@ export class TaintIndex {
     return this.#exposed;
   }
 
-  /** Index an untrusted span; `ref` comes back on each finding that rests on it (the first span wins). */
-  addUntrusted(text: string, ref: number): void {
+  /**
+   * Index an untrusted span; `ref` comes back on each finding that rests on it (the first span
+   * wins, unless this one is `preferred`: a quarantined reader's answer, named over the page it read).
+   */
+  addUntrusted(text: string, ref: number, preferred = false): void {
     const compact = normalizeForTaint(text);
     if (compact.length === 0) return;
     this.#exposed = true;
     eachWindow(compact, this.#n, (key) => {
-      if (!this.#untrusted.has(key)) this.#untrusted.set(key, ref);
+      if (preferred || !this.#untrusted.has(key)) this.#untrusted.set(key, ref);
       return false;
     });
     for (const { kind, token } of taintTokens(normalizeForTaint(text, true), this.#minDigits)) {
       const key = `${kind}:${token}`;
-      if (!this.#untrustedTokens.has(key)) this.#untrustedTokens.set(key, ref);
+      if (preferred || !this.#untrustedTokens.has(key)) this.#untrustedTokens.set(key, ref);
     }
   }
 

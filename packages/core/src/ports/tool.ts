@@ -3,7 +3,7 @@
  * the definition and derives the JSON Schema the model sees from the input schema.
  */
 import type { JsonValue } from "../protocol/json.ts";
-import type { ToolEffects } from "../protocol/provenance.ts";
+import type { ReaderFieldKind, ToolEffects } from "../protocol/provenance.ts";
 import type { StandardSchemaV1 } from "./standard-schema.ts";
 
 /** What a tool's `execute` gets besides its input. */
@@ -108,6 +108,13 @@ export interface Tool<Input = unknown, Name extends string = string> {
    * come from untrusted output by design. Every other argument is classified as usual.
    */
   untaintedInputs?: readonly string[];
+  /**
+   * This tool is a quarantined reader (`quarantinedReader`, docs/guide/security.md "Quarantined
+   * reading"): its output is the JSON answer of one tool-less model call, with these fields. The
+   * policy names its result as the source of what it carries, and trusts its closed fields'
+   * values as `ProvenancePolicy.quarantine` says. Set by `quarantinedReader`.
+   */
+  readerFields?: { readonly [field: string]: ReaderFieldKind };
   /** Results longer than this (in characters) are truncated with a note (default: the harness's cap). */
   maxOutputChars?: number;
   /**

@@ -67,13 +67,35 @@ export const egressRulesSchema = z.strictObject({
 export type EgressRules = z.infer<typeof egressRulesSchema>;
 
 /**
+ * The kind of one field of a quarantined reader's answer, all its schema may hold: an enum (a
+ * choice among options the agent's author wrote), a number, a boolean, or a bounded string.
+ */
+export const readerFieldKindSchema = z.enum(["enum", "number", "boolean", "string"]);
+/** The kind of one field of a reader's answer (see {@link readerFieldKindSchema}). */
+export type ReaderFieldKind = z.infer<typeof readerFieldKindSchema>;
+
+/**
+ * What the policy trusts of a quarantined reader's schema-checked answer (docs/guide/security.md
+ * "Quarantined reading"): `trustEnums` counts an enum's (or a boolean's) value as trusted, since
+ * the reader could only pick it among options the agent's author wrote; `trustNumbers` a number's.
+ * Both default false. A string field is never trusted: it is the reader's copy of untrusted text.
+ */
+export const quarantineRulesSchema = z.strictObject({
+  trustEnums: z.boolean().optional(),
+  trustNumbers: z.boolean().optional(),
+});
+/** What the policy trusts of a reader's answer (see {@link quarantineRulesSchema}). */
+export type QuarantineRules = z.infer<typeof quarantineRulesSchema>;
+
+/**
  * An agent's provenance policy: rules per effect class (defaults: tainted `local` and tainted
  * `external` calls need approval, everything else runs), and how taint is found: `minChars` (N,
  * default 24) is the shortest run of untrusted text, counted after normalization, that taints an
  * argument; `minNumberDigits` (default 3) the fewest digits a number token needs;
  * `unverifiedUntrusted` (default false) counts text of an unverified speaker on the user and
  * operator lanes as untrusted too; `egress` holds tainted calls of tools that reach the network,
- * whatever their effects. The string `"allow"` turns the policy off: unsafe, documented.
+ * whatever their effects; `quarantine` says which values of a quarantined reader's answer count
+ * as trusted. The string `"allow"` turns the policy off: unsafe, documented.
  */
 export const provenancePolicySchema = z.union([
   z.literal("allow"),
@@ -82,6 +104,7 @@ export const provenancePolicySchema = z.union([
     local: effectRulesSchema.optional(),
     external: effectRulesSchema.optional(),
     egress: egressRulesSchema.optional(),
+    quarantine: quarantineRulesSchema.optional(),
     minChars: z.number().int().min(4).max(4096).optional(),
     minNumberDigits: z.number().int().min(1).max(64).optional(),
     unverifiedUntrusted: z.boolean().optional(),

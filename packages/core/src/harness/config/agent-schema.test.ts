@@ -116,6 +116,29 @@ describe("an agent is checked when a leg is asked for", () => {
     expect(() => validateAgent({ model: model(), provenancePolicy: "allow" })).not.toThrow();
   });
 
+  it("checks the quarantine rules and a tool's reader fields", () => {
+    const problems = (agent: object) => {
+      try {
+        validateAgent(untyped(agent));
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems.map((problem) => problem.path);
+      }
+    };
+    expect(
+      problems({ model: model(), provenancePolicy: { quarantine: { trustEnums: true, trustNumbers: false } } }),
+    ).toEqual([]);
+    expect(problems({ model: model(), provenancePolicy: { quarantine: { trustEnums: "yes" } } })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^agent\.provenancePolicy/)]),
+    );
+    expect(problems({ model: model(), provenancePolicy: { quarantine: { trustStrings: true } } })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^agent\.provenancePolicy/)]),
+    );
+    expect(problems({ model: model(), tools: [{ ...add, readerFields: { to: "text" } }] })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^agent\.tools\.0\.readerFields/)]),
+    );
+  });
+
   it("a model that is not a Model, and a tool that is a bare JSON Schema, are named with the fix", async () => {
     const task = await untouchedTask();
     const agent = untyped({ model: "openai:gpt-5", tools: [{ type: "object" }] });

@@ -13,7 +13,7 @@ import { checkConfig, functionSchema, isPlainWithKeys, kindOf } from "../../prot
 import type { SchemaMatches, ShapeOf } from "../../protocol/config-shape.ts";
 import { ConfigError } from "../../protocol/errors.ts";
 import { modelSettingsSchema, providerOptionsSchema } from "../../protocol/model-settings.ts";
-import { provenancePolicySchema, toolEffectsSchema } from "../../protocol/provenance.ts";
+import { provenancePolicySchema, readerFieldKindSchema, toolEffectsSchema } from "../../protocol/provenance.ts";
 import { callerProviderOptionsSchema, isReservedProviderOption } from "../../protocol/provider-options.ts";
 import type { Agent, DelegationSettings, OutputSchema, ScoringSettings } from "../agent.ts";
 import type { Budget, ModelPrice } from "../budget/budget.ts";
@@ -68,6 +68,7 @@ const toolShape = {
   egress: z.boolean().optional(),
   egressHosts: z.array(z.string().min(1).max(253)).readonly().optional(),
   untaintedInputs: z.array(z.string().regex(/^\//, "a JSON Pointer, e.g. /taskId")).readonly().optional(),
+  readerFields: z.record(z.string(), readerFieldKindSchema).optional(),
   maxOutputChars: z.number().int().positive().optional(),
   needsApproval: z
     .union([

@@ -15,6 +15,7 @@ import {
 import { disallowedDestinations } from "../../core/egress.ts";
 import type { TaskState } from "../../core/fold.ts";
 import { policyWatchesExposure, provenanceRule } from "../../core/provenance-policy.ts";
+import type { ReaderFields } from "../../core/quarantine.ts";
 import type { Tool } from "../../ports/tool.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { CallProvenance, HeldSpan, ProvenanceRule, ToolEffects } from "../../protocol/provenance.ts";
@@ -107,7 +108,11 @@ export class ProvenanceGate {
       if (policy.minChars !== undefined) options.minChars = policy.minChars;
       if (policy.minNumberDigits !== undefined) options.minNumberDigits = policy.minNumberDigits;
       if (policy.unverifiedUntrusted !== undefined) options.unverifiedUntrusted = policy.unverifiedUntrusted;
+      if (policy.quarantine !== undefined) options.quarantine = policy.quarantine;
     }
+    const readers: { [tool: string]: ReaderFields } = {};
+    for (const tool of agent.tools ?? []) if (tool.readerFields !== undefined) readers[tool.name] = tool.readerFields;
+    if (Object.keys(readers).length > 0) options.readers = readers;
     this.#options = options;
     // The agent's own instructions are trusted text: a value they name taints nothing.
     this.#trusted = typeof agent.instructions === "string" ? [agent.instructions] : [];
