@@ -127,8 +127,7 @@ export class MemoryStore implements Store {
   }
 
   /** Stamp, freeze and index events at the end of the log; the caller has validated them. */
-  #commit(entry: Entry, events: readonly TaskEvent[]): StoredEvent[] {
-    const at = isoTime(this.#now());
+  #commit(entry: Entry, events: readonly TaskEvent[], at = isoTime(this.#now())): StoredEvent[] {
     const record = entry.record;
     const stored: StoredEvent[] = [];
     let summary = record.summary;
@@ -173,7 +172,9 @@ export class MemoryStore implements Store {
     if (input.created.parentTaskId !== undefined) record.parentTaskId = input.created.parentTaskId;
     const entry: Entry = { record, events: [], inputs: new Map(), model: input.created.model };
     this.#tasks.set(taskId, entry);
-    return this.#commit(entry, events);
+    // Stamped at the task's createdAt, as the other stores do: a copy (sema migrate) takes its
+    // createdAt from the first event's time, and the two must agree.
+    return this.#commit(entry, events, at);
   }
 
   async getTask(taskId: string): Promise<TaskRecord> {

@@ -20,7 +20,7 @@ export interface ProvenanceOptions extends TaintOptions {
   unverifiedUntrusted?: boolean;
   /**
    * Inputs whose words count as untrusted whatever their lane: a sub-agent's objective its parent
-   * wrote from untrusted text ({@link UNTRUSTED_INPUT_KEY}).
+   * wrote from untrusted text (the task metadata key `untrustedInput`).
    */
   untrustedInputIds?: readonly string[];
   /**

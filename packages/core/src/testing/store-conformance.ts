@@ -110,6 +110,8 @@ export function runStoreConformance(name: string, options: StoreConformanceOptio
         expect(stored[0]).toMatchObject(make.created("alice"));
         const record = await store.getTask("task-a");
         expect(record).toMatchObject({ taskId: "task-a", principal: "alice", lastSeq: 2 });
+        // A task was created when its first events were written (a copy's createdAt is their time).
+        expect(record.createdAt).toBe(stored[0]?.at);
         expect(record.summary.status).toBe("created");
         expect(record.summary.runnable).toBe(true);
       });
