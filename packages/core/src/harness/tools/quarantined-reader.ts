@@ -64,7 +64,7 @@ function fieldKind(field: z.core.$ZodType): ReaderFields[string] | string {
  * The fields of a reader's answer schema and their kinds; a `ConfigError` naming every field that
  * is not an enum of strings, a number, a boolean or a string bounded at {@link MAX_READER_STRING}
  * (no optional, nested, array or union fields: what the reader returns must be closed data), and
- * whose string bounds add up to at most {@link MAX_READER_STRINGS_TOTAL}.
+ * whose string bounds add up to at most 8,000 characters (the answer is recorded as a checkpoint).
  */
 export function readerFieldsOf(schema: unknown, where = "quarantinedReader"): ReaderFields {
   if (!(schema instanceof z.ZodObject))
