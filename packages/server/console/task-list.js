@@ -126,6 +126,9 @@ export class TaskList {
         this.#connection = "Live";
         this.#showState();
         wait = 1000;
+        // Subscribed once the headers are here: list again, for a task that changed between the
+        // list shown and the subscription (the stream starts from now and never replays).
+        await this.#refreshQuietly();
         try {
           for await (const frame of sseFrames(response.body, signal)) {
             if (frame.event === "task" && frame.data !== undefined)
