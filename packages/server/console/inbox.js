@@ -85,8 +85,16 @@ export class Inbox {
     count.textContent = String(calls.length);
     count.setAttribute("aria-label", `${calls.length} waiting`);
     empty.hidden = calls.length > 0;
+    // Keep a card that is still waiting as it is: a refresh (another task changed) must not wipe
+    // the reason someone is typing or the box they ticked.
+    /** @type {Map<string, Element>} */
+    const shown = new Map();
+    for (const child of container.children)
+      if (child instanceof HTMLElement) shown.set(`${child.dataset.taskId}\u0000${child.dataset.callId}`, child);
     container.replaceChildren(
       ...calls.map((call) => {
+        const kept = shown.get(`${call.taskId}\u0000${call.callId}`);
+        if (kept !== undefined) return kept;
         const link = el("a", { href: `#task=${encodeURIComponent(call.taskId)}` }, call.objective ?? call.taskId);
         return el(
           "article",

@@ -213,6 +213,11 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     expect(await card.locator("pre").textContent()).toContain('"text": "release notes"');
     await card.getByRole("textbox", { name: "Reason" }).fill("notes are fine");
     await card.getByRole("checkbox", { name: "Always for this task" }).check();
+    // Another call comes to wait while the reason is typed: the inbox looks again and must keep
+    // what was typed on the card that is still waiting.
+    const other = await api<{ taskId: string }>("/v1/tasks", { objective: "Write more notes", agent: "writer" });
+    await region.locator(`.inbox-item[data-task-id="${other.taskId}"]`).waitFor();
+    expect(await card.getByRole("textbox", { name: "Reason" }).inputValue()).toBe("notes are fine");
     await card.getByRole("button", { name: "Approve" }).click();
     await until(taskId, (detail) => detail.status === "completed");
     const events = (await store?.read(taskId)) ?? [];
