@@ -136,6 +136,7 @@ const harnessShape = {
 } satisfies ShapeOf<ExperimentHarness>;
 const evalsShape = {
   harness: z.strictObject(harnessShape).optional(),
+  driving: z.instanceof(Set<string>, { message: "must be a Set of task ids" }).optional(),
   shutdown: z.instanceof(AbortSignal, { message: "must be an AbortSignal" }).optional(),
 } satisfies ShapeOf<EvalsOptions>;
 

@@ -97,6 +97,11 @@ export interface WorkerOptions {
    * (`HarnessOptions.clock`: their leases, timers, backoffs). Default `Date.now`.
    */
   now?: () => number;
+  /**
+   * Tasks another runner in this process drives (the node's experiments: `driving` of
+   * `runExperiment`), asked at each claim and resume: the pool never runs their legs. Default: none.
+   */
+  exclude?: () => Iterable<string>;
   /** A leg or a poll failed (the task's log stays consistent). Default: `console.error`. */
   onError?: (error: unknown, taskId: string | undefined) => void;
 }
@@ -283,10 +288,11 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
   async function fill(): Promise<void> {
     expireUnrunnable();
     await recoverDeadHere();
+    const elsewhere = new Set(options.exclude?.() ?? []);
     for (const taskId of [...resumeRequests]) {
       if (running.size >= concurrency) return;
       resumeRequests.delete(taskId);
-      if (!running.has(taskId)) start(taskId);
+      if (!running.has(taskId) && !elsewhere.has(taskId)) start(taskId);
     }
     const free = concurrency - running.size;
     if (free <= 0) return;
@@ -295,7 +301,7 @@ export function startWorkers(options: WorkerOptions): WorkerPool {
       holder,
       ttlMs,
       limit,
-      exclude: [...running.keys(), ...unrunnable.keys()],
+      exclude: [...running.keys(), ...unrunnable.keys(), ...elsewhere],
       fairness: maxPerPrincipal === undefined ? { held: await held() } : { held: await held(), maxPerPrincipal },
     });
     for (const { task, lease } of claims) {

@@ -144,8 +144,9 @@ export async function runCase(run: CaseRun, taskId: string, c: DatasetCase): Pro
       legs++;
     } catch (error) {
       // A worker sharing the store claimed the task (it is runnable to them too) and runs its leg
-      // as the same served agent: wait for that leg, then go on from where it left the task.
-      if (!isSemaError(error, "LeaseHeld")) throw error;
+      // as the same served agent, or took the lease over once ours lapsed (a stalled host): wait
+      // for that leg, then go on from where it left the task.
+      if (!isSemaError(error, "LeaseHeld") && !isSemaError(error, "LeaseLost")) throw error;
       await leaseFreed(run, taskId);
     }
   }

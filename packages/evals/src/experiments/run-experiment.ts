@@ -42,6 +42,14 @@ export interface RunExperimentOptions {
   prices?: Readonly<Record<string, ModelPrice>>;
   /** Stops the experiment: running tasks park as shut down, to be continued by a resume. */
   signal?: AbortSignal;
+  /**
+   * Each case's task id is in this set while the run drives it (added before the task starts,
+   * removed once it is scored): give the same set to the worker pool of this process
+   * (`exclude` of `startWorkers`), so its workers leave these tasks to the run, whose legs send the
+   * case's later inputs at their turns. Under one lease holder a claim of that pool would take a
+   * case's live lease again and stop its leg. `serve` does this. Default: none.
+   */
+  driving?: Set<string>;
   /** Called with each case's result as it is scored (for progress). */
   onCase?: (result: CaseResult) => void;
 }
@@ -121,7 +129,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       let result: CaseResult;
       try {
         if (c === undefined) throw new InvalidInputError(`case ${entry.caseId} is not in the dataset`);
-        const scored = await runCase(run, entry.taskId, c);
+        options.driving?.add(entry.taskId);
+        const scored = await runCase(run, entry.taskId, c).finally(() => options.driving?.delete(entry.taskId));
         result = await caseResultOf(options.store, record.experimentId, entry, options.prices);
         const errors = scored.filter((s) => s.error !== undefined);
         if (errors.length > 0)

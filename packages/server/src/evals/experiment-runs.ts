@@ -21,6 +21,11 @@ export type ExperimentHarness = Pick<
 /** What `createApp` is given for experiments: their harness settings and the node's shutdown signal. */
 export interface EvalsOptions {
   harness?: ExperimentHarness;
+  /**
+   * The task ids the node's experiments drive, kept while they do (`driving` of `runExperiment`):
+   * `serve` gives its worker pool the same set to leave out of its claims. Default: none.
+   */
+  driving?: Set<string>;
   /** Aborted as the node stops: running experiments stop, their tasks parked as shut down. */
   shutdown?: AbortSignal;
 }

@@ -203,6 +203,9 @@ export async function serve(options: ServeOptions): Promise<Serving> {
             }
           },
         };
+  // The tasks this node's experiments drive: its workers leave them to the experiment, whose legs
+  // send each case's later inputs at their turns.
+  const experimentTasks = new Set<string>();
   const workers =
     options.workers === false
       ? undefined
@@ -213,6 +216,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
           // The pool takes only childEmit and traceparentOf from it: the legs' emit stays the hub's.
           ...(options.harness === undefined ? {} : { harness: options.harness }),
           ...options.workers,
+          exclude: () => experimentTasks,
           ...(quota === undefined ? {} : { quota }),
           ...(options.onError === undefined ? {} : { onError: options.onError }),
           // One clock for the whole process: the legs' readings too (HarnessOptions.clock).
@@ -246,6 +250,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
         ...(quota === undefined ? {} : { quota }),
         ...(options.clock === undefined ? {} : { clock: options.clock }),
       },
+      driving: experimentTasks,
       shutdown: stopExperiments.signal,
     },
   });

@@ -153,6 +153,7 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
         experimentId: input.experimentId,
         concurrency: input.concurrency,
         harness,
+        ...(deps.experiments?.driving === undefined ? {} : { driving: deps.experiments.driving }),
         signal,
         ...(given === undefined ? {} : { prices: given }),
       }),
