@@ -4,7 +4,9 @@
  * the events appended back to back (burst) and once at one every 10 ms (steady) — and the
  * throughput of POST /v1/tasks/:id/inputs. The server runs in this process, its clients in
  * `--client-processes` others (default 1), as remote clients would; they still share the
- * machine's two cores with it, so the figures are a floor.
+ * machine's two cores with it, so the figures are a floor. The steady phase runs a second time
+ * against a bare `node:net` server that writes each event's frame to every socket itself (the
+ * floor: what this machine's loopback costs one process for the same bytes, without Sema).
  *
  *   npm run bench:sse                                    # 1,000 subscribers, 200 events, 2,000 inputs
  *   npm run sse -w @sema-agent/bench -- --subscribers 200 --events 100 --inputs 500
@@ -14,8 +16,9 @@
  *   npm run bench:sse -- --save                          # and write bench/results/sse/<date>-<commit>.json
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { parseArgs } from "node:util";
-import { MemoryStore, startTask } from "@sema-agent/core";
+import { MemoryStore, type StoredEvent, startTask } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { listen } from "@sema-agent/server/node";
 import { benchApp, describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
@@ -69,18 +72,49 @@ interface Phase {
 }
 
 /**
+ * The floor: a bare `node:net` server answering each GET with a close-delimited 200, then
+ * writing each event's frame (Sema's bytes) to every socket at once, one `write` each, as soon
+ * as it is appended: no HTTP framework, no queue, no tail.
+ */
+async function bareServer() {
+  const encoder = new TextEncoder();
+  const sockets: Socket[] = [];
+  const bare = createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on("error", () => {});
+    socket.once("data", () => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n");
+      sockets.push(socket);
+    });
+  });
+  await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`,
+    send(event: StoredEvent): void {
+      const frame = encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      for (const socket of sockets) socket.write(frame);
+    },
+    close(): void {
+      for (const socket of sockets) socket.end();
+      bare.close();
+    },
+  };
+}
+
+/**
  * `SUBSCRIBERS` clients on a fresh task's stream; `append(i)` is called for each of `EVENTS`
  * events when `schedule(i)` says (burst: back to back; steady: every `STEADY_MS`), then the
  * terminal event ends every stream.
  */
-async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
+async function fanOut(pace: "burst" | "steady", floor = false): Promise<Phase> {
+  const bare = floor ? await bareServer() : undefined;
   const taskId = await startTask(store, { objective: "Fan out", principal: "bench" });
   const startSeq = (await store.getTask(taskId)).lastSeq;
   const appendedAt = new Map<number, number>();
   // The subscribers split over the client processes, the remainder to the first ones.
   const clients: ChildProcess[] = Array.from({ length: CLIENT_PROCESSES }, (_, i) => {
     const data: SubscribersData = {
-      url: `${server.url}/v1/tasks/${taskId}/events?after=${startSeq}`,
+      url: `${bare?.url ?? server.url}/v1/tasks/${taskId}/events?after=${startSeq}`,
       headers,
       count: Math.floor(SUBSCRIBERS / CLIENT_PROCESSES) + (i < SUBSCRIBERS % CLIENT_PROCESSES ? 1 : 0),
       client: CLIENT,
@@ -121,7 +155,9 @@ async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
   // for these connections) settle before anything is measured.
   for (let i = 0; i < WARMUP; i++) {
     await new Promise((r) => setTimeout(r, STEADY_MS));
-    seq = (await store.append(taskId, [make.note(`warm-up ${i}`, "bench")], { expectedSeq: seq }))[0]?.seq ?? seq + 1;
+    const [stored] = await store.append(taskId, [make.note(`warm-up ${i}`, "bench")], { expectedSeq: seq });
+    if (stored !== undefined) bare?.send(stored);
+    seq = stored?.seq ?? seq + 1;
   }
   await new Promise((r) => setTimeout(r, 200));
 
@@ -136,10 +172,15 @@ async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
     } else if (i % 10 === 9) await new Promise((r) => setImmediate(r));
     const at = monotonicMs();
     const [stored] = await store.append(taskId, [make.note(`event ${i}`, "bench")], { expectedSeq: seq });
+    if (stored !== undefined) bare?.send(stored);
     seq = stored?.seq ?? seq + 1;
     appendedAt.set(seq, at);
   }
-  await store.append(taskId, [{ type: "task_completed", v: 1, result: "done" }], { expectedSeq: seq });
+  const [last] = await store.append(taskId, [{ type: "task_completed", v: 1, result: "done" }], { expectedSeq: seq });
+  if (bare !== undefined && last !== undefined) {
+    bare.send(last);
+    bare.close();
+  }
   const { ids, times, cpuUs: clientsUs } = await message("done");
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpuStart);
@@ -160,6 +201,7 @@ async function fanOut(pace: "burst" | "steady"): Promise<Phase> {
 
 const burst = await fanOut("burst");
 const steady = await fanOut("steady");
+const floor = await fanOut("steady", true);
 
 // POST /inputs, 16 in flight: all to one parked task (each append races the others for the end
 // of one log, and a loser retries), then spread over 16 tasks (no contention).
@@ -239,6 +281,7 @@ const fanRows = (phase: Phase, label: string, steady = false): ResultRow[] => [
 const rows: ResultRow[] = [
   ...fanRows(burst, "burst"),
   ...fanRows(steady, `one every ${STEADY_MS} ms`, true),
+  ...fanRows(floor, `one every ${STEADY_MS} ms, bare node:net server (the floor)`),
   { subject: "POST /inputs", metric: "accepted per second, all to one task", unit: "requests/s", samples: [oneTask] },
   { subject: "POST /inputs", metric: "accepted per second, over 16 tasks", unit: "requests/s", samples: [spread] },
 ];

@@ -115,5 +115,5 @@ function subscribeNet(): Promise<void> {
 const subscribe = data.client === "fetch" ? subscribeFetch : data.client === "net" ? subscribeNet : subscribeHttp;
 await Promise.all(Array.from({ length: data.count }, () => subscribe()));
 const cpu = process.cpuUsage(cpuStart);
+// The parent ends this process once it has the message (exiting first could overtake it).
 send({ type: "done", ids, times, cpuUs: cpu.user + cpu.system });
-process.disconnect?.();
