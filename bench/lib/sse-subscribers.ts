@@ -1,13 +1,13 @@
 /**
- * The SSE benchmark's clients, in a worker thread of their own so that the main thread's event
- * loop is the server's alone: `count` subscribers read one event stream and note, for each stored
- * event (by id), when it arrived (`performance.timeOrigin + now()`, comparable across threads).
- * Posts `{ type: "connected" }` once every stream answered, then `{ type: "done", ids, times }`
- * when every stream ended.
+ * The SSE benchmark's clients, in a process of their own (started by `sse.ts` with `fork`, its
+ * `SubscribersData` as JSON in `argv[2]`), so that the server's process is the server's alone and
+ * the clients' reads are not the server's CPU: `count` subscribers read one event stream and note,
+ * for each stored event (by id), when it arrived (`monotonicMs()`: `CLOCK_MONOTONIC`, one clock for
+ * every process of the machine). Sends `{ type: "connected" }` once every stream answered, then
+ * `{ type: "done", ids, times, cpuUs }` when every stream ended.
  */
 import { Agent, get as httpGet } from "node:http";
 import { connect } from "node:net";
-import { parentPort, workerData } from "node:worker_threads";
 
 /** What the worker is started with. */
 export interface SubscribersData {
@@ -21,13 +21,20 @@ export interface SubscribersData {
   client: "http" | "fetch" | "net";
 }
 
-const data = workerData as SubscribersData;
+/** Milliseconds on the machine's monotonic clock, comparable across its processes. */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+const data = JSON.parse(process.argv[2] ?? "{}") as SubscribersData;
+const send = (message: object) => process.send?.(message);
+const cpuStart = process.cpuUsage();
 const ids: number[] = [];
 const times: number[] = [];
 let connected = 0;
 
 function onText(state: { buffer: string }, text: string): void {
-  const now = performance.timeOrigin + performance.now();
+  const now = monotonicMs();
   state.buffer += text;
   let end = state.buffer.indexOf("\n\n");
   while (end !== -1) {
@@ -44,7 +51,7 @@ function onText(state: { buffer: string }, text: string): void {
 
 function opened(): void {
   connected++;
-  if (connected === data.count) parentPort?.postMessage({ type: "connected" });
+  if (connected === data.count) send({ type: "connected" });
 }
 
 async function subscribeFetch(): Promise<void> {
@@ -107,4 +114,6 @@ function subscribeNet(): Promise<void> {
 
 const subscribe = data.client === "fetch" ? subscribeFetch : data.client === "net" ? subscribeNet : subscribeHttp;
 await Promise.all(Array.from({ length: data.count }, () => subscribe()));
-parentPort?.postMessage({ type: "done", ids, times });
+const cpu = process.cpuUsage(cpuStart);
+// The parent ends this process once it has the message (exiting first could overtake it).
+send({ type: "done", ids, times, cpuUs: cpu.user + cpu.system });

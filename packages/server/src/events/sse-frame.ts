@@ -39,14 +39,32 @@ export function textFrame(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** One chunk out of several frames, so a client that fell behind gets them in one write. */
+/** The frames of the last chunk made, and the chunk (see `concatFrames`). */
+let lastFrames: readonly Uint8Array[] = [];
+let lastChunk: Uint8Array = new Uint8Array(0);
+
+/**
+ * One chunk out of several frames, so a client that fell behind gets them in one write. Streams
+ * level with each other queue the same frames (the same objects) and are written one after the
+ * other: the chunk just made is handed to the next of them as it is, so a burst costs one copy,
+ * not one per client. Frames are never written to once made, so the same objects are the same bytes.
+ */
 export function concatFrames(frames: readonly Uint8Array[], bytes: number): Uint8Array {
   if (frames.length === 1 && frames[0] !== undefined) return frames[0];
+  if (sameFrames(frames, lastFrames)) return lastChunk;
   const out = new Uint8Array(bytes);
   let at = 0;
   for (const frame of frames) {
     out.set(frame, at);
     at += frame.byteLength;
   }
+  lastFrames = frames.slice();
+  lastChunk = out;
   return out;
+}
+
+function sameFrames(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

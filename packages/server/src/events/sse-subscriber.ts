@@ -8,7 +8,8 @@ import type { EphemeralEvent } from "@sema-agent/core/protocol";
 import { type CatchUpPacer, nextTurn } from "./catch-up-pacer.ts";
 import type { EventHub, StepDeltas } from "./event-hub.ts";
 import type { FrameCache } from "./frame-cache.ts";
-import { concatFrames, controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
+import { FrameQueue } from "./frame-queue.ts";
+import { controlFrame, ephemeralFrame, storedFrame, textFrame } from "./sse-frame.ts";
 import type { SseSource } from "./sse-source.ts";
 import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
 import { finishedAt, mayEnd, type TailSubscriber, type TaskTails } from "./task-tail.ts";
@@ -79,8 +80,6 @@ export interface StreamFramer {
 
 /** Default per-stream ceiling on queued bytes. */
 export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
-/** Largest chunk handed to the connection at once (several frames coalesced). */
-const CHUNK_BYTES = 64 * 1024;
 /** What one catch-up page aims to hold, so a page of large events stays small. */
 const PAGE_BYTES = 256 * 1024;
 const MAX_PAGE = 500;
@@ -91,23 +90,17 @@ type Mode = "catching-up" | "live" | "ending" | "done";
 export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource {
   readonly #options: SseStreamOptions;
   readonly #taskId: string;
-  readonly #maxBytes: number;
   /** Waits before a catch-up page: the shared pacer, or (given none) one turn of the loop. */
   readonly #pace: (bytes: number) => Promise<void>;
-  readonly #frames: Uint8Array[] = [];
-  /** The stored seq of each queued frame, or -1 (deltas, comments). */
-  readonly #seqs: number[] = [];
-  #queuedBytes = 0;
+  /** What the client has not taken yet; its `takenSeq` is what a cut client resumes after. */
+  readonly #queue: FrameQueue;
   #mode: Mode = "catching-up";
   /** The last seq queued (read from the log or handed by the tail). */
   #lastSeq: number;
-  /** The last seq handed to the connection: what a cut client has and resumes after. */
-  #sentSeq: number;
   /** The task may be finishing: check for the end after each page. */
   #ending: boolean;
   /** The frame that says why the stream ends, sent after the queue (or instead of it). */
   #final: Uint8Array | undefined;
-  #wake: (() => void) | undefined;
   #pageLimit = 16;
   #avgFrameBytes = 0;
   #framesSeen = 0;
@@ -118,11 +111,18 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
   constructor(options: SseStreamOptions) {
     this.#options = options;
     this.#taskId = options.record.taskId;
-    this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES;
+    this.#queue = new FrameQueue(
+      {
+        budget: options.budget,
+        maxBytes: options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES,
+        overflow: (limitBytes) => this.overflow("stream_budget", limitBytes),
+        ready: () => this.onReady?.(),
+      },
+      options.afterSeq,
+    );
     const { pacer } = options;
     this.#pace = pacer === undefined ? nextTurn : (bytes) => pacer.take(bytes);
     this.#lastSeq = options.afterSeq;
-    this.#sentSeq = options.afterSeq;
     // A task already finished (or finishing) ends the stream at its last event; a framer ends its own.
     this.#ending = options.framer === undefined && isTerminal(options.record.summary.status);
   }
@@ -132,7 +132,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
   }
 
   get queuedBytes(): number {
-    return this.#queuedBytes;
+    return this.#queue.bytes;
   }
 
   start(): void {
@@ -167,7 +167,8 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
    * there is none without waiting: live (`onReady` will say when) or catching up (`next()` reads).
    */
   poll(): Uint8Array | null | undefined {
-    if (this.#frames.length > 0) return this.#take();
+    const chunk = this.#queue.take();
+    if (chunk !== undefined) return chunk;
     if (this.#mode === "done") return null;
     if (this.#mode === "ending") {
       const final = this.#final;
@@ -185,7 +186,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
       const chunk = this.poll();
       if (chunk !== undefined) return chunk;
       if (this.#mode === "catching-up") await this.#catchUp();
-      else await new Promise<void>((resolve) => (this.#wake = resolve));
+      else await this.#queue.wait();
     }
   }
 
@@ -219,7 +220,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
     this.#unsubscribe = () => {};
     this.#options.tails.leave(this.#taskId, this);
     this.#mode = "catching-up";
-    this.#wakeUp();
+    this.#queue.wake();
   }
 
   lost(): void {
@@ -227,7 +228,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
   }
 
   overflow(reason: "process_budget" | "stream_budget", limitBytes: number): void {
-    this.#cut("stream_overflow", { reason, limitBytes, lastSeq: this.#sentSeq });
+    this.#cut("stream_overflow", { reason, limitBytes, lastSeq: this.#queue.takenSeq });
   }
 
   /** End after what is queued (and the framer's closing frame). */
@@ -236,13 +237,13 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
     this.#final ??= this.#options.framer?.closing();
     this.#mode = "ending";
     this.#detach();
-    this.#wakeUp();
+    this.#queue.wake();
   }
 
   /** End now: drop what is queued, send the frame that says why (and nothing else), then close. */
   #cut(type: "stream_overflow" | "token_revoked", data: Record<string, unknown>): void {
     if (this.#mode === "done") return;
-    this.#drop();
+    this.#queue.drop();
     this.#final = this.#options.framer?.cut(type, data) ?? controlFrame(type, data);
     this.#end();
   }
@@ -253,7 +254,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
   }
 
   #revoked(): void {
-    this.#cut("token_revoked", { reason: "token_revoked", lastSeq: this.#sentSeq });
+    this.#cut("token_revoked", { reason: "token_revoked", lastSeq: this.#queue.takenSeq });
   }
 
   async #catchUp(): Promise<void> {
@@ -335,59 +336,7 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
    */
   #push(frame: Uint8Array, seq: number, live = true): void {
     if (this.#mode === "ending" || this.#mode === "done") return;
-    this.#frames.push(frame);
-    this.#seqs.push(seq);
-    this.#queuedBytes += frame.byteLength;
-    this.#options.budget?.hold(frame.byteLength);
-    if (live && this.#queuedBytes > this.#maxBytes) this.overflow("stream_budget", this.#maxBytes);
-    this.#wakeUp();
-  }
-
-  /** The queued frames from the front, coalesced up to a chunk. */
-  #take(): Uint8Array {
-    const first = this.#frames[0];
-    if (this.#frames.length === 1 && first !== undefined) {
-      // The live path's usual case: one frame, no copy and no splice.
-      const seq = this.#seqs[0] ?? -1;
-      if (seq >= 0) this.#sentSeq = seq;
-      this.#frames.length = 0;
-      this.#seqs.length = 0;
-      this.#queuedBytes -= first.byteLength;
-      this.#options.budget?.release(first.byteLength);
-      return first;
-    }
-    let count = 0;
-    let bytes = 0;
-    while (count < this.#frames.length) {
-      const size = this.#frames[count]?.byteLength ?? 0;
-      if (count > 0 && bytes + size > CHUNK_BYTES) break;
-      bytes += size;
-      const seq = this.#seqs[count] ?? -1;
-      if (seq >= 0) this.#sentSeq = seq;
-      count++;
-    }
-    const chunk = concatFrames(this.#frames.splice(0, count), bytes);
-    this.#seqs.splice(0, count);
-    this.#queuedBytes -= bytes;
-    this.#options.budget?.release(bytes);
-    return chunk;
-  }
-
-  #drop(): void {
-    this.#options.budget?.release(this.#queuedBytes);
-    this.#frames.length = 0;
-    this.#seqs.length = 0;
-    this.#queuedBytes = 0;
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    if (wake === undefined) {
-      this.onReady?.();
-      return;
-    }
-    this.#wake = undefined;
-    wake();
+    this.#queue.push(frame, seq, live);
   }
 
   /** Stop everything that feeds the queue. */
@@ -403,9 +352,9 @@ export class SseSubscriber implements TailSubscriber, BudgetedStream, SseSource 
 
   #close(): void {
     this.#detach();
-    this.#drop();
+    this.#queue.drop();
     this.#options.budget?.leave(this);
     this.#mode = "done";
-    this.#wakeUp();
+    this.#queue.wake();
   }
 }

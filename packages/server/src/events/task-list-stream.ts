@@ -8,7 +8,8 @@
  */
 import type { TaskRecord, TaskStatus } from "@sema-agent/core";
 import type { TaskListItemBody } from "../schemas/tasks.ts";
-import { concatFrames, controlFrame, textFrame } from "./sse-frame.ts";
+import { FrameQueue } from "./frame-queue.ts";
+import { controlFrame, textFrame } from "./sse-frame.ts";
 import type { SseSource } from "./sse-source.ts";
 import { DEFAULT_STREAM_BYTES } from "./sse-subscriber.ts";
 import type { BudgetedStream, StreamBudget } from "./stream-budget.ts";
@@ -38,7 +39,6 @@ export interface TaskListStreamOptions {
 }
 
 const encoder = new TextEncoder();
-const CHUNK_BYTES = 64 * 1024;
 
 /** Whether `item` (of `record`) passes `filter`. */
 export function passes(filter: TaskListFilter, record: TaskRecord, item: TaskListItemBody): boolean {
@@ -50,17 +50,21 @@ export function passes(filter: TaskListFilter, record: TaskRecord, item: TaskLis
 /** One list stream's queue and end (see the module's comment). */
 export class TaskListSubscriber implements SseSource, TaskListListener, BudgetedStream {
   readonly #options: TaskListStreamOptions;
-  readonly #frames: Uint8Array[] = [];
-  #queuedBytes = 0;
+  readonly #queue: FrameQueue;
   #ending = false;
   #done = false;
   #final: Uint8Array | undefined;
-  #wake: (() => void) | undefined;
   readonly #timers: ReturnType<typeof setInterval>[] = [];
   #stops: (() => void)[] = [];
 
   constructor(options: TaskListStreamOptions) {
     this.#options = options;
+    this.#queue = new FrameQueue({
+      budget: options.budget,
+      maxBytes: options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES,
+      overflow: (limitBytes) => this.overflow("stream_budget", limitBytes),
+      ready: () => this.onReady?.(),
+    });
   }
 
   onReady: (() => void) | undefined;
@@ -70,7 +74,7 @@ export class TaskListSubscriber implements SseSource, TaskListListener, Budgeted
   }
 
   get queuedBytes(): number {
-    return this.#queuedBytes;
+    return this.#queue.bytes;
   }
 
   start(): void {
@@ -100,7 +104,8 @@ export class TaskListSubscriber implements SseSource, TaskListListener, Budgeted
   }
 
   poll(): Uint8Array | null | undefined {
-    if (this.#frames.length > 0) return this.#take();
+    const chunk = this.#queue.take();
+    if (chunk !== undefined) return chunk;
     if (this.#done) return null;
     if (this.#ending) {
       const final = this.#final;
@@ -116,7 +121,7 @@ export class TaskListSubscriber implements SseSource, TaskListListener, Budgeted
     for (;;) {
       const chunk = this.poll();
       if (chunk !== undefined) return chunk;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
+      await this.#queue.wait();
     }
   }
 
@@ -136,52 +141,16 @@ export class TaskListSubscriber implements SseSource, TaskListListener, Budgeted
   /** End now: drop the backlog, send `final` only, then close. */
   #cut(final: Uint8Array): void {
     if (this.#ending || this.#done) return;
-    this.#drop();
+    this.#queue.drop();
     this.#final = final;
     this.#ending = true;
     this.#detach();
-    this.#wakeUp();
+    this.#queue.wake();
   }
 
   #push(frame: Uint8Array): void {
     if (this.#ending || this.#done) return;
-    this.#frames.push(frame);
-    this.#queuedBytes += frame.byteLength;
-    this.#options.budget?.hold(frame.byteLength);
-    const max = this.#options.maxBufferedBytes ?? DEFAULT_STREAM_BYTES;
-    if (this.#queuedBytes > max) this.overflow("stream_budget", max);
-    this.#wakeUp();
-  }
-
-  #take(): Uint8Array {
-    let count = 0;
-    let bytes = 0;
-    while (count < this.#frames.length) {
-      const size = this.#frames[count]?.byteLength ?? 0;
-      if (count > 0 && bytes + size > CHUNK_BYTES) break;
-      bytes += size;
-      count++;
-    }
-    const chunk = concatFrames(this.#frames.splice(0, count), bytes);
-    this.#queuedBytes -= bytes;
-    this.#options.budget?.release(bytes);
-    return chunk;
-  }
-
-  #drop(): void {
-    this.#options.budget?.release(this.#queuedBytes);
-    this.#frames.length = 0;
-    this.#queuedBytes = 0;
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    if (wake === undefined) {
-      this.onReady?.();
-      return;
-    }
-    this.#wake = undefined;
-    wake();
+    this.#queue.push(frame);
   }
 
   #detach(): void {
@@ -195,9 +164,9 @@ export class TaskListSubscriber implements SseSource, TaskListListener, Budgeted
   #close(): void {
     if (this.#done) return;
     this.#detach();
-    this.#drop();
+    this.#queue.drop();
     this.#options.budget?.leave(this);
     this.#done = true;
-    this.#wakeUp();
+    this.#queue.wake();
   }
 }
