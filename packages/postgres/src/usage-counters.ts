@@ -43,16 +43,23 @@ export function turnUsageColumns(): TurnUsageColumns {
   return { tasks: [], models: [], input: [], cached: [], output: [], turns: [] };
 }
 
-/** Add the `model_turn` events of one append to `taskId` into `columns`. */
+/**
+ * Add the `model_turn` events of one append to `taskId` into `columns`, and the `tool_result`s
+ * that carry a tool's own model usage (a quarantined reader's: tokens, no turn).
+ */
 export function addTurnUsage(columns: TurnUsageColumns, taskId: string, events: readonly TaskEvent[]): void {
   for (const event of events) {
-    if (event.type !== "model_turn") continue;
+    const usage =
+      event.type === "model_turn" || (event.type === "tool_result" && event.usage !== undefined)
+        ? event.usage
+        : undefined;
+    if (usage === undefined) continue;
     columns.tasks.push(taskId);
-    columns.models.push(event.model ?? null);
-    columns.input.push(event.usage.inputTokens);
-    columns.cached.push(event.usage.cachedInputTokens ?? 0);
-    columns.output.push(event.usage.outputTokens);
-    columns.turns.push(1);
+    columns.models.push(event.type === "model_turn" || event.type === "tool_result" ? (event.model ?? null) : null);
+    columns.input.push(usage.inputTokens);
+    columns.cached.push(usage.cachedInputTokens ?? 0);
+    columns.output.push(usage.outputTokens);
+    columns.turns.push(event.type === "model_turn" ? 1 : 0);
   }
 }
 
@@ -97,7 +104,11 @@ export class UsageCounters {
     atMs: number,
   ): Promise<void> {
     if (!movesUsage(events)) return;
-    const anonymous = events.some((event) => event.type === "model_turn" && event.model === undefined);
+    const anonymous = events.some(
+      (event) =>
+        (event.type === "model_turn" || (event.type === "tool_result" && event.usage !== undefined)) &&
+        event.model === undefined,
+    );
     const model = anonymous
       ? ((await client.query<{ model: string | null }>(this.#taskModel, [task.taskNo])).rows[0]?.model ?? undefined)
       : undefined;

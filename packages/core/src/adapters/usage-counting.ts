@@ -5,6 +5,7 @@
  */
 import type { TaskRecord, UsageBucket } from "../ports/store.ts";
 import type { TaskEvent } from "../protocol/task-event.ts";
+import type { Usage } from "../protocol/usage.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -14,7 +15,8 @@ export function hourStartMs(ms: number): number {
 }
 
 /**
- * What an append adds to the counters: one delta per model of the `model_turn` events among
+ * What an append adds to the counters: one delta per model of the `model_turn` events (and the
+ * `tool_result`s that carry a tool's own model usage) among
  * `events`, all in the bucket of the hour of `atMs` (the store's stamp). `taskModel` is the model
  * on the task's `task_created`, for turns that name none. Empty when the append has no turn.
  */
@@ -23,8 +25,9 @@ export function usageDeltas(events: readonly TaskEvent[], taskModel: string | un
   const hour = new Date(hourStartMs(atMs)).toISOString();
   for (let i = firstCounted(events); i < events.length; i++) {
     const event = events[i] as TaskEvent;
-    if (event.type !== "model_turn") continue;
-    const model = event.model ?? taskModel ?? "";
+    const counted = countedUsage(event);
+    if (counted === undefined) continue;
+    const model = counted.model ?? taskModel ?? "";
     const bucket = byModel.get(model) ?? {
       hour,
       model,
@@ -33,13 +36,23 @@ export function usageDeltas(events: readonly TaskEvent[], taskModel: string | un
       outputTokens: 0,
       turns: 0,
     };
-    bucket.inputTokens += event.usage.inputTokens;
-    bucket.cachedInputTokens += event.usage.cachedInputTokens ?? 0;
-    bucket.outputTokens += event.usage.outputTokens;
-    bucket.turns += 1;
+    bucket.inputTokens += counted.usage.inputTokens;
+    bucket.cachedInputTokens += counted.usage.cachedInputTokens ?? 0;
+    bucket.outputTokens += counted.usage.outputTokens;
+    if (event.type === "model_turn") bucket.turns += 1;
     byModel.set(model, bucket);
   }
   return [...byModel.values()];
+}
+
+/**
+ * What an event spent on models: a turn's usage, or a tool's own calls' (`tool_result` v 2, a
+ * quarantined reader's, counted in tokens but not as a turn).
+ */
+function countedUsage(event: TaskEvent): { usage: Usage; model: string | undefined } | undefined {
+  if (event.type === "model_turn") return { usage: event.usage, model: event.model };
+  if (event.type === "tool_result" && event.usage !== undefined) return { usage: event.usage, model: event.model };
+  return undefined;
 }
 
 /**
@@ -53,7 +66,8 @@ function firstCounted(events: readonly TaskEvent[]): number {
 
 /** Whether any event of an append moves a usage counter (so a store reads the task's model only then). */
 export function movesUsage(events: readonly TaskEvent[]): boolean {
-  for (let i = firstCounted(events); i < events.length; i++) if (events[i]?.type === "model_turn") return true;
+  for (let i = firstCounted(events); i < events.length; i++)
+    if (countedUsage(events[i] as TaskEvent) !== undefined) return true;
   return false;
 }
 

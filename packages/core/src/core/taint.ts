@@ -11,13 +11,14 @@
  * number) value of it, or of two values joined end to start (a value split across two
  * arguments, in either order), occurs in an untrusted span and in no trusted text; or (b) it has a
  * URL, e-mail address, domain, path or number (at least `minNumberDigits` digits) token that
- * occurs in an untrusted span and in no trusted text. Windows are kept as 53-bit rolling hashes
- * (two 32-bit polynomial hashes), so indexing costs O(length) and looking a value up O(its
- * length), however long the transcript. A false match needs two independent 32-bit hashes to
- * collide at once.
+ * occurs in an untrusted span and in no trusted text. Windows are kept as two 32-bit polynomial
+ * rolling hashes in a typed-array table (window-table.ts), so indexing costs O(length) and looking
+ * a value up O(its length), however long the transcript. A false match needs two independent
+ * 32-bit hashes to collide at once.
  */
 import type { JsonValue } from "../protocol/json.ts";
 import type { TaintMatch } from "../protocol/provenance.ts";
+import { WindowTable } from "./window-table.ts";
 
 /** The shortest run of untrusted text (after normalization) that taints an argument by default. */
 export const DEFAULT_TAINT_MIN_CHARS = 24;
@@ -161,7 +162,6 @@ export function normalizeWithMap(text: string, spaces = false): { text: string; 
 
 const B1 = 0x01000193;
 const B2 = 0x5bd1e995;
-const HIGH = 2 ** 21;
 
 function power(base: number, exponent: number): number {
   let result = 1;
@@ -169,8 +169,11 @@ function power(base: number, exponent: number): number {
   return result;
 }
 
-/** Call `visit(key, start)` for each window of `n` units of `text`, left to right; stop when it returns true. */
-function eachWindow(text: string, n: number, visit: (key: number, start: number) => boolean): void {
+/**
+ * Call `visit(h1, h2, start)` for each window of `n` units of `text` (its two 32-bit hashes), left
+ * to right; stop when it returns true.
+ */
+function eachWindow(text: string, n: number, visit: (h1: number, h2: number, start: number) => boolean): void {
   const from = 0;
   const to = text.length;
   if (to < n) return;
@@ -184,7 +187,7 @@ function eachWindow(text: string, n: number, visit: (key: number, start: number)
     h2 = (Math.imul(h2, B2) + c) | 0;
   }
   for (let start = from; ; start++) {
-    if (visit((h1 >>> 0) * HIGH + (h2 >>> 11), start)) return;
+    if (visit(h1, h2, start)) return;
     const next = start + n;
     if (next >= to) return;
     const out = text.charCodeAt(start);
@@ -259,8 +262,8 @@ const MAX_PAIRED = 64;
 export class TaintIndex {
   readonly #n: number;
   readonly #minDigits: number;
-  readonly #untrusted = new Map<number, number>();
-  readonly #trusted = new Set<number>();
+  readonly #untrusted = new WindowTable();
+  readonly #trusted = new WindowTable();
   readonly #untrustedTokens = new Map<string, number>();
   readonly #trustedTokens = new Set<string>();
   #exposed = false;
@@ -288,8 +291,10 @@ export class TaintIndex {
     const compact = normalizeForTaint(text);
     if (compact.length === 0) return;
     this.#exposed = true;
-    eachWindow(compact, this.#n, (key) => {
-      if (preferred || !this.#untrusted.has(key)) this.#untrusted.set(key, ref);
+    const untrusted = this.#untrusted;
+    untrusted.reserve(compact.length - this.#n + 1);
+    eachWindow(compact, this.#n, (h1, h2) => {
+      untrusted.set(h1, h2, ref, preferred);
       return false;
     });
     for (const { kind, token } of taintTokens(normalizeForTaint(text, true), this.#minDigits)) {
@@ -302,8 +307,10 @@ export class TaintIndex {
   addTrusted(text: string): void {
     const compact = normalizeForTaint(text);
     if (compact.length === 0) return;
-    eachWindow(compact, this.#n, (key) => {
-      this.#trusted.add(key);
+    const trusted = this.#trusted;
+    trusted.reserve(compact.length - this.#n + 1);
+    eachWindow(compact, this.#n, (h1, h2) => {
+      trusted.set(h1, h2, 0, false);
       return false;
     });
     for (const { kind, token } of taintTokens(normalizeForTaint(text, true), this.#minDigits))
@@ -311,15 +318,15 @@ export class TaintIndex {
   }
 
   /** The span a window of normalized text rests on, or undefined when it is trusted or unknown. */
-  #windowRef(key: number): number | undefined {
-    const ref = this.#untrusted.get(key);
-    return ref === undefined || this.#trusted.has(key) ? undefined : ref;
+  #windowRef(h1: number, h2: number): number | undefined {
+    const ref = this.#untrusted.get(h1, h2);
+    return ref === -1 || this.#trusted.has(h1, h2) ? undefined : ref;
   }
 
   #firstRun(text: string, argument: string): TaintFinding | undefined {
     let found: TaintFinding | undefined;
-    eachWindow(text, this.#n, (key, start) => {
-      const ref = this.#windowRef(key);
+    eachWindow(text, this.#n, (h1, h2, start) => {
+      const ref = this.#windowRef(h1, h2);
       if (ref === undefined) return false;
       found = { argument, match: "substring", text: text.slice(start, start + this.#n), ref };
       return true;

@@ -271,6 +271,13 @@ function applyEvent(s: TaskSummary, event: TaskEvent): TaskSummary {
       next.usage = addUsage(s.usage, event.usage);
       return next;
     }
+    case "tool_result": {
+      // A tool's own model calls (a quarantined reader's) count like a turn's, as no turn.
+      if (event.usage === undefined) return s;
+      const next = copy(s);
+      next.usage = addUsage(s.usage, event.usage);
+      return next;
+    }
     case "approval_requested": {
       if (s.openApprovals.includes(event.callId)) return s;
       const next = copy(s);

@@ -4,6 +4,8 @@
  */
 import type { JsonValue } from "../protocol/json.ts";
 import type { ReaderFieldKind, ToolEffects } from "../protocol/provenance.ts";
+import type { Usage } from "../protocol/usage.ts";
+import type { ModelRequest } from "./model.ts";
 import type { StandardSchemaV1 } from "./standard-schema.ts";
 
 /** What a tool's `execute` gets besides its input. */
@@ -38,6 +40,18 @@ export interface ToolContext {
    * when the host gave none; send nothing then.
    */
   traceparent?: string;
+  /**
+   * Before a model call the tool makes itself (a quarantined reader's): fit `request` to what is
+   * left of the task's budget, clamping its `maxOutputTokens`; the text of the limit it would
+   * cross when it cannot fit at all (then do not call). Present when the tool runs in a leg.
+   */
+  fitModelCall?: (request: ModelRequest) => string | undefined;
+  /**
+   * Count what a model call the tool made cost (`model`: its id): recorded on the call's
+   * `tool_result` (v 2) and counted in the task's usage, budget and quotas like a model turn's.
+   * Present when the tool runs in a leg.
+   */
+  reportUsage?: (usage: Usage, model: string) => void;
 }
 
 /** What an approval check knows besides the input. */

@@ -265,23 +265,39 @@ export const toolErrorSchema = z.strictObject({
 
 /**
  * A tool call's outcome: `ok`, `error`, `denied` (by approval or a hook) or `interrupted`, with what the model receives.
+ * Version 2 carries `usage` (and `model`): what model calls the tool made itself cost (a
+ * quarantined reader's), counted in the task's usage, budget and quotas like a turn's; a reader
+ * that predates it refuses the event rather than drop the spend. Every other result stays v 1.
  */
-export const toolResultSchema = z.strictObject({
-  type: z.literal("tool_result"),
-  v: v1,
-  callId: nonEmpty,
-  name: nonEmpty,
-  status: z.enum(["ok", "error", "denied", "interrupted"]),
-  /** Exactly what the model receives (already truncated and, for untrusted output, fenced). */
-  content: z.string(),
-  /** The tool's own output, for hosts and consoles. */
-  output: json.exactOptional(),
-  truncated: z.literal(true).exactOptional(),
-  durationMs: count.exactOptional(),
-  legId: z.string().exactOptional(),
-  /** What the tool threw, when it threw (an `error` result): for hosts and consoles, not the model. */
-  error: toolErrorSchema.exactOptional(),
-});
+export const toolResultSchema = z
+  .strictObject({
+    type: z.literal("tool_result"),
+    v: z.union([v1, z.literal(2)]),
+    callId: nonEmpty,
+    name: nonEmpty,
+    status: z.enum(["ok", "error", "denied", "interrupted"]),
+    /** Exactly what the model receives (already truncated and, for untrusted output, fenced). */
+    content: z.string(),
+    /** The tool's own output, for hosts and consoles. */
+    output: json.exactOptional(),
+    truncated: z.literal(true).exactOptional(),
+    durationMs: count.exactOptional(),
+    legId: z.string().exactOptional(),
+    /** What the tool threw, when it threw (an `error` result): for hosts and consoles, not the model. */
+    error: toolErrorSchema.exactOptional(),
+    /** What the model calls the tool made cost (v 2), e.g. a quarantined reader's. */
+    usage: usageSchema.exactOptional(),
+    /** The model those calls went to (v 2), for quotas and prices by model. */
+    model: z.string().exactOptional(),
+  })
+  .refine((event) => (event.v === 2) === (event.usage !== undefined), {
+    message: "usage is recorded on tool_result v 2, and only there",
+    path: ["v"],
+  })
+  .refine((event) => event.model === undefined || event.usage !== undefined, {
+    message: "model is recorded with usage only",
+    path: ["model"],
+  });
 
 /**
  * What a running tool call recorded about its progress (`ToolContext.checkpoint`): the remote job

@@ -9,8 +9,9 @@
  * - `leg_started` → working; a decided approval with none left open → working;
  * - a model turn's text → an artifact (`turn-<seq>`) with the turn's usage in its metadata;
  * - `tool_call_started` / `tool_result` → working status updates with a DataPart;
- * - a leg parked on approvals → input-required, one DataPart `{ callId, toolName, input, digest }`
- *   per open approval; parked for input, an interrupt or a budget → input-required with text;
+ * - a leg parked on approvals → input-required, one DataPart `{ callId, toolName, input, digest,
+ *   provenance? }` per open approval; parked for input, an interrupt or a budget →
+ *   input-required with text;
  * - `task_forked` that parks the copy (a fork or an import cut inside a leg or before any) →
  *   input-required with text, or with the approvals the copy left open;
  * - `task_completed` / `task_failed` / `task_cancelled` → completed / failed / canceled.
@@ -25,6 +26,8 @@ export interface PendingApproval {
   toolName: string;
   input: JsonValue;
   digest: string;
+  /** Why the provenance policy held the call, when it did: the untrusted spans it rests on. */
+  provenance?: JsonValue;
 }
 
 const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED]);
@@ -166,6 +169,7 @@ export class TaskProjection {
           toolName: event.name,
           input: parsed(event.inputJson),
           digest: event.digest,
+          ...(event.provenance === undefined ? {} : { provenance: event.provenance as unknown as JsonValue }),
         });
         return [];
       case "approval_decided":

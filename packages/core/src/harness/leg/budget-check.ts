@@ -4,17 +4,12 @@
  */
 import type { ModelRequest } from "../../ports/model.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
-import { type Budget, type BudgetLimit, effectiveBudget, exceededLimit } from "../budget/budget.ts";
-import { headroom } from "../budget/budget-ledger.ts";
-import { estimateInputTokens, fitCall } from "../budget/call-fit.ts";
+import { type Budget, effectiveBudget, exceededLimit } from "../budget/budget.ts";
+import { type BudgetExceeded, fitBudgetIn } from "./budget-fit.ts";
 import { endLeg } from "./leg-end.ts";
 import type { RunningLeg } from "./running-leg.ts";
 
-/** A limit the task has reached, and the note's text that names it. */
-export interface BudgetExceeded {
-  limit: BudgetLimit;
-  text: string;
-}
+export type { BudgetExceeded };
 
 /** A limit reached parks the task (or fails it, as configured) before the next model call. */
 export async function parkIfOverBudget(leg: RunningLeg): Promise<"next" | "ended"> {
@@ -55,14 +50,5 @@ export function fitBudget(
   leg: RunningLeg,
   request: ModelRequest,
 ): { budget: Budget; exceeded: BudgetExceeded } | undefined {
-  const { ctx } = leg;
-  const { agent } = ctx.options;
-  const state = ctx.writer.state;
-  const budget = effectiveBudget(agent.budget, state);
-  if (budget.maxTokens === undefined && budget.maxCostUsd === undefined) return undefined;
-  const room = headroom(state, budget, agent.model.id, ctx.clock());
-  const fit = fitCall(room, request, estimateInputTokens(request, state.lastPromptTokens), budget, agent.model.id);
-  if (!fit.fits) return { budget, exceeded: fit };
-  if (fit.maxOutputTokens !== undefined) request.maxOutputTokens = fit.maxOutputTokens;
-  return undefined;
+  return fitBudgetIn(leg.ctx, request);
 }

@@ -2,11 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
+import { usageDeltas } from "../../adapters/usage-counting.ts";
+import { fold } from "../../core/fold.ts";
 import type { Tool, ToolContext } from "../../ports/tool.ts";
 import type { ProvenancePolicy } from "../../protocol/provenance.ts";
 import type { ApprovalRequestedEvent, StoredEvent, ToolResultEvent } from "../../protocol/task-event.ts";
 import { ScriptedModel, type ScriptStep } from "../../testing/scripted-model.ts";
 import type { Agent } from "../agent.ts";
+import type { Budget } from "../budget/budget.ts";
 import { runLeg } from "../leg/run-leg.ts";
 import { startTask } from "../tasks/start-task.ts";
 import { defineTool } from "./define-tool.ts";
@@ -47,7 +50,7 @@ const fetch = { toolCalls: [{ name: "fetch_page", input: { url: "https://help.ex
 const read = { toolCalls: [{ name: "triage", input: { text: PAGE } }] };
 const send = (to: string) => ({ toolCalls: [{ name: "send_email", input: { to, body: "Hello there" } }] });
 
-async function run(steps: ScriptStep[], reader: Tool | undefined, policy?: ProvenancePolicy) {
+async function run(steps: ScriptStep[], reader: Tool | undefined, policy?: ProvenancePolicy, budget?: Budget) {
   const store = new MemoryStore();
   const w = world(reader);
   const taskId = await startTask(store, {
@@ -56,6 +59,7 @@ async function run(steps: ScriptStep[], reader: Tool | undefined, policy?: Prove
   });
   const agent: Agent = { model: new ScriptedModel(steps, { mode: "by-transcript" }), tools: w.tools };
   if (policy !== undefined) agent.provenancePolicy = policy;
+  if (budget !== undefined) agent.budget = budget;
   const outcome = await runLeg({ store, agent }, taskId);
   return { w, outcome, events: await store.read(taskId) };
 }
@@ -252,5 +256,64 @@ describe("a reader's durability", () => {
     const model = new ScriptedModel([{ error: { code: "server_error", message: "down", isRetryable: true } }]);
     const tool = quarantinedReader({ name: "triage", description: "d", schema: z.object({ n: z.number() }), model });
     await expect(tool.execute({ text: PAGE }, context({}))).rejects.toThrow("the reader model failed (server_error)");
+  });
+});
+
+describe("the reader's model call is the task's", () => {
+  const answer = `{"team":"${SUPPORT}"}`;
+  const readerWith = (usage: { inputTokens: number; outputTokens: number }) => {
+    const model = new ScriptedModel([{ text: answer, usage }]);
+    const tool = quarantinedReader({
+      name: "triage",
+      description: "Which team a support ticket belongs to",
+      schema: z.object({ team: z.enum(TEAMS) }),
+      model,
+    });
+    return { tool, model };
+  };
+
+  it("counts in the task's usage and quotas: its tool_result is v 2 with the reader's usage and model", async () => {
+    const reader = readerWith({ inputTokens: 700, outputTokens: 11 });
+    const turn = { inputTokens: 100, outputTokens: 5 };
+    const { events } = await run(
+      [
+        { ...fetch, usage: turn },
+        { ...read, usage: turn },
+        { text: "Done.", usage: turn },
+      ],
+      reader.tool,
+    );
+    expect(resultOf(events, "triage")).toMatchObject({
+      v: 2,
+      status: "ok",
+      usage: { inputTokens: 700, outputTokens: 11 },
+      model: reader.model.id,
+    });
+    expect(fold(events).summary.usage).toMatchObject({ inputTokens: 3 * 100 + 700, outputTokens: 3 * 5 + 11 });
+    // Quotas count its tokens (here the reader's model is the agent's: one bucket), and no turn.
+    expect(usageDeltas(events, undefined, 0)).toEqual([
+      expect.objectContaining({ inputTokens: 3 * 100 + 700, outputTokens: 3 * 5 + 11, turns: 3 }),
+    ]);
+  });
+
+  it("a budget stops it: a reading that cannot fit what is left is not made, and the model is told", async () => {
+    const reader = readerWith({ inputTokens: 1, outputTokens: 1 });
+    // The agent's turns fit (about 600 and 700 tokens of input); the second's long answer leaves
+    // about 100 of the 2,000, less than the reading's request (system, fenced page, schema) needs.
+    const { events } = await run(
+      [
+        { ...fetch, usage: { inputTokens: 600, outputTokens: 0 } },
+        { ...read, usage: { inputTokens: 700, outputTokens: 600 } },
+        { text: "Done.", usage: { inputTokens: 1, outputTokens: 1 } },
+      ],
+      reader.tool,
+      undefined,
+      { maxTokens: 2000 },
+    );
+    expect(reader.model.calls).toBe(0);
+    const result = resultOf(events, "triage");
+    expect(result).toMatchObject({ v: 1, status: "error" });
+    expect(result?.content).toMatch(/not read, the task's budget is spent/);
+    expect(result?.usage).toBeUndefined();
   });
 });

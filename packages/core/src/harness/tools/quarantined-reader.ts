@@ -6,7 +6,10 @@
  * one is a tool error, never the reader's text) and recorded before it is returned, so a re-run
  * after a crash returns the recorded answer without asking the model again. Its result is fenced
  * as untrusted; the provenance policy names it as the source of what it carries and trusts its
- * closed fields' values only as `ProvenancePolicy.quarantine` says.
+ * closed fields' values only as `ProvenancePolicy.quarantine` says. The reading is a model call of
+ * the task: it must fit the task's budget (`ToolContext.fitModelCall`; else the call is a tool error
+ * and no model is asked), and what it cost is recorded on the call's `tool_result` (v 2) and counted
+ * in the task's usage, budget and quotas (`ToolContext.reportUsage`).
  */
 import { z } from "zod";
 import type { ReaderFields } from "../../core/quarantine.ts";
@@ -93,14 +96,19 @@ export function readerFieldsOf(schema: unknown, where = "quarantinedReader"): Re
   return fields;
 }
 
-/** The reader's whole reply text; a failure part, or a reply that never finishes, throws. */
-async function replyOf(name: string, model: Model, request: ModelRequest, signal: AbortSignal): Promise<string> {
+/**
+ * The reader's whole reply text; a failure part, or a reply that never finishes, throws. What the
+ * call cost is counted in the task's usage (`context.reportUsage`) as soon as the model says.
+ */
+async function replyOf(name: string, model: Model, request: ModelRequest, context: ToolContext): Promise<string> {
   let text = "";
   let finished = false;
-  for await (const part of model.stream(request, signal)) {
+  for await (const part of model.stream(request, context.signal)) {
     if (part.type === "text-delta") text += part.delta;
-    else if (part.type === "finish") finished = true;
-    else if (part.type === "error") throw new Error(`${name}: the reader model failed (${part.failure.code})`);
+    else if (part.type === "finish") {
+      finished = true;
+      context.reportUsage?.(part.usage, model.id);
+    } else if (part.type === "error") throw new Error(`${name}: the reader model failed (${part.failure.code})`);
   }
   if (!finished) throw new Error(`${name}: the reader model ended its reply without finishing`);
   return text;
@@ -163,7 +171,10 @@ export function quarantinedReader<Shape extends z.ZodRawShape>(options: Quaranti
       tools: [],
       responseFormat,
     };
-    const answer = answerOf(name, schema, await replyOf(name, model, request, context.signal));
+    // The reading is a model call of the task: it fits the task's budget or is not made.
+    const over = context.fitModelCall?.(request);
+    if (over !== undefined) throw new Error(`${name}: not read, the task's budget is spent (${over})`);
+    const answer = answerOf(name, schema, await replyOf(name, model, request, context));
     await context.checkpoint?.(answer);
     return answer;
   };

@@ -8,7 +8,9 @@
 import { deepFreeze } from "../../core/canonical-json.ts";
 import type { OpenToolCall } from "../../core/fold.ts";
 import { defuseReservedMarkup } from "../../core/reserved-markup.ts";
+import { addUsage } from "../../core/task-summary.ts";
 import { delimitUntrusted, type RandomBytes } from "../../core/trust-framing.ts";
+import type { ModelRequest } from "../../ports/model.ts";
 import type { StandardIssue } from "../../ports/standard-schema.ts";
 import type { Tool, ToolContext } from "../../ports/tool.ts";
 import { InvalidInputError } from "../../protocol/errors.ts";
@@ -16,6 +18,7 @@ import type { JsonValue } from "../../protocol/json.ts";
 import { isJsonValue } from "../../protocol/json.ts";
 import type { ToolErrorDetail, ToolResultEvent } from "../../protocol/task-event.ts";
 import type { ToolResultStatus } from "../../protocol/transcript.ts";
+import type { Usage } from "../../protocol/usage.ts";
 
 export interface ToolRunSettings {
   tools: ReadonlyMap<string, Tool>;
@@ -31,6 +34,8 @@ export interface ToolRunSettings {
   traceparent?: (call: OpenToolCall) => Promise<string | undefined>;
   /** The harness's clock, that a call's `durationMs` is measured by. */
   clock: () => number;
+  /** Fits a tool's own model call to the task's budget (the tool phase's; see `ToolContext.fitModelCall`). */
+  fitModelCall?: (request: ModelRequest) => string | undefined;
 }
 
 /** The largest checkpoint a tool call may record, as JSON text. */
@@ -43,6 +48,8 @@ export interface CallOutcome {
   durationMs: number;
   /** What the tool threw (it threw or rejected): recorded for the developer, never sent to the model. */
   thrown?: { error: unknown; detail: ToolErrorDetail };
+  /** What the tool's own model calls cost (`ToolContext.reportUsage`), and the last model's id. */
+  spent?: { usage: Usage; model: string };
 }
 
 /** The most of a thrown error's stack a result records. */
@@ -129,10 +136,13 @@ export async function executeCall(
   frozen = false,
 ): Promise<CallOutcome> {
   const started = settings.clock();
+  // What the tool's own model calls cost, reported while it runs (and after: it still happened).
+  let spent: { usage: Usage; model: string } | undefined;
   const done = (status: ToolResultStatus, raw: string, tool?: Tool): CallOutcome => ({
     status,
     ...toolContent(tool, raw, settings, status),
     durationMs: settings.clock() - started,
+    ...(spent === undefined ? {} : { spent: { usage: { ...spent.usage }, model: spent.model } }),
   });
   // The model is told the message, exactly as before; the class and stack go to the log alone.
   const threw = (error: unknown, tool: Tool): CallOutcome => ({
@@ -169,6 +179,10 @@ export async function executeCall(
     principal: settings.principal,
   };
   if (call.checkpoint !== undefined) context.lastCheckpoint = call.checkpoint;
+  if (settings.fitModelCall !== undefined) context.fitModelCall = settings.fitModelCall;
+  context.reportUsage = (usage, model) => {
+    spent = { usage: spent === undefined ? { ...usage } : addUsage(spent.usage, usage), model };
+  };
   // Awaited only when the host traces: an untraced call pays no extra turn of the event loop.
   if (settings.traceparent !== undefined) {
     const traceparent = await settings.traceparent(call);
@@ -263,6 +277,11 @@ export function resultEvent(call: OpenToolCall, outcome: CallOutcome): ToolResul
   };
   if (outcome.truncated === true) event.truncated = true;
   if (outcome.thrown !== undefined && outcome.status === "error") event.error = outcome.thrown.detail;
+  if (outcome.spent !== undefined) {
+    event.v = 2;
+    event.usage = outcome.spent.usage;
+    event.model = outcome.spent.model;
+  }
   return event;
 }
 

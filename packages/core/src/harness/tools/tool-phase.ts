@@ -14,6 +14,7 @@ import { DEFAULTS } from "../defaults.ts";
 import { createChildren, delegateCallEvents, delegateToolName, reserveShares } from "../delegation/delegate-call.ts";
 import type { DelegateInput } from "../delegation/delegate-tool.ts";
 import type { LegHooks } from "../hooks/hook-runner.ts";
+import { fitBudgetIn } from "../leg/budget-fit.ts";
 import type { LegWriter } from "../leg/event-writer.ts";
 import type { LegContext } from "../leg/leg-context.ts";
 import { approvalRequest } from "./approvals.ts";
@@ -306,6 +307,8 @@ export class ToolPhase {
       principal: this.#w.state.principal,
       checkpoint: (call, data) => this.#checkpoint(call, data),
       clock: this.#ctx.clock,
+      // A tool's own model call fits the task's budget as a turn's does (a quarantined reader's).
+      fitModelCall: (request) => fitBudgetIn(this.#ctx, request)?.exceeded.text,
     };
     if (this.#o.randomBytes !== undefined) settings.randomBytes = this.#o.randomBytes;
     const traceparentOf = this.#o.traceparentOf;
