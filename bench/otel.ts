@@ -9,6 +9,10 @@
  * thousands of turns), then rounds with the modes in rotating order, so all see the same machine
  * state. Reports CPU and wall time per turn of each and the ratios per round: CPU time is what
  * the ratios are read on, a shared machine's other processes stretch wall time unevenly.
+ * Then the sinks alone: one task's appends recorded once and replayed (each batch handed back at
+ * once by a store that keeps nothing), through no sink, the metrics (`instrumentStore` feeding
+ * `metricsEmit`, collected at the end) and `traceEmit`, so what they cost per turn is read apart
+ * from whatever the harness's own turn costs.
  *
  *   npm run bench:otel                                   # 1,000-turn tasks, 20 rounds
  *   npm run otel -w @sema-agent/bench -- --turns 1000 --rounds 20 --warm-turns 30000
@@ -22,7 +26,7 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { type Emit, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
+import { type Emit, MemoryStore, runLeg, type Store, type StoredEvent, startTask } from "@sema-agent/core";
 import { lookupTool, lookupTurns, ScriptedModel } from "@sema-agent/core/testing";
 import { instrumentStore, metricsEmit, traceEmit } from "@sema-agent/otel";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
@@ -76,7 +80,7 @@ interface Sample {
 }
 
 /** A host's metrics over `raw`: the measured store feeding the sink, and a collection of what they recorded. */
-function metricsOver(raw: MemoryStore) {
+function metricsOver(raw: Store) {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
   const meterProvider = new MeterProvider({ readers: [reader] });
@@ -204,6 +208,85 @@ rows.push(
     samples: ratio("both", "off", "cpuMsPerTurn"),
   },
 );
+
+/** One task's appends, in order, each as the events it stored: what the replayed rounds hand back. */
+async function recordAppends(): Promise<{ taskId: string; batches: StoredEvent[][] }> {
+  const raw = new MemoryStore();
+  const batches: StoredEvent[][] = [];
+  const keep = (events: StoredEvent[]) => {
+    batches.push(events);
+    return events;
+  };
+  const append = (...args: Parameters<Store["append"]>) => raw.append(...args).then(keep);
+  const createTask = (...args: Parameters<Store["createTask"]>) => raw.createTask(...args).then(keep);
+  // The store's other methods on the store itself (its private fields), its writes recorded.
+  const recording = new Proxy(raw, {
+    get(target, property) {
+      if (property === "append") return append;
+      if (property === "createTask") return createTask;
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const taskId = await startTask(recording, { objective: "Look everything up", agent: "bench" });
+  const model = new ScriptedModel(lookupTurns(turns), { recordRequests: false });
+  const outcome = await runLeg({ store: recording, agent: { model, tools: [lookupTool] } }, taskId);
+  if (outcome.status !== "completed") throw new Error(`the recorded task ended ${outcome.status}`);
+  await raw.close();
+  return { taskId, batches };
+}
+
+const REPLAYS = ["off", "metrics", "traced"] as const;
+type Replay = (typeof REPLAYS)[number];
+const recorded = await recordAppends();
+
+/** The recorded appends again, through no sink, the metrics or the tracer: CPU per turn. */
+async function replay(mode: Replay): Promise<number> {
+  let next = 0;
+  const handBack = async () => recorded.batches[next++] ?? [];
+  // A store that stores nothing: each append answers with the next recorded batch.
+  const replaying = { append: handBack, createTask: handBack, read: async () => [] } as unknown as Store;
+  const metrics = mode === "metrics" ? metricsOver(replaying) : undefined;
+  const inMemory = new InMemorySpanExporter();
+  const tracer = mode === "traced" ? traceEmit({ exporter: inMemory, store: replaying, env: {} }) : undefined;
+  const store = metrics?.store ?? replaying;
+  const cpu = process.cpuUsage();
+  for (let index = 0; index < recorded.batches.length; index++) {
+    const events =
+      index === 0
+        ? await store.createTask({ events: [] } as unknown as Parameters<Store["createTask"]>[0])
+        : await store.append(recorded.taskId, [], {} as Parameters<Store["append"]>[2]);
+    if (tracer !== undefined) for (const event of events) tracer.emit(event);
+  }
+  const flushed = tracer?.flush();
+  const collected = await metrics?.collect();
+  const used = process.cpuUsage(cpu);
+  await flushed;
+  if (tracer !== undefined && inMemory.getFinishedSpans().length < turns) throw new Error("too few spans replayed");
+  if (metrics !== undefined && (collected ?? 0) === 0) throw new Error("no metrics were collected");
+  await metrics?.close();
+  return (used.user + used.system) / 1000 / turns;
+}
+
+for (let task = 0; task < Math.max(3, warmTurns / turns); task++) for (const mode of REPLAYS) await replay(mode);
+const replayed = new Map<Replay, number[]>(REPLAYS.map((mode) => [mode, []]));
+for (let i = 0; i < rounds; i++) {
+  const order = [...REPLAYS.slice(i % REPLAYS.length), ...REPLAYS.slice(0, i % REPLAYS.length)];
+  for (const mode of order) replayed.get(mode)?.push(await replay(mode));
+}
+const REPLAY_SUBJECTS: Record<Replay, string> = {
+  off: "a replayed log, no sink",
+  metrics: "a replayed log, metrics",
+  traced: "a replayed log, traceEmit",
+};
+for (const mode of REPLAYS)
+  rows.push({
+    subject: REPLAY_SUBJECTS[mode],
+    metric: "CPU per turn",
+    unit: "ms",
+    samples: replayed.get(mode) ?? [],
+  });
+
 console.log(formatMachine(machine));
 console.log(
   `${turns}-turn tasks on MemoryStore, ${warmTurns.toLocaleString("en-US")} warm-up turns per mode, ${rounds} rounds (modes in rotating order)\n`,

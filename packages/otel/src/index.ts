@@ -22,6 +22,7 @@ export {
   type MetricAttributes,
   MetricFold,
   type MetricFoldOptions,
+  type RecordMeasurement,
 } from "./metrics/metric-fold.ts";
 export {
   DURATION_BUCKETS,

@@ -49,6 +49,7 @@ const TYPES = [
   "MetricSpec",
   "MetricsEmit",
   "MetricsEmitOptions",
+  "RecordMeasurement",
   "SpanAttributes",
   "SpanEventRecord",
   "SpanFoldOptions",

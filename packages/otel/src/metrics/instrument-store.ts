@@ -48,7 +48,7 @@ export function instrumentStore(store: Store, options: InstrumentStoreOptions): 
               [METRIC_ATTRIBUTE.storeOperation]: operation,
               [ERROR_TYPE]: isSemaError(error) ? error.code : "_OTHER",
             };
-      instruments.record({ metric: METRIC.storeAppend, value: Math.max(0, now() - started) / 1000, attributes });
+      instruments.recordValue(METRIC.storeAppend, Math.max(0, now() - started) / 1000, attributes);
     };
     return call().then(
       (events) => {

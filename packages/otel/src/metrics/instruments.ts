@@ -4,7 +4,7 @@
  * advice of its `METRIC_SPECS` entry.
  */
 import type { Counter, Histogram, Meter, MeterProvider } from "@opentelemetry/api";
-import type { Measurement } from "./metric-fold.ts";
+import type { Measurement, MetricAttributes } from "./metric-fold.ts";
 import { METRIC_SPECS, type MetricName } from "./metric-names.ts";
 
 /** The instrumentation scope the metrics are recorded under. */
@@ -18,6 +18,8 @@ export interface Instruments {
   readonly meter: Meter;
   /** Records one measurement on its instrument. */
   record(measurement: Measurement): void;
+  /** Records `value` on the instrument of `metric`: `record` without a `Measurement` to make. */
+  recordValue(metric: MetricName, value: number, attributes: MetricAttributes): void;
 }
 
 const cache = new WeakMap<Meter, Instruments>();
@@ -33,8 +35,9 @@ export function meterOf(options: { meter?: Meter; meterProvider?: MeterProvider 
 export function instrumentsOf(meter: Meter): Instruments {
   const known = cache.get(meter);
   if (known !== undefined) return known;
-  const recorders = new Map<MetricName, Recorder>();
-  const recorder = (name: MetricName): Recorder | undefined => {
+  // Each metric's instrument as one function that records on it, made at its first measurement.
+  const recorders = new Map<MetricName, (value: number, attributes: MetricAttributes) => void>();
+  const recorder = (name: MetricName): ((value: number, attributes: MetricAttributes) => void) | undefined => {
     const existing = recorders.get(name);
     if (existing !== undefined) return existing;
     const spec = METRIC_SPECS[name];
@@ -46,17 +49,21 @@ export function instrumentsOf(meter: Meter): Instruments {
         ...options,
         ...(spec.buckets === undefined ? {} : { advice: { explicitBucketBoundaries: [...spec.buckets] } }),
       });
-    if (made !== undefined) recorders.set(name, made);
-    return made;
+    if (made === undefined) return undefined;
+    const target = made;
+    const write =
+      "add" in target
+        ? (value: number, attributes: MetricAttributes) => target.add(value, attributes)
+        : (value: number, attributes: MetricAttributes) => target.record(value, attributes);
+    recorders.set(name, write);
+    return write;
   };
+  const recordValue = (metric: MetricName, value: number, attributes: MetricAttributes) =>
+    recorder(metric)?.(value, attributes);
   const instruments: Instruments = {
     meter,
-    record(measurement) {
-      const target = recorder(measurement.metric);
-      if (target === undefined) return;
-      if ("add" in target) target.add(measurement.value, measurement.attributes);
-      else target.record(measurement.value, measurement.attributes);
-    },
+    record: (measurement) => recordValue(measurement.metric, measurement.value, measurement.attributes),
+    recordValue,
   };
   cache.set(meter, instruments);
   return instruments;

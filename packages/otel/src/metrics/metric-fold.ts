@@ -5,6 +5,11 @@
  * span (an approval's wait, an input's delivery, a task's creation). Every duration is the
  * difference of two stored `at`s; nothing reads a clock. Pure: the live sink decides which
  * measurements to record (only those of events this process appended).
+ *
+ * What it records per turn costs no allocation of its own: the attribute sets are made once per
+ * distinct set of labels (a fold's chat, token and tool labels are the same turn after turn),
+ * frozen and handed out again, and the live sink takes them through `record` without building a
+ * `Measurement` at all.
  */
 import type { StoredEvent } from "@sema-agent/core";
 import { ERROR_TYPE, GEN_AI, OPERATION, SEMA } from "../attributes.ts";
@@ -14,7 +19,7 @@ import type { SpanAttributes, SpanRecord } from "../spans/span-record.ts";
 import { METRIC, METRIC_ATTRIBUTE, type MetricName } from "./metric-names.ts";
 import { toolLabeler } from "./tool-labels.ts";
 
-/** A metric's attributes: strings only, each of a bounded set. */
+/** A metric's attributes: strings only, each of a bounded set (frozen, and shared between measurements). */
 export type MetricAttributes = Record<string, string>;
 
 /** One value to record on one metric. */
@@ -58,13 +63,29 @@ export interface MetricFoldOptions extends SpanFoldOptions {
   toolLabel?: (name: string) => string;
 }
 
+/** Where a fold's measurements go: one call per measurement, its attributes frozen and shared. */
+export type RecordMeasurement = (metric: MetricName, value: number, attributes: MetricAttributes) => void;
+
+/** The attribute sets of one model's turns: its duration (ok or failed) and its two token counts. */
+interface ChatLabels {
+  ok: MetricAttributes;
+  failed: MetricAttributes;
+  input: MetricAttributes;
+  output: MetricAttributes;
+}
+
+const NONE = "\u0000";
+
 /** Folds one task's stored events, in `seq` order, into measurements. */
 export class MetricFold {
   readonly #spans: SpanFold;
   readonly #toolLabel: (name: string) => string;
-  #agent: string | undefined;
+  #agent: MetricAttributes = Object.freeze({});
   readonly #approvals = new Map<string, { at: string; tool: string }>();
   readonly #inputs = new Map<string, PendingInput>();
+  // The attribute sets made so far, by their labels: a handful per task (its models, its tools).
+  readonly #chats = new Map<string, ChatLabels>();
+  readonly #tools = new Map<string, MetricAttributes>();
 
   constructor(options: MetricFoldOptions = {}) {
     const { toolLabel, ...spanOptions } = options;
@@ -76,10 +97,20 @@ export class MetricFold {
   /** Folds one event in; returns the measurements it completes. */
   add(event: StoredEvent): Measurement[] {
     const out: Measurement[] = [];
+    this.record(event, (metric, value, attributes) => out.push({ metric, value, attributes }));
+    return out;
+  }
+
+  /**
+   * Folds one event in and hands each measurement it completes to `record`, in the order `add`
+   * returns them, without making a `Measurement`; without `record` the event is folded as context
+   * only (what the live sink does for an event another process appended).
+   */
+  record(event: StoredEvent, record?: RecordMeasurement): void {
     switch (event.type) {
       case "task_created":
-        this.#agent = event.agent;
-        out.push({ metric: METRIC.taskStarted, value: 1, attributes: this.#agentAttributes() });
+        this.#agent = Object.freeze(event.agent === undefined ? {} : { [GEN_AI.agentName]: event.agent });
+        record?.(METRIC.taskStarted, 1, this.#agent);
         break;
       case "approval_requested":
         this.#approvals.set(event.callId, { at: event.at, tool: this.#toolLabel(event.name) });
@@ -88,11 +119,11 @@ export class MetricFold {
         const requested = this.#approvals.get(event.callId);
         this.#approvals.delete(event.callId);
         if (requested !== undefined)
-          out.push({
-            metric: METRIC.approvalWait,
-            value: seconds(requested.at, event.at),
-            attributes: { [SEMA.approvalDecision]: event.decision, [GEN_AI.toolName]: requested.tool },
-          });
+          record?.(
+            METRIC.approvalWait,
+            seconds(requested.at, event.at),
+            Object.freeze({ [SEMA.approvalDecision]: event.decision, [GEN_AI.toolName]: requested.tool }),
+          );
         break;
       }
       case "human_input": {
@@ -108,65 +139,49 @@ export class MetricFold {
         const pending = this.#inputs.get(event.inputId);
         this.#inputs.delete(event.inputId);
         if (pending !== undefined)
-          out.push({
-            metric: METRIC.inputDelivery,
-            value: seconds(pending.at, event.at),
-            attributes: {
+          record?.(
+            METRIC.inputDelivery,
+            seconds(pending.at, event.at),
+            Object.freeze({
               [METRIC_ATTRIBUTE.inputCarrier]: pending.carrier,
               [METRIC_ATTRIBUTE.inputLane]: pending.lane,
               [METRIC_ATTRIBUTE.inputOutcome]: event.delivery,
-            },
-          });
+            }),
+          );
         break;
       }
       default:
         break;
     }
-    for (const span of this.#spans.add(event)) this.#fromSpan(span, out);
-    return out;
+    // Without `record` the spans are still read: a tool's name still meets the labeler, as it would live.
+    for (const span of this.#spans.add(event)) this.#fromSpan(span, record ?? ignore);
   }
 
-  #agentAttributes(): MetricAttributes {
-    return this.#agent === undefined ? {} : { [GEN_AI.agentName]: this.#agent };
-  }
-
-  #fromSpan(span: SpanRecord, out: Measurement[]): void {
-    const end = span.end ?? span.start;
-    const duration = seconds(span.start, end);
+  #fromSpan(span: SpanRecord, record: RecordMeasurement): void {
     const attributes = span.attributes;
     if (span.parentKey === undefined) {
-      const ended = { ...this.#agentAttributes(), ...pick(attributes, [SEMA.taskStatus, ERROR_TYPE]) };
+      const ended = Object.freeze({ ...this.#agent, ...pick(attributes, [SEMA.taskStatus, ERROR_TYPE]) });
       // A root ended without a terminal event (a rebuilt trace's close) is not a task's end.
       if (ended[SEMA.taskStatus] === undefined) return;
-      out.push({ metric: METRIC.taskEnded, value: 1, attributes: ended });
-      out.push({ metric: METRIC.taskDuration, value: duration, attributes: ended });
+      record(METRIC.taskEnded, 1, ended);
+      record(METRIC.taskDuration, duration(span), ended);
       return;
     }
     const score = attributes[SEMA.scoreValue];
     if (typeof score === "number") {
       // The scorer's name is the operator's, a bounded set; the experiment (an id) is left out.
-      const scored = { ...this.#agentAttributes(), ...pick(attributes, [SEMA.scoreName]) };
-      out.push({ metric: METRIC.taskScore, value: score, attributes: scored });
+      record(METRIC.taskScore, score, Object.freeze({ ...this.#agent, ...pick(attributes, [SEMA.scoreName]) }));
       return;
     }
     const operation = attributes[GEN_AI.operation];
     if (operation === OPERATION.chat) {
-      const chat = pick(attributes, [GEN_AI.operation, GEN_AI.providerName, GEN_AI.requestModel, GEN_AI.responseModel]);
+      const labels = this.#chatLabels(attributes);
       // A turn the provider ended with an error: the conventions' fallback class of error.
-      const failed = span.status.code === "error" ? { [ERROR_TYPE]: "_OTHER" } : {};
-      out.push({ metric: METRIC.operationDuration, value: duration, attributes: { ...chat, ...failed } });
-      for (const [type, key] of [
-        ["input", GEN_AI.inputTokens],
-        ["output", GEN_AI.outputTokens],
-      ] as const) {
-        const tokens = attributes[key];
-        if (typeof tokens === "number")
-          out.push({
-            metric: METRIC.tokenUsage,
-            value: tokens,
-            attributes: { ...chat, [METRIC_ATTRIBUTE.tokenType]: type },
-          });
-      }
+      record(METRIC.operationDuration, duration(span), span.status.code === "error" ? labels.failed : labels.ok);
+      const input = attributes[GEN_AI.inputTokens];
+      if (typeof input === "number") record(METRIC.tokenUsage, input, labels.input);
+      const output = attributes[GEN_AI.outputTokens];
+      if (typeof output === "number") record(METRIC.tokenUsage, output, labels.output);
       return;
     }
     if (operation === OPERATION.executeTool) {
@@ -180,23 +195,66 @@ export class MetricFold {
             ? "interrupted"
             : "error");
       const name = attributes[GEN_AI.toolName];
-      out.push({
-        metric: METRIC.toolDuration,
-        value: duration,
-        attributes: {
-          ...(name === undefined ? {} : { [GEN_AI.toolName]: this.#toolLabel(String(name)) }),
-          [SEMA.toolStatus]: String(status),
-        },
-      });
+      record(
+        METRIC.toolDuration,
+        duration(span),
+        this.#toolAttributes(name === undefined ? undefined : this.#toolLabel(String(name)), String(status)),
+      );
       return;
     }
     if (attributes[SEMA.legEndReason] !== undefined) {
-      const leg = { ...this.#agentAttributes(), ...pick(attributes, [SEMA.legEndReason, SEMA.legTrigger]) };
-      out.push({ metric: METRIC.legEnded, value: 1, attributes: leg });
-      out.push({ metric: METRIC.legDuration, value: duration, attributes: leg });
+      const leg = Object.freeze({ ...this.#agent, ...pick(attributes, [SEMA.legEndReason, SEMA.legTrigger]) });
+      record(METRIC.legEnded, 1, leg);
+      record(METRIC.legDuration, duration(span), leg);
     }
   }
+
+  /** The attribute sets of a chat span's labels, made once per distinct provider and models. */
+  #chatLabels(attributes: SpanAttributes): ChatLabels {
+    const provider = label(attributes[GEN_AI.providerName]);
+    const request = label(attributes[GEN_AI.requestModel]);
+    const response = label(attributes[GEN_AI.responseModel]);
+    const operation = label(attributes[GEN_AI.operation]);
+    const key = `${operation}${NONE}${provider}${NONE}${request}${NONE}${response}`;
+    let labels = this.#chats.get(key);
+    if (labels === undefined) {
+      const chat = pick(attributes, [GEN_AI.operation, GEN_AI.providerName, GEN_AI.requestModel, GEN_AI.responseModel]);
+      labels = {
+        ok: Object.freeze({ ...chat }),
+        failed: Object.freeze({ ...chat, [ERROR_TYPE]: "_OTHER" }),
+        input: Object.freeze({ ...chat, [METRIC_ATTRIBUTE.tokenType]: "input" }),
+        output: Object.freeze({ ...chat, [METRIC_ATTRIBUTE.tokenType]: "output" }),
+      };
+      this.#chats.set(key, labels);
+    }
+    return labels;
+  }
+
+  /** A tool duration's attribute set, made once per distinct tool label and status. */
+  #toolAttributes(name: string | undefined, status: string): MetricAttributes {
+    const key = `${name ?? NONE}${NONE}${status}`;
+    let attributes = this.#tools.get(key);
+    if (attributes === undefined) {
+      attributes = Object.freeze({
+        ...(name === undefined ? {} : { [GEN_AI.toolName]: name }),
+        [SEMA.toolStatus]: status,
+      });
+      this.#tools.set(key, attributes);
+    }
+    return attributes;
+  }
 }
+
+/** A label's part of a cache key: its string form as `pick` writes it, or a mark for an unset one. */
+function label(value: SpanAttributes[string] | undefined): string {
+  return value === undefined ? NONE : Array.isArray(value) ? value.join(",") : String(value);
+}
+
+/** Drops a measurement: an event folded as context only. */
+const ignore: RecordMeasurement = () => {};
+
+/** A span's duration in seconds, from its stored start and end. */
+const duration = (span: SpanRecord) => seconds(span.start, span.end ?? span.start);
 
 /** The measurements of a whole log (`seq` order): what a process that appended all of it records. */
 export function foldMeasurements(events: readonly StoredEvent[], options: MetricFoldOptions = {}): Measurement[] {

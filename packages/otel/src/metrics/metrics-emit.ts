@@ -12,7 +12,7 @@ import type { Meter, MeterProvider } from "@opentelemetry/api";
 import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
 import { background } from "../sink/background.ts";
 import { instrumentsOf, meterOf } from "./instruments.ts";
-import { MetricFold, type MetricFoldOptions } from "./metric-fold.ts";
+import { MetricFold, type MetricFoldOptions, type RecordMeasurement } from "./metric-fold.ts";
 import { toolLabeler } from "./tool-labels.ts";
 
 /** Where the metrics go and where missed events are read from. */
@@ -71,17 +71,17 @@ export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
   const work = background(onError);
   const { report, track } = work;
 
+  // Each measurement straight onto its instrument: no `Measurement` made, the fold's attribute sets shared.
+  const record: RecordMeasurement = (metric, value, attributes) => {
+    try {
+      instruments.recordValue(metric, value, attributes);
+    } catch (error) {
+      report(error);
+    }
+  };
   const apply = (task: TaskMetrics, event: StoredEvent, live: boolean) => {
-    const measurements = task.fold.add(event);
+    task.fold.record(event, live ? record : undefined);
     task.next = event.seq + 1;
-    if (live)
-      for (const measurement of measurements) {
-        try {
-          instruments.record(measurement);
-        } catch (error) {
-          report(error);
-        }
-      }
   };
 
   const pump = (taskId: string, task: TaskMetrics) => {

@@ -1,0 +1,231 @@
+// The live sink against per-event recording: on any generated log, `metricsEmit` (attribute sets
+// shared, measurements handed straight to the instruments) exports exactly the data points that
+// recording each `Measurement` of the fold as it was (test-support-per-event-fold.ts) exported —
+// the same metrics, attributes, counts, sums, minima, maxima and buckets.
+
+import type { Meter } from "@opentelemetry/api";
+import {
+  AggregationTemporality,
+  type DataPoint,
+  type Histogram,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics";
+import type { StoredEvent, TaskEvent } from "@sema-agent/core";
+import { make } from "@sema-agent/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { instrumentsOf } from "./instruments.ts";
+import { MetricFold } from "./metric-fold.ts";
+import { metricsEmit } from "./metrics-emit.ts";
+import { PerEventMetricFold } from "./test-support-per-event-fold.ts";
+
+const T0 = Date.parse("2026-11-30T10:00:00.000Z");
+const DIGEST = "0".repeat(64);
+
+const legId = fc.constantFrom("leg-1", "leg-2");
+const callId = fc.constantFrom("c1", "c2", "c3");
+const toolName = fc.constantFrom("lookup", "write_file", "made_up", "_OTHER");
+const model = fc.option(fc.constantFrom("openai:gpt-4o", "anthropic:claude", "gpt-test", "mystery"), {
+  nil: undefined,
+});
+
+const anyEvent: fc.Arbitrary<TaskEvent> = fc.oneof(
+  fc.tuple(fc.option(fc.constantFrom("planner", "coder"), { nil: undefined }), model).map(([agent, created]) => ({
+    ...make.created(),
+    ...(agent === undefined ? {} : { agent }),
+    ...(created === undefined ? {} : { model: created }),
+  })),
+  fc
+    .tuple(legId, fc.constantFrom("start", "resume", "wake", "recover" as const))
+    .map(([id, trigger]) => make.legStarted(id, trigger)),
+  fc
+    .tuple(
+      legId,
+      fc.constantFrom("completed", "failed", "cancelled", "parked:approval", "parked:tool", "parked:crash" as const),
+    )
+    .map(([id, reason]) => make.legEnded(id, reason)),
+  fc
+    .tuple(
+      fc.constantFrom("received", "parked", "applied", "dropped" as const),
+      fc.constantFrom("objective", "steer", "nextTurn", "a_host_carrier"),
+      fc.constantFrom("in-1", "in-2"),
+    )
+    .map(([delivery, carrier, inputId]) => make.input(delivery, carrier, inputId)),
+  fc
+    .tuple(
+      fc.nat(20),
+      fc.array(fc.tuple(callId, toolName), { maxLength: 2 }),
+      legId,
+      model,
+      fc.nat(5000),
+      fc.nat(500),
+      fc.constantFrom("stop", "tool-calls", "length", "error" as const),
+    )
+    .map(([seq, calls, leg, turnModel, input, output, finishReason]) => ({
+      ...make.turn(
+        seq,
+        "text",
+        calls.map(([id, name]) => ({ callId: id, name, input: { q: id } })),
+        leg,
+      ),
+      usage: { inputTokens: input, outputTokens: output },
+      finishReason,
+      ...(turnModel === undefined ? {} : { model: turnModel }),
+    })),
+  fc
+    .tuple(callId, toolName, legId, fc.integer({ min: 1, max: 2 }))
+    .map(([id, name, leg, attempt]) => ({ ...make.toolStarted(id, name, leg), attempt })),
+  fc
+    .tuple(callId, toolName, fc.constantFrom("ok", "error", "denied", "interrupted" as const))
+    .map(([id, name, status]) => make.toolResult(id, "done", name, status)),
+  fc.tuple(callId, toolName, legId).map(
+    ([id, name, leg]): TaskEvent => ({
+      type: "approval_requested",
+      v: 1,
+      legId: leg,
+      callId: id,
+      name,
+      inputJson: "{}",
+      digest: DIGEST,
+    }),
+  ),
+  fc.tuple(callId, fc.constantFrom("approve", "deny" as const)).map(
+    ([id, decision]): TaskEvent => ({
+      type: "approval_decided",
+      v: 1,
+      callId: id,
+      digest: DIGEST,
+      decision,
+      actor: { id: "ana", verified: true },
+    }),
+  ),
+  fc
+    .tuple(fc.constantFrom("judge", "rubric"), fc.integer({ min: 0, max: 10 }))
+    .map(([scorer, tenths]): TaskEvent => ({ type: "task_scored", v: 1, scorer, value: tenths / 10 })),
+  fc.constant<TaskEvent>({ type: "task_completed", v: 1, result: "r" }),
+  fc.constant<TaskEvent>({ type: "task_failed", v: 1, error: { code: "tool_failed", message: "m" } }),
+  fc.constant<TaskEvent>({ type: "task_cancelled", v: 1 }),
+  callId.map((id): TaskEvent => ({ type: "child_task", v: 1, phase: "spawned", childTaskId: `t1~${id}`, callId: id })),
+);
+
+/** A log as a store stamps it: gapless `seq`, times that never go back (often the same millisecond). */
+const anyLog: fc.Arbitrary<StoredEvent[]> = fc
+  .array(fc.tuple(anyEvent, fc.oneof(fc.constant(0), fc.nat(3), fc.nat(90_000_000))), { maxLength: 60 })
+  .map((steps) => {
+    let at = T0;
+    return steps.map(([event, step], index) => {
+      at += step;
+      return { ...event, taskId: "t1", seq: index + 1, at: new Date(at).toISOString() } as StoredEvent;
+    });
+  });
+
+/** A provider read through an in-memory exporter; `points` collects everything recorded so far. */
+function reader() {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const periodic = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [periodic] });
+  return {
+    meterProvider,
+    /** Every exported point, by metric, its times left out (they are the collection's, not the log's). */
+    async points() {
+      await periodic.forceFlush();
+      const out: unknown[] = [];
+      for (const resource of exporter.getMetrics())
+        for (const scope of resource.scopeMetrics)
+          for (const metric of scope.metrics)
+            for (const point of metric.dataPoints as DataPoint<number | Histogram>[])
+              out.push([
+                scope.scope.name,
+                metric.descriptor.name,
+                metric.descriptor.unit,
+                metric.dataPointType,
+                Object.entries(point.attributes).sort(),
+                point.value,
+              ]);
+      await meterProvider.shutdown();
+      return out.map((point) => JSON.stringify(point)).sort();
+    },
+  };
+}
+
+/** What per-event recording exported: each `Measurement` of the fold as it was, recorded as made. */
+async function perEvent(log: readonly StoredEvent[]): Promise<string[]> {
+  const old = reader();
+  const instruments = instrumentsOf(old.meterProvider.getMeter("@sema-agent/otel"));
+  const fold = new PerEventMetricFold();
+  for (const event of log) for (const measurement of fold.add(event)) instruments.record(measurement);
+  return old.points();
+}
+
+/** What the live sink exports, given the log as its process appended it. */
+async function live(log: readonly StoredEvent[]): Promise<string[]> {
+  const now = reader();
+  const sink = metricsEmit({ meterProvider: now.meterProvider });
+  for (const event of log) sink.emit(event);
+  await sink.flush();
+  return now.points();
+}
+
+describe("the live sink against per-event recording", () => {
+  it("exports the same data points on any log", async () => {
+    await fc.assert(
+      fc.asyncProperty(anyLog, async (log) => {
+        expect(await live(log)).toEqual(await perEvent(log));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("MetricFold.add returns what the fold as it was returned, measurement for measurement", () => {
+    fc.assert(
+      fc.property(anyLog, (log) => {
+        const now = new MetricFold();
+        const old = new PerEventMetricFold();
+        for (const event of log) expect(now.add(event)).toEqual(old.add(event));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("hands the same attribute set out again: a turn's measurements make no attributes of their own", () => {
+    const fold = new MetricFold();
+    const recorded: Record<string, string>[] = [];
+    const record = (_metric: string, _value: number, attributes: Record<string, string>) => recorded.push(attributes);
+    const log = [make.created(), make.legStarted(), make.turn(1), make.turn(2)].map(
+      (event, index) =>
+        ({ ...event, taskId: "t1", seq: index + 1, at: new Date(T0 + index).toISOString() }) as StoredEvent,
+    );
+    for (const event of log) fold.record(event, record);
+    // task started, then each turn: its duration and its two token counts.
+    expect(recorded).toHaveLength(7);
+    expect(recorded[4]).toBe(recorded[1]);
+    expect(recorded[5]).toBe(recorded[2]);
+    expect(recorded[6]).toBe(recorded[3]);
+    expect(recorded.every((attributes) => Object.isFrozen(attributes))).toBe(true);
+  });
+
+  it("a meter that is not the SDK's gets the same calls", () => {
+    const calls: unknown[] = [];
+    const instrument = (name: string) => ({
+      add: (value: number, attributes: object) => calls.push([name, value, attributes]),
+      record: (value: number, attributes: object) => calls.push([name, value, attributes]),
+    });
+    const meter = { createCounter: instrument, createHistogram: instrument } as unknown as Meter;
+    const sink = metricsEmit({ meter });
+    const log = [make.created(), make.legStarted(), make.turn(1), make.legEnded()].map(
+      (event, index) =>
+        ({ ...event, taskId: "t1", seq: index + 1, at: new Date(T0 + index * 1000).toISOString() }) as StoredEvent,
+    );
+    for (const event of log) sink.emit(event);
+    expect(calls.map((call) => (call as unknown[])[0])).toEqual([
+      "sema.task.started",
+      "gen_ai.client.operation.duration",
+      "gen_ai.client.token.usage",
+      "gen_ai.client.token.usage",
+      "sema.leg.ended",
+      "sema.leg.duration",
+    ]);
+  });
+});
