@@ -1,17 +1,17 @@
 /**
  * The studio (the web console) in headless Chromium against `serve()` on loopback: how long the
- * page takes to load, how long a 10,000-event task takes to show (every event in the log, the
- * conversation, the timeline and the result drawn), what one more event costs once it is shown,
- * and how many bytes the page's assets are (raw and gzipped).
+ * page takes to load, how long a 10,000-event task takes to open (every event folded; the result
+ * and what is near the viewport drawn, the rest standing in as gaps), to scroll to its end, what
+ * one more event costs once it is shown, and how many bytes the page's assets are (raw and gzipped).
  *
  *   npm run bench:console                  # 5 rounds
  *   npm run bench:console -- --rounds 3
  *   npm run bench:console -- --save        # and write bench/results/console/…json
  *
  * The appended events are timed inside the page with the studio's own modules (the fold, the
- * conversation, the timeline and the log entry, as the page draws a batch of one, the activity tab
- * hidden as it is by default), a layout forced after each, over the 10,000 events already shown. Needs Chromium (/usr/bin/chromium or
- * SEMA_CHROMIUM).
+ * conversation, the timeline and the event log, as the page draws a batch of one, the activity tab
+ * hidden as it is by default), a layout forced after each, over the 10,000 events already shown
+ * and with the conversation scrolled to its end. Needs Chromium (/usr/bin/chromium or SEMA_CHROMIUM).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -46,7 +46,10 @@ const turns = 3_330;
 const agent = { model: new ScriptedModel(lookupTurns(turns)), tools: [lookupTool] };
 const taskId = await startTask(store, { objective: "Look every key up", principal: "local" });
 await runLeg({ store, agent }, taskId);
-const events = (await store.read(taskId)).length;
+const log = await store.read(taskId);
+const events = log.length;
+const lastSeq = log.at(-1)?.seq ?? 0;
+const lastTurnSeq = log.findLast((event) => event.type === "model_turn")?.seq ?? 0;
 
 const tokens = new MemoryTokenStore();
 const token = (await tokens.create({ principal: "local", actorId: "bench" })).token;
@@ -63,12 +66,18 @@ const browser = await chromium.launch({
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
 });
 
-/** The append loop, in the page: the studio's modules over the shown log, one event at a time. */
+/**
+ * The append loop, in the page: the studio's modules over the shown log, one event at a time, as
+ * the page draws a batch of one, with the conversation scrolled to its end (where a person reading
+ * a live task is) and the activity tab hidden as it is by default. Each append is timed from the
+ * fold to a forced layout; between two appends the page gets a frame (untimed), as it would
+ * between two events arriving, so what the page draws when the end comes into view is drawn.
+ */
 const APPEND = `(async ({ taskId, token, appends }) => {
   const { TaskFold } = await import("/console/fold.js");
   const { ConversationView } = await import("/console/conversation.js");
   const { TimelineView } = await import("/console/timeline.js");
-  const { logEntry } = await import("/console/task-log.js");
+  const { EventLogView } = await import("/console/event-log.js");
   const response = await fetch("/v1/tasks/" + taskId + "/events?format=json&limit=1000", { headers: { authorization: "Bearer " + token } });
   let page = await response.json();
   const log = [...page.events];
@@ -77,46 +86,54 @@ const APPEND = `(async ({ taskId, token, appends }) => {
     page = await next.json();
     log.push(...page.events);
   }
+  document.getElementById("workspace").hidden = true;
   const host = document.createElement("div");
   document.body.append(host);
   const parts = ["list", "result", "usage", "announce"].map(() => host.appendChild(document.createElement("div")));
   const [list, result, usage, announce] = parts;
-  // As on the page: the conversation shown, the activity (timeline and log) in a hidden tab.
   const activity = host.appendChild(document.createElement("div"));
   activity.hidden = true;
   const timelineList = activity.appendChild(document.createElement("ol"));
   const logList = activity.appendChild(document.createElement("ol"));
   const view = new ConversationView({ list, result, usage, announce }, { onFork: () => {}, attachment: () => document.createTextNode(""), approvalCard: () => document.createElement("div") });
   const timeline = new TimelineView(timelineList);
+  const eventLog = new EventLogView(logList);
   const fold = new TaskFold();
   const shown = fold.addAll(log);
   view.update(fold, shown, false);
   timeline.update(fold.legs, shown.legs);
-  for (const event of log) logList.append(logEntry(event));
-  void host.offsetHeight;
+  eventLog.add(log);
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  const toEnd = async () => { list.lastElementChild?.scrollIntoView({ block: "end" }); await frame(); await frame(); };
+  await toEnd();
   let seq = log.at(-1).seq;
   const legId = "bench-leg";
-  const start = performance.now();
+  let ms = 0;
   for (let i = 0; i < appends; i += 1) {
     seq += 1;
     const at = new Date().toISOString();
     const event = i % 2 === 0
       ? { type: "model_turn", v: 1, taskId, seq, at, legId, sessionSeq: seq, text: "Checking **k" + i + "**.", toolCalls: [{ callId: "x" + i, name: "lookup", input: { key: "k" + i } }], usage: { inputTokens: 10, outputTokens: 5 }, finishReason: "tool-calls" }
       : { type: "tool_result", v: 1, taskId, seq, at, callId: "x" + (i - 1), name: "lookup", status: "ok", content: "value" };
+    const start = performance.now();
     const change = fold.addAll([event]);
     view.update(fold, change, true);
     timeline.update(fold.legs, change.legs);
-    logList.append(logEntry(event));
+    eventLog.add([event]);
     void host.offsetHeight;
+    ms += performance.now() - start;
+    await toEnd();
   }
-  const ms = performance.now() - start;
+  const drawn = list.querySelectorAll(".msg, .tool-card, .note").length;
   host.remove();
-  return ms / appends;
+  return { perEvent: ms / appends, drawn };
 })`;
 
 const load: number[] = [];
 const render: number[] = [];
 const append: number[] = [];
+const toEnd: number[] = [];
+const elements: number[] = [];
 for (let round = 0; round <= rounds; round++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(`sessionStorage.setItem("sema.token", ${JSON.stringify(token)})`);
@@ -129,26 +146,37 @@ for (let round = 0; round <= rounds; round++) {
     `(() => { const [n] = performance.getEntriesByType("navigation"); return n === undefined ? Number.NaN : n.loadEventEnd - n.startTime; })()`,
   )) as number;
   await page.locator(`.task-row[data-task-id="${taskId}"]`).waitFor();
-  // Render: from opening the task to its last event in the log and its result on the page.
+  // Open: from the click to every event folded and drawn as the page draws it (what is near the
+  // viewport; the rest stands in as gaps of the right height), the result and the first message shown.
   const started = Date.now();
   await page.locator(`.task-row[data-task-id="${taskId}"]`).click();
-  await page
-    .locator("#log > li")
-    .nth(events - 1)
-    .waitFor({ state: "attached" });
+  await page.locator(`#task[data-seq="${lastSeq}"]`).waitFor({ state: "attached" });
   await page.locator("#result", { hasText: "Done." }).waitFor();
-  await page
-    .locator(".msg.assistant")
-    .nth(turns - 1)
-    .waitFor({ state: "attached" });
+  await page.locator(".msg.person").first().waitFor();
   const rendered = Date.now() - started;
-  const perEvent = (await page.evaluate(`${APPEND}(${JSON.stringify({ taskId, token, appends })})`)) as number;
+  // To the end: scrolled to the bottom of the page until the last answer is drawn there.
+  const scrolled = (await page.evaluate(`(async (seq) => {
+    const start = performance.now();
+    for (;;) {
+      window.scrollTo(0, document.documentElement.scrollHeight);
+      const last = document.querySelector('.msg.assistant[data-seq="' + seq + '"]');
+      if (last !== null && last.getBoundingClientRect().top < window.innerHeight) return performance.now() - start;
+      if (performance.now() - start > 60000) throw new Error("the last answer was never drawn");
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    }
+  })(${lastTurnSeq})`)) as number;
+  const { perEvent, drawn } = (await page.evaluate(`${APPEND}(${JSON.stringify({ taskId, token, appends })})`)) as {
+    perEvent: number;
+    drawn: number;
+  };
   await context.close();
   // Round 0 warms the server and the browser up.
   if (round === 0) continue;
   load.push(loaded);
   render.push(rendered);
+  toEnd.push(scrolled);
   append.push(perEvent);
+  elements.push(drawn);
 }
 
 // The assets a first visit downloads: every file the console serves, raw and gzipped.
@@ -168,8 +196,20 @@ await serving.close({ deadlineMs: 2000 });
 const n = `${events.toLocaleString("en-US")}-event task`;
 const rows: ResultRow[] = [
   { subject: "studio", metric: "page load (navigation to load event), loopback", unit: "ms", samples: load },
-  { subject: "studio", metric: `open a ${n} (last event and result drawn)`, unit: "ms", samples: render },
+  {
+    subject: "studio",
+    metric: `open a ${n} (every event folded, result and first screen drawn)`,
+    unit: "ms",
+    samples: render,
+  },
+  { subject: "studio", metric: `scroll a ${n} to its end (last answer drawn)`, unit: "ms", samples: toEnd },
   { subject: "studio", metric: `one appended event over a ${n} (fold, draw, layout)`, unit: "ms", samples: append },
+  {
+    subject: "studio",
+    metric: `conversation items drawn as elements after the appends (the rest are gaps)`,
+    unit: "elements",
+    samples: elements,
+  },
   { subject: "studio", metric: `assets, ${files.size} files (raw)`, unit: "KiB", samples: [raw / 1024] },
   { subject: "studio", metric: `assets, ${files.size} files (gzip)`, unit: "KiB", samples: [gzipped / 1024] },
 ];

@@ -11,17 +11,13 @@
  *
  * Needs Chromium (`/usr/bin/chromium`, or SEMA_CHROMIUM). Offline: nothing is downloaded.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Page } from "playwright-core";
-import { workspaceName } from "../packages/cli/src/tools/workspaces.ts";
+import type { Page } from "playwright-core";
+import { serveStudio, until } from "./studio-serve.ts";
 
-const SEMA = fileURLToPath(new URL("../packages/cli/src/test-support/sema-node.ts", import.meta.url));
 const OUT = process.argv[2] ?? fileURLToPath(new URL("../docs/public/", import.meta.url));
-const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Every task's turns (by transcript): a read while the text streams, a write, an answer, a follow-up. */
 const TURNS = {
@@ -50,49 +46,13 @@ const TURNS = {
   ],
 };
 
-/** Polls `check` every 50 ms until it returns something, for at most `ms`. */
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const dir = mkdtempSync(join(tmpdir(), "sema-studio-shot-"));
-let server: ChildProcess | undefined;
-let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+const studio = await serveStudio(
+  "sema-studio-shot-",
+  TURNS,
+  "# Release meeting\n\nWe ship on Friday. Ana writes the release notes. Retro on Monday at 10:00.\n",
+);
 try {
-  writeFileSync(join(dir, "turns.json"), JSON.stringify(TURNS));
-  const workspace = join(dir, "workspaces", workspaceName("local"));
-  mkdirSync(workspace, { recursive: true });
-  writeFileSync(
-    join(workspace, "notes.md"),
-    "# Release meeting\n\nWe ship on Friday. Ana writes the release notes. Retro on Monday at 10:00.\n",
-  );
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
-  server = spawn(
-    process.execPath,
-    [SEMA, "serve", "--port", "0", "--workspaces", "workspaces", "--model", "script:turns.json"],
-    { cwd: dir, env: { ...env, SEMA_STORE_URL: "", SEMA_DB: "" }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await until("sema serve", () => (/Bearer <token>/.test(output) ? true : undefined));
-  const url = /serving (http:\/\/\S+)/.exec(output)?.[1] ?? "";
-  const token = /\n\n {2}(\S+)\n\n/.exec(output)?.[1] ?? "";
-  const api = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, {
-      method: body === undefined ? "GET" : "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const { url, token, api } = studio;
   type Detail = { status: string; lastSeq: number; pendingApprovals: { callId: string; digest: string }[] };
   const create = async (objective: string) => (await api<{ taskId: string }>("/v1/tasks", { objective })).taskId;
   const pendingOf = (task: string) => until("the approval", async () => (await api<Detail>(task)).pendingApprovals[0]);
@@ -122,10 +82,7 @@ try {
   const other = await create("Draft the release announcement into announce.md");
   await pendingOf(`/v1/tasks/${encodeURIComponent(other)}`);
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  const browser = await studio.browser();
   const shots: [string, (page: Page) => Promise<string | undefined>][] = [
     [
       "conversation",
@@ -189,8 +146,5 @@ try {
     await context.close();
   }
 } finally {
-  await browser?.close();
-  server?.kill("SIGTERM");
-  if (server !== undefined && server.exitCode === null) await new Promise((resolve) => server?.once("exit", resolve));
-  rmSync(dir, { recursive: true, force: true });
+  await studio.close();
 }

@@ -10,17 +10,11 @@
  *
  * Needs Chromium (`/usr/bin/chromium`, or SEMA_CHROMIUM). Offline: nothing is downloaded.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { workspaceName } from "../packages/cli/src/tools/workspaces.ts";
+import { serveStudio, until } from "./studio-serve.ts";
 
-const SEMA = fileURLToPath(new URL("../packages/cli/src/test-support/sema-node.ts", import.meta.url));
 const OUT = process.argv[2] ?? fileURLToPath(new URL("../docs/public/observability-trace.png", import.meta.url));
-const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
 
 /** The model's turns: a read while the text streams (slowly enough to steer), a write, an answer. */
 const TURNS = {
@@ -45,55 +39,14 @@ const TURNS = {
   ],
 };
 
-/** Polls `check` every 50 ms until it returns something, for at most `ms`. */
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const dir = mkdtempSync(join(tmpdir(), "sema-trace-shot-"));
-let server: ChildProcess | undefined;
-let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+// The file tools work in the principal's workspace: the first token's principal is "local".
+const studio = await serveStudio(
+  "sema-trace-shot-",
+  TURNS,
+  "# Release meeting\n\nWe ship on Friday. Ana writes the release notes. Retro on Monday.\n",
+);
 try {
-  writeFileSync(join(dir, "turns.json"), JSON.stringify(TURNS));
-  // The file tools work in the principal's workspace: the first token's principal is "local".
-  const workspace = join(dir, "workspaces", workspaceName("local"));
-  mkdirSync(workspace, { recursive: true });
-  writeFileSync(
-    join(workspace, "notes.md"),
-    "# Release meeting\n\nWe ship on Friday. Ana writes the release notes. Retro on Monday.\n",
-  );
-  // Without this shell's OTEL_* variables: the picture is of the console, not of an exporter.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
-  server = spawn(
-    process.execPath,
-    [SEMA, "serve", "--port", "0", "--workspaces", "workspaces", "--model", "script:turns.json"],
-    {
-      cwd: dir,
-      env: { ...env, SEMA_STORE_URL: "", SEMA_DB: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let output = "";
-  server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await until("sema serve", () => (/Bearer <token>/.test(output) ? true : undefined));
-  const url = /serving (http:\/\/\S+)/.exec(output)?.[1] ?? "";
-  const token = /\n\n {2}(\S+)\n\n/.exec(output)?.[1] ?? "";
-  const api = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, {
-      method: body === undefined ? "GET" : "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const { url, token, api } = studio;
   type Detail = { status: string; pendingApprovals: { callId: string; digest: string }[] };
   const { taskId } = await api<{ taskId: string }>("/v1/tasks", {
     objective: "Summarise the release meeting notes into summary.md",
@@ -109,10 +62,7 @@ try {
   await api(`${task}/approvals/${encodeURIComponent(pending.callId)}`, { decision: "approve", digest: pending.digest });
   await until("the task to finish", async () => ((await api<Detail>(task)).status === "completed" ? true : undefined));
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  const browser = await studio.browser();
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
   await page.emulateMedia({ colorScheme: "light" });
   await page.goto(`${url}/#task=${encodeURIComponent(taskId)}&view=trace`);
@@ -133,8 +83,5 @@ try {
   });
   console.log(`wrote ${OUT} (${Math.round(statSync(OUT).size / 1024)} KiB), task ${taskId}`);
 } finally {
-  await browser?.close();
-  server?.kill("SIGTERM");
-  if (server !== undefined && server.exitCode === null) await new Promise((resolve) => server?.once("exit", resolve));
-  rmSync(dir, { recursive: true, force: true });
+  await studio.close();
 }

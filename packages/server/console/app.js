@@ -8,18 +8,19 @@ import { ApiError, apiClient, blobClient, textClient } from "./api.js";
 import { approvalCard } from "./approvals.js";
 import { ConversationView } from "./conversation.js";
 import { el, present, statusText, usageText } from "./dom.js";
+import { EventLogView } from "./event-log.js";
 import { renderCompare, renderExperiment, renderExperimentList } from "./experiments-view.js";
 import { TaskFold } from "./fold.js";
 import { Inbox } from "./inbox.js";
 import { followTask } from "./stream.js";
 import { TaskList } from "./task-list.js";
-import { attachmentLabel, logEntry } from "./task-log.js";
+import { attachmentLabel } from "./task-log.js";
 import { TimelineView } from "./timeline.js";
 import { parseTrace, renderSpanDetail, renderWaterfall, spanDuration } from "./trace.js";
 
 /** @typedef {import("./api.js").Api} Api */
 /** @typedef {import("@sema-agent/core/protocol").StoredEvent} StoredEvent */
-/** @typedef {{ taskId: string, fold: TaskFold, stop: AbortController, view: string, status?: string, parkedReason?: string, queue: StoredEvent[], caughtUp?: number, trace?: ReturnType<typeof parseTrace>, traceAsked?: number, selectedSpan?: string }} Watched */
+/** @typedef {{ taskId: string, fold: TaskFold, stop: AbortController, view: string, status?: string, parkedReason?: string, queue: StoredEvent[], caughtUp?: number, trace?: ReturnType<typeof parseTrace>, traceAsked?: number, selectedSpan?: string, ended?: boolean }} Watched */
 
 const TOKEN_KEY = "sema.token";
 /** An element the page always has. */
@@ -104,6 +105,7 @@ const conversation = new ConversationView(
   },
 );
 const timeline = new TimelineView($("timeline"));
+const eventLog = new EventLogView($("log"), { attachment: (attachment) => attachmentView(attachment) });
 
 function signIn(/** @type {string} */ value) {
   token = value;
@@ -140,6 +142,7 @@ function stopWatching() {
   watched = undefined;
   conversation.clear();
   timeline.clear();
+  eventLog.clear();
 }
 
 /** Only the controls that apply: Interrupt while running, Resume while parked, Cancel until it ends. */
@@ -167,8 +170,13 @@ async function refreshDetail() {
   if (watched !== current) return;
   current.status = detail.status;
   current.parkedReason = detail.parkedReason;
+  // Each turn's cost, at the price the server counts the task's cost at (when it has one).
+  const priced = current.fold.setPrice(detail.price);
+  if (priced.usage) conversation.update(current.fold, priced, false);
   // What the log held when the page opened it: catching up to there is not news to announce.
   current.caughtUp ??= detail.lastSeq;
+  // The stream ended with the task, and the task went on (a message continued it): follow again.
+  if (current.ended === true && detail.lastSeq > current.fold.lastSeq + current.queue.length) follow(current);
   $("task-title").textContent = detail.objective.split("\n")[0]?.slice(0, 120) || `Task ${current.taskId}`;
   $("task-objective").textContent = `Task ${current.taskId}`;
   const status = $("task-status");
@@ -303,13 +311,9 @@ function drain(/** @type {Watched} */ current) {
   const last = events.at(-1)?.seq ?? 0;
   conversation.update(current.fold, change, current.caughtUp !== undefined && last > current.caughtUp);
   timeline.update(current.fold.legs, change.legs);
-  const log = $("log");
-  const fragment = document.createDocumentFragment();
-  for (const event of events) {
-    const entry = logEntry(event, { attachment: attachmentView });
-    fragment.append(entry);
-  }
-  log.append(fragment);
+  eventLog.add(events);
+  // How far the page has folded the log (a test or a benchmark waits for it).
+  $("task").dataset.seq = String(current.fold.lastSeq);
   // The server rebuilds the trace from the whole log: ask again at most once a second while
   // events arrive, so a busy task's view stays current without folding its log per event.
   if (current.view === "trace" && traceTimer === undefined)
@@ -328,7 +332,8 @@ function watch(/** @type {string} */ taskId) {
   $("task").hidden = false;
   $("task-title").textContent = "Task";
   $("task-objective").textContent = `Task ${taskId}`;
-  $("log").replaceChildren();
+  eventLog.clear();
+  delete $("task").dataset.seq;
   $("waterfall").replaceChildren();
   $("lineage").replaceChildren();
   $("replay-report").hidden = true;
@@ -338,10 +343,16 @@ function watch(/** @type {string} */ taskId) {
   tasks.select(taskId);
   refreshDetail().catch(fail);
   // A reload starts from the beginning of the log, so the view holds every event exactly once.
+  follow(current);
+}
+
+/** Follow the watched task's log from the last event folded (or queued) on. @param {Watched} current */
+function follow(current) {
+  current.ended = false;
   followTask({
-    taskId,
+    taskId: current.taskId,
     token,
-    afterSeq: 0,
+    afterSeq: current.queue.at(-1)?.seq ?? current.fold.lastSeq,
     signal: current.stop.signal,
     onStored,
     onLive: (/** @type {{ type: string }} */ event) => conversation.live(event),
@@ -350,7 +361,10 @@ function watch(/** @type {string} */ taskId) {
       // Deltas missed while disconnected would garble the partial text: the stored turn follows.
       if (state === "reconnecting") conversation.dropLive();
       if (state === "unauthorized") signOut(REVOKED);
-      if (state === "ended") scheduleDetail();
+      if (state === "ended") {
+        current.ended = true;
+        scheduleDetail();
+      }
     },
   }).catch(fail);
 }

@@ -3,8 +3,11 @@
 // the top, then each message once, the assistant's Markdown, tool calls as cards. `update` redraws
 // only the items an event touched; streamed text is appended as text nodes, once per frame, so a
 // long answer costs what it is long (never `textContent +=`, which copies it all per delta).
+// Only the messages near the viewport are elements (window-list.js): a task of thousands of turns
+// opens with a screenful drawn, and scrolling draws the rest as it comes into view.
 import { el, jsonTree, mdToDom, present, speaker, usageText } from "./dom.js";
 import { parseMarkdown } from "./markdown.js";
+import { WindowedList } from "./window-list.js";
 
 /** @typedef {import("./fold.js").TaskFold} TaskFold */
 /** @typedef {import("./fold.js").Change} Change */
@@ -21,6 +24,12 @@ import { parseMarkdown } from "./markdown.js";
 /** The untrusted fence's lines around a tool's output, off: the card says it instead. */
 const FENCE_LINE = /^\s*<\/?untrusted-[0-9a-f-]+[^>]*>\s*$/;
 
+/**
+ * Usage with its cost, for `usageText`, when there is one.
+ * @param {import("./fold.js").Usage} usage @param {number | undefined} costUsd
+ */
+const withCost = (usage, costUsd) => (costUsd === undefined ? usage : { ...usage, costUsd });
+
 const STATE_TEXT = {
   asked: "asked",
   waiting: "waiting for approval",
@@ -32,8 +41,8 @@ const STATE_TEXT = {
 };
 
 export class ConversationView {
-  /** @type {Map<string, HTMLElement>} */
-  #nodes = new Map();
+  /** @type {TaskFold | undefined} */
+  #fold;
   /** @type {HTMLElement | undefined} */
   #streaming;
   /** @type {Map<string, { body: HTMLElement, pending: string }>} */
@@ -47,12 +56,20 @@ export class ConversationView {
   constructor(where, hooks) {
     this.where = where;
     this.hooks = hooks;
+    this.window = new WindowedList(
+      where.list,
+      (key) => {
+        const item = this.#fold?.items.get(key);
+        return item === undefined ? undefined : this.#render(item);
+      },
+      { before: () => this.#streaming ?? null },
+    );
   }
 
   clear() {
-    this.#nodes.clear();
+    this.#fold = undefined;
     this.#endStream();
-    this.where.list.replaceChildren();
+    this.window.clear();
     this.where.result.replaceChildren();
     this.where.result.hidden = true;
     this.where.usage.textContent = "";
@@ -60,24 +77,20 @@ export class ConversationView {
 
   /** Redraw what `change` says the fold changed; `live` when it came from the stream, not a catch-up. */
   update(/** @type {TaskFold} */ fold, /** @type {Change} */ change, live = true) {
+    this.#fold = fold;
     for (const key of change.items) {
       const item = fold.items.get(key);
       if (item === undefined) continue;
-      const node = this.#render(item);
-      const old = this.#nodes.get(key);
-      if (old !== undefined) {
-        // A card a person opened stays open when it is drawn again.
-        if (old instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) node.open = old.open;
-        old.replaceWith(node);
-      } else this.where.list.insertBefore(node, this.#streaming ?? null);
-      this.#nodes.set(key, node);
+      // Drawn again only if it is drawn; a card a person opened stays open.
+      if (this.window.has(key)) this.window.refresh(key);
+      else this.window.push(key);
       if (item.kind === "assistant") {
         this.#endStream();
         // The live region hears whole messages, never the deltas that built them.
         if (live && item.text !== "") this.where.announce.textContent = `Assistant: ${item.text}`;
       }
     }
-    if (change.usage) this.where.usage.textContent = usageText(fold.usage);
+    if (change.usage) this.where.usage.textContent = usageText(withCost(fold.usage, fold.costUsd));
     if (change.result && fold.result !== undefined) this.#result(fold.result);
   }
 
@@ -234,7 +247,11 @@ export class ConversationView {
             ? undefined
             : el("details", { className: "reasoning" }, el("summary", {}, "Reasoning"), el("pre", {}, item.reasoning)),
           item.text === "" ? undefined : el("div", { className: "markdown" }, mdToDom(parseMarkdown(item.text))),
-          el("p", { className: "meta usage" }, `${usageText(item.usage)} · finish: ${item.finishReason}`),
+          el(
+            "p",
+            { className: "meta usage" },
+            `${usageText(withCost(item.usage, item.costUsd))} · finish: ${item.finishReason}`,
+          ),
         );
       case "tool":
         return this.#tool(item);

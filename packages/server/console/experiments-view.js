@@ -9,6 +9,7 @@ import { CHANGE_TEXT, compareCases, countChanges, deltaText, scoreText } from ".
  * The API's bodies, the fields read here (schemas/evals.ts).
  * @typedef {import("./experiments.js").ExperimentCase & { turns: number, durationMs: number, error?: string, scoreErrors?: Record<string, string> }} CaseResult
  * @typedef {{ experimentId: string, name: string, agent: string, model?: string, dataset: { name?: string, version?: number, digest: string, cases: number }, scorers: string[], cases: CaseResult[], means: Record<string, number>, totals: { cases: number, finished: number, completed: number }, running: boolean, failure?: string }} ExperimentResult
+ * @typedef {Omit<ExperimentResult, "cases">} ExperimentSummary an experiment's results without their cases (the list's `?summary=true`)
  * @typedef {{ experimentId: string, name: string, agent: string, dataset: string, cases: number, createdAt: string, running: boolean }} ExperimentListing
  * @typedef {{ scorer: string, a?: number, b?: number, delta?: number }} ScorerMeans
  * @typedef {{ a: { experimentId: string, name: string }, b: { experimentId: string, name: string }, scorers: ScorerMeans[], onlyA: string[], onlyB: string[] }} Comparison
@@ -18,7 +19,7 @@ import { CHANGE_TEXT, compareCases, countChanges, deltaText, scoreText } from ".
 const enc = encodeURIComponent;
 const experimentPath = (/** @type {string} */ id) => `/v1/evals/experiments/${enc(id)}`;
 
-/** "running", "stopped: <why>" or "finished": what a person asks of a run first. @param {ExperimentResult} result */
+/** "running", "stopped: <why>" or "finished": what a person asks of a run first. @param {ExperimentSummary} result */
 function statusOf(result) {
   if (result.running) return "running";
   if (result.failure !== undefined) return `stopped: ${result.failure}`;
@@ -32,7 +33,7 @@ function datasetText(dataset) {
     : `${dataset.name}${dataset.version === undefined ? "" : ` v${dataset.version}`}`;
 }
 
-/** "exact-match 0.75 · includes 1". @param {ExperimentResult} result */
+/** "exact-match 0.75 · includes 1". @param {ExperimentSummary} result */
 function meansText(result) {
   const parts = result.scorers.map((scorer) => `${scorer} ${scoreText(result.means[scorer])}`);
   return parts.length === 0 ? "—" : parts.join(" · ");
@@ -53,18 +54,22 @@ function table(caption, headers, rows, className) {
 }
 
 /**
- * The caller's experiments, newest first, each with its means (one GET each: the list carries
- * none), and the compare form's two choices. Whether any of them runs (app.js redraws it then).
+ * The caller's experiments, newest first, each with its means (one request: the list's
+ * `?summary=true`; a server without it is asked for each one), and the compare form's two
+ * choices. Whether any of them runs (app.js redraws it then).
  * @param {{ list: HTMLElement, baseline: HTMLSelectElement, candidate: HTMLSelectElement }} parts
  * @param {Deps} deps
  * @returns {Promise<boolean>}
  */
 export async function renderExperimentList(parts, deps) {
+  const page = await deps.api("GET", "/v1/evals/experiments?summary=true");
   /** @type {ExperimentListing[]} */
-  const listed = (await deps.api("GET", "/v1/evals/experiments")).experiments;
-  const newest = [...listed].reverse();
-  /** @type {ExperimentResult[]} */
-  const results = await Promise.all(newest.map((item) => deps.api("GET", experimentPath(item.experimentId))));
+  const listed = page.experiments;
+  /** @type {ExperimentSummary[]} */
+  const results =
+    page.summaries !== undefined
+      ? [...page.summaries].reverse()
+      : await Promise.all([...listed].reverse().map((item) => deps.api("GET", experimentPath(item.experimentId))));
   if (results.length === 0) {
     parts.list.replaceChildren(
       el(

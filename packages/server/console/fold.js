@@ -40,6 +40,7 @@
  * @property {string} [reasoning]
  * @property {string} [model]
  * @property {Usage} usage
+ * @property {number} [costUsd] its tokens at the task's model's price, once the fold has one
  * @property {string} finishReason
  * @property {string[]} callIds the tool calls it asked for, in order
  */
@@ -112,7 +113,27 @@
  * @property {boolean} approvals
  */
 
+/**
+ * A model's price in US dollars per million tokens (the server's quota prices, GET /v1/tasks/{id}'s `price`).
+ * @typedef {{ input: number, output: number, cachedInput?: number }} Price
+ */
+
 const FENCE = /^\s*<untrusted-[0-9a-f]+/;
+
+/**
+ * What `usage` cost at `price`, in US dollars: cached input tokens at the cached price (else the
+ * input price), the rest of the input and the output at theirs. The same sum as
+ * @sema-agent/core's `costUsd` (fold.test.ts holds them equal), so a turn's cost here adds up to
+ * the cost the task list shows.
+ * @param {Usage} usage @param {Price} price
+ */
+export function costOf(usage, price) {
+  const cached = usage.cachedInputTokens ?? 0;
+  const fresh = Math.max(0, usage.inputTokens - cached);
+  return (
+    (fresh * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output) / 1_000_000
+  );
+}
 
 /** Usage plus usage, the optional counts kept only when either side has them. */
 export function addUsage(/** @type {Usage} */ a, /** @type {Usage} */ b) {
@@ -147,6 +168,10 @@ export class TaskFold {
   result = undefined;
   /** @type {Usage} */
   usage = { inputTokens: 0, outputTokens: 0 };
+  /** `usage` at the price (see `price`); absent without one. @type {number | undefined} */
+  costUsd = undefined;
+  /** The price each turn is counted at: the task's model's (as the server counts a task's cost). @type {Price | undefined} */
+  #price = undefined;
   /** Calls waiting for a decision, by call id. @type {Map<string, ApprovalRequest>} */
   approvals = new Map();
   /** The task's objective, agent and model, from `task_created`. */
@@ -169,6 +194,37 @@ export class TaskFold {
   #ended = false;
   /** @type {Change} */
   #change = { items: [], legs: [], result: false, usage: false, approvals: false };
+
+  /**
+   * Count every turn, and the total, at `price` from now on (it arrives with the task's detail,
+   * possibly after the log): says which items changed.
+   * @param {Price | undefined} price
+   * @returns {Change}
+   */
+  setPrice(price) {
+    /** @type {Change} */
+    const change = { items: [], legs: [], result: false, usage: true, approvals: false };
+    const same =
+      price?.input === this.#price?.input &&
+      price?.output === this.#price?.output &&
+      price?.cachedInput === this.#price?.cachedInput;
+    if (same) return { ...change, usage: false };
+    this.#price = price === undefined ? undefined : { ...price };
+    for (const key of this.order) {
+      const item = this.items.get(key);
+      if (item?.kind !== "assistant") continue;
+      this.#cost(item);
+      change.items.push(key);
+    }
+    this.costUsd = this.#price === undefined ? undefined : costOf(this.usage, this.#price);
+    return change;
+  }
+
+  /** @param {AssistantItem} item */
+  #cost(item) {
+    if (this.#price === undefined) delete item.costUsd;
+    else item.costUsd = costOf(item.usage, this.#price);
+  }
 
   /** Fold one stored event (in `seq` order; one already folded is ignored) and say what changed. */
   add(/** @type {StoredEvent} */ event) {
@@ -314,7 +370,7 @@ export class TaskFold {
         break;
       }
       case "model_turn": {
-        this.#put(
+        const turn = this.#put(
           /** @type {AssistantItem} */ ({
             kind: "assistant",
             key: `turn:${event.seq}`,
@@ -330,12 +386,12 @@ export class TaskFold {
             callIds: event.toolCalls.map((call) => call.callId),
           }),
         );
+        this.#cost(turn);
         for (const call of event.toolCalls) {
           const tool = this.#tool(call.callId, call.name, event);
           tool.input = call.input;
         }
-        this.usage = addUsage(this.usage, event.usage);
-        this.#change.usage = true;
+        this.#addUsage(event.usage);
         break;
       }
       case "tool_call_started": {
@@ -397,10 +453,7 @@ export class TaskFold {
           event,
           `Child task ${event.childTaskId} ${event.phase === "spawned" ? "started" : `ended${event.status ? `: ${event.status}` : ""}`}`,
         );
-        if (event.usage !== undefined && event.phase === "result") {
-          this.usage = addUsage(this.usage, event.usage);
-          this.#change.usage = true;
-        }
+        if (event.usage !== undefined && event.phase === "result") this.#addUsage(event.usage);
         break;
       case "task_forked":
         this.#note(
@@ -423,6 +476,13 @@ export class TaskFold {
       default:
         break;
     }
+  }
+
+  /** The task's usage plus `usage`, and its cost again. @param {Usage} usage */
+  #addUsage(usage) {
+    this.usage = addUsage(this.usage, usage);
+    if (this.#price !== undefined) this.costUsd = costOf(this.usage, this.#price);
+    this.#change.usage = true;
   }
 
   #timeline(/** @type {StoredEvent} */ event) {

@@ -1,8 +1,11 @@
 // @ts-check
 // The task list: a page from GET /v1/tasks, kept current by GET /v1/tasks/stream (each frame one
 // changed task), with children under their parent and forks under their source, filtered by
-// status, agent and objective, and paged ("Load more") for thousands of tasks. A change redraws
-// that task's row alone unless it moves in the tree.
+// status, agent and objective, and paged ("Load more") for thousands of tasks. Unfiltered, it pages
+// through the tasks without a parent (`roots=true`) and a row's toggle loads its children
+// (`parentTaskId=`), so a child sits under its parent however far apart they were made; filtered,
+// it lists every task that matches, nested where its parent is listed too. A change redraws that
+// task's row alone unless it moves in the tree.
 import { ApiError } from "./api.js";
 import { ago, el, statusText, usageText } from "./dom.js";
 import { sseFrames } from "./stream.js";
@@ -42,6 +45,13 @@ export class TaskList {
   #stop;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #typing;
+  /** Tasks whose children a person asked for (shown), and those whose children were loaded. */
+  /** @type {Set<string>} */
+  #expanded = new Set();
+  /** @type {Set<string>} */
+  #loadedChildren = new Set();
+  /** Tasks whose children a person hid. @type {Set<string>} */
+  #collapsed = new Set();
   /** How the list keeps current ("Live", or polling), and what it shows. */
   #connection = "";
   #counts = "";
@@ -80,13 +90,53 @@ export class TaskList {
   /** The first page again (after a filter changes, or when the stream cannot say what changed). */
   async refresh() {
     this.items.clear();
+    this.#loadedChildren.clear();
     this.#cursor = undefined;
     await this.#page();
+    // The children a person opened, loaded again.
+    for (const taskId of this.#expanded) if (this.items.has(taskId)) await this.#children(taskId);
+    if (this.#expanded.size > 0) this.render();
+  }
+
+  /** Whether the list is filtered: then it lists every task that matches, not only roots. */
+  #filtered() {
+    return this.options.status.value !== "" || this.options.agent.value !== "" || this.options.q.value.trim() !== "";
+  }
+
+  /** Load `taskId`'s children (a page of them) into the list. @param {string} taskId */
+  async #children(taskId) {
+    const query = new URLSearchParams({ parentTaskId: taskId, limit: String(PAGE) });
+    const page = await this.options.api()("GET", `/v1/tasks?${query}`);
+    for (const task of /** @type {TaskRow[]} */ (page.tasks)) this.items.set(task.taskId, task);
+    this.#loadedChildren.add(taskId);
+  }
+
+  /** Show or hide `taskId`'s children, loading them the first time. @param {string} taskId */
+  async #toggle(taskId) {
+    if (this.#expanded.has(taskId) || (this.#shownChildren(taskId) && !this.#collapsed.has(taskId))) {
+      this.#expanded.delete(taskId);
+      this.#collapsed.add(taskId);
+    } else {
+      this.#collapsed.delete(taskId);
+      this.#expanded.add(taskId);
+      if (!this.#loadedChildren.has(taskId)) await this.#children(taskId);
+    }
+    this.render();
+    /** @type {HTMLElement | null | undefined} */ (
+      this.#rows.get(taskId)?.querySelector(":scope > .tree-toggle")
+    )?.focus();
+  }
+
+  /** Whether any of `taskId`'s children or forks is in the list. @param {string} taskId */
+  #shownChildren(taskId) {
+    for (const task of this.items.values()) if (holderOf(task) === taskId) return true;
+    return false;
   }
 
   /** The list's query: its filters, a page's size. */
   #query() {
     const query = new URLSearchParams({ limit: String(PAGE) });
+    if (!this.#filtered()) query.set("roots", "true");
     const status = this.options.status.value;
     const agent = this.options.agent.value;
     const q = this.options.q.value.trim().slice(0, 200);
@@ -177,7 +227,9 @@ export class TaskList {
     if (old === undefined || row === undefined || holderOf(old) !== holderOf(task) || !this.#shows(task))
       return this.render();
     const fresh = this.#row(task);
-    const children = row.querySelector(":scope > ul");
+    const expanded = row.querySelector(":scope > .tree-toggle")?.getAttribute("aria-expanded") ?? "false";
+    fresh.querySelector(":scope > .tree-toggle")?.setAttribute("aria-expanded", expanded);
+    const children = row.querySelector(":scope > ul, :scope > .tree-none");
     if (children !== null) fresh.append(children);
     row.replaceWith(fresh);
     this.#rows.set(task.taskId, fresh);
@@ -228,7 +280,12 @@ export class TaskList {
       this.#rows.set(task.taskId, row);
       seen.add(task.taskId);
       const children = (under.get(task.taskId) ?? []).filter((child) => !seen.has(child.taskId));
+      const shown = !this.#collapsed.has(task.taskId) && (children.length > 0 || this.#expanded.has(task.taskId));
+      row.querySelector(":scope > .tree-toggle")?.setAttribute("aria-expanded", String(shown));
+      if (!shown) return row;
       if (children.length > 0) row.append(el("ul", { className: "task-children" }, ...children.map(branch)));
+      else if (this.#loadedChildren.has(task.taskId))
+        row.append(el("p", { className: "meta tree-none" }, "No child tasks"));
       return row;
     };
     this.options.list.replaceChildren(...roots.map(branch));
@@ -264,6 +321,18 @@ export class TaskList {
     );
     if (task.taskId === this.#selected) open.setAttribute("aria-current", "true");
     open.addEventListener("click", () => this.options.open(task.taskId));
-    return el("li", { dataset: { taskId: task.taskId } }, open);
+    const toggle = el(
+      "button",
+      {
+        type: "button",
+        className: "tree-toggle",
+        title: "Child tasks and forks",
+        "aria-expanded": "false",
+        "aria-label": `Children of ${task.objective.split("\n")[0]?.slice(0, 60) || task.taskId}`,
+      },
+      "Children",
+    );
+    toggle.addEventListener("click", () => this.#toggle(task.taskId).catch(this.options.fail));
+    return el("li", { dataset: { taskId: task.taskId } }, open, toggle);
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Rendering a task's events as a readable log. Every piece of text from the server goes in
 // through textContent (via `el`), never as markup.
 
@@ -5,13 +6,22 @@ import { el, speaker, usageText } from "./dom.js";
 
 export { el, speaker, usageText };
 
-const pre = (text) => el("pre", {}, text);
-const json = (value) => pre(JSON.stringify(value, null, 2));
-const time = (at) => new Date(at).toLocaleTimeString();
+/** @typedef {import("@sema-agent/core/protocol").StoredEvent} StoredEvent */
+/** @typedef {NonNullable<import("@sema-agent/core/protocol").ApprovalRequestedEvent["provenance"]>} Provenance */
+/**
+ * An attachment as an input or a model input carries it (its fields as the protocol has them).
+ * @typedef {{ type: string, mediaType?: string, size?: number, filename?: string, url?: string, digest?: string }} Attachment
+ */
+/** @typedef {(attachment: Record<string, unknown>) => Node} ShowAttachment */
+
+const pre = (/** @type {string} */ text) => el("pre", {}, text);
+const json = (/** @type {unknown} */ value) => pre(JSON.stringify(value, null, 2) ?? "");
+const time = (/** @type {string} */ at) => new Date(at).toLocaleTimeString();
 
 /**
  * Why the provenance policy held a call (an `approval_requested` v 2's `provenance`): the
  * classification and, per untrusted span, the argument, what matched, where it was read.
+ * @param {Provenance | undefined} provenance
  */
 export function heldView(provenance) {
   if (provenance === undefined) return undefined;
@@ -28,7 +38,7 @@ export function heldView(provenance) {
   return el("div", { className: "held" }, el("p", { className: "warning" }, head), el("ul", {}, ...items));
 }
 
-/** "image/png, 68 bytes, report.pdf": what an attachment is, as text. */
+/** "image/png, 68 bytes, report.pdf": what an attachment is, as text. @param {Record<string, unknown>} attachment */
 export function attachmentLabel(attachment) {
   const what = [attachment.mediaType];
   if (attachment.size !== undefined) what.push(`${attachment.size} bytes`);
@@ -40,23 +50,31 @@ export function attachmentLabel(attachment) {
 /**
  * The attachments of an input or a model input. Without a loader each is its label; a loader
  * (`(attachment) => Node`) may show the image itself. A URL is never loaded by the console.
+ * @param {readonly object[] | undefined} attachments
+ * @param {ShowAttachment | undefined} show
  */
 function attachmentList(attachments, show) {
   if (attachments === undefined || attachments.length === 0) return undefined;
   return el(
     "ul",
     { className: "attachments" },
-    ...attachments.map((attachment) =>
-      el(
+    ...attachments.map((item) => {
+      const attachment = /** @type {Record<string, unknown>} */ (item);
+      return el(
         "li",
-        { dataset: { attachment: attachment.digest ?? attachment.url } },
+        { dataset: { attachment: String(attachment.digest ?? attachment.url ?? "") } },
         show?.(attachment) ?? attachmentLabel(attachment),
-      ),
-    ),
+      );
+    }),
   );
 }
 
-/** Title and body of one stored event. */
+/**
+ * Title and body of one stored event.
+ * @param {StoredEvent} event
+ * @param {ShowAttachment | undefined} show
+ * @returns {[string, (Node | string | undefined | null | false)[]]}
+ */
 function describe(event, show) {
   switch (event.type) {
     case "task_created":
@@ -168,7 +186,11 @@ function describe(event, show) {
   }
 }
 
-/** One log entry; `data-seq` lets a person (or a test) tell every event apart. */
+/**
+ * One log entry; `data-seq` lets a person (or a test) tell every event apart.
+ * @param {StoredEvent} event
+ * @param {{ attachment?: ShowAttachment | undefined }} [options] how an attachment is shown (else its label)
+ */
 export function logEntry(event, options = {}) {
   const [title, body] = describe(event, options.attachment);
   return el(

@@ -2,8 +2,10 @@
 // The task's legs, turns, tool calls and approval waits with their durations, from the fold
 // (fold.js: the same legs, turns and calls as the trace's spans). Only the legs an event touched
 // are drawn again; bar widths scale through one CSS variable on the list, set by the CSSOM (which
-// the page's strict CSP allows; style attributes it does not).
+// the page's strict CSP allows; style attributes it does not). A leg's items are drawn only near the
+// viewport (window-list.js), so a leg of thousands of turns costs a screenful of elements.
 import { el } from "./dom.js";
+import { WindowedList } from "./window-list.js";
 
 /** @typedef {import("./fold.js").Leg} Leg */
 
@@ -19,9 +21,9 @@ export function formatDuration(duration) {
 
 export class TimelineView {
   /**
-   * Each leg drawn: its node, its heading, its items' list, the nodes of its items and which of
-   * them were still open when drawn (only those can change; the others are final).
-   * @type {Map<string, { node: HTMLElement, head: Text, items: HTMLElement, drawn: HTMLElement[], open: Set<number> }>}
+   * Each leg drawn: its node, its heading, its items' list (windowed), how many of its items are in
+   * that list, and which of them were still open when added (only those can change; the others are final).
+   * @type {Map<string, { node: HTMLElement, head: Text, items: WindowedList, count: number, open: Set<number> }>}
    */
   #legs = new Map();
   #longest = 1;
@@ -31,6 +33,7 @@ export class TimelineView {
   }
 
   clear() {
+    for (const drawn of this.#legs.values()) drawn.items.clear();
     this.#legs.clear();
     this.#longest = 1;
     this.list.replaceChildren();
@@ -54,9 +57,17 @@ export class TimelineView {
       let drawn = this.#legs.get(key);
       if (drawn === undefined) {
         const head = document.createTextNode("");
-        const items = el("ol", {});
-        const node = el("li", { dataset: { leg: leg.legId } }, head, bar("leg", undefined), items);
-        drawn = { node, head, items, drawn: [], open: new Set() };
+        const list = el("ol", {});
+        const node = el("li", { dataset: { leg: leg.legId } }, head, bar("leg", undefined), list);
+        const items = new WindowedList(
+          list,
+          (at) => {
+            const item = leg.items[Number(at)];
+            return item === undefined ? undefined : itemNode(item);
+          },
+          { gapTag: "li", estimate: 24, blockSize: 100 },
+        );
+        drawn = { node, head, items, count: 0, open: new Set() };
         this.#legs.set(key, drawn);
         this.list.append(node);
       }
@@ -65,21 +76,17 @@ export class TimelineView {
       if (legBar instanceof HTMLElement) legBar.style.setProperty("--ms", String(duration ?? 0));
       for (const at of [...drawn.open]) {
         const item = leg.items[at];
-        const old = drawn.drawn[at];
-        if (item === undefined || old === undefined) continue;
-        const node = itemNode(item);
-        old.replaceWith(node);
-        drawn.drawn[at] = node;
+        if (item === undefined) continue;
+        drawn.items.refresh(String(at));
         if (item.end !== undefined) drawn.open.delete(at);
       }
-      for (let at = drawn.drawn.length; at < leg.items.length; at += 1) {
+      for (let at = drawn.count; at < leg.items.length; at += 1) {
         const item = leg.items[at];
         if (item === undefined) continue;
-        const node = itemNode(item);
-        drawn.items.append(node);
-        drawn.drawn.push(node);
+        drawn.items.push(String(at));
         if (item.end === undefined) drawn.open.add(at);
       }
+      drawn.count = leg.items.length;
     }
   }
 }

@@ -1,11 +1,50 @@
+// @ts-check
 // The task's trace as a waterfall: the spans GET /v1/tasks/{id}/trace rebuilds from the log (the
 // one mapping of @sema-agent/otel, so this view and any OTLP backend show the same spans), nested
 // by parent, on one time axis. Every text from the server goes in through `el` (textContent).
 
 import { formatDuration } from "./timeline.js";
 
+/** @typedef {typeof import("./dom.js").el} El */
+/**
+ * An OTLP/JSON AnyValue.
+ * @typedef {{ stringValue?: string, boolValue?: boolean, intValue?: string | number, doubleValue?: number, arrayValue?: { values?: AnyValue[] } }} AnyValue
+ */
+/** @typedef {{ key: string, value?: AnyValue }} KeyValue */
+/**
+ * A span of an OTLP/JSON ExportTraceServiceRequest, as GET /v1/tasks/{id}/trace gives it.
+ * @typedef {object} OtlpSpan
+ * @property {string} spanId
+ * @property {string} [parentSpanId]
+ * @property {string} traceId
+ * @property {string} name
+ * @property {string} startTimeUnixNano
+ * @property {string} endTimeUnixNano
+ * @property {KeyValue[]} [attributes]
+ * @property {{ name: string, timeUnixNano: string, attributes?: KeyValue[] }[]} [events]
+ * @property {{ code?: number, message?: string }} [status]
+ */
+/** @typedef {{ resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] }} OtlpRequest */
+/** @typedef {{ name: string, at: number, attributes: Record<string, unknown> }} SpanEvent */
+/**
+ * A span as the waterfall draws it.
+ * @typedef {object} Span
+ * @property {string} id
+ * @property {string | undefined} parentId
+ * @property {string} traceId
+ * @property {string} name
+ * @property {"agent" | "chat" | "tool" | "leg" | "other"} kind
+ * @property {number} start ms since the epoch
+ * @property {number} end
+ * @property {Record<string, unknown>} attributes
+ * @property {SpanEvent[]} events
+ * @property {{ code: string, message: string | undefined }} status
+ * @property {number} [depth] its depth in the tree, once ordered
+ */
+/** @typedef {{ traceId: string | undefined, start: number, end: number, spans: Span[] }} Trace */
+
 /** OTLP/JSON nanoseconds (a decimal string) → milliseconds since the epoch. */
-function millis(nanos) {
+function millis(/** @type {string} */ nanos) {
   try {
     return Number(BigInt(nanos) / 1000n) / 1000;
   } catch {
@@ -13,7 +52,11 @@ function millis(nanos) {
   }
 }
 
-/** An OTLP AnyValue as the plain value it holds (arrays as arrays). */
+/**
+ * An OTLP AnyValue as the plain value it holds (arrays as arrays).
+ * @param {AnyValue | undefined | null} value
+ * @returns {unknown}
+ */
 function plain(value) {
   if (value === undefined || value === null) return undefined;
   if ("stringValue" in value) return value.stringValue;
@@ -24,13 +67,18 @@ function plain(value) {
   return JSON.stringify(value);
 }
 
-function attributesOf(list) {
+function attributesOf(/** @type {KeyValue[] | undefined} */ list) {
+  /** @type {Record<string, unknown>} */
   const out = {};
   for (const { key, value } of list ?? []) out[key] = plain(value);
   return out;
 }
 
-/** What kind of span: the task, a leg, a model call, a tool call. */
+/**
+ * What kind of span: the task, a leg, a model call, a tool call.
+ * @param {string} name @param {Record<string, unknown>} attributes
+ * @returns {Span["kind"]}
+ */
 function kindOf(name, attributes) {
   const operation = attributes["gen_ai.operation.name"];
   if (operation === "invoke_agent") return "agent";
@@ -40,14 +88,18 @@ function kindOf(name, attributes) {
   return "other";
 }
 
+/** @type {Record<number, string>} */
 const STATUS = { 0: "unset", 1: "ok", 2: "error" };
 
 /**
  * `{ traceId, start, end, spans }` of an OTLP/JSON ExportTraceServiceRequest: each span
  * `{ id, parentId?, name, kind, start, end, attributes, events, status, depth }` in waterfall order
  * (depth first, children by start time). A span whose parent is not in the trace is a root.
+ * @param {OtlpRequest | undefined} request
+ * @returns {Trace}
  */
 export function parseTrace(request) {
+  /** @type {Span[]} */
   const spans = [];
   for (const resource of request?.resourceSpans ?? [])
     for (const scope of resource.scopeSpans ?? [])
@@ -71,16 +123,19 @@ export function parseTrace(request) {
         });
       }
   const byId = new Map(spans.map((span) => [span.id, span]));
+  /** @type {Map<string, Span[]>} */
   const children = new Map();
+  /** @type {Span[]} */
   const roots = [];
   for (const span of spans) {
     const parent = span.parentId === undefined ? undefined : byId.get(span.parentId);
     if (parent === undefined || parent === span) roots.push(span);
     else children.set(parent.id, [...(children.get(parent.id) ?? []), span]);
   }
+  /** @type {Span[]} */
   const ordered = [];
-  const byStart = (a, b) => a.start - b.start || a.end - b.end;
-  const visit = (span, depth) => {
+  const byStart = (/** @type {Span} */ a, /** @type {Span} */ b) => a.start - b.start || a.end - b.end;
+  const visit = (/** @type {Span} */ span, /** @type {number} */ depth) => {
     if (span.depth !== undefined) return; // a cycle in bad data: show each span once
     span.depth = depth;
     ordered.push(span);
@@ -97,32 +152,34 @@ export function parseTrace(request) {
   };
 }
 
-/** "1.2 s" for a span, with sub-millisecond spans shown as such. */
+/** "1.2 s" for a span, with sub-millisecond spans shown as such. @param {{ start: number, end: number }} span */
 export function spanDuration(span) {
   const duration = Math.max(0, span.end - span.start);
   return duration > 0 && duration < 1 ? "< 1 ms" : formatDuration(Math.round(duration));
 }
 
 /** Round steps for the time axis (1, 2, 2.5 or 5 times a power of ten): three to five ticks. */
-export function axisTicks(total) {
+export function axisTicks(/** @type {number} */ total) {
   if (!(total > 0)) return [0];
   const raw = total / 4;
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw) ?? raw;
+  /** @type {number[]} */
   const ticks = [];
   for (let index = 0; index * step <= total * 1.0001; index += 1) ticks.push(index * step);
   return ticks;
 }
 
-function axisLabel(ms) {
+function axisLabel(/** @type {number} */ ms) {
   if (ms === 0) return "0";
   if (ms < 1000) return `${Math.round(ms * 100) / 100} ms`;
   if (ms < 60_000) return `${Math.round(ms / 10) / 100} s`;
   return formatDuration(Math.round(ms));
 }
 
-/** Marks worth a glance, as `[data name, label]`: open, in doubt, interrupted, an error. */
+/** Marks worth a glance, as `[data name, label]`: open, in doubt, interrupted, an error. @param {Span} span */
 function marksOf(span) {
+  /** @type {[string, string][]} */
   const marks = [];
   if (span.attributes["sema.span.open"] === true) marks.push(["open", "open"]);
   if (span.attributes["sema.tool.in_doubt"] === true) marks.push(["in-doubt", "in doubt"]);
@@ -138,7 +195,7 @@ function marksOf(span) {
 }
 
 /** What a span event is, for its tick's colour: an input, an approval, anything else. */
-function eventKind(name) {
+function eventKind(/** @type {string} */ name) {
   if (name === "sema.human_input") return "input";
   if (name.startsWith("sema.approval.")) return "approval";
   return "other";
@@ -148,10 +205,13 @@ function eventKind(name) {
  * Render `trace` (from parseTrace) into `container`: an axis and one row per span. `onSelect(span)`
  * is called when a row is chosen; `selectedId` marks the chosen one. Positions are set through the
  * CSSOM, which the page's strict Content-Security-Policy allows (style attributes it does not).
+ * @param {HTMLElement} container
+ * @param {Trace} trace
+ * @param {{ el: El, selectedId?: string | undefined, onSelect: (span: Span) => void }} options
  */
 export function renderWaterfall(container, trace, { el, selectedId, onSelect }) {
   const total = Math.max(1, trace.end - trace.start);
-  const percent = (at) => `${Math.min(100, Math.max(0, ((at - trace.start) / total) * 100))}%`;
+  const percent = (/** @type {number} */ at) => `${Math.min(100, Math.max(0, ((at - trace.start) / total) * 100))}%`;
   const ticks = axisTicks(total);
   // The ticks' guide lines, behind each row's bar.
   const guides = () =>
@@ -183,7 +243,7 @@ export function renderWaterfall(container, trace, { el, selectedId, onSelect }) 
       el("span", { className: "wf-name" }, span.name),
       ...marks.map(([mark, text]) => el("span", { className: "wf-mark", dataset: { mark } }, text)),
     );
-    label.style.paddingLeft = `${0.4 + span.depth * 1.1}rem`;
+    label.style.paddingLeft = `${0.4 + (span.depth ?? 0) * 1.1}rem`;
     label.setAttribute("aria-pressed", String(span.id === selectedId));
     label.addEventListener("click", () => onSelect(span));
     const bar = el("span", { className: "wf-bar" });
@@ -216,14 +276,15 @@ export function renderWaterfall(container, trace, { el, selectedId, onSelect }) 
 }
 
 /** " · 1,234 tok" on a model call's span (its input and output tokens), else "". */
-function tokensOf(span) {
+function tokensOf(/** @type {Span} */ span) {
   const input = span.attributes["gen_ai.usage.input_tokens"];
   const output = span.attributes["gen_ai.usage.output_tokens"];
   if (typeof input !== "number" && typeof output !== "number") return "";
-  return ` · ${((input ?? 0) + (output ?? 0)).toLocaleString("en-US")} tok`;
+  const count = (typeof input === "number" ? input : 0) + (typeof output === "number" ? output : 0);
+  return ` · ${count.toLocaleString("en-US")} tok`;
 }
 
-/** The texts a span carries when the server lets traces hold content: prompts, completions, tool input and output. */
+/** The texts a span carries when the server lets traces hold content: prompts, completions, tool input and output. @type {[string, string][]} */
 const CONTENT = [
   ["gen_ai.input.messages", "Input messages"],
   ["gen_ai.output.messages", "Output messages"],
@@ -232,9 +293,9 @@ const CONTENT = [
 ];
 
 /** The span's content, readable (JSON indented), before its attributes; nothing when it has none. */
-function contentOf(span, el) {
+function contentOf(/** @type {Span} */ span, /** @type {El} */ el) {
   const parts = CONTENT.filter(([key]) => typeof span.attributes[key] === "string").map(([key, label]) => {
-    const text = span.attributes[key];
+    const text = String(span.attributes[key]);
     let shown = text;
     try {
       shown = JSON.stringify(JSON.parse(text), null, 2);
@@ -246,9 +307,9 @@ function contentOf(span, el) {
   return parts.length === 0 ? undefined : el("div", {}, ...parts);
 }
 
-const valueText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+const valueText = (/** @type {unknown} */ value) => (typeof value === "string" ? value : JSON.stringify(value));
 
-function attributeTable(attributes, el) {
+function attributeTable(/** @type {Record<string, unknown>} */ attributes, /** @type {El} */ el) {
   const entries = Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return el("p", { className: "meta" }, "No attributes.");
   return el(
@@ -264,14 +325,21 @@ function attributeTable(attributes, el) {
   );
 }
 
-/** The chosen span's details into `container`: times, status, attributes, its events. */
+/**
+ * The chosen span's details into `container`: times, status, attributes, its events.
+ * @param {HTMLElement} container
+ * @param {Span | undefined} span none: the panel is hidden
+ * @param {Trace} [trace]
+ * @param {El} [el]
+ */
 export function renderSpanDetail(container, span, trace, el) {
   if (span === undefined) {
     container.hidden = true;
     container.replaceChildren();
     return;
   }
-  const offset = (at) => `+${formatDuration(Math.round(at - trace.start))}`;
+  if (trace === undefined || el === undefined) throw new Error("renderSpanDetail: a span needs its trace and `el`");
+  const offset = (/** @type {number} */ at) => `+${formatDuration(Math.round(at - trace.start))}`;
   container.hidden = false;
   const parts = [
     el("h4", {}, span.name),

@@ -514,6 +514,12 @@ describe("isolation between principals, over /v1/evals", () => {
         await fx.call("GET", "/v1/evals/experiments", { token: fx.tokens[intruder] }),
       );
       expect(experiments.experiments.map((e) => e.experimentId)).toEqual([mine]);
+      const summarized = await json<{ experiments: { experimentId: string }[]; summaries: { experimentId: string }[] }>(
+        await fx.call("GET", "/v1/evals/experiments?summary=true", { token: fx.tokens[intruder] }),
+      );
+      expect(summarized.experiments.map((e) => e.experimentId)).toEqual([mine]);
+      expect(summarized.summaries.map((e) => e.experimentId)).toEqual([mine]);
+      expect(JSON.stringify(summarized)).not.toContain("secret");
       // A save under the owner's name is the intruder's own first version, and touches nothing of the owner's.
       const same = await fx.call("POST", "/v1/evals/datasets/secret-set", {
         token: fx.tokens[intruder],

@@ -61,6 +61,11 @@ export interface Limits {
   sseMaxTotalBufferedBytes: number;
   /** Milliseconds between re-checks of an open stream's token: a revoked token's stream ends within this. */
   sseRecheckMs: number;
+  /**
+   * Task-list streams (`GET /v1/tasks/stream`) one principal may hold open at once in this process
+   * (each studio tab holds one); past it, a 429 `RateLimited` with `Retry-After` until one closes.
+   */
+  maxTaskListStreams: number;
 }
 
 /** The limits a server uses where its options set none. */
@@ -81,6 +86,7 @@ export const DEFAULT_LIMITS: Limits = {
   sseMaxBufferedBytes: 4 * 1024 * 1024,
   sseMaxTotalBufferedBytes: 256 * 1024 * 1024,
   sseRecheckMs: 500,
+  maxTaskListStreams: 16,
 };
 
 /**

@@ -29,9 +29,15 @@ describe("the server's options are checked where they are given", () => {
 
   it("checks the import's body limit and the replays' where they are given", async () => {
     const base = { store: new MemoryStore(), agents: agents(), ingress: createTokenIngress(new MemoryTokenStore()) };
-    for (const limits of [{ maxImportBodyBytes: 0 }, { maxImportBodyBytes: 1.5 }, { maxConcurrentReplays: -1 }])
+    for (const limits of [
+      { maxImportBodyBytes: 0 },
+      { maxImportBodyBytes: 1.5 },
+      { maxConcurrentReplays: -1 },
+      { maxTaskListStreams: 0 },
+      { maxTaskListStreams: 2.5 },
+    ])
       expect(await configErrorOf(() => createApp({ ...base, limits } as AppOptions)), JSON.stringify(limits)).toMatch(
-        /^createApp: limits\.(maxImportBodyBytes|maxConcurrentReplays)/,
+        /^createApp: limits\.(maxImportBodyBytes|maxConcurrentReplays|maxTaskListStreams)/,
       );
     expect(
       await configErrorOf(() =>

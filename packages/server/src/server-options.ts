@@ -53,6 +53,7 @@ const limitsShape = {
   sseMaxBufferedBytes: z.number().int().positive().optional(),
   sseMaxTotalBufferedBytes: z.number().int().positive().optional(),
   sseRecheckMs: z.number().positive().optional(),
+  maxTaskListStreams: z.number().int().positive().optional(),
   maxContentBodyBytes: z.number().int().positive().optional(),
   maxImportBodyBytes: z.number().int().positive().optional(),
   maxConcurrentReplays: z.number().int().positive().optional(),

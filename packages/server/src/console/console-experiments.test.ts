@@ -125,9 +125,16 @@ describe.runIf(chromiumPresent || browserRequired)("the studio's experiments in 
   it("lists the experiments, opens one with its cases and their tasks, and compares two", async () => {
     if (!chromiumPresent) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const { page, problems } = await openStudio(browser as Browser, serving?.url ?? "", token);
+    // The list's means come in one request (`?summary=true`), not one per experiment.
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/v1/evals/experiments")) asked.push(path + new URL(request.url()).search);
+    });
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Experiments" }).click();
     const list = page.getByRole("region", { name: "Experiments" });
     await list.locator(`tr[data-experiment-id="${candidate}"]`).waitFor();
+    expect(asked).toEqual(["/v1/evals/experiments?summary=true"]);
     const row = (id: string) => list.locator(`tr[data-experiment-id="${id}"] > *`).allTextContents();
     expect(await row(baseline)).toEqual([
       "baseline",

@@ -4,6 +4,7 @@
  * themselves free of inline code and of markup built from data.
  */
 import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { apiFixture } from "../test-support/api-fixture.ts";
 import { CONSOLE_ASSETS, CONSOLE_CSP, CONSOLE_DIR } from "./console-routes.ts";
@@ -42,6 +43,41 @@ describe("the web console's routes", () => {
       expect(response.headers.get("content-security-policy"), path).toBe(CONSOLE_CSP);
       expect(await response.text(), path).toBe(asset(file));
     }
+  });
+
+  it("gzips for a browser that accepts it, and answers a revalidation with 304", async () => {
+    const fixture = await apiFixture();
+    const tags = new Set<string>();
+    for (const [path, { file }] of Object.entries(CONSOLE_ASSETS)) {
+      const zipped = await fixture.call("GET", path, { token: null, headers: { "accept-encoding": "gzip, br" } });
+      expect(zipped.status, path).toBe(200);
+      expect(zipped.headers.get("content-encoding"), path).toBe("gzip");
+      expect(zipped.headers.get("vary"), path).toBe("accept-encoding");
+      expect(gunzipSync(new Uint8Array(await zipped.arrayBuffer())).toString("utf8"), path).toBe(asset(file));
+      const etag = zipped.headers.get("etag") ?? "";
+      expect(etag, path).toMatch(/^"[\w-]{22}"$/);
+      tags.add(`${file} ${etag}`);
+      for (const sent of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
+        const again = await fixture.call("GET", path, { token: null, headers: { "if-none-match": sent } });
+        expect(again.status, `${path} ${sent}`).toBe(304);
+        expect(await again.text(), path).toBe("");
+        expect(again.headers.get("etag"), path).toBe(etag);
+        expect(again.headers.get("content-security-policy"), path).toBe(CONSOLE_CSP);
+      }
+      const changed = await fixture.call("GET", path, { token: null, headers: { "if-none-match": '"stale"' } });
+      expect(changed.status, path).toBe(200);
+      expect(changed.headers.get("content-encoding"), path).toBeNull();
+    }
+    // One tag per file: two files never share one.
+    const byFile = new Map([...tags].map((entry) => entry.split(" ") as [string, string]));
+    expect(new Set(byFile.values()).size).toBe(byFile.size);
+  });
+
+  it("preloads every module the page imports, so they load in one round trip", () => {
+    const html = asset("index.html");
+    const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map(([, url]) => url));
+    const modules = Object.keys(CONSOLE_ASSETS).filter((path) => path.endsWith(".js") && path !== "/console/app.js");
+    expect([...preloaded].sort()).toEqual(modules.sort());
   });
 
   it("serves nothing else, and the API still needs a token", async () => {

@@ -1,10 +1,13 @@
 /**
  * The web console (the studio): a static page, plain ES modules, a stylesheet and an icon, served
  * by the API's own process at `/`. No build step (docs/guide/studio.md says why): the assets in `packages/server/console/` are read once, when the
- * routes are made, and served from memory. They talk to `/v1` with the token the person signs in
+ * routes are made, and served from memory, each with an ETag (a revisit revalidates and gets 304s)
+ * and gzipped once for a browser that accepts it. They talk to `/v1` with the token the person signs in
  * with, so this module needs no authentication of its own: it serves nothing but public files.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { Hono } from "hono";
 
 /**
@@ -42,6 +45,7 @@ export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof
   "/console/approvals.js": { file: "approvals.js", type: "js" },
   "/console/conversation.js": { file: "conversation.js", type: "js" },
   "/console/dom.js": { file: "dom.js", type: "js" },
+  "/console/event-log.js": { file: "event-log.js", type: "js" },
   "/console/experiments.js": { file: "experiments.js", type: "js" },
   "/console/experiments-view.js": { file: "experiments-view.js", type: "js" },
   "/console/fold.js": { file: "fold.js", type: "js" },
@@ -52,6 +56,7 @@ export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof
   "/console/task-log.js": { file: "task-log.js", type: "js" },
   "/console/timeline.js": { file: "timeline.js", type: "js" },
   "/console/trace.js": { file: "trace.js", type: "js" },
+  "/console/window-list.js": { file: "window-list.js", type: "js" },
 };
 
 /**
@@ -64,17 +69,35 @@ export function consoleRoutes(options: { dir?: URL } = {}): Hono {
   const dir = options.dir ?? CONSOLE_DIR;
   const app = new Hono();
   for (const [path, asset] of Object.entries(CONSOLE_ASSETS)) {
-    const body = readFileSync(new URL(asset.file, dir), "utf8");
-    app.get(path, (c) =>
-      c.body(body, 200, {
-        "content-type": TYPES[asset.type],
-        "content-security-policy": CONSOLE_CSP,
-        "referrer-policy": "no-referrer",
-        "x-frame-options": "DENY",
-        // Revalidate every time: a console older than its server would call routes it lacks.
-        "cache-control": "no-cache",
-      }),
-    );
+    const body = readFileSync(new URL(asset.file, dir));
+    const gzipped = gzipSync(body, { level: 9 });
+    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
+    const headers = {
+      "content-type": TYPES[asset.type],
+      "content-security-policy": CONSOLE_CSP,
+      "referrer-policy": "no-referrer",
+      "x-frame-options": "DENY",
+      // Revalidate every time (a console older than its server would call routes it lacks); the
+      // ETag makes that a 304 with no body.
+      "cache-control": "no-cache",
+      etag,
+      vary: "accept-encoding",
+    };
+    app.get(path, (c) => {
+      if (matches(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
+      if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? ""))
+        return c.body(new Uint8Array(gzipped), 200, { ...headers, "content-encoding": "gzip" });
+      return c.body(new Uint8Array(body), 200, headers);
+    });
   }
   return app;
+}
+
+/** Whether an `If-None-Match` header names `etag` (or is `*`); weak and strong forms alike. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(",").some((tag) => {
+    const value = tag.trim();
+    return value === "*" || value === etag || value === `W/${etag}`;
+  });
 }

@@ -253,6 +253,45 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
+  it("nests a child under its parent when only roots are listed (Children loads them), and a fork under its source", async () => {
+    if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
+    const { taskId: parent } = await api<{ taskId: string }>("/v1/tasks", {
+      objective: "Plan the offsite",
+      agent: "chat",
+    });
+    await until(parent, (detail) => detail.status === "completed");
+    // A child as a parent's tool call writes it: its parent named on its task_created.
+    const [child] = await (store as SqliteStore).createTask({
+      created: { type: "task_created", v: 1, objective: "Book the venue", principal: "local", parentTaskId: parent },
+    });
+    const childId = child?.taskId ?? "";
+    const forked = await api<{ taskId: string }>(`/v1/tasks/${parent}/fork`, { atSeq: 2 });
+    const { page, problems } = await open(browser as Browser);
+    const parentRow = page.locator(`li[data-task-id="${parent}"]`);
+    await parentRow.locator(":scope > .task-row").waitFor();
+    // Only roots are listed: the fork (a root) under its source, the child not loaded yet.
+    await parentRow.locator(`:scope > ul > li[data-task-id="${forked.taskId}"]`).waitFor();
+    expect(await page.locator(`.task-row[data-task-id="${childId}"]`).count()).toBe(0);
+    const toggle = parentRow.locator(":scope > .tree-toggle");
+    expect(await toggle.getAttribute("aria-label")).toBe("Children of Plan the offsite");
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    // Hidden, then shown again with its children loaded: the child under its parent.
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(await parentRow.locator(":scope > ul").count()).toBe(0);
+    await toggle.click();
+    const childRow = parentRow.locator(`:scope > ul > li[data-task-id="${childId}"]`);
+    await childRow.waitFor();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(await childRow.textContent()).toContain("Book the venue");
+    // A search lists what matches at any depth.
+    await page.getByLabel("Search").fill("venue");
+    await page.locator(`#task-list > li[data-task-id="${childId}"]`).waitFor();
+    expect(await page.locator(`.task-row[data-task-id="${parent}"]`).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("says a revoked token was refused, and how to get another", async () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const created = await (tokens as SqliteTokenStore).create({ principal: "local", actorId: "erin" });

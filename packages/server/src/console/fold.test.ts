@@ -4,10 +4,10 @@
  * usage, and the timeline's legs; and, for any log, an `add` that reports exactly what it touched
  * (a view redraws those parts and nothing else).
  */
-import type { StoredEvent } from "@sema-agent/core";
+import { costUsd, type StoredEvent } from "@sema-agent/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TaskFold } from "../../console/fold.js";
+import { costOf, TaskFold } from "../../console/fold.js";
 import { taskLog } from "./fold-arbitraries.ts";
 
 let seq = 0;
@@ -263,6 +263,61 @@ describe("TaskFold", () => {
         expect(split.legs).toEqual(whole.legs);
         expect(split.order).toEqual(whole.order);
       }),
+    );
+  });
+
+  it("counts each turn and the whole task at the task's price, whenever the price arrives", () => {
+    const price = { input: 3, output: 15, cachedInput: 0.3 };
+    // The price after the log (the detail answered late): every turn is drawn again with its cost.
+    const late = new TaskFold();
+    late.addAll([...conversation(), ...ending()]);
+    expect(late.costUsd).toBeUndefined();
+    const change = late.setPrice(price);
+    expect(change.items).toEqual(["turn:5", "turn:11", "turn:18"]);
+    expect(change.usage).toBe(true);
+    const cost = (key: string) => (late.items.get(key) as { costUsd?: number }).costUsd;
+    // 10 in, 4 out; 20 in of which 8 cached, 6 out; 30 in, 2 out.
+    expect(cost("turn:5")).toBeCloseTo((10 * 3 + 4 * 15) / 1e6, 15);
+    expect(cost("turn:11")).toBeCloseTo((12 * 3 + 8 * 0.3 + 6 * 15) / 1e6, 15);
+    expect(cost("turn:18")).toBeCloseTo((30 * 3 + 2 * 15) / 1e6, 15);
+    expect(late.costUsd).toBeCloseTo((cost("turn:5") ?? 0) + (cost("turn:11") ?? 0) + (cost("turn:18") ?? 0), 15);
+    // The same price again changes nothing; none takes the costs away.
+    expect(late.setPrice({ ...price })).toMatchObject({ items: [], usage: false });
+    late.setPrice(undefined);
+    expect(cost("turn:5")).toBeUndefined();
+    expect(late.costUsd).toBeUndefined();
+    // The price first: each turn is counted as it is folded, and the totals agree.
+    const early = new TaskFold();
+    early.setPrice(price);
+    early.addAll(conversation());
+    const more = early.addAll(ending());
+    expect(more.usage).toBe(true);
+    late.setPrice(price);
+    expect(early.items).toEqual(late.items);
+    expect(early.costUsd).toBeCloseTo(late.costUsd ?? Number.NaN, 15);
+  });
+
+  it("prices usage exactly as the server does (core's costUsd)", () => {
+    const count = fc.nat({ max: 5_000_000 });
+    const rate = fc.double({ min: 0, max: 100, noNaN: true });
+    fc.assert(
+      fc.property(
+        count,
+        count,
+        fc.option(count, { nil: undefined }),
+        rate,
+        rate,
+        fc.option(rate, { nil: undefined }),
+        (inputTokens, outputTokens, cached, input, output, cachedInput) => {
+          const usage = {
+            inputTokens,
+            outputTokens,
+            ...(cached === undefined ? {} : { cachedInputTokens: Math.min(cached, inputTokens) }),
+          };
+          const price = { input, output, ...(cachedInput === undefined ? {} : { cachedInput }) };
+          expect(costOf(usage, price)).toBe(costUsd(usage, price));
+        },
+      ),
     );
   });
 });

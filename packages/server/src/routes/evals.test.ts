@@ -7,6 +7,7 @@ import { DATASET, geoAgent } from "../../../evals/src/experiments/experiment.fix
 import { type AppOptions, createApp } from "../app.ts";
 import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
 import { createTokenIngress } from "../ingress/token-ingress.ts";
+import { ExperimentList } from "../schemas/evals.ts";
 import { TaskDetail, TaskPage } from "../schemas/tasks.ts";
 import { type ApiFixture, apiFixture, createTask, json, runOnce } from "../test-support/api-fixture.ts";
 import { until } from "../test-support/until.ts";
@@ -181,6 +182,19 @@ describe("/v1/evals/experiments", () => {
     expect(listed.experiments).toEqual([
       expect.objectContaining({ experimentId: result.experimentId, name: "A", agent: "default", running: false }),
     ]);
+    expect(listed).not.toHaveProperty("summaries");
+    // With ?summary=true, each one's results without their cases, in one request.
+    const second = await runToEnd(fx, { dataset: "geo", scorers: ["exact-match"], name: "B" });
+    const summarized = ExperimentList.parse(await json(await fx.call("GET", "/v1/evals/experiments?summary=true")));
+    expect(summarized.experiments.map((e) => e.experimentId)).toEqual([result.experimentId, second.experimentId]);
+    const one = async (id: string) => {
+      const { cases: _cases, ...rest } = await json<Result>(await fx.call("GET", `/v1/evals/experiments/${id}`));
+      return rest;
+    };
+    expect(summarized.summaries).toEqual([await one(result.experimentId), await one(second.experimentId)]);
+    expect(summarized.summaries?.[0]).not.toHaveProperty("cases");
+    for (const bad of ["summary=yes", "summary=", "summaries=true"])
+      expect((await fx.call("GET", `/v1/evals/experiments?${bad}`)).status, bad).toBe(400);
     // Gates are checked on a read: a pass, a failure, a bad one.
     const passed = await json<Result>(
       await fx.call("GET", `/v1/evals/experiments/${result.experimentId}?gate=exact-match>=0.9&gate=includes==1`),
@@ -321,6 +335,8 @@ describe("/v1/evals/experiments", () => {
     const { experimentId } = await json<{ experimentId: string }>(started);
     await fx.tokenStore.revoke(temporary.record.tokenId);
     expect((await fx.call("GET", "/v1/evals/experiments", { token: temporary.token })).status).toBe(401);
+    expect((await fx.call("GET", "/v1/evals/experiments?summary=true", { token: temporary.token })).status).toBe(401);
+    expect((await fx.call("GET", "/v1/evals/experiments?summary=true", { token: null })).status).toBe(401);
     const running = await until(async () => {
       const result = await json<Result>(await fx.call("GET", `/v1/evals/experiments/${experimentId}`));
       return result.cases.every((c) => c.status === "running") ? result : undefined;

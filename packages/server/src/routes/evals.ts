@@ -30,6 +30,7 @@ import {
   ExperimentAccepted,
   ExperimentComparisonBody,
   ExperimentList,
+  ExperimentListQuery,
   ExperimentParams,
   ExperimentQuery,
   ExperimentResultBody,
@@ -259,23 +260,45 @@ export function evalRoutes(deps: RouteDeps): AnyRouteSpec[] {
       operationId: "listExperiments",
       summary: "The caller's experiments",
       tag: "evals",
+      query: ExperimentListQuery,
       responses: {
-        200: { description: "Oldest first, each with whether it runs on this node.", schema: ExperimentList },
+        200: {
+          description:
+            "Oldest first, each with whether it runs on this node. With `?summary=true`, `summaries`: each one's results as `GET /v1/evals/experiments/{experimentId}` gives them, without their cases (one request for a list that shows every experiment's means).",
+          schema: ExperimentList,
+        },
       },
-      errors: [401, 429],
-      async handler({ caller, context }) {
+      errors: [400, 401, 429],
+      async handler({ query, caller, context }) {
         const listed = await listExperiments(store, caller.principal);
-        return context.json({
-          experiments: listed.map((record) => ({
-            experimentId: record.name,
-            name: String(record.meta.name ?? ""),
-            agent: String(record.meta.agent ?? ""),
-            dataset: String(record.meta.dataset ?? ""),
-            cases: Number(record.meta.cases ?? 0),
-            createdAt: record.createdAt,
-            running: runs.isRunning(caller.principal, record.name),
-          })),
-        });
+        const experiments = listed.map((record) => ({
+          experimentId: record.name,
+          name: String(record.meta.name ?? ""),
+          agent: String(record.meta.agent ?? ""),
+          dataset: String(record.meta.dataset ?? ""),
+          cases: Number(record.meta.cases ?? 0),
+          createdAt: record.createdAt,
+          running: runs.isRunning(caller.principal, record.name),
+        }));
+        if (query.summary !== "true") return context.json({ experiments });
+        const given = prices();
+        const summaries = await Promise.all(
+          listed.map(async (record) => {
+            const { cases: _cases, ...result } = await loadExperiment(
+              store,
+              caller.principal,
+              record.name,
+              given === undefined ? {} : { prices: given },
+            );
+            const failure = runs.failure(caller.principal, record.name);
+            return {
+              ...result,
+              running: runs.isRunning(caller.principal, record.name),
+              ...(failure === undefined ? {} : { failure }),
+            };
+          }),
+        );
+        return context.json({ experiments, summaries });
       },
     }),
     route({

@@ -59,6 +59,53 @@ describe("GET /v1/tasks/stream", () => {
     expect(reader.ended).toBe(true);
   });
 
+  it("holds at most maxTaskListStreams open per principal: a 429 past it, a slot again once one closes", async () => {
+    const fx = await apiFixture({ app: { limits: { maxTaskListStreams: 2 } } });
+    const open = async (token = fx.tokens.alice) => {
+      const response = await fx.call("GET", "/v1/tasks/stream", { token });
+      expect(response.status).toBe(200);
+      const reader = new FrameReader(response);
+      await reader.until((frames) => frames.some((frame) => frame.retry !== undefined));
+      return reader;
+    };
+    const first = await open();
+    const second = await open(fx.tokens.bob); // bob is acme too: the limit is the principal's
+    const refused = await fx.call("GET", "/v1/tasks/stream");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    const body = await json<{ error: { code: string; details: Record<string, unknown> } }>(refused);
+    expect(body.error).toMatchObject({ code: "RateLimited", details: { maxTaskListStreams: 2 } });
+    // Another principal's streams are its own.
+    const theirs = await open(fx.tokens.mallory);
+    // A stream the client closes gives its slot back.
+    await first.cancel();
+    await expect
+      .poll(async () => {
+        const response = await fx.call("GET", "/v1/tasks/stream");
+        await response.body?.cancel();
+        return response.status;
+      })
+      .toBe(200);
+    await Promise.all([second.cancel(), theirs.cancel()]);
+  });
+
+  it("gives a slot back when the stream ends by itself (a revoked token)", async () => {
+    const fx = await apiFixture({ app: { limits: { maxTaskListStreams: 1 } } });
+    const carol = await fx.tokenStore.create({ principal: "acme", actorId: "carol" });
+    const reader = new FrameReader(await fx.call("GET", "/v1/tasks/stream", { token: carol.token }));
+    await reader.until((frames) => frames.some((frame) => frame.retry !== undefined));
+    expect((await fx.call("GET", "/v1/tasks/stream")).status).toBe(429);
+    expect(await fx.tokenStore.revoke(carol.record.tokenId)).toBe(true);
+    expect((await reader.toEnd()).at(-1)?.event).toBe("token_revoked");
+    await expect
+      .poll(async () => {
+        const response = await fx.call("GET", "/v1/tasks/stream");
+        await response.body?.cancel();
+        return response.status;
+      })
+      .toBe(200);
+  });
+
   it("refuses bad filters and no credentials", async () => {
     const fx = await apiFixture();
     for (const query of ["status=done", "roots=yes", "agent=a%20b", "extra=1"])

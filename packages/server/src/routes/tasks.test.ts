@@ -132,11 +132,15 @@ describe("GET /v1/tasks", () => {
     });
     const usage = item?.usage;
     expect(usage?.costUsd).toBeCloseTo(((usage?.inputTokens ?? 0) * 1 + (usage?.outputTokens ?? 0) * 2) / 1e6, 12);
-    // Without prices, no cost.
+    // The detail names the price the cost was counted at (the studio prices each turn with it).
+    const detail = TaskDetail.parse(await json(await fx.call("GET", `/v1/tasks/${report}`)));
+    expect(detail.price).toEqual({ input: 1, output: 2 });
+    // Without prices, no cost and no price.
     const plain = await apiFixture();
-    await createTask(plain, "x");
+    const unpriced = await createTask(plain, "x");
     const [bare] = TaskPage.parse(await json(await plain.call("GET", "/v1/tasks"))).tasks;
     expect(bare?.usage.costUsd).toBeUndefined();
+    expect(TaskDetail.parse(await json(await plain.call("GET", `/v1/tasks/${unpriced}`))).price).toBeUndefined();
   });
 
   it("refuses a bad cursor, status, limit or filter with a 400", async () => {

@@ -98,7 +98,7 @@ export function taskRoutes(deps: RouteDeps): AnyRouteSpec[] {
       errors: [400, 401, 404, 429],
       async handler({ params, caller, context }) {
         // The record's summary and the few events it points at: the cost does not grow with the log.
-        return context.json(await readTaskDetail(store, caller, params.taskId));
+        return context.json(await readTaskDetail(store, caller, params.taskId, deps.quotas?.prices));
       },
     }),
   ];

@@ -128,10 +128,12 @@ export const ExperimentListing = named(
   }),
 );
 
-export const ExperimentList = named(
-  "ExperimentList",
-  z.object({ experiments: z.array(ExperimentListing).describe("The caller's experiments, oldest first.") }),
-);
+export const ExperimentListQuery = z.strictObject({
+  summary: z
+    .enum(["true", "false"])
+    .optional()
+    .describe("`true`: each experiment's results without their cases too (`summaries`), in this one request."),
+});
 
 const CaseScore = z.object({ value: z.number(), reason: z.string().optional() });
 
@@ -190,6 +192,23 @@ export const ExperimentResultBody = named(
       .array(z.object({ gate: Gate, mean: z.number().optional(), message: z.string() }))
       .optional()
       .describe("With `?gate=`: the gates the results fail (empty: they pass)."),
+  }),
+);
+
+/** An experiment's results without its cases: what a list of experiments shows of each. */
+export const ExperimentSummary = named(
+  "ExperimentSummary",
+  ExperimentResultBody.omit({ cases: true, gateFailures: true }),
+);
+
+export const ExperimentList = named(
+  "ExperimentList",
+  z.object({
+    experiments: z.array(ExperimentListing).describe("The caller's experiments, oldest first."),
+    summaries: z
+      .array(ExperimentSummary)
+      .optional()
+      .describe("With `?summary=true`: each one's results without their cases, in the same order."),
   }),
 );
 

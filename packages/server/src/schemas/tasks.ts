@@ -145,6 +145,15 @@ export const ChildTask = named(
   }),
 );
 
+export const TaskModelPrice = named(
+  "TaskModelPrice",
+  z.object({
+    input: z.number().describe("US dollars per million input tokens."),
+    output: z.number().describe("US dollars per million output tokens."),
+    cachedInput: z.number().optional().describe("US dollars per million cached input tokens (else `input`)."),
+  }),
+);
+
 export const TaskDetail = named(
   "TaskDetail",
   z.object({
@@ -164,6 +173,9 @@ export const TaskDetail = named(
     updatedAt: z.string(),
     lastSeq: z.number().int().describe("Seq of the last stored event: `after` for the event stream."),
     usage: Usage,
+    price: TaskModelPrice.optional().describe(
+      "The server's quota price for the task's model, when it has one: what the list's `costUsd` and the studio's cost per turn are counted at.",
+    ),
     result: z.string().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     pendingApprovals: z.array(PendingApproval),

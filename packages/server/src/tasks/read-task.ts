@@ -7,10 +7,18 @@ import type { ListTasksQuery, TaskDetailBody, TaskListItemBody } from "../schema
 import { ownTask } from "./own-task.ts";
 import { type Prices, taskDetail, taskListItem } from "./task-view.ts";
 
-/** The task's detail: its record's summary and the few events it points at (cost independent of the log). */
-export async function readTaskDetail(store: Store, caller: Caller, taskId: string): Promise<TaskDetailBody> {
+/**
+ * The task's detail: its record's summary and the few events it points at (cost independent of the
+ * log); with `prices`, the price of its model when there is one.
+ */
+export async function readTaskDetail(
+  store: Store,
+  caller: Caller,
+  taskId: string,
+  prices?: Prices,
+): Promise<TaskDetailBody> {
   const record = await ownTask(store, taskId, caller);
-  return taskDetail(record, await loadTaskOverview(store, record));
+  return taskDetail(record, await loadTaskOverview(store, record), prices);
 }
 
 /** What a listing of the caller's tasks may filter on (`GET /v1/tasks`, `/forks`). */

@@ -57,8 +57,11 @@ export function parsed(inputJson: string): JsonValue {
   }
 }
 
-/** The detail of a task from its record and `loadTaskOverview` of that same record. */
-export function taskDetail(record: TaskRecord, overview: TaskOverview): TaskDetailBody {
+/**
+ * The detail of a task from its record and `loadTaskOverview` of that same record; with `prices`,
+ * its model's price when there is one (the price its list item's `costUsd` is counted at).
+ */
+export function taskDetail(record: TaskRecord, overview: TaskOverview, prices?: Prices): TaskDetailBody {
   const { summary } = record;
   const detail: TaskDetailBody = {
     taskId: record.taskId,
@@ -87,6 +90,8 @@ export function taskDetail(record: TaskRecord, overview: TaskOverview): TaskDeta
   if (summary.legId !== undefined) detail.legId = summary.legId;
   if (overview.agent !== undefined) detail.agent = overview.agent;
   if (overview.model !== undefined) detail.model = overview.model;
+  const price = overview.model === undefined || prices === undefined ? undefined : priceOf(overview.model, prices);
+  if (price !== undefined) detail.price = { ...price };
   if (overview.parentTaskId !== undefined) detail.parentTaskId = overview.parentTaskId;
   if (summary.forkedFrom !== undefined) detail.forkedFrom = { ...summary.forkedFrom };
   if (summary.scores !== undefined) detail.scores = scoresOf(summary.scores);
