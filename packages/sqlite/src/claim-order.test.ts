@@ -1,6 +1,7 @@
 // People first in SQLite's runnable order (`person_lane`, migration 11): a person's task gets
 // PERSON_HEAD_START_MS of head start on routine work, and no more (the store's clock injected).
 
+import { DatabaseSync } from "node:sqlite";
 import { PERSON_HEAD_START_MS } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
 import { describe, expect, it } from "vitest";
@@ -36,6 +37,31 @@ describe("SqliteStore's runnable order", () => {
       }
     } finally {
       await store.close();
+    }
+  });
+
+  it("backfills the lane of a file written before migration 11", async () => {
+    const path = tempDb();
+    const store = new SqliteStore({ path });
+    const [first] = await store.createTask({ created: make.created() });
+    const routine = first?.taskId ?? "";
+    const lease = await store.acquireLease(routine, { holder: { id: "w0" }, ttlMs: 1_000_000 });
+    await store.append(routine, [make.legStarted("l1"), make.legEnded("l1", "parked:shutdown")], {
+      expectedSeq: 1,
+      leaseToken: lease.token,
+    });
+    await store.releaseLease(routine, lease.token);
+    const [second] = await store.createTask({ created: make.created() });
+    const steered = second?.taskId ?? "";
+    await store.close();
+    const db = new DatabaseSync(path);
+    db.exec("ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;");
+    db.close();
+    const migrated = new SqliteStore({ path });
+    try {
+      expect((await migrated.listRunnable()).map((r) => r.taskId)).toEqual([steered, routine]);
+    } finally {
+      await migrated.close();
     }
   });
 });
