@@ -7,6 +7,10 @@
  * batch (SQLite; with `sqlite-thread` it runs on the store's writer thread, not the event loop's), and the steer latency of one extra task during the load: a steer every 100 ms,
  * from `sendInput` resolving (appended) to the leg's append that applies it committing.
  *
+ * Three more tasks take what a person sends during the load (lib/live-people.ts, issue 36): a steer,
+ * an interrupting input and an approval decision, each every ~100 ms, each timed from the call that
+ * sends it starting to the model request that carries it.
+ *
  * `postgres-3w` (and `postgres-3w-off`, without group commit): the same load on PostgreSQL run by 3
  * worker processes, each a `startWorkers` pool as `sema worker` runs it (lib/live-workers.ts).
  *
@@ -37,6 +41,7 @@ import {
   reportToParent,
   runInChild,
 } from "./lib/index.ts";
+import { startPeople } from "./lib/live-people.ts";
 import {
   dropSchema,
   liveSchema,
@@ -201,6 +206,12 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
         throw error;
       },
     );
+    // Issue 36: a steer, an interrupting input and an approval decision, each timed to the model request.
+    const people = await startPeople(
+      store,
+      () => loadDone,
+      () => performance.now(),
+    );
     const outcomes = await Promise.allSettled(ids.map((taskId) => runLeg({ store, agent }, taskId)));
     const wallMs = performance.now() - started;
     loadDone = true;
@@ -208,6 +219,8 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     const commits = subject.commits(store) - commitsBefore;
     await steering;
     await steerLeg;
+    const personLatencies = await people.finish();
+    for (const failure of people.failures) console.error(`live: ${key}, N = ${n}: ${failure}`);
     if (steerFailure !== undefined)
       console.error(`live: ${key}, N = ${n}: the steer task failed: ${String(steerFailure)}`);
     const completed = outcomes.filter((o) => o.status === "fulfilled" && o.value.status === "completed").length;
@@ -258,6 +271,20 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
           ...goal(100),
         },
       );
+    // Sent (the call's start) → the model request carrying it: what a person waits for (issue 36).
+    for (const [kind, sorted] of [
+      ["steer", personLatencies.steer],
+      ["interrupting input", personLatencies.interrupt],
+      ["approval decision", personLatencies.decision],
+    ] as const) {
+      if (sorted.length === 0) continue;
+      const metric = `${kind} → model request`;
+      rows.push(
+        { subject: label, metric: `${metric} p50`, unit: "ms", samples: [percentileMs(sorted, 50)] },
+        { subject: label, metric: `${metric} p99`, unit: "ms", samples: [percentileMs(sorted, 99)], ...goal(100) },
+        { subject: label, metric: `${metric}, count`, unit: "inputs", samples: [sorted.length] },
+      );
+    }
     if (subject.longestBatchMs !== undefined)
       rows.push({
         subject: label,

@@ -78,8 +78,59 @@ const LIVE_COLUMNS: Record<string, string> = {
   "PostgresStore, 3 worker processes, group commit off": "PostgreSQL, 3 workers, off",
 };
 
+/** The people's metrics of bench/live.ts (issue 36): sent → the model request that carries it. */
+const PEOPLE = ["steer", "interrupting input", "approval decision"] as const;
+
+/**
+ * Issue 36's table: each person's latency (p50 / p99, and how many) in the latest runs that timed
+ * them, the one before a change (`baseline`) beside the one after, per store and N.
+ */
+function peopleSection(runs: readonly MeasuredResults[]): string {
+  const timed = runs.filter((run) => run.rows.some((row) => row.metric.endsWith("→ model request p99")));
+  const shown = timed.slice(-2);
+  if (shown.length === 0) return "";
+  const subjects = [
+    ...new Set(
+      shown.flatMap((run) =>
+        run.rows.filter((row) => row.metric.endsWith("→ model request p99")).map((row) => row.subject),
+      ),
+    ),
+  ];
+  const header = [
+    "sent → model request, p50 / p99 (ms; inputs)",
+    ...shown.map(
+      (run) => `${run.date.slice(0, 16).replace("T", " ")}, ${run.commit}${run.baseline ? " (before)" : ""}`,
+    ),
+  ];
+  const body = subjects.flatMap((subject) =>
+    PEOPLE.map((kind) => [
+      `${LIVE_COLUMNS[subject.replace(/, N = \d+$/, "")] ?? subject}, N = ${Number(/N = (\d+)$/.exec(subject)?.[1]).toLocaleString("en-US")}: ${kind}`,
+      ...shown.map((run) => {
+        const row = (metric: string) =>
+          run.rows.find((r) => r.subject === subject && r.metric === `${kind} → model request${metric}`);
+        const p50 = row(" p50");
+        const p99 = row(" p99");
+        const count = row(", count")?.median ?? 0;
+        return p50 === undefined || p99 === undefined
+          ? `(${count})`
+          : `${figure(p50)} / ${figure(p99)}${mark(p99)} (${count})`;
+      }),
+    ]),
+  );
+  return joinBlocks(
+    "People first (issue 36): each input timed from the call that sends it to the model request that carries it.",
+    markdownTable(header, body),
+    about(shown),
+  );
+}
+
 export function liveSection(all: readonly LoadedResults[]): string {
-  const run = required(runsOf(all, "live").at(-1), "live run");
+  const runs = runsOf(all, "live");
+  // The main tables: the latest run of every store (one with MemoryStore); issue 36's runs below them.
+  const run = required(
+    runs.filter((r) => r.rows.some((row) => row.subject.startsWith("MemoryStore"))).at(-1),
+    "live run",
+  );
   const subjects = new Map<number, string[]>();
   for (const row of run.rows) {
     const match = /^(.*), N = (\d+)$/.exec(row.subject);
@@ -141,7 +192,7 @@ export function liveSection(all: readonly LoadedResults[]): string {
       : `- ✓ / ✗: issue 21's goals where they apply (${[
           ...new Set(goals.map((row) => `${row.metric.replace(/, worst worker$/, "")} ${targetText(row)}`)),
         ].join(", ")}).`;
-  return joinBlocks(...tables, [goalLine, about([run])].filter((text) => text !== "").join("\n"));
+  return joinBlocks(...tables, [goalLine, about([run])].filter((text) => text !== "").join("\n"), peopleSection(runs));
 }
 
 export function fixedCostSection(all: readonly LoadedResults[]): string {

@@ -37,5 +37,14 @@ export { canonicalJson, deepFreeze, frozenFromJson, jsonCopy } from "./core/cano
 export { validateEvents } from "./core/event-validation.ts";
 export { EMPTY_STATE, stateFromJson, stateToJson, TASK_STATE_VERSION } from "./core/fold.ts";
 export { EMPTY_SUMMARY, nextWakeAt, reduceSummary, summarize, summarizeAfter } from "./core/task-summary.ts";
+export {
+  claimOrderKey,
+  isPersonEvent,
+  laneOfEvents,
+  laneOfSummary,
+  laneRank,
+  PERSON_HEAD_START_MS,
+  type WorkLane,
+} from "./core/work-lane.ts";
 export { newId } from "./internal/ids.ts";
 export type * from "./ports/store.ts";

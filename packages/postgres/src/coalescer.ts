@@ -3,9 +3,11 @@
  * while earlier batches are in flight, go to the database together as one statement, one
  * transaction. A batch holds at most `maxBatch` writes and at most one per key (a task), so a
  * statement never touches a row twice; a write whose key is already in the batch waits for the
- * next one. Reads, which touch no row, coalesce the same way without a key. Up to `MAX_IN_FLIGHT` batches run at once, each on its own pooled connection.
+ * next one. Reads, which touch no row, coalesce the same way without a key. People first
+ * (`WorkLane`): an item added in the `person` lane goes ahead of the routine ones queued (and
+ * starts a batch at once when one may start). Up to `MAX_IN_FLIGHT` batches run at once, each on its own pooled connection.
  */
-import { type GroupCommitSettings, scheduleFlush } from "@sema-agent/core/store-kit";
+import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
 
 /**
  * Batches in flight at once. The pool's other connections stay free for reads, claims and the
@@ -19,6 +21,8 @@ export class Coalescer<Item> {
   readonly #run: (batch: Item[]) => Promise<void>;
   readonly #key: ((item: Item) => string) | undefined;
   #queue: Item[] = [];
+  /** Items at the head of `#queue` that are in the person lane. */
+  #people = 0;
   #inFlight = 0;
   #cancel: (() => void) | undefined;
   /** Batches sent (for bench:live's commits per second). */
@@ -35,11 +39,13 @@ export class Coalescer<Item> {
     this.#run = run;
   }
 
-  /** Queue `item` for the next batch. */
-  add(item: Item): void {
-    this.#queue.push(item);
+  /** Queue `item` for the next batch; in the `person` lane, ahead of the routine items queued. */
+  add(item: Item, lane: WorkLane = "routine"): void {
+    const person = lane === "person";
+    if (person) this.#queue.splice(this.#people++, 0, item);
+    else this.#queue.push(item);
     if (this.#inFlight >= MAX_IN_FLIGHT) return; // the next batch starts as one ends
-    if (this.#queue.length >= this.#settings.maxBatch) this.#start();
+    if (person || this.#queue.length >= this.#settings.maxBatch) this.#start();
     else if (this.#cancel === undefined) {
       this.#cancel = scheduleFlush(this.#settings.windowMs, () => {
         this.#cancel = undefined;
@@ -69,22 +75,32 @@ export class Coalescer<Item> {
   /** Up to `maxBatch` queued items, one per key, in arrival order; the rest stay queued. */
   #take(): Item[] {
     const max = this.#settings.maxBatch;
-    if (this.#key === undefined) return this.#queue.splice(0, max);
+    // The person lane's items lead the queue; a batch takes them first (those skipped for their
+    // key stay at the head, still counted).
+    const people = this.#people;
+    if (this.#key === undefined) {
+      this.#people = Math.max(0, people - max);
+      return this.#queue.splice(0, max);
+    }
     const batch: Item[] = [];
     const keys = new Set<string>();
     const skipped: Item[] = [];
     // Scan only until the batch is full: at ten thousand queued writes, scanning the whole queue
     // for every batch of 256 was quadratic.
     let i = 0;
+    let skippedPeople = 0;
     for (; i < this.#queue.length && batch.length < max; i++) {
       const item = this.#queue[i] as Item;
       const key = this.#key(item);
-      if (keys.has(key)) skipped.push(item);
-      else {
+      if (keys.has(key)) {
+        skipped.push(item);
+        if (i < people) skippedPeople++;
+      } else {
         keys.add(key);
         batch.push(item);
       }
     }
+    this.#people = skippedPeople + Math.max(0, people - i);
     this.#queue = skipped.length === 0 ? this.#queue.slice(i) : [...skipped, ...this.#queue.slice(i)];
     return batch;
   }

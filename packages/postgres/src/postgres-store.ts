@@ -50,6 +50,7 @@ import {
   type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
+  laneOfEvents,
   movesUsage,
   newId,
   newLease,
@@ -379,15 +380,18 @@ export class PostgresStore implements Store {
       this.#batchedWrites++;
       const appends = this.#appends;
       const stored = await new Promise<StoredEvent[]>((resolve, reject) =>
-        appends.add({
-          taskId,
-          events,
-          expectedSeq: options.expectedSeq,
-          leaseToken: options.leaseToken,
-          runnablePayload: this.#runnablePayload(taskId),
-          resolve,
-          reject,
-        }),
+        appends.add(
+          {
+            taskId,
+            events,
+            expectedSeq: options.expectedSeq,
+            leaseToken: options.leaseToken,
+            runnablePayload: this.#runnablePayload(taskId),
+            resolve,
+            reject,
+          },
+          options.lane === "person" ? "person" : laneOfEvents(events),
+        ),
       );
       this.#notifier.notify(taskId, stored.at(-1)?.seq);
       return stored;

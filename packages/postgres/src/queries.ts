@@ -289,21 +289,22 @@ export function queries(s: string) {
     releaseLease: `UPDATE ${s}.tasks SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
       WHERE task_id = $1 AND lease_token = $2 RETURNING wants_worker`,
     /**
-     * Candidates by the partial index, oldest activity first (task_no breaks ties in creation
+     * Candidates by the partial index, people first (`claim_at`, the store kit's `claimOrderKey`:
+     * oldest activity first, a person's task a minute earlier; task_no breaks ties in creation
      * order), a page at a time after the position ($2, $3); `lease_expires_at <= $1` is
      * `!isLeaseLive` at the database time $1; none of the principals $5 (those listed enough).
      */
-    runnable: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
+    runnable: `SELECT ${TASK_COLUMNS}, claim_at FROM ${s}.tasks
       WHERE wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
-        AND (updated_at, task_no) > ($2, $3) AND principal <> ALL($5::text[])
-      ORDER BY updated_at, task_no LIMIT $4`,
+        AND (claim_at, task_no) > ($2, $3) AND principal <> ALL($5::text[])
+      ORDER BY claim_at, task_no LIMIT $4`,
     /**
      * Lock listed candidates that are still unleased at the database time $2, skipping rows
      * another claimer has locked: concurrent claims split the work instead of queueing.
      */
     claim: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks
       WHERE task_id = ANY($1::text[]) AND wants_worker AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
-      ORDER BY updated_at, task_no LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      ORDER BY claim_at, task_no LIMIT $3 FOR UPDATE SKIP LOCKED`,
     /**
      * A fair claim: candidates in the order given ($1, the fair order), locking only the first $3
      * it can get. Locking every candidate instead would hold rows a concurrent claimer then skips,

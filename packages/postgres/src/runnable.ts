@@ -27,7 +27,7 @@ import type { Database } from "./session.ts";
 const RUNNABLE_PAGE = 1000;
 
 /**
- * Up to `limit` runnable tasks, oldest activity first, by the rule at the database's time; at most
+ * Up to `limit` runnable tasks, people first (`claimOrderKey`), by the rule at the database's time; at most
  * `perPrincipal` of each principal, none of `excludePrincipals`.
  */
 export async function listRunnableTasks(
@@ -51,7 +51,12 @@ export async function listRunnableTasks(
   const runnable: TaskRecord[] = [];
   let position: [string, string] = ["", "0"];
   for (;;) {
-    const rows = await query<TaskRow>(sql.runnable, [nowAt, ...position, RUNNABLE_PAGE, [...full]]);
+    const rows = await query<TaskRow & { claim_at: string }>(sql.runnable, [
+      nowAt,
+      ...position,
+      RUNNABLE_PAGE,
+      [...full],
+    ]);
     for (const row of rows) {
       if (full.has(row.principal)) continue;
       const record = recordOf(row);
@@ -64,7 +69,7 @@ export async function listRunnableTasks(
     }
     const last = rows.at(-1);
     if (rows.length < RUNNABLE_PAGE || last === undefined) return runnable;
-    position = [last.updated_at, last.task_no];
+    position = [last.claim_at, last.task_no];
   }
 }
 

@@ -202,6 +202,33 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE parent_task_id IS NOT NULL;
     `,
   },
+  {
+    version: 10,
+    name: "people first in the runnable order",
+    // The runnable order's key (claimOrderKey of the store kit), kept by the database itself from
+    // the row on every write, so no write path passes it: updated_at, less a minute
+    // (PERSON_HEAD_START_MS) when the summary's lane is \`person\` (laneOfSummary: a new task, a
+    // person's input, a decided approval, a resume request). sema_claim_at is declared immutable
+    // (a generated column needs it): its input is always the ISO-8601 UTC text the store writes.
+    sql: `
+      CREATE FUNCTION {schema}.sema_claim_at(updated_at text, status text, summary text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+          SELECT CASE WHEN status = 'created'
+              OR (s ->> 'resumeRequested') = 'true'
+              OR (status = 'parked' AND s ->> 'parkedReason' = 'approval'
+                AND jsonb_array_length(s -> 'openApprovals') = 0)
+              OR jsonb_path_exists(s, '$.openInputs.* ? (@ != "wake")')
+            THEN to_char((updated_at::timestamptz - interval '60 seconds') AT TIME ZONE 'UTC',
+              'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+            ELSE updated_at END
+          FROM (SELECT summary::jsonb AS s) AS parsed
+        $$;
+      ALTER TABLE {schema}.tasks ADD COLUMN claim_at text
+        GENERATED ALWAYS AS ({schema}.sema_claim_at(updated_at, status, summary)) STORED;
+      CREATE INDEX tasks_claim_order ON {schema}.tasks (claim_at, task_no) WHERE wants_worker;
+      DROP INDEX {schema}.tasks_runnable;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

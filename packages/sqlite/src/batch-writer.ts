@@ -8,8 +8,14 @@
  * node:sqlite is synchronous, so a batch holds the event loop while it runs: it is bounded by a
  * count (`maxBatch`) and by time (`maxBatchMs`), and what is left waits for the next tick, letting
  * timers and I/O in between.
+ *
+ * People first (`WorkLane`, design §7): a write in the `person` lane (a steer, a decision, a leg
+ * delivering one) goes ahead of every routine write queued, into the next batch, and does not
+ * wait out a wider `windowMs`. Each lane keeps its order, and while both have writes waiting
+ * they take turns, one each: a stream of people's writes delays routine work by at most half the
+ * writer's pace, never starves it.
  */
-import { type GroupCommitSettings, scheduleFlush } from "@sema-agent/core/store-kit";
+import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
 import { isSqliteFailure } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
@@ -47,6 +53,10 @@ export class BatchWriter {
   readonly #settings: GroupCommitSettings;
   readonly #now: () => number;
   #queue: Pending[] = [];
+  /** Writes in the `person` lane, taken ahead of `#queue`'s (in turns while both wait). */
+  #person: Pending[] = [];
+  /** The last write taken was a person's: a routine one goes next if one waits. */
+  #personLast = false;
   #cancel: (() => void) | undefined;
   /** The flush is due at the end of this tick (not later in a window). */
   #soon = false;
@@ -61,9 +71,12 @@ export class BatchWriter {
     this.#now = now;
   }
 
-  /** Run `work` in the next batch's transaction; resolves with its result once that transaction committed. */
-  submit<T>(work: (sql: Statements) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.enqueue(work, resolve as (value: unknown) => void, reject));
+  /**
+   * Run `work` in the next batch's transaction (ahead of routine writes when `lane` is `person`);
+   * resolves with its result once that transaction committed.
+   */
+  submit<T>(work: (sql: Statements) => T, lane: WorkLane = "routine"): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.enqueue(work, resolve as (value: unknown) => void, reject, lane));
   }
 
   /** `submit` with callbacks instead of a promise: `resolve` or `reject` is called once, after the COMMIT. */
@@ -71,11 +84,25 @@ export class BatchWriter {
     work: (sql: Statements) => unknown,
     resolve: (value: unknown) => void,
     reject: (error: unknown) => void,
+    lane: WorkLane = "routine",
   ): void {
-    this.#queue.push({ work, resolve, reject });
-    // A full batch goes at the end of this tick, even inside a wider window.
-    if (this.#queue.length >= this.#settings.maxBatch && !this.#soon) this.#schedule(0);
+    const person = lane === "person";
+    (person ? this.#person : this.#queue).push({ work, resolve, reject });
+    // A full batch, or a person's write, goes at the end of this tick, even inside a wider window.
+    if ((person || this.#queued() >= this.#settings.maxBatch) && !this.#soon) this.#schedule(0);
     else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
+  }
+
+  /** Writes waiting, both lanes. */
+  #queued(): number {
+    return this.#person.length + this.#queue.length;
+  }
+
+  /** The next write to run: the person lane's first, except right after a person's while routine ones wait. */
+  #next(): Pending {
+    const person = this.#person.length > 0 && (!this.#personLast || this.#queue.length === 0);
+    this.#personLast = person;
+    return (person ? this.#person.shift() : this.#queue.shift()) as Pending;
   }
 
   /** Commit everything queued now, in batches, without waiting for the tick (on close). */
@@ -83,7 +110,7 @@ export class BatchWriter {
     this.#cancel?.();
     this.#cancel = undefined;
     this.#soon = false;
-    while (this.#queue.length > 0) this.#runBatch(Number.POSITIVE_INFINITY);
+    while (this.#queued() > 0) this.#runBatch(Number.POSITIVE_INFINITY);
   }
 
   #schedule(windowMs: number): void {
@@ -94,7 +121,7 @@ export class BatchWriter {
       this.#soon = false;
       this.#runBatch(MAX_BATCH_MS);
       // What did not fit goes in the next tick's batch, so timers and I/O run in between.
-      if (this.#queue.length > 0 && this.#cancel === undefined) this.#schedule(0);
+      if (this.#queued() > 0 && this.#cancel === undefined) this.#schedule(0);
     });
   }
 
@@ -116,7 +143,8 @@ export class BatchWriter {
       sql = this.#host.statements();
       sql.begin.run();
     } catch (error) {
-      const failed = this.#queue;
+      const failed = [...this.#person, ...this.#queue];
+      this.#person = [];
       this.#queue = [];
       for (const pending of failed) pending.reject(this.#host.storeError(error));
       return;
@@ -124,13 +152,13 @@ export class BatchWriter {
     // A lone write needs no savepoint: its failure rolls the whole transaction back, as without
     // group commit (two statements fewer per write when legs do not overlap). node:sqlite is
     // synchronous, so nothing can join the queue while this batch runs.
-    if (this.#queue.length === 1) {
-      this.#runAlone(sql, this.#queue.shift() as Pending, started);
+    if (this.#queued() === 1) {
+      this.#runAlone(sql, this.#next(), started);
       return;
     }
     try {
-      while (this.#queue.length > 0 && taken.length < this.#settings.maxBatch) {
-        const entry = { pending: this.#queue.shift() as Pending, ok: false, value: undefined as unknown };
+      while (this.#queued() > 0 && taken.length < this.#settings.maxBatch) {
+        const entry = { pending: this.#next(), ok: false, value: undefined as unknown };
         taken.push(entry);
         sql.savepoint.run();
         try {

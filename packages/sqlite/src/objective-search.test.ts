@@ -18,11 +18,12 @@ function reference(objectives: readonly string[], piece: string): number[] {
   return objectives.flatMap((objective, index) => (objective.toLowerCase().includes(lowered) ? [index] : []));
 }
 
-/** Undo migration 10 on the file, as if it had been written before it. */
+/** Undo migration 10 (and those after it) on the file, as if it had been written before it. */
 function downgrade(path: string): void {
   const db = new DatabaseSync(path);
   try {
-    db.exec(`DROP INDEX tasks_by_agent; DROP INDEX tasks_by_parent;
+    db.exec(`ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;
+      DROP INDEX tasks_by_agent; DROP INDEX tasks_by_parent;
       ALTER TABLE tasks DROP COLUMN agent; ALTER TABLE tasks DROP COLUMN objective_key;
       DELETE FROM schema_migrations WHERE version = 10;`);
   } finally {

@@ -212,6 +212,22 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE parent_task_id IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    name: "people first in the runnable order",
+    // 1 when the summary's lane is \`person\` (laneOfSummary: a new task, a person's input, a decided
+    // approval, a resume request): the runnable listing gives such a task a head start. Written
+    // with wants_worker; backfilled here for the tasks that want a worker, by the same rule.
+    sql: `
+      ALTER TABLE tasks ADD COLUMN person_lane INTEGER NOT NULL DEFAULT 0;
+      UPDATE tasks SET person_lane = 1 WHERE wants_worker = 1 AND (
+        status = 'created'
+        OR summary ->> '$.resumeRequested' = 1
+        OR (status = 'parked' AND summary ->> '$.parkedReason' = 'approval'
+          AND json_array_length(summary, '$.openApprovals') = 0)
+        OR EXISTS (SELECT 1 FROM json_each(summary, '$.openInputs') WHERE value <> 'wake'));
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

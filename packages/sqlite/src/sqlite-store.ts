@@ -38,6 +38,7 @@ import {
   type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
+  laneOfEvents,
   newId,
   type ReadOptions,
   type ReclaimedSpace,
@@ -61,6 +62,7 @@ import {
   type UsageReport,
   validateEvents,
   type WatchOptions,
+  type WorkLane,
   watchTask,
 } from "@sema-agent/core/store-kit";
 import { BatchWriter } from "./batch-writer.ts";
@@ -209,11 +211,11 @@ export class SqliteStore implements Store {
    * true): the next group commit's, or one of its own when group commit is off. Resolves once
    * the transaction committed.
    */
-  async #write<T>(work: (sql: Statements) => T): Promise<T> {
+  async #write<T>(work: (sql: Statements) => T, lane: WorkLane = "routine"): Promise<T> {
     this.#writes++;
     if (this.#writer !== undefined) {
       this.#statements();
-      return this.#writer.submit(work);
+      return this.#writer.submit(work, lane);
     }
     return this.#writeNow(work);
   }
@@ -222,11 +224,12 @@ export class SqliteStore implements Store {
    * Run `command`: on the writer thread, or in a write transaction on this connection (reading
    * the clock inside it, as the batch runs). Resolves once the transaction holding it committed.
    */
-  #submit<C extends WriteCommand>(command: C): Promise<WriteResult<C>> {
-    if (this.#thread === undefined) return this.#write((sql) => runWrite(this.#context, sql, command, this.#now()));
+  #submit<C extends WriteCommand>(command: C, lane: WorkLane = "routine"): Promise<WriteResult<C>> {
+    if (this.#thread === undefined)
+      return this.#write((sql) => runWrite(this.#context, sql, command, this.#now()), lane);
     this.#writes++;
     this.#statements();
-    return this.#thread.submit(command);
+    return this.#thread.submit(command, lane);
   }
 
   /** `work` in a transaction of its own, now. */
@@ -273,10 +276,12 @@ export class SqliteStore implements Store {
     validateEvents(events);
     const taskId = input.taskId ?? newId();
     const { maxActiveTasks } = input;
+    // A new task's creation is a person's request (its first step goes first: `WorkLane`).
     const written = await this.#submit(
       maxActiveTasks === undefined
         ? { kind: "create", taskId, events }
         : { kind: "create", taskId, events, maxActiveTasks },
+      "person",
     );
     const stored = storedEvents(events, taskId, written.firstSeq, written.at);
     this.#notifier.notify(taskId, stored.at(-1)?.seq);
@@ -300,6 +305,7 @@ export class SqliteStore implements Store {
       leaseToken === undefined
         ? { kind: "append", taskId, events, expectedSeq }
         : { kind: "append", taskId, events, expectedSeq, leaseToken },
+      options.lane === "person" ? "person" : laneOfEvents(events),
     );
     if (written === undefined) return [];
     const stored = storedEvents(events, taskId, written.firstSeq, written.at);

@@ -3,6 +3,7 @@
  * a small statement, and an append runs four of them.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { PERSON_HEAD_START_MS } from "@sema-agent/core/store-kit";
 import { type EventRow, TASK_COLUMNS } from "./rows.ts";
 
 /**
@@ -125,7 +126,8 @@ export class Statements {
     this.taskNo = db.prepare("SELECT task_no FROM tasks WHERE task_id = ?");
     this.insertTask = db.prepare(
       `INSERT INTO tasks (task_id, principal, parent_task_id, created_at, updated_at, last_seq, status,
-        wants_worker, summary, forked_from, agent, objective_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        wants_worker, summary, forked_from, agent, objective_key, person_lane)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (task_id) DO NOTHING`,
     );
     this.appendHead = db.prepare(
@@ -134,8 +136,8 @@ export class Statements {
     this.advanceSeq = db.prepare("UPDATE tasks SET last_seq = ?, updated_at = ? WHERE task_no = ?");
     this.advance = db.prepare("UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ? WHERE task_no = ?");
     this.advanceWithState = db.prepare(
-      `UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ?, status = ?, wants_worker = ?, forked_from = ?
-        WHERE task_no = ?`,
+      `UPDATE tasks SET last_seq = ?, updated_at = ?, summary = ?, status = ?, wants_worker = ?, forked_from = ?,
+        person_lane = ? WHERE task_no = ?`,
     );
     this.#readEvents = db.prepare(
       `SELECT e.seq, e.at, e.body FROM tasks t JOIN events e ON e.task_no = t.task_no
@@ -156,13 +158,16 @@ export class Statements {
       `UPDATE tasks SET lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL
         WHERE task_id = ? AND lease_token = ?`,
     );
-    // The partial index gives the candidates; `lease_expires_at <= now` is `!isLeaseLive`. Oldest
-    // activity first, as MemoryStore lists them (task_no breaks ties in creation order). No LIMIT:
-    // the caller steps through it and stops once it has enough that the rule accepts.
+    // The partial index gives the candidates; `lease_expires_at <= now` is `!isLeaseLive`. People
+    // first, as MemoryStore lists them (`claimOrderKey`): oldest activity first, a person's task
+    // (`person_lane`) as if active PERSON_HEAD_START_MS earlier; task_no breaks ties in creation
+    // order. No LIMIT: the caller steps through it and stops once it has enough that the rule accepts.
     this.runnable = db.prepare(
       `SELECT ${TASK_COLUMNS} FROM tasks
         WHERE wants_worker = 1 AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-        ORDER BY updated_at, task_no`,
+        ORDER BY CASE WHEN person_lane = 1
+          THEN strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, '-${PERSON_HEAD_START_MS / 1000} seconds')
+          ELSE updated_at END, task_no`,
     );
     // Live leases (by the partial index) held on a host; the holder is JSON text.
     this.leasedOn = db.prepare(

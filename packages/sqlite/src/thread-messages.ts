@@ -25,6 +25,8 @@ export interface WriteRequest {
   id: number;
   command: WriteCommand;
   nowMs: number;
+  /** `person`: ahead of the routine writes queued on the thread (`WorkLane`); absent: routine. */
+  lane?: "person";
 }
 
 /** To the thread. */

@@ -17,6 +17,7 @@ import {
   forkSourceOf,
   isoTime,
   type Lease,
+  laneOfSummary,
   newLease,
   objectiveSearchKey,
   type RestoredLog,
@@ -257,6 +258,7 @@ function create(context: WriteContext, sql: Statements, command: CreateCommand, 
     forkSourceOf(summary),
     created.agent ?? null,
     objectiveSearchKey(created.objective),
+    laneOfSummary(summary) === "person" ? 1 : 0,
   );
   if (Number(changes) === 0) throw new TaskExistsError(taskId);
   writeEvents(sql, { taskNo: Number(lastInsertRowid), taskId, lastSeq: 0, summary: EMPTY_SUMMARY }, events, at);
@@ -283,6 +285,7 @@ function restore(sql: Statements, log: RestoredLog): undefined {
     forkSourceOf(summary),
     log.created.agent ?? null,
     objectiveSearchKey(log.created.objective),
+    laneOfSummary(summary) === "person" ? 1 : 0,
   );
   if (Number(changes) === 0) throw new TaskExistsError(log.taskId);
   const position = { taskNo: Number(lastInsertRowid), taskId: log.taskId, lastSeq: 0, summary: EMPTY_SUMMARY };

@@ -9,6 +9,7 @@ import {
   forkSourceOf,
   isoTime,
   jsonCopy,
+  laneOfSummary,
   reduceSummary,
   type SummaryCache,
   stampEvent,
@@ -134,10 +135,17 @@ export function appendEvents(
   summaries.remember(taskId, text, summary);
   const wants = wantsWorker(summary);
   const forkedFrom = forkSourceOf(summary);
-  if (summary.status === before.status && wants === wantsWorker(before) && forkedFrom === forkSourceOf(before)) {
+  const lane = laneOfSummary(summary);
+  if (
+    summary.status === before.status &&
+    wants === wantsWorker(before) &&
+    forkedFrom === forkSourceOf(before) &&
+    lane === laneOfSummary(before)
+  ) {
     sql.advance.run(lastSeq, at, text, head.task_no);
   } else {
-    sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, forkedFrom, head.task_no);
+    const person = lane === "person" ? 1 : 0;
+    sql.advanceWithState.run(lastSeq, at, text, summary.status, wants ? 1 : 0, forkedFrom, person, head.task_no);
   }
   return written;
 }

@@ -86,13 +86,14 @@ let release: (() => void) | undefined;
 port.on("message", (message: ToWriter) => {
   switch (message.type) {
     case "write":
-      for (const { id, command, nowMs } of message.writes) {
+      for (const { id, command, nowMs, lane } of message.writes) {
         if (context === undefined) continue;
         const ctx = context;
         writer.enqueue(
           (statements) => runWrite(ctx, statements, command, nowMs),
           (value) => answers.push({ id, value }),
           (error) => answers.push({ id, error: toWire(error) }),
+          lane,
         );
       }
       return;

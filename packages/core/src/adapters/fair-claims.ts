@@ -24,7 +24,7 @@ export function fairListing(limit: number, fairness: ClaimFairness, exclude: num
 }
 
 /**
- * `candidates` (least recently active first) in the order a fair claim takes them: each next one
+ * `candidates` (in the runnable order, people first) in the order a fair claim takes them: each next one
  * from the principal with the fewest held so far, the one whose next candidate is oldest among
  * equals; principals at `maxPerPrincipal` are passed over.
  */

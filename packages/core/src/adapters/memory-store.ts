@@ -7,6 +7,7 @@ import { blobDigests } from "../core/blob-digests.ts";
 import { jsonCopy } from "../core/canonical-json.ts";
 import { validateEvents } from "../core/event-validation.ts";
 import { EMPTY_SUMMARY, reduceSummary } from "../core/task-summary.ts";
+import { claimOrderKey } from "../core/work-lane.ts";
 import { newId } from "../internal/ids.ts";
 import type {
   AcquireLeaseOptions,
@@ -278,7 +279,21 @@ export class MemoryStore implements Store {
   }
 
   async listRunnable(options: ListRunnableOptions = {}): Promise<TaskRecord[]> {
-    return this.#oldestFirst(options, (record, now) => isRunnableRecord(record, now));
+    this.#open();
+    const limit = assertLimit(options.limit, 100);
+    const now = this.#now();
+    // People first (`claimOrderKey`): a task a person waits for has a head start on routine ones.
+    const kept: Array<{ record: TaskRecord; key: number }> = [];
+    for (const { record } of this.#tasks.values())
+      if (isRunnableRecord(record, now)) kept.push({ record, key: claimOrderKey(record.updatedAt, record.summary) });
+    kept.sort((a, b) => a.key - b.key);
+    return jsonCopy(
+      limitPerPrincipal(
+        kept.map((entry) => entry.record),
+        options,
+        limit,
+      ),
+    );
   }
 
   async listLeasedOn(host: string, options: ListRunnableOptions = {}): Promise<TaskRecord[]> {

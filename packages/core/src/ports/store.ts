@@ -100,6 +100,13 @@ export interface AppendOptions {
   expectedSeq: number;
   /** When given, the append fails with `LeaseLost` unless this lease is live. */
   leaseToken?: string;
+  /**
+   * The writer's lane (`WorkLane` of `@sema-agent/core/store-kit`): `person` when a person waits for
+   * what follows this append (a leg delivering a steer or a decision). A store that batches writes
+   * runs a `person` write ahead of the routine ones queued before it; it also takes the lane from
+   * the events themselves (`laneOfEvents`), so callers need not say it. Default `routine`.
+   */
+  lane?: "person" | "routine";
 }
 
 /** Which stored events `read` returns: those after a seq, at most a limit. */
@@ -203,7 +210,7 @@ export interface ClaimOptions {
   limit?: number;
   /** Tasks not to claim (e.g. ones naming an agent this worker does not have). */
   exclude?: readonly string[];
-  /** Share the claim between principals; without it, oldest activity first whoever owns the task. */
+  /** Share the claim between principals; without it, in the runnable order whoever owns the task. */
   fairness?: ClaimFairness;
 }
 
@@ -271,7 +278,12 @@ export interface Store {
   /** Give the lease up. A no-op if it is no longer held by `token`. */
   releaseLease(taskId: string, token: string): Promise<void>;
 
-  /** Tasks a worker should pick up: pending work and no live lease, or a lease that expired mid-leg. */
+  /**
+   * Tasks a worker should pick up: pending work and no live lease, or a lease that expired mid-leg.
+   * People first: in `claimOrderKey` order (store-kit), the least recently active first, a task a
+   * person waits for (`laneOfSummary`: a new task, a person's input, a decided approval, a resume)
+   * counted as active `PERSON_HEAD_START_MS` earlier than it was.
+   */
   listRunnable(options?: ListRunnableOptions): Promise<TaskRecord[]>;
   /**
    * Tasks whose lease is live and held by a holder on `host` (its `LeaseHolder.host`), oldest
@@ -282,6 +294,8 @@ export interface Store {
   /**
    * Take the leases of up to `limit` runnable tasks at once, atomically per task: two workers
    * claiming at the same time never get the same task, and neither waits for the other's rows.
+   * Tasks are taken in `listRunnable`'s order (people first), shared between principals first
+   * when `fairness` is given.
    */
   claimRunnable(options: ClaimOptions): Promise<Claim[]>;
   /**

@@ -1,6 +1,6 @@
 /**
  * The claims part of the store conformance suite: `claimRunnable` takes leases of runnable tasks
- * only, and workers claiming at the same time never share a task.
+ * only, people first, and workers claiming at the same time never share a task.
  */
 import { make } from "./event-factories.ts";
 import type { ConformanceContext } from "./store-conformance-live.ts";
@@ -60,6 +60,38 @@ export function claimsConformance(context: ConformanceContext): void {
       expect((await store.listLeasedOn("m1", { limit: 1 })).map((record) => record.taskId)).toEqual([first]);
       expect(await store.listLeasedOn("m3")).toEqual([]);
       await expectCode(store.listLeasedOn("m1", { limit: 0 }), "InvalidInput");
+    });
+
+    it("lists and claims a task a person waits for ahead of routine ones that became runnable before it", async () => {
+      const store = await fresh();
+      // Routine work: tasks parked by a shutdown, runnable again for any worker.
+      const routine: string[] = [];
+      for (const n of [1, 2]) {
+        const id = await newTask(store);
+        const lease = await store.acquireLease(id, { holder: { id: "w0" }, ttlMs: 5000 });
+        await store.append(id, [make.legStarted(`l${n}`), make.legEnded(`l${n}`, "parked:shutdown")], {
+          expectedSeq: 1,
+          leaseToken: lease.token,
+        });
+        await store.releaseLease(id, lease.token);
+        routine.push(id);
+      }
+      // Then a person's: a new task (its first step), and a parked one given a person's input.
+      const created = await newTask(store);
+      const steered = await newTask(store);
+      const lease = await store.acquireLease(steered, { holder: { id: "w0" }, ttlMs: 5000 });
+      await store.append(steered, [make.legStarted("l3"), make.legEnded("l3", "parked:input")], {
+        expectedSeq: 1,
+        leaseToken: lease.token,
+      });
+      await store.releaseLease(steered, lease.token);
+      expect((await store.listRunnable()).map((record) => record.taskId)).toEqual([created, ...routine]);
+      await store.append(steered, [make.input("received", "steer", "i1")], { expectedSeq: 3 });
+      expect((await store.listRunnable()).map((record) => record.taskId)).toEqual([created, steered, ...routine]);
+      const first = await store.claimRunnable({ holder: { id: "w1" }, ttlMs: 5000, limit: 2 });
+      expect(first.map((claim) => claim.task.taskId)).toEqual([created, steered]);
+      const rest = await store.claimRunnable({ holder: { id: "w1" }, ttlMs: 5000, limit: 5 });
+      expect(rest.map((claim) => claim.task.taskId)).toEqual(routine);
     });
 
     it("respects limit and exclude, and defaults to one task", async () => {

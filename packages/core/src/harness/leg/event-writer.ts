@@ -7,7 +7,8 @@
 import { canonicalJson } from "../../core/canonical-json.ts";
 import { Folder, stateFromJson, stateToJson, type TaskState } from "../../core/fold.ts";
 import { StateJson } from "../../core/state-json.ts";
-import type { Store } from "../../ports/store.ts";
+import { isPersonEvent, laneOfSummary, type WorkLane } from "../../core/work-lane.ts";
+import type { AppendOptions, Store } from "../../ports/store.ts";
 import { isSemaError, SeqConflictError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
@@ -62,11 +63,36 @@ export class LegWriter {
   #sinceSnapshot = 0;
   /** True while nothing can have been appended by others since the leg last read or appended. */
   #current = false;
+  /**
+   * The lane of the leg's appends (`core/work-lane.ts`): `person` from the moment the leg knows a
+   * person waits (the task was runnable for a person, or a person's event arrived) until the model
+   * request that carries what they sent; a store that batches writes runs those appends first.
+   */
+  #lane: WorkLane;
 
   /** `folder`: the task's state as loaded; the writer keeps it in step with the store from then on. */
   constructor(ctx: WriterContext, folder: Folder) {
     this.#ctx = ctx;
     this.#folder = folder;
+    this.#lane = laneOfSummary(folder.state.summary);
+  }
+
+  /** The lane the leg's appends ride now. */
+  get lane(): WorkLane {
+    return this.#lane;
+  }
+
+  /** A person's event was seen (by the step's watcher, before the leg folds it): appends go first. */
+  personArrived(): void {
+    this.#lane = "person";
+  }
+
+  /**
+   * The model request is going out with everything the leg has folded: a person who waited for it
+   * is served, so the leg's appends go back to the routine lane (unless inputs still wait).
+   */
+  requestSent(): void {
+    if (this.#lane === "person" && this.state.inputs.length === 0) this.#lane = "routine";
   }
 
   get state(): TaskState {
@@ -78,7 +104,10 @@ export class LegWriter {
     for (const event of events) {
       this.#folder.apply(event);
       emit(event);
-      if (foreign) this.#ctx.foreign.see(event);
+      if (foreign) {
+        this.#ctx.foreign.see(event);
+        if (isPersonEvent(event)) this.#lane = "person";
+      }
     }
     this.#sinceSnapshot += events.length;
   }
@@ -155,7 +184,8 @@ export class LegWriter {
    * `expectedSeq`: its own events there mean the append landed; anyone else's are a conflict.
    */
   async #appendOnce(events: TaskEvent[], expectedSeq: number): Promise<StoredEvent[]> {
-    const options = { expectedSeq, leaseToken: this.#ctx.leaseToken };
+    const options: AppendOptions = { expectedSeq, leaseToken: this.#ctx.leaseToken };
+    if (this.#lane === "person") options.lane = "person";
     try {
       return await this.#ctx.store.append(this.#ctx.taskId, events, options);
     } catch (error) {

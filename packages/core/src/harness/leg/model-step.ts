@@ -50,6 +50,7 @@ export async function callModel(leg: RunningLeg): Promise<AnsweredTurn | "again"
   // Hashed while the model streams: the digest costs the turn no latency.
   const digesting = digestRequest(request);
   digesting.catch(() => undefined);
+  w.requestSent();
   const result = await leg.watched(() =>
     streamModelTurn({
       model: agent.model,

@@ -6,6 +6,7 @@
  * a file of its own beside this one, and says what the turn does next (`StepOutcome`).
  */
 
+import { isPersonEvent } from "../../core/work-lane.ts";
 import { abortCheaply } from "../../internal/abort.ts";
 import type { StoredEvent } from "../../protocol/task-event.ts";
 import { LegHooks } from "../hooks/hook-runner.ts";
@@ -80,7 +81,10 @@ export class LegLoop implements RunningLeg {
 
   /** Abort the current step for a stop signal the leg has not folded yet (from the watcher). */
   stopSignal(event: StoredEvent): void {
-    if (event.seq > this.ctx.writer.state.lastSeq && isStopSignal(event, this.ctx.legId)) abortCheaply(this.#step);
+    if (event.seq <= this.ctx.writer.state.lastSeq) return;
+    if (isStopSignal(event, this.ctx.legId)) abortCheaply(this.#step);
+    // A person waits for what the leg does next: its appends until the request go first.
+    if (isPersonEvent(event)) this.ctx.writer.personArrived();
   }
 
   /** Abort the current step (host abort, lost lease). */
