@@ -5,7 +5,9 @@
  * (3 s), event-loop lag p50 / p99 / max (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution),
  * peak RSS, commits per second (transactions; a MemoryStore's appends), the longest group-commit
  * batch (SQLite; with `sqlite-thread` it runs on the store's writer thread, not the event loop's), and the steer latency of one extra task during the load: a steer every 100 ms,
- * from `sendInput` resolving (appended) to the leg's append that applies it committing.
+ * from `sendInput` resolving (appended) to the leg's append that applies it committing. The
+ * tasks are created first, one by one (PostgreSQL: 100 at a time), timed apart; CPU time per
+ * task created and per task run is reported beside the wall time, which a shared machine inflates.
  *
  * Three more tasks take what a person sends during the load (lib/live-people.ts, issue 36): a steer,
  * an interrupting input and an approval decision, each every ~100 ms, each timed from the call that
@@ -173,12 +175,21 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
       : base;
   try {
     const agent = { model: loadModel(), tools: [lookupTool] };
-    // Created before the clock starts, 100 at a time (PostgreSQL takes minutes one by one).
+    // Created before the clock starts, one by one as a host creates them on requests, each awaited
+    // (timed, and its CPU time counted apart); PostgreSQL 100 at a time (one by one takes minutes).
     const ids: string[] = [];
-    for (let i = 0; i < n; i += 100) {
-      const chunk = Array.from({ length: Math.min(100, n - i) }, (_, j) => `Live task ${i + j}`);
-      ids.push(...(await Promise.all(chunk.map((objective) => startTask(store, { objective })))));
+    const creationCpu = process.cpuUsage();
+    const creationStarted = performance.now();
+    if (key.startsWith("postgres")) {
+      for (let i = 0; i < n; i += 100) {
+        const chunk = Array.from({ length: Math.min(100, n - i) }, (_, j) => `Live task ${i + j}`);
+        ids.push(...(await Promise.all(chunk.map((objective) => startTask(store, { objective })))));
+      }
+    } else {
+      for (let i = 0; i < n; i++) ids.push(await startTask(store, { objective: `Live task ${i}` }));
     }
+    const creationMs = performance.now() - creationStarted;
+    const creationCpuUs = cpuUs(process.cpuUsage(creationCpu));
     const steerTask = await startTask(store, { objective: "Take steers" });
     let loadDone = false;
     const steer = steerHarness(store, () => loadDone);
@@ -186,6 +197,7 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     const lag = monitorEventLoopDelay({ resolution: 1 });
     const commitsBefore = subject.commits(store);
     lag.enable();
+    const runCpu = process.cpuUsage();
     const started = performance.now();
     // A saturated process can lose the steer task's lease too: that ends the steers, not the run.
     let steerFailure: unknown;
@@ -214,6 +226,7 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     );
     const outcomes = await Promise.allSettled(ids.map((taskId) => runLeg({ store, agent }, taskId)));
     const wallMs = performance.now() - started;
+    const runCpuUs = cpuUs(process.cpuUsage(runCpu));
     loadDone = true;
     lag.disable();
     const commits = subject.commits(store) - commitsBefore;
@@ -251,6 +264,26 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
         unit: "×",
         samples: [wallMs / (TURNS * MODEL_MS)],
         ...goal(1.2),
+      },
+      {
+        subject: label,
+        metric: `create ${n.toLocaleString("en-US")} tasks (startTask${key.startsWith("postgres") ? ", 100 at a time" : ", one by one"})`,
+        unit: "ms",
+        samples: [creationMs],
+      },
+      {
+        subject: label,
+        metric: "(creation + wall) ÷ model time (3 s)",
+        unit: "×",
+        samples: [(creationMs + wallMs) / (TURNS * MODEL_MS)],
+      },
+      // CPU time does not grow when other processes share the CPUs, as wall time does.
+      { subject: label, metric: "CPU per task created", unit: "µs", samples: [creationCpuUs / n] },
+      {
+        subject: label,
+        metric: "CPU per task run (3 turns, the steer task included)",
+        unit: "µs",
+        samples: [runCpuUs / n],
       },
       { subject: label, metric: "event-loop lag p50", unit: "ms", samples: [ms(lag.percentile(50))] },
       { subject: label, metric: "event-loop lag p99", unit: "ms", samples: [ms(lag.percentile(99))], ...goal(50) },
@@ -299,6 +332,9 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A `process.cpuUsage` difference, user and system, in µs. */
+const cpuUs = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
 
 /** The 1-, 5- and 15-minute load averages, as `uptime` prints them. */
 const load = () =>

@@ -147,6 +147,16 @@ export function liveSection(all: readonly LoadedResults[]): string {
   const lines: [string, (subject: string) => string][] = [
     ["tasks completed", (s) => plain(find(s, /^tasks completed$/), "%")],
     ["wall ÷ model time (3 s)", (s) => plain(find(s, /^wall ÷ model time/), "×")],
+    ["creating the tasks (ms)", (s) => plain(find(s, /^create [\d,]+ tasks/))],
+    ["(creation + wall) ÷ model time", (s) => plain(find(s, /^\(creation \+ wall\)/), "×")],
+    [
+      "CPU per task created / run (µs)",
+      (s) => {
+        const created = find(s, /^CPU per task created$/);
+        const run = find(s, /^CPU per task run/);
+        return created === undefined || run === undefined ? "" : `${plain(created)} / ${plain(run)}`;
+      },
+    ],
     [
       "event-loop lag p50 / p99 / max (ms)",
       (s) =>

@@ -37,6 +37,7 @@ export const BENCHES = [
   "evals",
   "store-ops",
   "console",
+  "durable-turn",
 ] as const;
 
 export type BenchName = (typeof BENCHES)[number];

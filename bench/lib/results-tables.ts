@@ -54,6 +54,7 @@ export const SECTIONS: readonly Section[] = [
   { file: README, name: "scale-out", render: (all) => pivotSection(all, "scale-out", 2) },
   { file: README, name: "live", render: liveSection },
   { file: README, name: "fixed-cost", render: fixedCostSection },
+  { file: README, name: "durable-turn", render: (all) => pivotSection(all, "durable-turn") },
   { file: README, name: "sse", render: sseSection },
   {
     file: README,

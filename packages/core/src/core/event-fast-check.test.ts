@@ -32,6 +32,32 @@ const modelTurn = fc.record(
   { requiredKeys: ["type", "v", "legId", "sessionSeq", "text", "toolCalls", "usage", "finishReason"] },
 );
 
+const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
+// Version 2, what the harness writes: the request's digests, required there.
+const modelTurnV2 = fc.record(
+  {
+    type: fc.constant("model_turn"),
+    v: fc.constant(2),
+    legId: id,
+    sessionSeq: count,
+    text: anyText,
+    reasoning: anyText,
+    toolCalls: fc.array(fc.record({ callId: id, name: id, input: json }), { maxLength: 3 }),
+    usage,
+    finishReason: fc.constantFrom("stop", "length", "content-filter", "tool-calls", "error", "other"),
+    model: anyText,
+    request: fc.record({
+      digest: hex64,
+      system: hex64,
+      tools: hex64,
+      settings: hex64,
+      transcript: hex64,
+      entries: count,
+    }),
+  },
+  { requiredKeys: ["type", "v", "legId", "sessionSeq", "text", "toolCalls", "usage", "finishReason", "request"] },
+);
+
 const toolCallStarted = fc.record(
   {
     type: fc.constant("tool_call_started"),
@@ -130,6 +156,7 @@ const taskCompleted = fc.record({ type: fc.constant("task_completed"), v: fc.con
 
 const validEvent = fc.oneof(
   modelTurn,
+  modelTurnV2,
   toolCallStarted,
   toolResult,
   legStarted,
@@ -179,7 +206,8 @@ function mutate(event: Record<string, unknown>, change: Mutation): unknown {
       return copy;
     case "nested": {
       // Reach into the nested strict objects: usage, the first tool call, a holder, an actor.
-      const inner = (copy.usage ??
+      const inner = (copy.request ??
+        copy.usage ??
         (copy.toolCalls as unknown[] | undefined)?.[0] ??
         copy.holder ??
         copy.actor ??

@@ -66,23 +66,35 @@ const holder = strictObject({ id: nonEmpty }, { host: text, pid: count, space: n
 
 const actor = strictObject({ id: text, verified: bool }, { issuer: text });
 
+const hex64 = /^[0-9a-f]{64}$/;
+const sha256: Check = (value) => typeof value === "string" && value.length === 64 && hex64.test(value);
+const requestDigest = strictObject({
+  digest: sha256,
+  system: sha256,
+  tools: sha256,
+  settings: sha256,
+  transcript: sha256,
+  entries: count,
+});
+
+const modelTurnKeys = {
+  type: literal("model_turn"),
+  legId: nonEmpty,
+  sessionSeq: count,
+  text,
+  toolCalls: arrayOf(toolCall),
+  usage,
+  finishReason: oneOf("stop", "length", "content-filter", "tool-calls", "error", "other"),
+};
+// Version 2 (what the harness writes) carries the request's digests; version 1 has none.
+const modelTurnV1 = strictObject({ ...modelTurnKeys, v: literal(1) }, { reasoning: text, model: text });
+const modelTurnV2 = strictObject(
+  { ...modelTurnKeys, v: literal(2), request: requestDigest },
+  { reasoning: text, model: text },
+);
+
 const CHECKS: ReadonlyMap<string, Check> = new Map([
-  [
-    "model_turn",
-    strictObject(
-      {
-        type: literal("model_turn"),
-        v: literal(1),
-        legId: nonEmpty,
-        sessionSeq: count,
-        text,
-        toolCalls: arrayOf(toolCall),
-        usage,
-        finishReason: oneOf("stop", "length", "content-filter", "tool-calls", "error", "other"),
-      },
-      { reasoning: text, model: text },
-    ),
-  ],
+  ["model_turn", (value: unknown) => modelTurnV2(value) || modelTurnV1(value)],
   [
     "tool_call_started",
     strictObject(

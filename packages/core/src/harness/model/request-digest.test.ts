@@ -1,8 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../core/canonical-json.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { ToolCall, TranscriptEntry } from "../../protocol/transcript.ts";
-import { digestRequest } from "./request-digest.ts";
+import { sha256Hex } from "../tools/approvals.ts";
+import { digestRequest, modelView } from "./request-digest.ts";
 
 const base = (transcript: TranscriptEntry[]): ModelRequest => ({
   system: "You help.",
@@ -49,5 +51,46 @@ describe("digestRequest", () => {
         expect(dx.entries).toBe(x.length);
       }),
     );
+  });
+
+  it("property: a transcript growing in place digests as Web Crypto does over the whole, turn after turn", async () => {
+    // The definition, computed from scratch with Web Crypto: what model_turn v2 has always recorded.
+    const reference = async (entries: readonly TranscriptEntry[]) => {
+      const each = await Promise.all(entries.map((e) => sha256Hex(canonicalJson(modelView(e)))));
+      return sha256Hex(each.join("\n"));
+    };
+    const entry: fc.Arbitrary<TranscriptEntry> = fc.oneof(
+      fc.record({ role: fc.constant("user" as const), entryId: fc.string(), content: fc.string() }),
+      fc.record({ role: fc.constant("assistant" as const), text: fc.string(), toolCalls: fc.constant<ToolCall[]>([]) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(entry, { maxLength: 3 }), { minLength: 1, maxLength: 6 }),
+        fc.nat({ max: 6 }),
+        async (turns, replaceAt) => {
+          let transcript: TranscriptEntry[] = [];
+          for (const [turn, added] of turns.entries()) {
+            // A compaction makes a new array; otherwise the leg's transcript grows in place.
+            if (turn === replaceAt) transcript = transcript.slice(1);
+            transcript.push(...added);
+            const digest = await digestRequest(base(transcript));
+            expect(digest.transcript).toBe(await reference(transcript));
+            expect(digest.entries).toBe(transcript.length);
+            // Asked again with nothing added, and on a fresh copy of the same entries: the same.
+            expect((await digestRequest(base(transcript))).transcript).toBe(digest.transcript);
+            expect((await digestRequest(base([...transcript]))).digest).toBe(digest.digest);
+          }
+        },
+      ),
+    );
+  });
+
+  it("hashes a long entry by Web Crypto and a short one here, to the same digests", async () => {
+    const long: TranscriptEntry = { role: "user", entryId: "e1", content: "x".repeat(70_000) };
+    const short: TranscriptEntry = { role: "user", entryId: "e2", content: "Hi" };
+    const transcript = [short, long, short];
+    const digest = await digestRequest(base(transcript));
+    const each = await Promise.all(transcript.map((e) => sha256Hex(canonicalJson(modelView(e)))));
+    expect(digest.transcript).toBe(await sha256Hex(each.join("\n")));
   });
 });

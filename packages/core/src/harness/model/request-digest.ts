@@ -6,6 +6,7 @@
  * bytes). A replay computes the same digest over the request it builds and compares, part by part.
  */
 import { canonicalJson } from "../../core/canonical-json.ts";
+import { Sha256, sha256HexNow } from "../../internal/sha256.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { RequestDigest } from "../../protocol/task-event.ts";
@@ -37,25 +38,90 @@ export function requestParts(request: ModelRequest): RequestParts {
   return { system: request.system, tools: request.tools as unknown as JsonValue, settings };
 }
 
-// Entries never change once made: each is hashed once, whichever request carries it.
-const entryDigests = new WeakMap<TranscriptEntry, Promise<string>>();
+/**
+ * Texts at least this long are hashed by Web Crypto, off this thread and natively; shorter ones
+ * (nearly every entry and part) here, synchronously, where a hop to Web Crypto's thread would cost
+ * more than the hashing.
+ */
+const NATIVE_FROM_CHARS = 64 * 1024;
 
-function entryDigest(entry: TranscriptEntry): Promise<string> {
+/** The SHA-256 of `text` as hex: now for a short text, by Web Crypto for a long one. */
+function textSha256(text: string): string | Promise<string> {
+  return text.length < NATIVE_FROM_CHARS ? sha256HexNow(text) : sha256Hex(text);
+}
+
+// Entries never change once made: each is hashed once, whichever request carries it.
+const entryDigests = new WeakMap<TranscriptEntry, string | Promise<string>>();
+
+function entryDigest(entry: TranscriptEntry): string | Promise<string> {
   let digest = entryDigests.get(entry);
   if (digest === undefined) {
-    digest = sha256Hex(canonicalJson(modelView(entry)));
+    digest = textSha256(canonicalJson(modelView(entry)));
     entryDigests.set(entry, digest);
+    // Settled, the digest is kept as its text, so later requests need not await it.
+    if (typeof digest !== "string")
+      void digest.then(
+        (hex) => entryDigests.set(entry, hex),
+        () => undefined,
+      );
   }
   return digest;
 }
 
-// The system text, tools and settings rarely change between turns: their last digests are kept.
-const toolDigests = new WeakMap<object, Promise<string>>();
-let lastText: { text: string; digest: Promise<string> } | undefined;
-let lastSettings: { text: string; digest: Promise<string> } | undefined;
+/**
+ * Where the transcript's digest got to, per transcript array: the text hashed is its entries'
+ * digests joined by newlines, so the hasher after the first `count` of them (each followed by a
+ * newline) is continued by the next request instead of hashing them all again. A leg's transcript
+ * grows by appending to the same array (compaction makes a new one), so the prefix is the same
+ * while the array is and its first entry and the one at `count - 1` are still `first` and `last`.
+ */
+interface TranscriptPrefix {
+  count: number;
+  first: TranscriptEntry | undefined;
+  last: TranscriptEntry | undefined;
+  hasher: Sha256;
+}
+const transcriptPrefixes = new WeakMap<readonly TranscriptEntry[], TranscriptPrefix>();
 
-function textDigest(text: string, last: { text: string; digest: Promise<string> } | undefined) {
-  return last !== undefined && last.text === text ? last : { text, digest: sha256Hex(text) };
+/** The digest of `entries`' digests joined by newlines, continuing the prefix hashed for `array`. */
+async function transcriptDigest(
+  array: readonly TranscriptEntry[],
+  entries: readonly TranscriptEntry[],
+): Promise<string> {
+  const known = transcriptPrefixes.get(array);
+  const usable =
+    known !== undefined &&
+    known.count <= entries.length &&
+    (known.count === 0 || (entries[0] === known.first && entries[known.count - 1] === known.last));
+  const from = usable ? known.count : 0;
+  const hasher = usable ? known.hasher.copy() : new Sha256();
+  const pending = entries.slice(from).map(entryDigest);
+  const each = pending.some((d) => typeof d !== "string") ? await Promise.all(pending) : (pending as string[]);
+  if (each.length === 0 && from === 0) return sha256HexNow("");
+  // All but the last entry's digest are followed by a newline: that prefix is kept for next time.
+  for (let i = 0; i < each.length - 1; i++) hasher.updateText(`${each[i] as string}\n`);
+  const lastIndex = entries.length - 1;
+  if (each.length > 0) {
+    transcriptPrefixes.set(array, {
+      count: lastIndex,
+      first: entries[0],
+      last: entries[lastIndex - 1],
+      hasher: hasher.copy(),
+    });
+    hasher.updateText(each[each.length - 1] as string);
+    return hasher.hex();
+  }
+  // No entry since the prefix: it already holds the newline after the last entry, so start over.
+  return sha256HexNow((await Promise.all(entries.map(entryDigest))).join("\n"));
+}
+
+// The system text, tools and settings rarely change between turns: their last digests are kept.
+const toolDigests = new WeakMap<object, string | Promise<string>>();
+let lastText: { text: string; digest: string | Promise<string> } | undefined;
+let lastSettings: { text: string; digest: string | Promise<string> } | undefined;
+
+function textDigest(text: string, last: { text: string; digest: string | Promise<string> } | undefined) {
+  return last !== undefined && last.text === text ? last : { text, digest: textSha256(text) };
 }
 
 /**
@@ -69,16 +135,16 @@ export async function digestRequest(request: ModelRequest): Promise<RequestDiges
   lastSettings = textDigest(canonicalJson(parts.settings), lastSettings);
   let toolsDigest = toolDigests.get(request.tools);
   if (toolsDigest === undefined) {
-    toolsDigest = sha256Hex(canonicalJson(parts.tools));
+    toolsDigest = textSha256(canonicalJson(parts.tools));
     toolDigests.set(request.tools, toolsDigest);
   }
-  const [system, tools, settings, each] = await Promise.all([
-    lastText.digest,
-    toolsDigest,
-    lastSettings.digest,
-    Promise.all(entries.map(entryDigest)),
-  ]);
-  const transcript = await sha256Hex(each.join("\n"));
-  const digest = await sha256Hex(canonicalJson({ system, tools, settings, transcript }));
+  // Taken before the first await: a concurrent request may replace the last digests meanwhile.
+  const [systemDone, settingsDone] = [lastText.digest, lastSettings.digest];
+  const transcriptDone = transcriptDigest(request.transcript, entries);
+  const system = await systemDone;
+  const tools = await toolsDigest;
+  const settings = await settingsDone;
+  const transcript = await transcriptDone;
+  const digest = sha256HexNow(canonicalJson({ system, tools, settings, transcript }));
   return { digest, system, tools, settings, transcript, entries: entries.length };
 }
