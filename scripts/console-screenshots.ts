@@ -5,6 +5,8 @@
  * a steer while it streams, waits for the approval of a write, finishes with a Markdown answer and
  * is continued once; the other is left waiting for its approval, for the inbox. Headless Chromium
  * then saves the task list with the conversation, the trace, the approvals inbox and the agents.
+ * The experiment views (the list, one experiment, a comparison) come from a second, in-process
+ * server with two runs of one dataset that differ (experiments-studio.ts).
  *
  *   npm run docs:console-screenshots              # writes docs/public/studio-<view>-<theme>.png
  *   npm run docs:console-screenshots -- out-dir   # or into another folder
@@ -15,6 +17,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
+import { serveExperiments } from "./experiments-studio.ts";
 import { serveStudio, until } from "./studio-serve.ts";
 
 const OUT = process.argv[2] ?? fileURLToPath(new URL("../docs/public/", import.meta.url));
@@ -121,14 +124,59 @@ try {
       },
     ],
   ];
-  for (const theme of ["light", "dark"] as const) {
+  const experiments = await serveExperiments();
+  const { baseline, candidate } = experiments;
+  const experimentShots: [string, (page: Page) => Promise<string | undefined>][] = [
+    [
+      "experiments",
+      async (page) => {
+        await page.goto(`${experiments.url}/#experiments`);
+        await page.locator(`tr[data-experiment-id="${candidate}"]`).waitFor();
+        return undefined;
+      },
+    ],
+    [
+      "experiment",
+      async (page) => {
+        await page.goto(`${experiments.url}/#experiment=${encodeURIComponent(candidate)}`);
+        await page.locator('tr[data-case-id="spain"]').waitFor();
+        return undefined;
+      },
+    ],
+    [
+      "compare",
+      async (page) => {
+        await page.goto(
+          `${experiments.url}/#compare=${encodeURIComponent(baseline)}&with=${encodeURIComponent(candidate)}`,
+        );
+        await page.locator('tr[data-case-id="spain"][data-change="worse"]').waitFor();
+        return undefined;
+      },
+    ],
+  ];
+  try {
+    for (const theme of ["light", "dark"] as const) {
+      await shoot(theme, url, token, shots);
+      await shoot(theme, experiments.url, experiments.token, experimentShots);
+    }
+  } finally {
+    await experiments.close();
+  }
+
+  /** Signs in to the console at `at` and saves each view of `views` in `theme`. */
+  async function shoot(
+    theme: "light" | "dark",
+    at: string,
+    secret: string,
+    views: [string, (page: Page) => Promise<string | undefined>][],
+  ): Promise<void> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: theme });
     const page = await context.newPage();
-    await page.goto(`${url}/`);
-    await page.fill("#token", token);
+    await page.goto(`${at}/`);
+    await page.fill("#token", secret);
     await page.click("#sign-in-form button");
     await page.locator("#workspace").waitFor({ state: "visible" });
-    for (const [view, show] of shots) {
+    for (const [view, show] of views) {
       const region = await show(page);
       const path = join(OUT, `studio-${view}-${theme}.png`);
       const box = region === undefined ? null : await page.locator(region).boundingBox();
