@@ -209,6 +209,8 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
       return undefined;
     }
     case "putBlob":
+      // The time first: bytes present after a put always carry a fresh one (no transaction here).
+      sql.putBlobAt.run(command.digest, nowMs);
       sql.putBlob.run(command.digest, command.bytes);
       return undefined;
     case "putRecord":
