@@ -210,8 +210,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // an event names (any "digest" member with a string value: a superset of blobDigests, so a blob
     // is never deleted while referenced), filled by a trigger on the events' insert, which costs an
     // append one strpos() over its body unless the body names a digest. blob_puts holds when each
-    // blob was last put (ms since the epoch), so a prune keeps bytes uploaded for an event not yet
-    // appended (BLOB_GRACE_MS). Backfilled from the events stored; existing blobs have no put time.
+    // blob was last put again, its bytes already here (ms since the epoch), so a prune keeps bytes
+    // uploaded for an event not yet appended (BLOB_GRACE_MS). Backfilled from the events stored; existing blobs have no put time.
     sql: `
       CREATE TABLE {schema}.blob_refs (
         digest text NOT NULL,

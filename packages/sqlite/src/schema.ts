@@ -220,8 +220,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // an event names (any "digest" key with a text value: a superset of blobDigests, so a blob is
     // never deleted while referenced), filled by a trigger on the events' insert, which costs an
     // append one instr() over its body unless the body names a digest. blob_puts holds when each
-    // blob was last put, so a prune keeps bytes uploaded for an event not yet appended
-    // (BLOB_GRACE_MS). Backfilled from the events already stored; existing blobs have no put time.
+    // blob was last put again (its bytes already here), so a prune keeps bytes uploaded for an
+    // event not yet appended (BLOB_GRACE_MS). Backfilled from the events already stored; existing blobs have no put time.
     sql: `
       CREATE TABLE blob_refs (
         digest TEXT NOT NULL,

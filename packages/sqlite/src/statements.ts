@@ -100,7 +100,7 @@ export class Statements {
   readonly putSnapshot: StatementSync;
   readonly snapshot: StatementSync;
   readonly putBlob: StatementSync;
-  /** When a blob was last put (every put, new bytes or not: see BLOB_GRACE_MS). */
+  /** When a blob already here was last put again (see BLOB_GRACE_MS). */
   readonly putBlobAt: StatementSync;
   readonly blob: StatementSync;
   /** The latest version of a record's name (null when it has none), read inside the write transaction of a put. */

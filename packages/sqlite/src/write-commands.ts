@@ -209,9 +209,9 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
       return undefined;
     }
     case "putBlob":
-      // The time first: bytes present after a put always carry a fresh one (no transaction here).
-      sql.putBlobAt.run(command.digest, nowMs);
-      sql.putBlob.run(command.digest, command.bytes);
+      // Bytes already here: their grace period starts (see BLOB_GRACE_MS), before the put returns.
+      if (Number(sql.putBlob.run(command.digest, command.bytes).changes) === 0)
+        sql.putBlobAt.run(command.digest, nowMs);
       return undefined;
     case "putRecord":
       return putRecord(sql, command, nowMs);

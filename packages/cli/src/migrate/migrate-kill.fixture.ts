@@ -1,6 +1,7 @@
 /**
- * A process that migrates one SQLite file into another (`migrateStores`, two tasks at a time,
- * push configs included) and dies by SIGKILL at its `killAt`-th step, for migrate-kill.test.ts.
+ * A process that migrates one SQLite file into another (`migrateStores`, one task at a time, so
+ * its steps are the same in every run; push configs included) and dies by SIGKILL at its
+ * `killAt`-th step, for migrate-kill.test.ts.
  * The steps are every INSERT and every COMMIT once both stores are open (blobs, task rows,
  * events, inputs, push configs), each killed before it runs. With `killAt` 0 nothing is killed
  * and it prints how many steps the migration took and what it did.
@@ -38,7 +39,7 @@ await fromPushes.list("warm-up");
 await toPushes.list("warm-up");
 armed = true;
 const report = await migrateStores(from, to, {
-  concurrency: 2,
+  concurrency: 1,
   from: { pushConfigs: fromPushes },
   to: { pushConfigs: toPushes },
 });

@@ -101,7 +101,7 @@ export class MemoryStore implements Store {
   readonly #tasks = new Map<string, Entry>();
   /** Content-addressed bytes of image and file parts, shared by every task (digest → bytes). */
   readonly #blobs = new Map<string, Uint8Array>();
-  /** When each blob was last put (see BLOB_GRACE_MS). */
+  /** When each blob was last put again, bytes already here (see BLOB_GRACE_MS). */
   readonly #blobPutAt = new Map<string, number>();
   readonly #notifier = new ChangeNotifier();
   /** Usage counters: principal → `hour model` → bucket. */
@@ -339,8 +339,8 @@ export class MemoryStore implements Store {
     assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     // A copy: the caller keeps its array, and may change it.
     if (!this.#blobs.has(blob.digest)) this.#blobs.set(blob.digest, blob.bytes.slice());
-    // An upload of bytes already here starts their grace period again (see BLOB_GRACE_MS).
-    this.#blobPutAt.set(blob.digest, this.#now());
+    // An upload of bytes already here starts their grace period (see BLOB_GRACE_MS).
+    else this.#blobPutAt.set(blob.digest, this.#now());
   }
 
   async getBlob(digest: string): Promise<Uint8Array | undefined> {
