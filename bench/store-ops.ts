@@ -12,7 +12,12 @@
  *   route reads, each event serialized as it writes it): time and the peak RSS above the
  *   process's peak before the step.
  *
+ * The prune deletes `--prune-batch` tasks a batch (default 100, as `sema prune`; 1 is one task a
+ * transaction, as before batching); the migration copies `--migrate-concurrency` tasks at once
+ * (default 8, as `sema migrate`; 1 is one after the other).
+ *
  *   npm run bench:store-ops                       # all three cases
+ *   npm run bench:store-ops -- --cases prune --tasks 10000 --prune-batch 1 --save
  *   npm run store-ops -w @sema-agent/bench -- --case prune --tasks 20000
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -45,6 +50,9 @@ import { POSTGRES_URL } from "./lib/store-subjects.ts";
 const { values } = parseArgs({
   options: {
     case: { type: "string" },
+    cases: { type: "string", default: "prune,migrate,huge" },
+    "prune-batch": { type: "string", default: "100" },
+    "migrate-concurrency": { type: "string", default: "8" },
     tasks: { type: "string", default: "100000" },
     migrate: { type: "string", default: "10000" },
     events: { type: "string", default: "100000" },
@@ -54,6 +62,9 @@ const { values } = parseArgs({
 const TASKS = Number(values.tasks);
 const MIGRATE = Number(values.migrate);
 const EVENTS = Number(values.events);
+const PRUNE_BATCH = Number(values["prune-batch"]);
+const MIGRATE_CONCURRENCY = Number(values["migrate-concurrency"]);
+const CASES = new Set((values.cases ?? "").split(","));
 
 /** The peak RSS of this process so far, in MiB. */
 function peakMiB(): number {
@@ -92,14 +103,19 @@ async function pruneCase(): Promise<ResultRow[]> {
     await store.reclaimSpace();
     const before = statSync(path).size / 2 ** 20;
     const { ms, value: report } = await timed(() =>
-      pruneStore(store, { policy: { default: { olderThan: "0ms" } }, nowMs: Date.now() + 1000 }),
+      pruneStore(store, {
+        policy: { default: { olderThan: "0ms" } },
+        nowMs: Date.now() + 1000,
+        batchSize: PRUNE_BATCH,
+      }),
     );
     if (report.removed.length !== TASKS) throw new Error(`pruned ${report.removed.length} of ${TASKS}`);
     const after = statSync(path).size / 2 ** 20;
     const n = TASKS.toLocaleString("en-US");
-    const subject = "SqliteStore (file)";
+    const subject = `SqliteStore (file), ${PRUNE_BATCH} task${PRUNE_BATCH === 1 ? "" : "s"} a batch`;
     return [
       { subject, metric: `prune ${n} finished tasks (sema prune)`, unit: "s", samples: [ms / 1000] },
+      { subject, metric: `prune of ${n}: time a task`, unit: "ms", samples: [ms / TASKS] },
       { subject, metric: `file before the prune (${n} tasks)`, unit: "MiB", samples: [before] },
       { subject, metric: "file after the prune", unit: "MiB", samples: [after] },
     ];
@@ -116,15 +132,15 @@ async function migrateCase(): Promise<ResultRow[]> {
   const target = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
   try {
     await seedFinished(source, MIGRATE);
-    const { ms, value: report } = await timed(() => migrateStores(source, target));
+    const { ms, value: report } = await timed(() =>
+      migrateStores(source, target, { concurrency: MIGRATE_CONCURRENCY }),
+    );
     if (report.copied.length !== MIGRATE) throw new Error(`copied ${report.copied.length} of ${MIGRATE}`);
+    const subject = `SqliteStore → PostgresStore, ${MIGRATE_CONCURRENCY} at once`;
+    const n = MIGRATE.toLocaleString("en-US");
     return [
-      {
-        subject: "SqliteStore → PostgresStore",
-        metric: `migrate ${MIGRATE.toLocaleString("en-US")} tasks (sema migrate)`,
-        unit: "s",
-        samples: [ms / 1000],
-      },
+      { subject, metric: `migrate ${n} tasks (sema migrate)`, unit: "s", samples: [ms / 1000] },
+      { subject, metric: `migrate of ${n}: time a task`, unit: "ms", samples: [ms / MIGRATE] },
     ];
   } finally {
     await source.close();
@@ -212,16 +228,21 @@ else if (values.case?.startsWith("huge:")) {
   const machine = describeMachine();
   console.log(formatMachine(machine));
   const rows: ResultRow[] = [];
-  const args = ["--tasks", String(TASKS), "--migrate", String(MIGRATE), "--events", String(EVENTS)];
-  rows.push(...(await runInChild(self, ["--case", "prune", ...args])));
-  rows.push(...(await runInChild(self, ["--case", "migrate", ...args])));
-  const { path, remove } = tempFile();
-  try {
-    const taskId = await hugeFile(path);
-    for (const step of ["resume", "overview", "catchup"])
-      rows.push(...(await runInChild(self, ["--case", `huge:${step}:${path}:${taskId}`, ...args])));
-  } finally {
-    remove();
+  const args = [
+    ...["--tasks", String(TASKS), "--migrate", String(MIGRATE), "--events", String(EVENTS)],
+    ...["--prune-batch", String(PRUNE_BATCH), "--migrate-concurrency", String(MIGRATE_CONCURRENCY)],
+  ];
+  if (CASES.has("prune")) rows.push(...(await runInChild(self, ["--case", "prune", ...args])));
+  if (CASES.has("migrate")) rows.push(...(await runInChild(self, ["--case", "migrate", ...args])));
+  if (CASES.has("huge")) {
+    const { path, remove } = tempFile();
+    try {
+      const taskId = await hugeFile(path);
+      for (const step of ["resume", "overview", "catchup"])
+        rows.push(...(await runInChild(self, ["--case", `huge:${step}:${path}:${taskId}`, ...args])));
+    } finally {
+      remove();
+    }
   }
   console.log(`\n${formatTable(rows)}`);
   saveIfAsked("store-ops", machine, rows);

@@ -334,7 +334,13 @@ export function queries(s: string) {
     snapshot: `SELECT t.task_id, s.seq, s.v, s.state FROM ${s}.tasks t LEFT JOIN ${s}.snapshots s
       ON s.task_no = t.task_no WHERE t.task_id = $1`,
     /** Content-addressed: the same digest is the same bytes, so a second put has nothing to change. */
-    putBlob: `INSERT INTO ${s}.blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING`,
+    /** The bytes, or, when they are here already, the time of this put (see BLOB_GRACE_MS). */
+    putBlob: `WITH added AS (
+        INSERT INTO ${s}.blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING RETURNING digest
+      )
+      INSERT INTO ${s}.blob_puts (digest, put_at)
+      SELECT $1, extract(epoch FROM clock_timestamp()) * 1000 WHERE NOT EXISTS (SELECT 1 FROM added)
+      ON CONFLICT (digest) DO UPDATE SET put_at = excluded.put_at`,
     blob: `SELECT bytes FROM ${s}.blobs WHERE digest = $1`,
     /**
      * A new version of a record in one statement (its own transaction): the name's latest version

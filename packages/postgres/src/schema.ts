@@ -229,6 +229,44 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX {schema}.tasks_runnable;
     `,
   },
+  {
+    version: 11,
+    name: "blob references and puts",
+    // Deleting a task asks, of each blob it referenced, whether another task still does: without
+    // an index of references that was a scan of every event per blob. blob_refs holds each digest
+    // an event names (any "digest" member with a string value: a superset of blobDigests, so a blob
+    // is never deleted while referenced), filled by a trigger on the events' insert, which costs an
+    // append one strpos() over its body unless the body names a digest. blob_puts holds when each
+    // blob was last put again, its bytes already here (ms since the epoch), so a prune keeps bytes
+    // uploaded for an event not yet appended (BLOB_GRACE_MS). Backfilled from the events stored; existing blobs have no put time.
+    sql: `
+      CREATE TABLE {schema}.blob_refs (
+        digest text NOT NULL,
+        task_no bigint NOT NULL,
+        PRIMARY KEY (digest, task_no)
+      );
+      CREATE INDEX blob_refs_by_task ON {schema}.blob_refs (task_no);
+      INSERT INTO {schema}.blob_refs (digest, task_no)
+        SELECT DISTINCT d #>> '{}', e.task_no
+        FROM {schema}.events e, jsonb_path_query(e.body::jsonb, 'lax $.**.digest') AS d
+        WHERE strpos(e.body, '"digest"') > 0 AND jsonb_typeof(d) = 'string'
+        ON CONFLICT DO NOTHING;
+      CREATE FUNCTION {schema}.events_blob_refs() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO {schema}.blob_refs (digest, task_no)
+          SELECT DISTINCT d #>> '{}', NEW.task_no FROM jsonb_path_query(NEW.body::jsonb, 'lax $.**.digest') AS d
+          WHERE jsonb_typeof(d) = 'string'
+          ON CONFLICT DO NOTHING;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER events_blob_refs AFTER INSERT ON {schema}.events FOR EACH ROW
+        WHEN (strpos(NEW.body, '"digest"') > 0) EXECUTE FUNCTION {schema}.events_blob_refs();
+      CREATE TABLE {schema}.blob_puts (
+        digest text PRIMARY KEY,
+        put_at float8 NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -3,11 +3,11 @@
  * whole in one transaction, and the store's size (`stats`). Space: plain deletes, left to
  * autovacuum (see the "Operating a store" guide for why).
  */
-import type { TaskEvent, TaskStatus } from "@sema-agent/core";
+import type { TaskStatus } from "@sema-agent/core";
 import { TaskExistsError, TaskNotFoundError } from "@sema-agent/core/protocol";
 import {
   assertDeletable,
-  blobDigests,
+  BLOB_GRACE_MS,
   type DeletedTask,
   emptyTaskCounts,
   type FinishedPageRequest,
@@ -51,18 +51,26 @@ export function operationQueries(s: string) {
       FROM ${s}.tasks t JOIN family USING (task_id) WHERE t.task_no IN (SELECT task_no FROM locked)
       ORDER BY family.depth, t.task_no`,
     task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
-    /** Events and bytes of tasks $1, and the bodies that may reference blobs. */
+    /** Events and bytes of tasks $1. */
     sizes: `SELECT count(*)::float8 AS events, coalesce(sum(octet_length(body)), 0)::float8 AS bytes
       FROM ${s}.events WHERE task_no = ANY($1::bigint[])`,
-    carriers: `SELECT body FROM ${s}.events WHERE task_no = ANY($1::bigint[]) AND strpos(body, '"digest"') > 0`,
+    /** The digests tasks $1's events name (schema 11's blob_refs). */
+    references: `SELECT DISTINCT digest FROM ${s}.blob_refs WHERE task_no = ANY($1::bigint[])`,
     deleteRows: `WITH i AS (DELETE FROM ${s}.inputs WHERE task_no = ANY($1::bigint[])),
         sn AS (DELETE FROM ${s}.snapshots WHERE task_no = ANY($1::bigint[])),
+        r AS (DELETE FROM ${s}.blob_refs WHERE task_no = ANY($1::bigint[])),
         e AS (DELETE FROM ${s}.events WHERE task_no = ANY($1::bigint[]))
       SELECT 1`,
     deleteTasks: `DELETE FROM ${s}.tasks WHERE task_no = ANY($1::bigint[])`,
-    /** Delete blob $1 unless a remaining event references it (one scan of the events per candidate). */
-    deleteBlobIfUnused: `DELETE FROM ${s}.blobs WHERE digest = $1
-      AND NOT EXISTS (SELECT 1 FROM ${s}.events WHERE strpos(body, $1) > 0) RETURNING digest`,
+    /**
+     * Delete blob $1 unless a remaining event references it (one search of blob_refs) or it was
+     * put after $2 (ms since the epoch: the grace period's start).
+     */
+    deleteBlobIfUnused: `WITH unused AS (
+        SELECT $1::text AS digest WHERE NOT EXISTS (SELECT 1 FROM ${s}.blob_refs WHERE digest = $1)
+          AND NOT EXISTS (SELECT 1 FROM ${s}.blob_puts WHERE digest = $1 AND put_at > $2::float8)
+      ), puts AS (DELETE FROM ${s}.blob_puts WHERE digest IN (SELECT digest FROM unused))
+      DELETE FROM ${s}.blobs WHERE digest IN (SELECT digest FROM unused) RETURNING digest`,
     statusCounts: `SELECT status, count(*)::float8 AS n FROM ${s}.tasks
       WHERE $1::text IS NULL OR principal = $1 GROUP BY status`,
     taskSizes: `SELECT t.task_id AS "taskId", t.principal, t.status, count(e.seq)::float8 AS events,
@@ -124,15 +132,13 @@ export async function deleteTaskRows(tx: Tx, q: OperationQueries, taskId: string
   );
   const taskNos = family.map((row) => row.task_no);
   const size = (await tx.client.query<{ events: number; bytes: number }>(q.sizes, [taskNos])).rows[0];
-  const digests = new Set<string>();
-  for (const { body } of (await tx.client.query<{ body: string }>(q.carriers, [taskNos])).rows) {
-    for (const digest of blobDigests(JSON.parse(body) as TaskEvent)) digests.add(digest);
-  }
+  const references = (await tx.client.query<{ digest: string }>(q.references, [taskNos])).rows;
   await tx.client.query(q.deleteRows, [taskNos]);
   await tx.client.query(q.deleteTasks, [taskNos]);
   const blobs: string[] = [];
-  for (const digest of [...digests].sort()) {
-    if ((await tx.client.query(q.deleteBlobIfUnused, [digest])).rows.length > 0) blobs.push(digest);
+  const graceFrom = head.now_ms - BLOB_GRACE_MS;
+  for (const digest of references.map((row) => row.digest).sort()) {
+    if ((await tx.client.query(q.deleteBlobIfUnused, [digest, graceFrom])).rows.length > 0) blobs.push(digest);
   }
   return {
     taskIds: family.map((row) => row.task_id),

@@ -55,7 +55,9 @@ describe("SqliteStore's runnable order", () => {
     const steered = second?.taskId ?? "";
     await store.close();
     const db = new DatabaseSync(path);
-    db.exec("ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;");
+    db.exec(`DROP TRIGGER events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
+      DELETE FROM schema_migrations WHERE version = 12;
+      ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;`);
     db.close();
     const migrated = new SqliteStore({ path });
     try {

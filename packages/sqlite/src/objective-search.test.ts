@@ -22,7 +22,9 @@ function reference(objectives: readonly string[], piece: string): number[] {
 function downgrade(path: string): void {
   const db = new DatabaseSync(path);
   try {
-    db.exec(`ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;
+    db.exec(`DROP TRIGGER events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
+      DELETE FROM schema_migrations WHERE version = 12;
+      ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;
       DROP INDEX tasks_by_agent; DROP INDEX tasks_by_parent;
       ALTER TABLE tasks DROP COLUMN agent; ALTER TABLE tasks DROP COLUMN objective_key;
       DELETE FROM schema_migrations WHERE version = 10;`);

@@ -228,6 +228,37 @@ export const MIGRATIONS: readonly Migration[] = [
         OR EXISTS (SELECT 1 FROM json_each(summary, '$.openInputs') WHERE value <> 'wake'));
     `,
   },
+  {
+    version: 12,
+    name: "blob references and puts",
+    // Deleting a task asks, of each blob it referenced, whether another task still does: without
+    // an index of references that was a scan of every event per blob. blob_refs holds each digest
+    // an event names (any "digest" key with a text value: a superset of blobDigests, so a blob is
+    // never deleted while referenced), filled by a trigger on the events' insert, which costs an
+    // append one instr() over its body unless the body names a digest. blob_puts holds when each
+    // blob was last put again (its bytes already here), so a prune keeps bytes uploaded for an
+    // event not yet appended (BLOB_GRACE_MS). Backfilled from the events already stored; existing blobs have no put time.
+    sql: `
+      CREATE TABLE blob_refs (
+        digest TEXT NOT NULL,
+        task_no INTEGER NOT NULL,
+        PRIMARY KEY (digest, task_no)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX blob_refs_by_task ON blob_refs (task_no);
+      INSERT OR IGNORE INTO blob_refs (digest, task_no)
+        SELECT j.value, e.task_no FROM events e, json_tree(e.body) j
+        WHERE instr(e.body, '"digest"') > 0 AND j.key = 'digest' AND j.type = 'text';
+      CREATE TRIGGER events_blob_refs AFTER INSERT ON events WHEN instr(NEW.body, '"digest"') > 0
+      BEGIN
+        INSERT OR IGNORE INTO blob_refs (digest, task_no)
+          SELECT value, NEW.task_no FROM json_tree(NEW.body) WHERE key = 'digest' AND type = 'text';
+      END;
+      CREATE TABLE blob_puts (
+        digest TEXT PRIMARY KEY,
+        put_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

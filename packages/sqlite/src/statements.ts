@@ -101,6 +101,8 @@ export class Statements {
   readonly putSnapshot: StatementSync;
   readonly snapshot: StatementSync;
   readonly putBlob: StatementSync;
+  /** When a blob already here was last put again (see BLOB_GRACE_MS). */
+  readonly putBlobAt: StatementSync;
   readonly blob: StatementSync;
   /** The latest version of a record's name (null when it has none), read inside the write transaction of a put. */
   readonly recordHead: StatementSync;
@@ -186,6 +188,9 @@ export class Statements {
     );
     // Content-addressed: the same digest is the same bytes, so a second put has nothing to change.
     this.putBlob = db.prepare("INSERT INTO blobs (digest, bytes) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING");
+    this.putBlobAt = db.prepare(
+      "INSERT INTO blob_puts (digest, put_at) VALUES (?, ?) ON CONFLICT (digest) DO UPDATE SET put_at = excluded.put_at",
+    );
     this.blob = db.prepare("SELECT bytes FROM blobs WHERE digest = ?");
     // The primary key (kind, principal, name, version) serves these: max() is one search of it.
     this.recordHead = db.prepare(

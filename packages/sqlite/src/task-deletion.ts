@@ -1,11 +1,11 @@
 /**
  * Deleting a task whole, inside the write transaction that runs it (`deleteTask` command): the
  * family read and judged under the write lock, then every row of each task, then the blobs no
- * remaining event references. One transaction, so a crash leaves the family wholly there or gone.
+ * remaining event references (by the `blob_refs` index, schema 12) and no one put within
+ * `BLOB_GRACE_MS`. One transaction, so a crash leaves the family wholly there or gone.
  */
-import type { TaskEvent } from "@sema-agent/core";
 import { TaskNotFoundError } from "@sema-agent/core/protocol";
-import { assertDeletable, blobDigests, type DeletedTask } from "@sema-agent/core/store-kit";
+import { assertDeletable, BLOB_GRACE_MS, type DeletedTask } from "@sema-agent/core/store-kit";
 import { recordOf, TASK_COLUMNS, type TaskRow } from "./rows.ts";
 import type { Statements } from "./statements.ts";
 
@@ -41,12 +41,11 @@ export function deleteTaskRows(sql: Statements, taskId: string, nowMs: number): 
         "SELECT count(*) AS events, coalesce(sum(length(CAST(body AS BLOB))), 0) AS bytes FROM events WHERE task_no = ?",
       )
       .get(member.task_no) as { events: number; bytes: number };
-    // Only events that can carry a blob reference are parsed (inputs' attachments, user parts).
-    const carriers = sql
-      .cached(`SELECT body FROM events WHERE task_no = ? AND instr(body, '"digest"') > 0`)
-      .all(member.task_no) as Array<{ body: string }>;
-    for (const { body } of carriers)
-      for (const digest of blobDigests(JSON.parse(body) as TaskEvent)) digests.add(digest);
+    const refs = sql.cached("SELECT digest FROM blob_refs WHERE task_no = ?").all(member.task_no) as Array<{
+      digest: string;
+    }>;
+    for (const { digest } of refs) digests.add(digest);
+    sql.cached("DELETE FROM blob_refs WHERE task_no = ?").run(member.task_no);
     sql.cached("DELETE FROM inputs WHERE task_no = ?").run(member.task_no);
     sql.cached("DELETE FROM snapshots WHERE task_no = ?").run(member.task_no);
     sql.cached("DELETE FROM events WHERE task_no = ?").run(member.task_no);
@@ -55,10 +54,13 @@ export function deleteTaskRows(sql: Statements, taskId: string, nowMs: number): 
     deleted.events += size.events;
     deleted.logBytes += size.bytes;
   }
-  // A blob referenced by another task's event stays. No index holds references, so each
-  // candidate is one scan of the events: paid only by tasks that carried images or files.
+  // A blob another task's event references stays (one search of blob_refs), and so does one put
+  // within the grace period: an event naming it may be on its way.
   for (const digest of [...digests].sort()) {
-    if (sql.cached("SELECT 1 FROM events WHERE instr(body, ?) > 0 LIMIT 1").get(digest) !== undefined) continue;
+    if (sql.cached("SELECT 1 FROM blob_refs WHERE digest = ? LIMIT 1").get(digest) !== undefined) continue;
+    if (sql.cached("SELECT 1 FROM blob_puts WHERE digest = ? AND put_at > ?").get(digest, nowMs - BLOB_GRACE_MS))
+      continue;
+    sql.cached("DELETE FROM blob_puts WHERE digest = ?").run(digest);
     if (Number(sql.cached("DELETE FROM blobs WHERE digest = ?").run(digest).changes) > 0) deleted.blobs.push(digest);
   }
   return deleted;

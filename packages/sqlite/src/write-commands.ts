@@ -210,7 +210,9 @@ function run(context: WriteContext, sql: Statements, command: WriteCommand, nowM
       return undefined;
     }
     case "putBlob":
-      sql.putBlob.run(command.digest, command.bytes);
+      // Bytes already here: their grace period starts (see BLOB_GRACE_MS), before the put returns.
+      if (Number(sql.putBlob.run(command.digest, command.bytes).changes) === 0)
+        sql.putBlobAt.run(command.digest, nowMs);
       return undefined;
     case "putRecord":
       return putRecord(sql, command, nowMs);

@@ -1,8 +1,9 @@
 /**
  * `sema migrate --from <path|url> --to <path|url> [--principal P] [--since 30d|ISO time] [--json]`:
  * copy tasks from one store to another (a SQLite file or a PostgreSQL URL each): logs exactly as
- * stored, blobs, A2A push configs; each task verified by the digest of its log. Run it again after
- * a kill: what is there already is checked, not copied twice. Tasks with a leg running are refused
+ * stored, blobs, A2A push configs, and the principals' datasets and experiments (records); each
+ * task verified by the digest of its log. Run it again after a kill: what is there already is
+ * checked, not copied twice. Tasks with a leg running are refused
  * (exit 1; run again once they park). See docs/guide/operating-a-store.md.
  */
 import { parseArgs } from "node:util";
@@ -53,11 +54,14 @@ export async function migrate(argv: string[], io: CliIo): Promise<number> {
       else {
         for (const { taskId, reason } of [...report.refused, ...report.mismatched])
           io.stdout.write(`${terminalSafe(`not copied  ${taskId}  ${reason}`)}\n`);
+        for (const { kind, principal, name, reason } of report.records.mismatched)
+          io.stdout.write(`${terminalSafe(`not copied  ${kind} ${principal}/${name}  ${reason}`)}\n`);
         io.stdout.write(
-          `${terminalSafe(`Migrated ${from.label} → ${to.label}: ${report.copied.length} task(s) copied, ${report.present.length} already there, ${report.refused.length} refused, ${report.mismatched.length} mismatched; ${report.blobs} blob(s), ${report.pushConfigs} push config(s)`)}\n`,
+          `${terminalSafe(`Migrated ${from.label} → ${to.label}: ${report.copied.length} task(s) copied, ${report.present.length} already there, ${report.refused.length} refused, ${report.mismatched.length} mismatched; ${report.blobs} blob(s), ${report.pushConfigs} push config(s), ${report.records.copied} record version(s)`)}\n`,
         );
       }
-      return report.refused.length + report.mismatched.length === 0 ? 0 : 1;
+      const problems = report.refused.length + report.mismatched.length + report.records.mismatched.length;
+      return problems === 0 ? 0 : 1;
     } finally {
       await to.close();
     }

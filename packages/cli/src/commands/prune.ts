@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { type CliIo, openBackend, STORE_OPTIONS, UsageError } from "../context.ts";
 import { folderSink } from "../retention/archive-sink.ts";
 import { loadRetention } from "../retention/config.ts";
+import { deletePushConfigs } from "../retention/host-retention.ts";
 import { durationSchema, finishedStatusSchema, type RetentionPolicy } from "../retention/policy.ts";
 import { type PrunedTask, pruneStore } from "../retention/prune.ts";
 import { jsonLine, terminalSafe } from "../terminal-safe.ts";
@@ -76,10 +77,7 @@ export async function prune(argv: string[], io: CliIo): Promise<number> {
     const pushes = await backend.pushConfigs();
     const report = await pruneStore(store, {
       // A deleted task's A2A push configs go with it: they would never be delivered again.
-      onDeleted: async (taskIds) => {
-        for (const taskId of taskIds)
-          for (const config of await pushes.list(taskId)) await pushes.delete(taskId, config.id);
-      },
+      onDeleted: (taskIds) => deletePushConfigs(pushes, taskIds),
       policy,
       nowMs: Date.now(),
       dryRun,

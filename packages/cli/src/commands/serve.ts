@@ -116,11 +116,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       );
     }
     if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
-    const retention = await hostRetention(io, backend.store, "sema serve", async (taskIds) => {
-      const pushes = await backend.pushConfigs();
-      for (const taskId of taskIds)
-        for (const config of await pushes.list(taskId)) await pushes.delete(taskId, config.id);
-    });
+    const retention = await hostRetention(io, backend.store, "sema serve", backend.pushConfigs);
     // Ctrl-C or SIGTERM: stop claiming, park running legs at their next boundary, then close.
     await untilInterrupted(io);
     await retention?.stop();

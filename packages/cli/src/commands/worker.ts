@@ -65,7 +65,7 @@ export async function worker(argv: string[], io: CliIo): Promise<number> {
       `Sema worker running ${concurrency} legs at a time (store ${backend.label}, agents from ${set.source}, tools in ${tools.label}, pid ${process.pid})\n`,
     );
     if (tracing.target !== undefined) io.stdout.write(`Exporting traces to ${tracing.target}\n`);
-    const retention = await hostRetention(io, backend.store, "sema worker");
+    const retention = await hostRetention(io, backend.store, "sema worker", backend.pushConfigs);
     await untilInterrupted(io);
     await retention?.stop();
     io.stdout.write("Stopping: running tasks park at their next step; any worker resumes them.\n");

@@ -142,9 +142,11 @@ describe("migrateStores", () => {
         const dying =
           <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
           async (...args: A): Promise<R> => {
-            if (++count === failAt && when === "before") throw new Error("killed");
+            // This write's own number: tasks are copied concurrently, so others count meanwhile.
+            const n = ++count;
+            if (n === failAt && when === "before") throw new Error("killed");
             const result = await write(...args);
-            if (count === failAt) throw new Error("killed");
+            if (n === failAt) throw new Error("killed");
             return result;
           };
         const faulty = withWrites(target, {
@@ -206,5 +208,46 @@ describe("migrateStores", () => {
     const clashed = await migrateStores(source, clash, { principal: "p1", nowMs: Date.now() + 120_000 });
     expect(clashed.mismatched).toMatchObject([{ taskId: done }]);
     expect((await clash.read(done)).length).toBe(1);
+  });
+
+  it("carries the principals' datasets and experiments, every version in order, and resumes a copy cut short", async () => {
+    const source = new MemoryStore();
+    const [created] = await source.createTask({ created: make.created("acme") });
+    await source.append(created?.taskId ?? "", [{ type: "task_cancelled", v: 1 }], { expectedSeq: 1 });
+    for (const body of [{ cases: [1] }, { cases: [1, 2] }])
+      await source.putRecord({ kind: "dataset", principal: "acme", name: "faq", body, meta: { cases: 1 } });
+    await source.putRecord({ kind: "experiment", principal: "acme", name: "e1", body: { dataset: ["faq", 2] } });
+    await source.putRecord({ kind: "dataset", principal: "other", name: "not-migrated", body: {} });
+    await source.putRecord({ kind: "retention-turn", principal: "acme", name: "turn", body: {} });
+    const target = sqlite("records.db");
+    // A copy killed after the first version of faq: the run again puts only what is missing.
+    await target.putRecord({
+      kind: "dataset",
+      principal: "acme",
+      name: "faq",
+      body: { cases: [1] },
+      meta: { cases: 1 },
+    });
+    const report = await migrateStores(source, target);
+    expect(report.records).toEqual({ copied: 2, present: 1, mismatched: [] });
+    for (const version of [1, 2]) {
+      const copy = await target.getRecord({ kind: "dataset", principal: "acme", name: "faq", version });
+      const original = await source.getRecord({ kind: "dataset", principal: "acme", name: "faq", version });
+      expect({ ...copy, createdAt: "" }).toEqual({ ...original, createdAt: "" });
+    }
+    expect((await target.getRecord({ kind: "experiment", principal: "acme", name: "e1" }))?.body).toEqual({
+      dataset: ["faq", 2],
+    });
+    // Only the migrated principals' records, only datasets and experiments.
+    expect(await target.getRecord({ kind: "dataset", principal: "other", name: "not-migrated" })).toBeUndefined();
+    expect(await target.getRecord({ kind: "retention-turn", principal: "acme", name: "turn" })).toBeUndefined();
+    expect((await migrateStores(source, target)).records).toEqual({ copied: 0, present: 3, mismatched: [] });
+    // A name whose versions differ in the target is left alone.
+    await source.putRecord({ kind: "dataset", principal: "acme", name: "other", body: { a: 1 } });
+    await target.putRecord({ kind: "dataset", principal: "acme", name: "other", body: { a: 2 } });
+    const differing = await migrateStores(source, target);
+    expect(differing.records.mismatched).toEqual([
+      { kind: "dataset", principal: "acme", name: "other", reason: "version 1 differs in the target" },
+    ]);
   });
 });

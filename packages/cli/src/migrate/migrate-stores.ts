@@ -1,16 +1,20 @@
 /**
  * Copying tasks from one store to another (`sema migrate`): each task's log exactly as stored
  * (`restoreTask`: ids, seqs, times, bodies), its blobs, and its A2A push configs; the summary is
- * rebuilt by the target. Idempotent per task, so a run killed at any point is run again: a task
+ * rebuilt by the target. Then the migrated principals' records (evaluation datasets and
+ * experiments, see `migrateRecords`). Idempotent per task, so a run killed at any point is run again: a task
  * already in the target is checked by the digest of its log and left alone. A task with a live
  * lease (a leg running) is refused, never copied half-way through a leg: stop the nodes first,
- * or run again once it has parked.
+ * or run again once it has parked. Tasks are copied `concurrency` at a time (default 8): each
+ * still in a transaction of its own, which a target with group commit (SQLite) shares between
+ * those that arrive together and a PostgreSQL target runs on as many connections.
  */
 import { createHash } from "node:crypto";
 import type { Store, StoredEvent, TaskRecord } from "@sema-agent/core";
 import { isSemaError } from "@sema-agent/core/protocol";
 import { blobDigests, isLeaseLive } from "@sema-agent/core/store-kit";
 import type { PushConfigStore } from "@sema-agent/server/a2a";
+import { migrateRecords, type RecordsReport } from "./migrate-records.ts";
 
 /** The A2A push configs of a store, as far as a migration reads and writes them. */
 export type PushConfigs = Pick<PushConfigStore, "list" | "put">;
@@ -25,6 +29,8 @@ export interface MigrateOptions {
   nowMs?: number;
   from?: { pushConfigs?: PushConfigs };
   to?: { pushConfigs?: PushConfigs };
+  /** Tasks copied at once (default 8, at most 64). */
+  concurrency?: number;
   /** After each task, copied or not (progress). */
   onTask?: (taskId: string, outcome: "copied" | "present" | "refused" | "mismatched") => void;
 }
@@ -41,6 +47,8 @@ export interface MigrateReport {
   mismatched: Array<{ taskId: string; reason: string }>;
   blobs: number;
   pushConfigs: number;
+  /** The records copied (datasets and experiments of the principals migrated). */
+  records: RecordsReport;
 }
 
 /** SHA-256 of a log as the port returns it, one JSON line per event: equal logs, equal digests. */
@@ -50,14 +58,19 @@ export function logDigest(events: readonly StoredEvent[]): string {
   return hash.digest("hex");
 }
 
+/** The principals migrated: the one asked for, or every principal owning a task in `from`. */
+async function principalsOf(from: Store, options: MigrateOptions): Promise<string[]> {
+  if (options.principal !== undefined) return [options.principal];
+  if (from.stats === undefined) throw new Error("the source store cannot list its principals (it has no stats)");
+  return ((await from.stats({ largest: 0 })).principals ?? []).map((share) => share.principal);
+}
+
 /** Every task of `from` the options select, a principal at a time (children included). */
-async function* tasksOf(from: Store, options: MigrateOptions): AsyncGenerator<TaskRecord> {
-  let principals: string[];
-  if (options.principal !== undefined) principals = [options.principal];
-  else {
-    if (from.stats === undefined) throw new Error("the source store cannot list its principals (it has no stats)");
-    principals = ((await from.stats({ largest: 0 })).principals ?? []).map((share) => share.principal);
-  }
+async function* tasksOf(
+  from: Store,
+  principals: readonly string[],
+  options: MigrateOptions,
+): AsyncGenerator<TaskRecord> {
   for (const principal of principals) {
     let cursor: string | undefined;
     do {
@@ -74,13 +87,42 @@ async function* tasksOf(from: Store, options: MigrateOptions): AsyncGenerator<Ta
 export async function migrateStores(from: Store, to: Store, options: MigrateOptions = {}): Promise<MigrateReport> {
   const restore = to.restoreTask?.bind(to);
   if (restore === undefined) throw new Error("the target store cannot restore tasks (it has no restoreTask)");
-  const report: MigrateReport = { copied: [], present: [], refused: [], mismatched: [], blobs: 0, pushConfigs: 0 };
+  const report: MigrateReport = {
+    copied: [],
+    present: [],
+    refused: [],
+    mismatched: [],
+    blobs: 0,
+    pushConfigs: 0,
+    records: { copied: 0, present: 0, mismatched: [] },
+  };
   const nowMs = options.nowMs ?? Date.now();
-  for await (const task of tasksOf(from, options)) {
-    const outcome = await migrateTask(from, to, restore, task, nowMs, report);
-    if (outcome !== "refused" && outcome !== "mismatched") await copyPushConfigs(task.taskId, options, report);
-    options.onTask?.(task.taskId, outcome);
-  }
+  const concurrency = options.concurrency ?? 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new RangeError(`concurrency must be an integer from 1 to 64, got ${concurrency}`);
+  const principals = await principalsOf(from, options);
+  const tasks = tasksOf(from, principals, options);
+  // Each lane takes the next task as it finishes one (an async generator queues the calls); after
+  // a failure the others stop at their next task, and the run fails with the first lane's error.
+  let failed = false;
+  const lane = async () => {
+    try {
+      for (let item = await tasks.next(); item.done !== true && !failed; item = await tasks.next()) {
+        const task = item.value;
+        const outcome = await migrateTask(from, to, restore, task, nowMs, report);
+        if (outcome !== "refused" && outcome !== "mismatched") await copyPushConfigs(task.taskId, options, report);
+        options.onTask?.(task.taskId, outcome);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+  };
+  // Every lane settles before the run ends, failed or not: no write of this run lands after it.
+  const lanes = await Promise.allSettled(Array.from({ length: concurrency }, lane));
+  const failure = lanes.find((settled) => settled.status === "rejected");
+  if (failure !== undefined) throw failure.reason;
+  report.records = await migrateRecords(from, to, principals);
   return report;
 }
 

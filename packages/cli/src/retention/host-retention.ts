@@ -3,22 +3,32 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Store } from "@sema-agent/core";
+import type { PushConfigStore } from "@sema-agent/server/a2a";
 import type { CliIo } from "../context.ts";
 import { terminalSafe } from "../terminal-safe.ts";
 import { folderSink } from "./archive-sink.ts";
 import { type BackgroundRetention, startRetention } from "./background.ts";
 import { loadRetention } from "./config.ts";
 
+/** The A2A push configs of tasks deleted: they would never be delivered again. */
+export async function deletePushConfigs(
+  pushes: Pick<PushConfigStore, "list" | "delete">,
+  taskIds: readonly string[],
+): Promise<void> {
+  for (const taskId of taskIds) for (const config of await pushes.list(taskId)) await pushes.delete(taskId, config.id);
+}
+
 /**
- * Start the config's retention over `store`, saying so; undefined when the config has none.
- * `onDeleted` removes what lives beside the store for the deleted tasks (`sema serve`: their A2A
- * push configs; a worker loads nothing of the server).
+ * Start the config's retention over `store`, saying so; undefined when the config has none. The
+ * deleted tasks' A2A push configs go with them, on `sema serve` and `sema worker` alike:
+ * `pushConfigs` is asked for them only once a pass has deleted a task (a worker that never
+ * prunes never loads the push config store).
  */
 export async function hostRetention(
   io: CliIo,
   store: Store,
   who: string,
-  onDeleted?: (taskIds: readonly string[]) => Promise<void>,
+  pushConfigs: () => Promise<Pick<PushConfigStore, "list" | "delete">>,
 ): Promise<BackgroundRetention | undefined> {
   const policy = await loadRetention(io.cwd);
   if (policy === undefined) return undefined;
@@ -27,7 +37,7 @@ export async function hostRetention(
     store,
     policy,
     archive: folderSink(archiveDir),
-    ...(onDeleted === undefined ? {} : { onDeleted }),
+    onDeleted: async (taskIds) => deletePushConfigs(await pushConfigs(), taskIds),
     holder: `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
     onPass: (report) => {
       if (report.removed.length === 0) return;

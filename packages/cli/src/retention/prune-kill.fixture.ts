@@ -1,8 +1,9 @@
 /**
  * A process that prunes a SQLite file (every finished task, archived first) and dies by SIGKILL at
  * its `killAt`-th step, for prune-kill.test.ts. The steps are every archive file moved into place,
- * every DELETE statement and every COMMIT, each killed before it runs. With `killAt` 0 nothing is
- * killed and it prints how many steps the prune took.
+ * every DELETE statement and every COMMIT, each killed before it runs. It prunes two tasks a batch,
+ * so group commit deletes several in one transaction. With `killAt` 0 nothing is killed and it
+ * prints how many steps the prune took and the most tasks one COMMIT deleted.
  *
  *   node --conditions=source prune-kill.fixture.ts <path> <archiveDir> <killAt | 0>
  */
@@ -22,11 +23,20 @@ let steps = 0;
 const step = () => {
   if (++steps === killAt) process.kill(process.pid, "SIGKILL");
 };
+/** Tasks deleted in the open transaction, and the most one COMMIT held. */
+let deletedInTransaction = 0;
+let mostPerCommit = 0;
 const proto = StatementSync.prototype as unknown as { run: (...args: unknown[]) => unknown; sourceSQL: string };
 const run = proto.run;
 proto.run = function counted(this: typeof proto, ...args: unknown[]) {
   if (this.sourceSQL.startsWith("DELETE") || this.sourceSQL === "COMMIT") step();
-  return Reflect.apply(run, this, args);
+  const result = Reflect.apply(run, this, args);
+  if (this.sourceSQL.startsWith("DELETE FROM tasks")) deletedInTransaction++;
+  if (this.sourceSQL === "COMMIT") {
+    mostPerCommit = Math.max(mostPerCommit, deletedInTransaction);
+    deletedInTransaction = 0;
+  }
+  return result;
 };
 const rename = fs.renameSync;
 fs.renameSync = (from, to) => {
@@ -40,6 +50,7 @@ const report = await pruneStore(store, {
   policy: { default: { olderThan: "0ms", action: "archive" } },
   nowMs: Date.now() + 1000,
   archive: folderSink(archiveDir),
+  batchSize: 2,
 });
 await store.close();
-writeSync(1, `pruned ${report.removed.length} in ${steps} steps\n`);
+writeSync(1, `pruned ${report.removed.length} in ${steps} steps, at most ${mostPerCommit} tasks a commit\n`);

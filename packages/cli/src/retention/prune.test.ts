@@ -4,9 +4,11 @@ import { join } from "node:path";
 import { MemoryStore, type Store, type TaskEvent } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { importTask } from "@sema-agent/core/time-travel";
+import { PostgresStore } from "@sema-agent/postgres";
 import { SqliteStore } from "@sema-agent/sqlite";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { dropSchema, freshSchema, POSTGRES_URL, skip } from "../../../postgres/src/test-server.fixture.ts";
 import { folderSink } from "./archive-sink.ts";
 import { pruneStore } from "./prune.ts";
 
@@ -108,6 +110,29 @@ describe("pruneStore", () => {
       { numRuns: 15 },
     );
   });
+
+  // SEMA_REQUIRE_POSTGRES=1 makes an unreachable server a failure, not a skip.
+  it.skipIf(skip)(
+    "never touches a live task, and removes every finished family (PostgreSQL)",
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(family, { minLength: 1, maxLength: 6 }), async (families) => {
+          const schema = freshSchema();
+          const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+          try {
+            await checkRetention(store, families);
+          } finally {
+            await store.close();
+            await dropSchema(schema);
+          }
+        }),
+        { numRuns: 10 },
+      );
+    },
+  );
 
   it("archives before it deletes, in files sema import reads back", async () => {
     const store = new MemoryStore();

@@ -1,8 +1,11 @@
 /**
  * Applying a retention policy to a store: list finished root tasks old enough for some rule,
  * decide each by its own rule, archive it first if asked, delete it with its children, and give
- * the space back. Each task is one `deleteTask` transaction, so a kill at any point leaves every
- * task wholly there or wholly gone, and a run again after it picks up where it stopped.
+ * the space back. The tasks due on a page (`batchSize`, default 100) are archived one after the
+ * other, then deleted by concurrent `deleteTask` calls, which a store with group commit (SQLite)
+ * runs in a few transactions, each task inside a savepoint of its own: a task is still deleted
+ * whole or not at all, so a kill at any point leaves every task wholly there or wholly gone, and a
+ * run again after it picks up where it stopped.
  */
 import type { Store } from "@sema-agent/core";
 import { isSemaError } from "@sema-agent/core/protocol";
@@ -45,6 +48,12 @@ export interface PruneOptions {
   archive?: ArchiveSink;
   /** Stop after this many tasks (a background pass does a bounded amount of work). */
   maxTasks?: number;
+  /**
+   * Tasks listed, archived and deleted together: default 100, at most 1000. Deleted by
+   * concurrent `deleteTask` calls, so a store that groups concurrent writes commits them in a
+   * few transactions instead of one each.
+   */
+  batchSize?: number;
   /** Called after each task removed (the kill points of the fault-injection tests). */
   onRemoved?: (task: PrunedTask) => void;
   /**
@@ -62,17 +71,22 @@ export async function pruneStore(store: Store, options: PruneOptions): Promise<P
   if (store.listFinished === undefined || store.deleteTask === undefined)
     throw new Error("this store cannot delete tasks (it has no listFinished or deleteTask)");
   const max = options.maxTasks ?? Number.POSITIVE_INFINITY;
+  const batchSize = options.batchSize ?? 100;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000)
+    throw new RangeError(`batchSize must be an integer from 1 to 1000, got ${batchSize}`);
   let cursor: string | undefined;
   do {
     const page = await store.listFinished({
       updatedBeforeMs: options.nowMs - bounds.olderThanMs + 1,
       statuses: bounds.statuses,
+      limit: batchSize,
       ...(options.principal === undefined ? {} : { principal: options.principal }),
       ...(cursor === undefined ? {} : { cursor }),
     });
     cursor = page.nextCursor;
+    const due: PrunedTask[] = [];
     for (const task of page.tasks) {
-      if (report.removed.length >= max) return finish(store, report, options);
+      if (report.removed.length + due.length >= max) break;
       const [created] = await store.read(task.taskId, { limit: 1 });
       const agent = created?.type === "task_created" ? created.agent : undefined;
       const candidate = {
@@ -84,30 +98,57 @@ export async function pruneStore(store: Store, options: PruneOptions): Promise<P
       const action = dueAction(options.policy, candidate, options.nowMs);
       if (action === undefined) continue;
       const { principal, status, updatedAt } = candidate;
-      const pruned: PrunedTask = { taskId: task.taskId, principal, status, updatedAt, action };
-      if (options.dryRun === true) {
-        report.removed.push(pruned);
-        continue;
-      }
-      try {
-        if (action === "archive") {
-          if (options.archive === undefined) throw new Error("a retention rule archives, but no archive is set");
-          // Durable before the delete: a kill between the two leaves the task and its archive,
-          // and the next run writes the same file again, then deletes.
-          await options.archive.write(task.taskId, await exportTask(store, task.taskId, { withChildren: true }));
-        }
-        const deleted = await store.deleteTask(task.taskId);
-        Object.assign(pruned, { tasks: deleted.taskIds.length, events: deleted.events, logBytes: deleted.logBytes });
-        report.removed.push(pruned);
-        await options.onDeleted?.(deleted.taskIds);
-        options.onRemoved?.(pruned);
-      } catch (error) {
-        if (!isSemaError(error) || (error.code !== "TaskLive" && error.code !== "TaskNotFound")) throw error;
-        report.skipped.push({ taskId: task.taskId, reason: error.message });
-      }
+      due.push({ taskId: task.taskId, principal, status, updatedAt, action });
     }
+    if (options.dryRun === true) report.removed.push(...due);
+    else await removeBatch(store, due, options, report);
+    if (report.removed.length >= max) break;
   } while (cursor !== undefined);
   return finish(store, report, options);
+}
+
+/** Whether `error` says the task is live again or gone already: skipped, not a failure of the run. */
+function isSkip(error: unknown): boolean {
+  return isSemaError(error) && (error.code === "TaskLive" || error.code === "TaskNotFound");
+}
+
+/** Archive each task of `due` that archives (durable before any delete), then delete them all concurrently. */
+async function removeBatch(store: Store, due: readonly PrunedTask[], options: PruneOptions, report: PruneReport) {
+  const deleteTask = store.deleteTask?.bind(store);
+  if (deleteTask === undefined || due.length === 0) return;
+  const ready: PrunedTask[] = [];
+  for (const pruned of due) {
+    if (pruned.action === "archive") {
+      if (options.archive === undefined) throw new Error("a retention rule archives, but no archive is set");
+      try {
+        // Durable before the delete: a kill between the two leaves the task and its archive,
+        // and the next run writes the same file again, then deletes.
+        await options.archive.write(pruned.taskId, await exportTask(store, pruned.taskId, { withChildren: true }));
+      } catch (error) {
+        if (!isSkip(error)) throw error;
+        report.skipped.push({ taskId: pruned.taskId, reason: (error as Error).message });
+        continue;
+      }
+    }
+    ready.push(pruned);
+  }
+  const outcomes = await Promise.allSettled(ready.map((pruned) => deleteTask(pruned.taskId)));
+  const deletedIds: string[] = [];
+  let failure: { error: unknown } | undefined;
+  outcomes.forEach((outcome, i) => {
+    const pruned = ready[i] as PrunedTask;
+    if (outcome.status === "fulfilled") {
+      const deleted = outcome.value;
+      Object.assign(pruned, { tasks: deleted.taskIds.length, events: deleted.events, logBytes: deleted.logBytes });
+      report.removed.push(pruned);
+      deletedIds.push(...deleted.taskIds);
+    } else if (isSkip(outcome.reason))
+      report.skipped.push({ taskId: pruned.taskId, reason: (outcome.reason as Error).message });
+    else failure ??= { error: outcome.reason };
+  });
+  if (deletedIds.length > 0) await options.onDeleted?.(deletedIds);
+  for (const pruned of ready) if (pruned.tasks !== undefined) options.onRemoved?.(pruned);
+  if (failure !== undefined) throw failure.error;
 }
 
 async function finish(store: Store, report: PruneReport, options: PruneOptions): Promise<PruneReport> {

@@ -71,7 +71,14 @@ import {
 import { assertBlobSize, assertEventText, sizeLimits } from "./store-size-limits.ts";
 import { emptyTaskCounts, largestTasks, principalSizes, statsRequest, utf8Length } from "./store-stats.ts";
 import { ChangeNotifier, watchTask } from "./tail-events.ts";
-import { assertDeletable, comesAfter, finishedPageOf, finishedPageRequest, isListedFinished } from "./task-deletion.ts";
+import {
+  assertDeletable,
+  BLOB_GRACE_MS,
+  comesAfter,
+  finishedPageOf,
+  finishedPageRequest,
+  isListedFinished,
+} from "./task-deletion.ts";
 import { restoredLog } from "./task-restore.ts";
 import { addBucket, hourStartMs, isActiveTask, movesUsage, usageDeltas } from "./usage-counting.ts";
 
@@ -95,6 +102,8 @@ export class MemoryStore implements Store {
   readonly #tasks = new Map<string, Entry>();
   /** Content-addressed bytes of image and file parts, shared by every task (digest → bytes). */
   readonly #blobs = new Map<string, Uint8Array>();
+  /** When each blob was last put again, bytes already here (see BLOB_GRACE_MS). */
+  readonly #blobPutAt = new Map<string, number>();
   readonly #notifier = new ChangeNotifier();
   /** Usage counters: principal → `hour model` → bucket. */
   readonly #usage = new Map<string, Map<string, UsageBucket>>();
@@ -345,6 +354,8 @@ export class MemoryStore implements Store {
     assertBlobSize(blob.bytes, this.#limits.maxBlobBytes);
     // A copy: the caller keeps its array, and may change it.
     if (!this.#blobs.has(blob.digest)) this.#blobs.set(blob.digest, blob.bytes.slice());
+    // An upload of bytes already here starts their grace period (see BLOB_GRACE_MS).
+    else this.#blobPutAt.set(blob.digest, this.#now());
   }
 
   async getBlob(digest: string): Promise<Uint8Array | undefined> {
@@ -444,7 +455,11 @@ export class MemoryStore implements Store {
       if (digests.size === 0) break;
       for (const event of events) for (const digest of blobDigests(event)) digests.delete(digest);
     }
+    const graceFrom = this.#now() - BLOB_GRACE_MS;
     for (const digest of [...digests].sort()) {
+      // Put within the grace period: an event naming it may be on its way (see BLOB_GRACE_MS).
+      if ((this.#blobPutAt.get(digest) ?? Number.NEGATIVE_INFINITY) > graceFrom) continue;
+      this.#blobPutAt.delete(digest);
       if (this.#blobs.delete(digest)) deleted.blobs.push(digest);
     }
     for (const id of deleted.taskIds) this.#notifier.notify(id);

@@ -9,6 +9,15 @@ import { InvalidInputError, TaskLiveError } from "../protocol/errors.ts";
 import type { TaskStatus } from "../protocol/task-summary.ts";
 import { assertLimit, isLeaseLive, wantsWorker } from "./store-rules.ts";
 
+/**
+ * How long after a `putBlob` of bytes a store already holds the blob stays even when no event
+ * references it (1 hour): a task that uploads bytes and appends the event naming them a moment
+ * later must not lose them to a prune that deletes another task which referenced the same bytes,
+ * in between. Only such a put (the bytes were there) can race so: bytes put for the first time
+ * were no deleted task's. A blob kept so, and never referenced after, stays.
+ */
+export const BLOB_GRACE_MS = 3_600_000;
+
 /** Every finished status, in a fixed order. */
 export const FINISHED_STATUSES: readonly FinishedStatus[] = ["completed", "failed", "cancelled"];
 

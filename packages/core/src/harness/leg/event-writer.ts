@@ -28,6 +28,26 @@ function sameEvents(stored: readonly StoredEvent[], events: readonly TaskEvent[]
   });
 }
 
+/** `event`, or, for a tool result the store refused as too large, an error result saying so. */
+function withinLimit(event: TaskEvent, tooLarge: ReadonlyMap<string, string>): TaskEvent {
+  if (event.type !== "tool_result") return event;
+  const refusal = tooLarge.get(event.callId);
+  if (refusal === undefined) return event;
+  const message = `the tool's result was not recorded: ${refusal}`;
+  const replaced: TaskEvent = {
+    type: "tool_result",
+    v: 1,
+    callId: event.callId,
+    name: event.name,
+    status: "error",
+    content: `Error (ContentTooLarge): ${message}.`,
+    error: { name: "ContentTooLarge", message },
+  };
+  if (event.durationMs !== undefined) replaced.durationMs = event.durationMs;
+  if (event.legId !== undefined) replaced.legId = event.legId;
+  return replaced;
+}
+
 /** Load a task's state: the latest usable snapshot, then the events after it. */
 export async function loadState(store: Store, taskId: string): Promise<{ folder: Folder; events: StoredEvent[] }> {
   const snapshot = await store.latestSnapshot(taskId);
@@ -153,15 +173,27 @@ export class LegWriter {
    * returns undefined when, given what arrived, there is nothing to append any more.
    */
   async appendWhen(decide: (state: TaskState) => TaskEvent[] | undefined): Promise<StoredEvent[]> {
+    /** Tool results the store refused as too large, by call id: recorded as errors instead. */
+    const tooLarge = new Map<string, string>();
     for (;;) {
-      const events = decide(this.state);
-      if (events === undefined || events.length === 0) return [];
+      const decided = decide(this.state);
+      if (decided === undefined || decided.length === 0) return [];
+      const events = tooLarge.size === 0 ? decided : decided.map((event) => withinLimit(event, tooLarge));
       try {
         const stored = await this.#appendOnce(events, this.state.lastSeq);
         this.#take(stored, false);
         this.#current = true;
         return stored;
       } catch (error) {
+        if (isSemaError(error, "ContentTooLarge")) {
+          // A tool's result over the store's maxEventBytes fails that call, not the leg: the
+          // model is told, and the task goes on. Any other event over it fails the leg's step.
+          const index = (error.details as { index?: unknown } | undefined)?.index;
+          const refused = typeof index === "number" ? events[index] : undefined;
+          if (refused?.type !== "tool_result" || tooLarge.has(refused.callId)) throw error;
+          tooLarge.set(refused.callId, error.message);
+          continue;
+        }
         if (!isSemaError(error, "SeqConflict")) throw error;
         await this.refresh();
       }

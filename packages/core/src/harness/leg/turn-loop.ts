@@ -8,6 +8,7 @@
 
 import { isPersonEvent } from "../../core/work-lane.ts";
 import { abortCheaply } from "../../internal/abort.ts";
+import { isSemaError } from "../../protocol/errors.ts";
 import type { StoredEvent } from "../../protocol/task-event.ts";
 import { LegHooks } from "../hooks/hook-runner.ts";
 import { RequestBlobs, type RequestSettings, requestSettings } from "../model/model-request.ts";
@@ -16,6 +17,7 @@ import { parkIfOverBudget } from "./budget-check.ts";
 import { compactIfNeeded } from "./compaction-step.ts";
 import { finishTask } from "./finish-task.ts";
 import type { LegContext } from "./leg-context.ts";
+import { failTask } from "./leg-end.ts";
 import { openLeg } from "./leg-opening.ts";
 import { callModel } from "./model-step.ts";
 import { OfferedTools } from "./offered-tools.ts";
@@ -53,10 +55,19 @@ export class LegLoop implements RunningLeg {
     );
   }
 
-  /** Run the leg until a step ends it. */
+  /**
+   * Run the leg until a step ends it. An event of the leg's own over the store's `maxEventBytes`
+   * (a model's answer, say; a tool's result is recorded as an error instead, see `LegWriter`)
+   * fails the task with `ContentTooLarge` and ends the leg: the host goes on, the task is not lost.
+   */
   async run(): Promise<void> {
-    let outcome: StepOutcome = await openLeg(this);
-    while (outcome !== "ended") outcome = await this.#turn();
+    try {
+      let outcome: StepOutcome = await openLeg(this);
+      while (outcome !== "ended") outcome = await this.#turn();
+    } catch (error) {
+      if (!isSemaError(error, "ContentTooLarge")) throw error;
+      await failTask(this, "ContentTooLarge", `an event of this leg was refused by the store: ${error.message}`);
+    }
   }
 
   /**
