@@ -335,18 +335,59 @@ describe("POST /v1/tasks/{taskId}/replay", () => {
   });
 
   it("runs one replay per principal at a time, and maxConcurrentReplays in all: 429 past either", async () => {
-    const fx = await apiFixture({ app: { limits: { maxConcurrentReplays: 1 } } });
+    // A replay reads the whole log (no limit) once it holds its slot: held there, the slot stays
+    // taken while the second request comes, whatever the scheduling (a replay that needs no
+    // macrotask would otherwise end before the second request asks).
+    let gate: Promise<void> | undefined;
+    let entered = () => {};
+    const inner = new MemoryStore();
+    const store = new Proxy(inner, {
+      get(target, key) {
+        if (key === "read")
+          return async (...args: Parameters<MemoryStore["read"]>) => {
+            if (gate !== undefined && args[1]?.limit === undefined) {
+              entered();
+              await gate;
+            }
+            return target.read(...args);
+          };
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const fx = await apiFixture({ store, app: { limits: { maxConcurrentReplays: 1 } } });
     const mine = await completedTask(fx);
     const theirs = await createTask(fx, "theirs", fx.tokens.mallory);
     await runOnce(fx, theirs);
     const replay = (id: string, token: string) => fx.call("POST", `/v1/tasks/${id}/replay`, { token });
-    const same = await Promise.all([replay(mine, fx.tokens.alice), replay(mine, fx.tokens.bob)]);
-    expect(same.map((r) => r.status).sort()).toEqual([200, 429]);
-    const limited = same.find((r) => r.status === 429);
-    expect(limited?.headers.get("retry-after")).toBe("1");
-    expect(await limited?.json()).toMatchObject({ error: { code: "RateLimited" } });
-    const both = await Promise.all([replay(mine, fx.tokens.alice), replay(theirs, fx.tokens.mallory)]);
-    expect(both.map((r) => r.status).sort()).toEqual([200, 429]);
+    /** The first replay held in its slot while the second asks; then let go. */
+    async function whileHeld(first: () => Promise<Response>, second: () => Promise<Response>) {
+      let open = () => {};
+      gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      const running = first();
+      await inside;
+      const refused = await second();
+      open();
+      gate = undefined;
+      return [(await running).status, refused] as const;
+    }
+    const [firstStatus, limited] = await whileHeld(
+      () => replay(mine, fx.tokens.alice),
+      () => replay(mine, fx.tokens.bob),
+    );
+    expect([firstStatus, limited.status]).toEqual([200, 429]);
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(await limited.json()).toMatchObject({ error: { code: "RateLimited" } });
+    const [mineStatus, other] = await whileHeld(
+      () => replay(mine, fx.tokens.alice),
+      () => replay(theirs, fx.tokens.mallory),
+    );
+    expect([mineStatus, other.status]).toEqual([200, 429]);
     // The slots are given back: one at a time, each passes.
     expect((await replay(mine, fx.tokens.alice)).status).toBe(200);
     expect((await replay(theirs, fx.tokens.mallory)).status).toBe(200);
