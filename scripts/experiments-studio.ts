@@ -14,6 +14,7 @@ import { DATASET, geoAgent } from "../packages/evals/src/experiments/experiment.
 import { webConsole } from "../packages/server/src/console/console-protocol.ts";
 import { SqliteTokenStore } from "../packages/server/src/ingress/sqlite-token-store.ts";
 import { serve } from "../packages/server/src/node/serve.ts";
+import { bearerJson } from "../packages/server/src/test-support/bearer-json.ts";
 import { until } from "./studio-serve.ts";
 
 /** A served console with two finished experiments: where, its token, their ids, and its end. */
@@ -46,18 +47,8 @@ export async function serveExperiments(): Promise<ExperimentsStudio> {
   };
   try {
     const token = (await tokens.create({ principal: "local", actorId: "dana" })).token;
-    const call = async <T>(route: string, body?: unknown, raw?: string): Promise<T> => {
-      const response = await fetch(`${serving.url}${route}`, {
-        method: body === undefined && raw === undefined ? "GET" : "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": raw === undefined ? "application/json" : "application/jsonl",
-        },
-        ...(raw !== undefined ? { body: raw } : body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      if (!response.ok) throw new Error(`${route}: ${response.status} ${await response.text()}`);
-      return (await response.json()) as T;
-    };
+    const call = <T>(route: string, body?: unknown, raw?: string) =>
+      bearerJson<T>(serving.url, token, route, raw !== undefined ? { raw } : body === undefined ? {} : { body });
     await call("/v1/evals/datasets/geo", undefined, DATASET);
     const run = async (agent: string, name: string) => {
       const { experimentId } = await call<{ experimentId: string }>("/v1/evals/experiments", {

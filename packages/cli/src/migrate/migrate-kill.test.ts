@@ -2,17 +2,15 @@
 // consistent target: each task wholly there or absent, never torn. Running it again finishes, and
 // the target then holds every task with the source's log, digest for digest, its blob and its
 // push config.
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
-import { fileURLToPath } from "node:url";
 import type { TaskEvent } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { SqlitePushConfigStore } from "@sema-agent/server/sqlite-a2a-push";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import { type FixtureEnd, runFixture, tornRowsOf } from "../test-support/kill-fixture.ts";
 import { logDigest } from "./migrate-stores.ts";
 
 const dirs: string[] = [];
@@ -79,52 +77,8 @@ async function seed(path: string): Promise<string[]> {
   return ids;
 }
 
-function migrateInChild(from: string, to: string, killAt: number): Promise<{ signal: string | null; out: string }> {
-  const fixture = fileURLToPath(new URL("./migrate-kill.fixture.ts", import.meta.url));
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--conditions=source", "--no-warnings", fixture, from, to, `${killAt}`], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const deadline = setTimeout(() => proc.kill("SIGKILL"), 60_000);
-    let out = "";
-    let err = "";
-    proc.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    proc.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    proc.on("error", reject);
-    proc.on("exit", (code, signal) => {
-      clearTimeout(deadline);
-      if (signal === null && code !== 0) reject(new Error(`child exited ${code}: ${err}`));
-      else resolve({ signal, out });
-    });
-  });
-}
-
-/** Rows of the target that belong to no task, and tasks whose events do not run 1 … last_seq. */
-function inconsistencies(path: string): string[] {
-  const db = new DatabaseSync(path);
-  try {
-    const problems: string[] = [];
-    for (const table of ["events", "inputs", "snapshots", "blob_refs"]) {
-      const row = db
-        .prepare(`SELECT count(*) AS n FROM ${table} WHERE task_no NOT IN (SELECT task_no FROM tasks)`)
-        .get();
-      if (row?.n !== 0) problems.push(`${table}: ${String(row?.n)} orphan rows`);
-    }
-    const torn = db
-      .prepare(
-        `SELECT t.task_id FROM tasks t LEFT JOIN events e ON e.task_no = t.task_no
-          GROUP BY t.task_no HAVING count(e.seq) <> t.last_seq OR max(e.seq) <> t.last_seq`,
-      )
-      .all();
-    for (const row of torn) problems.push(`task ${String(row.task_id)} has a torn log`);
-    return problems;
-  } finally {
-    db.close();
-  }
+function migrateInChild(from: string, to: string, killAt: number): Promise<FixtureEnd> {
+  return runFixture(new URL("./migrate-kill.fixture.ts", import.meta.url), [from, to, `${killAt}`]);
 }
 
 /** Every task of the source in the target with the same log, and the same push configs. */
@@ -162,13 +116,13 @@ describe("a migration killed at every step", () => {
       copyFileSync(origin, source);
       const killed = await migrateInChild(source, target, killAt);
       expect(killed.signal, `step ${killAt}`).toBe("SIGKILL");
-      expect(inconsistencies(target), `step ${killAt}`).toEqual([]);
+      expect(tornRowsOf(target), `step ${killAt}`).toEqual([]);
       const again = await migrateInChild(source, target, 0);
       expect(again.signal, `step ${killAt}`).toBeNull();
       expect(again.out, `step ${killAt}`).toMatch(/refused 0 mismatched 0/);
       const done = /copied (\d+) present (\d+)/.exec(again.out);
       expect(Number(done?.[1]) + Number(done?.[2]), `step ${killAt}`).toBe(ids.length);
-      expect(inconsistencies(target)).toEqual([]);
+      expect(tornRowsOf(target)).toEqual([]);
       await expectEqual(source, target, ids);
     }
   });

@@ -2,17 +2,16 @@
 // consistent SQLite file: each task wholly there or wholly gone, and gone only once archived.
 // Running it again finishes the work with one whole archive file per task. The prune deletes two
 // tasks a batch, which group commit runs in one transaction: the batched path is the one killed.
-import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { fileURLToPath } from "node:url";
 import type { TaskEvent } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import { parseExport } from "@sema-agent/core/time-travel";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import { type FixtureEnd, runFixture, tornRows } from "../test-support/kill-fixture.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -72,52 +71,15 @@ async function seed(path: string): Promise<{ finished: string[]; live: string }>
   return { finished, live };
 }
 
-function pruneInChild(path: string, archive: string, killAt: number): Promise<{ signal: string | null; out: string }> {
-  const fixture = fileURLToPath(new URL("./prune-kill.fixture.ts", import.meta.url));
-  return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ["--conditions=source", "--no-warnings", fixture, path, archive, `${killAt}`],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    const deadline = setTimeout(() => proc.kill("SIGKILL"), 60_000);
-    let out = "";
-    let err = "";
-    proc.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    proc.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    proc.on("error", reject);
-    proc.on("exit", (code, signal) => {
-      clearTimeout(deadline);
-      if (signal === null && code !== 0) reject(new Error(`child exited ${code}: ${err}`));
-      else resolve({ signal, out });
-    });
-  });
+function pruneInChild(path: string, archive: string, killAt: number): Promise<FixtureEnd> {
+  return runFixture(new URL("./prune-kill.fixture.ts", import.meta.url), [path, archive, `${killAt}`]);
 }
 
-/** Rows that belong to no task, and tasks whose events do not run 1 … last_seq. */
+/** Rows that belong to no task, tasks whose events do not run 1 … last_seq, children without a parent. */
 function inconsistencies(path: string): string[] {
   const db = new DatabaseSync(path);
   try {
-    const problems: string[] = [];
-    for (const table of ["events", "inputs", "snapshots", "blob_refs"]) {
-      const row = db
-        .prepare(`SELECT count(*) AS n FROM ${table} WHERE task_no NOT IN (SELECT task_no FROM tasks)`)
-        .get();
-      if (row?.n !== 0) problems.push(`${table}: ${String(row?.n)} orphan rows`);
-    }
-    const torn = db
-      .prepare(
-        `SELECT t.task_id FROM tasks t LEFT JOIN events e ON e.task_no = t.task_no
-          GROUP BY t.task_no HAVING count(e.seq) <> t.last_seq OR max(e.seq) <> t.last_seq`,
-      )
-      .all();
-    for (const row of torn) problems.push(`task ${String(row.task_id)} has a torn log`);
+    const problems = tornRows(db);
     const orphanChildren = db
       .prepare(
         "SELECT task_id FROM tasks WHERE parent_task_id IS NOT NULL AND parent_task_id NOT IN (SELECT task_id FROM tasks)",

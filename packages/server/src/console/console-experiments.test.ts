@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATASET, geoAgent } from "../../../evals/src/experiments/experiment.fixture.ts";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../node/serve.ts";
+import { type BearerJsonInit, bearerJson } from "../test-support/bearer-json.ts";
 import {
   axeSerious,
   browserRequired,
@@ -44,21 +45,8 @@ const released = new Promise<void>((resolve) => {
   release = resolve;
 });
 
-async function call<T>(path: string, init: { body?: unknown; raw?: string } = {}): Promise<T> {
-  const response = await fetch(`${serving?.url}${path}`, {
-    method: init.body === undefined && init.raw === undefined ? "GET" : "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": init.raw === undefined ? "application/json" : "application/jsonl",
-    },
-    ...(init.raw !== undefined
-      ? { body: init.raw }
-      : init.body === undefined
-        ? {}
-        : { body: JSON.stringify(init.body) }),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
+async function call<T>(path: string, init: BearerJsonInit = {}): Promise<T> {
+  return bearerJson<T>(serving?.url ?? "", token, path, init);
 }
 
 /** Starts an experiment over the geography dataset and waits (with a deadline) until it has ended. */

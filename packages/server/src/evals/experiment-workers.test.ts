@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DATASET, geoAgent } from "../../../evals/src/experiments/experiment.fixture.ts";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../node/serve.ts";
+import { type BearerJsonInit, bearerJson } from "../test-support/bearer-json.ts";
 import { until } from "../test-support/until.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sema-exp-workers-"));
@@ -49,22 +50,7 @@ describe("an experiment on a node with its worker pool", () => {
       workers: { pollMs: 5 },
     });
     const token = (await tokens.create({ principal: "local", actorId: "dana" })).token;
-    async function call<T>(route: string, init: { body?: unknown; raw?: string } = {}): Promise<T> {
-      const response = await fetch(`${serving?.url}${route}`, {
-        method: init.body === undefined && init.raw === undefined ? "GET" : "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": init.raw === undefined ? "application/json" : "application/jsonl",
-        },
-        ...(init.raw !== undefined
-          ? { body: init.raw }
-          : init.body === undefined
-            ? {}
-            : { body: JSON.stringify(init.body) }),
-      });
-      if (!response.ok) throw new Error(`${route}: ${response.status} ${await response.text()}`);
-      return (await response.json()) as T;
-    }
+    const call = <T>(route: string, init: BearerJsonInit = {}) => bearerJson<T>(serving?.url ?? "", token, route, init);
     await call("/v1/evals/datasets/geo", { raw: DATASET });
     // Several runs: each is a fresh race between the pool's claims and the experiment's legs.
     for (let round = 0; round < 4; round++) {
