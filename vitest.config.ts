@@ -14,11 +14,6 @@ export default defineConfig({
       "docs/**/*.test.ts",
     ],
     testTimeout: 30_000,
-    // A CI run lost a test file's worker to a V8 abort ("Check failed: jit_page.has_value()"),
-    // V8's tracking of JIT pages for memory-protection keys racing across worker threads (the
-    // SQLite writer thread, undici's WebAssembly). Turning the keys off in test workers avoids that
-    // path; it changes nothing the tests observe.
-    execArgv: ["--no-memory-protection-keys"],
     // A failing property test's seed replays it (FC_SEED, FC_PATH): see scripts/vitest-setup.ts.
     setupFiles: ["./scripts/vitest-setup.ts"],
     // eventsource-parser (imported by the AI SDK providers) publishes a "source" condition too,
