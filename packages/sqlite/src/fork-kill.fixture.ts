@@ -7,10 +7,10 @@
  *
  *   node --conditions=source fork-kill.fixture.ts <path> <source> <killAt | 0>
  */
-import { writeSync } from "node:fs";
 import { StatementSync } from "node:sqlite";
 import { forkTask } from "@sema-agent/core/time-travel";
 import { SqliteStore } from "./sqlite-store.ts";
+import { writeLine } from "./write-line.fixture.ts";
 
 const [path, source, killAtText] = process.argv.slice(2);
 if (path === undefined || source === undefined || killAtText === undefined) {
@@ -27,7 +27,7 @@ if (killAt > 0) {
     return Reflect.apply(run, this, args);
   };
 }
-writeSync(1, "forking\n");
+writeLine("forking");
 const fork = await forkTask(store, source);
 await store.close();
-writeSync(1, `forked ${fork.taskId}\n`);
+writeLine(`forked ${fork.taskId}`);

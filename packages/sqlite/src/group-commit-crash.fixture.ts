@@ -12,9 +12,9 @@
  *
  *   node --conditions=source group-commit-crash.fixture.ts <path> <tasks> <killAt | 0> [thread]
  */
-import { writeSync } from "node:fs";
 import { make } from "@sema-agent/core/testing";
 import { SqliteStore } from "./sqlite-store.ts";
+import { writeLine } from "./write-line.fixture.ts";
 
 const [path, tasksText, killAtText, writer] = process.argv.slice(2);
 if (path === undefined || tasksText === undefined || killAtText === undefined) {
@@ -43,7 +43,7 @@ await Promise.all(
       const notes = [0, 1, 2].map((part) => make.note(`${taskId}:${k}:${part}`));
       const stored = await store.append(taskId, notes, { expectedSeq: seq });
       seq = stored.at(-1)?.seq ?? seq;
-      writeSync(1, `ack ${taskId} ${k}\n`);
+      writeLine(`ack ${taskId} ${k}`);
     }
   }),
 );
