@@ -60,6 +60,7 @@ function harnessOptions(
     holder,
     holderDied,
     leaseTtlMs,
+    pacing,
     emit,
     toolTimeoutMs,
     maxToolOutputChars,
@@ -88,6 +89,7 @@ function harnessOptions(
   if (holder !== undefined) options.holder = holder;
   if (holderDied !== undefined) options.holderDied = holderDied;
   if (leaseTtlMs !== undefined) options.leaseTtlMs = leaseTtlMs;
+  if (pacing !== undefined) options.pacing = pacing;
   if (emit !== undefined) options.emit = emit;
   if (toolTimeoutMs !== undefined) options.toolTimeoutMs = toolTimeoutMs;
   if (maxToolOutputChars !== undefined) options.maxToolOutputChars = maxToolOutputChars;

@@ -167,6 +167,15 @@ export interface HarnessOptions {
   /** Default 30 s; renewed every third of it while a leg runs. */
   leaseTtlMs?: number;
   /**
+   * Whether this host's legs take turns on the event loop (default `true`). The legs of one
+   * process share one pacer: a routine step runs at once while the loop is quiet, and waits for
+   * the next slice (about 4 ms of routine work, then timers and I/O) while a wave of legs is
+   * busy, so a person's steer, an HTTP request or a lease renewal is not stuck behind thousands
+   * of routine steps. A person's steps never wait. `false`: this host's legs never wait (a
+   * process whose only work is these legs, measured for throughput).
+   */
+  pacing?: boolean;
+  /**
    * Receives every stored event of the task while a leg runs, and the ephemeral deltas. It
    * observes only: a sink that throws loses its event, never the leg.
    */

@@ -37,6 +37,7 @@ const harnessShape = {
   holder: holderSchema.optional(),
   holderDied: functionSchema<NonNullable<HarnessOptions["holderDied"]>>("holderDied(holder)").optional(),
   leaseTtlMs: positive.optional(),
+  pacing: z.boolean().optional(),
   emit: functionSchema<NonNullable<HarnessOptions["emit"]>>("emit(event)").optional(),
   childEmit: functionSchema<NonNullable<HarnessOptions["childEmit"]>>("childEmit(event)").optional(),
   toolTimeoutMs: positive.optional(),

@@ -13,6 +13,7 @@ import { isSemaError, SeqConflictError } from "../../protocol/errors.ts";
 import type { JsonValue } from "../../protocol/json.ts";
 import type { Emit } from "../../protocol/stream-event.ts";
 import type { StoredEvent, TaskEvent } from "../../protocol/task-event.ts";
+import type { PaceLane } from "./leg-pacer.ts";
 import type { ForeignInterrupts } from "./stop-signals.ts";
 import { retryStoreUnavailable, type StoreRetryPolicy } from "./store-retry.ts";
 
@@ -89,12 +90,17 @@ export class LegWriter {
    * request that carries what they sent; a store that batches writes runs those appends first.
    */
   #lane: WorkLane;
+  /** A person's event arrived while this leg runs (not only a task runnable for a person): see `paceLane`. */
+  #attended = false;
 
   /** `folder`: the task's state as loaded; the writer keeps it in step with the store from then on. */
   constructor(ctx: WriterContext, folder: Folder) {
     this.#ctx = ctx;
     this.#folder = folder;
     this.#lane = laneOfSummary(folder.state.summary);
+    // Runnable for a person who acted on it (an input, a decision, a resume), not a new task's
+    // first step: thousands of tasks created at once must not pass a person steering one.
+    this.#attended = this.#lane === "person" && folder.state.summary.status !== "created";
   }
 
   /** The lane the leg's appends ride now. */
@@ -102,9 +108,18 @@ export class LegWriter {
     return this.#lane;
   }
 
+  /**
+   * How the leg's steps take turns on the event loop (`leg-pacer.ts`): `attended` from a person's
+   * event arriving during the leg until the request that carries it, else the lane.
+   */
+  get paceLane(): PaceLane {
+    return this.#attended ? "attended" : this.#lane;
+  }
+
   /** A person's event was seen (by the step's watcher, before the leg folds it): appends go first. */
   personArrived(): void {
     this.#lane = "person";
+    this.#attended = true;
   }
 
   /**
@@ -112,7 +127,10 @@ export class LegWriter {
    * is served, so the leg's appends go back to the routine lane (unless inputs still wait).
    */
   requestSent(): void {
-    if (this.#lane === "person" && this.state.inputs.length === 0) this.#lane = "routine";
+    if (this.#lane === "person" && this.state.inputs.length === 0) {
+      this.#lane = "routine";
+      this.#attended = false;
+    }
   }
 
   get state(): TaskState {
@@ -126,7 +144,7 @@ export class LegWriter {
       emit(event);
       if (foreign) {
         this.#ctx.foreign.see(event);
-        if (isPersonEvent(event)) this.#lane = "person";
+        if (isPersonEvent(event)) this.personArrived();
       }
     }
     this.#sinceSnapshot += events.length;

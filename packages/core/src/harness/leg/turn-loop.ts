@@ -19,6 +19,7 @@ import { finishTask } from "./finish-task.ts";
 import type { LegContext } from "./leg-context.ts";
 import { failTask } from "./leg-end.ts";
 import { openLeg } from "./leg-opening.ts";
+import { type LegPacer, type PacerWait, sharedLegPacer } from "./leg-pacer.ts";
 import { callModel } from "./model-step.ts";
 import { OfferedTools } from "./offered-tools.ts";
 import type { RunningLeg } from "./running-leg.ts";
@@ -38,9 +39,12 @@ export class LegLoop implements RunningLeg {
   readonly offered: OfferedTools;
   #step = new AbortController();
   readonly #watch: StepWatch;
+  readonly #pacer: LegPacer | undefined;
+  #paceWait: PacerWait | undefined;
 
   constructor(ctx: LegContext) {
     this.ctx = ctx;
+    this.#pacer = ctx.options.pacing === false ? undefined : sharedLegPacer;
     this.offered = new OfferedTools(ctx.agent);
     this.settings = requestSettings(ctx.agent, ctx.agent.tools ?? []);
     this.hooks = new LegHooks(ctx);
@@ -77,6 +81,8 @@ export class LegLoop implements RunningLeg {
    * instant turn pays for few promises.
    */
   async #turn(): Promise<StepOutcome> {
+    const turnPace = this.#pace();
+    if (turnPace !== undefined) await this.#waitForTurn(turnPace);
     if ((await atBoundary(this)) === "ended") return "ended";
     // The agent has answered without tool calls (maybe in a leg that then died): it would finish.
     const last = this.ctx.writer.state.transcript.at(-1);
@@ -85,17 +91,46 @@ export class LegLoop implements RunningLeg {
     if (this.ctx.options.agent.compaction !== undefined) await compactIfNeeded(this);
     const answered = await callModel(this);
     if (answered === "again" || answered === "ended") return answered;
+    // The model answered: the wave of answers that came with it takes its turn on the loop.
+    const answerPace = this.#pace();
+    if (answerPace !== undefined) await this.#waitForTurn(answerPace);
     // A final answer goes in with the task's completion, when nothing else comes first.
     if (answered.turn.toolCalls.length === 0) return finishTask(this, answered.turn.text, answered.event);
     return runTools(this, answered);
   }
 
+  /**
+   * Wait for this step's turn on the event loop (`leg-pacer.ts`): at once for a person's step or
+   * in a quiet process, else at the next slice. No promise is awaited when none is needed.
+   */
+  #pace(): PacerWait | undefined {
+    return this.#pacer?.pace(this.ctx.writer.paceLane);
+  }
+
+  /**
+   * Wait in the pacer with the log watched, as a step is: a person's event for this task (a
+   * steer, an interrupt, a decision) promotes the wait, and the leg goes at once in their lane.
+   */
+  async #waitForTurn(wait: PacerWait): Promise<void> {
+    this.#paceWait = wait;
+    try {
+      await this.#watch.run(() => wait.turn);
+    } finally {
+      this.#paceWait = undefined;
+    }
+  }
+
   /** Abort the current step for a stop signal the leg has not folded yet (from the watcher). */
   stopSignal(event: StoredEvent): void {
     if (event.seq <= this.ctx.writer.state.lastSeq) return;
+    // Another writer appended: the next boundary folds it (a wait in the pacer did not mark it).
+    this.ctx.writer.markStale();
     if (isStopSignal(event, this.ctx.legId)) abortCheaply(this.#step);
     // A person waits for what the leg does next: its appends until the request go first.
-    if (isPersonEvent(event)) this.ctx.writer.personArrived();
+    if (isPersonEvent(event)) {
+      this.ctx.writer.personArrived();
+      this.#paceWait?.promote();
+    }
   }
 
   /** Abort the current step (host abort, lost lease). */
