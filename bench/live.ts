@@ -21,6 +21,7 @@
  *   npm run live -w @sema-agent/bench -- --n 1000,10000 --store postgres@1000,postgres-3w   # a store@N at that N only
  *   npm run live -w @sema-agent/bench -- --n 10000 --store sqlite,sqlite-thread   # writer thread
  *   npm run bench:live -- --save                               # and write bench/results/live/…json
+ *   npm run bench:live -- --n 10000 --store sqlite --pacing off  # the load's legs without the pacer
  *
  * At N = 10,000 the SQLite subjects' rows carry issue 21's goals as targets (wall ≤ 1.2×, lag p99
  * ≤ 50 ms, RSS ≤ 1 GiB, steer p99 ≤ 100 ms); lib/live-workers.ts sets those of the worker pools.
@@ -64,8 +65,11 @@ const { values } = parseArgs({
     store: { type: "string", default: "memory,sqlite-off,sqlite,sqlite-thread,postgres-off,postgres,postgres-3w" },
     child: { type: "string" },
     save: { type: "boolean", default: false },
+    // `off`: the load's legs leave the event loop's pacer (HarnessOptions.pacing), for a before/after.
+    pacing: { type: "string", default: "on" },
   },
 });
+const pacing = values.pacing !== "off";
 
 interface Subject {
   name: string;
@@ -224,7 +228,7 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
       () => loadDone,
       () => performance.now(),
     );
-    const outcomes = await Promise.allSettled(ids.map((taskId) => runLeg({ store, agent }, taskId)));
+    const outcomes = await Promise.allSettled(ids.map((taskId) => runLeg({ store, agent, pacing }, taskId)));
     const wallMs = performance.now() - started;
     const runCpuUs = cpuUs(process.cpuUsage(runCpu));
     loadDone = true;
@@ -252,7 +256,7 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
       .sort((a, b) => a - b);
     const rssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20;
     const ms = (ns: number) => ns / 1e6;
-    const label = `${subject.name}, N = ${n}`;
+    const label = `${subject.name}${pacing ? "" : ", pacing off"}, N = ${n}`;
     // Issue 21's goals, for SQLite at 10,000 tasks.
     const goal = (value: number) =>
       n >= 10_000 && key.startsWith("sqlite") ? { target: { value, higher: false } } : {};
@@ -358,7 +362,7 @@ if (values.child !== undefined) {
       console.error(`live: ${key}, N = ${n} … (load average ${load()})`);
       const before = rows.length;
       try {
-        rows.push(...(await runInChild(script, ["--child", `${key}:${n}`])));
+        rows.push(...(await runInChild(script, ["--child", `${key}:${n}`, "--pacing", pacing ? "on" : "off"])));
       } catch (error) {
         console.error(`live: ${key}, N = ${n} failed: ${String(error)}`);
       }

@@ -33,6 +33,9 @@ export function runInChild<Row extends ResultRow = ResultRow>(
   options: ChildOptions = {},
 ): Promise<Row[]> {
   const conditions = options.sourceCondition === false ? [] : ["--conditions=source"];
+  // NODE_OPTIONS may not carry --cpu-prof, so a profile of the measured child is asked for here.
+  const profile = process.env.SEMA_BENCH_CPU_PROF;
+  if (profile !== undefined) conditions.push("--cpu-prof", "--cpu-prof-dir", profile);
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [...conditions, "--no-warnings", script, ...args], {
       stdio: ["ignore", "pipe", "inherit"],
