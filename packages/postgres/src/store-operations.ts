@@ -51,6 +51,12 @@ export function operationQueries(s: string) {
       FROM ${s}.tasks t JOIN family USING (task_id) WHERE t.task_no IN (SELECT task_no FROM locked)
       ORDER BY family.depth, t.task_no`,
     task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
+    /**
+     * `countChildren`: the children of each parent in $2 among principal $1's tasks, one search
+     * of `tasks_by_parent` per parent; a parent without children has no row.
+     */
+    countChildren: `SELECT parent_task_id AS id, count(*)::float8 AS n FROM ${s}.tasks
+      WHERE principal = $1 AND parent_task_id = ANY($2::text[]) GROUP BY parent_task_id`,
     /** Events and bytes of tasks $1. */
     sizes: `SELECT count(*)::float8 AS events, coalesce(sum(octet_length(body)), 0)::float8 AS bytes
       FROM ${s}.events WHERE task_no = ANY($1::bigint[])`,

@@ -253,7 +253,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
-  it("nests a child under its parent when only roots are listed (Children loads them), and a fork under its source", async () => {
+  it("nests a child under its parent when only roots are listed (Children (n) loads them), and a fork under its source", async () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const { taskId: parent } = await api<{ taskId: string }>("/v1/tasks", {
       objective: "Plan the offsite",
@@ -273,8 +273,12 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     await parentRow.locator(`:scope > ul > li[data-task-id="${forked.taskId}"]`).waitFor();
     expect(await page.locator(`.task-row[data-task-id="${childId}"]`).count()).toBe(0);
     const toggle = parentRow.locator(":scope > .tree-toggle");
-    expect(await toggle.getAttribute("aria-label")).toBe("Children of Plan the offsite");
+    // The toggle only where there are children, with their count; a fork is not a child.
+    expect(await toggle.getAttribute("aria-label")).toBe("Children (1) of Plan the offsite");
+    expect(await toggle.textContent()).toBe("Children (1)");
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    const forkRow = parentRow.locator(`:scope > ul > li[data-task-id="${forked.taskId}"]`);
+    expect(await forkRow.locator(":scope > .tree-toggle").count()).toBe(0);
     // Hidden, then shown again with its children loaded: the child under its parent.
     await toggle.click();
     await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("false");
@@ -284,6 +288,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     await childRow.waitFor();
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     expect(await childRow.textContent()).toContain("Book the venue");
+    expect(await childRow.locator(":scope > .tree-toggle").count()).toBe(0);
     // A search lists what matches at any depth.
     await page.getByLabel("Search").fill("venue");
     await page.locator(`#task-list > li[data-task-id="${childId}"]`).waitFor();

@@ -122,6 +122,11 @@ describe("GET /v1/tasks", () => {
     expect(await ids("roots=true")).toEqual([report, trip]);
     expect(await ids("roots=true&q=trip")).toEqual([trip]);
     expect(await ids("roots=false")).toHaveLength(3);
+    // Each item says how many children it has: the list shows "Children (n)" only where there are.
+    const counts = async (query: string) =>
+      TaskPage.parse(await json(await fx.call("GET", `/v1/tasks?${query}`))).tasks.map((task) => task.childCount);
+    expect(await counts("roots=true")).toEqual([0, 1]);
+    expect(await counts(`parentTaskId=${trip}`)).toEqual([0]);
 
     const page = TaskPage.parse(await json(await fx.call("GET", "/v1/tasks?status=completed")));
     const [item] = page.tasks;

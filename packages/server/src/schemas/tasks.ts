@@ -99,6 +99,14 @@ export const TaskListItem = named(
     status: TaskStatus,
     parkedReason: ParkReason.optional(),
     parentTaskId: z.string().optional(),
+    childCount: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "How many child tasks it has (`parentTaskId=` lists them); forks are not children (`GET /v1/tasks/{taskId}/forks`). Absent when the store cannot count them.",
+      ),
     forkedFrom: ForkedFrom.optional(),
     scores: TaskScores.optional(),
     agent: z.string().optional().describe("The agent the task runs (from `task_created`)."),
