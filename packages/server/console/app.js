@@ -170,8 +170,8 @@ async function refreshDetail() {
   if (watched !== current) return;
   current.status = detail.status;
   current.parkedReason = detail.parkedReason;
-  // Each turn's cost, at the price the server counts the task's cost at (when it has one).
-  const priced = current.fold.setPrice(detail.price);
+  // Each turn's cost, at the server's price of the model that ran it (when it has one).
+  const priced = current.fold.setPrices(detail.prices);
   if (priced.usage) conversation.update(current.fold, priced, false);
   // What the log held when the page opened it: catching up to there is not news to announce.
   current.caughtUp ??= detail.lastSeq;

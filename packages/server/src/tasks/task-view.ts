@@ -76,7 +76,8 @@ export function parsed(inputJson: string): JsonValue {
 
 /**
  * The detail of a task from its record and `loadTaskOverview` of that same record; with `prices`,
- * its model's price when there is one (the price its list item's `costUsd` is counted at).
+ * its model's price when there is one (the price its list item's `costUsd` is counted at), and
+ * the whole table, which the studio prices each turn with at the model that ran it.
  */
 export function taskDetail(record: TaskRecord, overview: TaskOverview, prices?: Prices): TaskDetailBody {
   const { summary } = record;
@@ -109,6 +110,8 @@ export function taskDetail(record: TaskRecord, overview: TaskOverview, prices?: 
   if (overview.model !== undefined) detail.model = overview.model;
   const price = overview.model === undefined || prices === undefined ? undefined : priceOf(overview.model, prices);
   if (price !== undefined) detail.price = { ...price };
+  if (prices !== undefined && Object.keys(prices).length > 0)
+    detail.prices = Object.fromEntries(Object.entries(prices).map(([key, value]) => [key, { ...value }]));
   if (overview.parentTaskId !== undefined) detail.parentTaskId = overview.parentTaskId;
   if (summary.forkedFrom !== undefined) detail.forkedFrom = { ...summary.forkedFrom };
   if (summary.scores !== undefined) detail.scores = scoresOf(summary.scores);
