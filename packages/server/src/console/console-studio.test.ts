@@ -19,7 +19,9 @@ import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 import {
   axeSerious as axe,
+  axeContext,
   launchChromium,
+  openPage,
   openStudio,
   chromiumPresent as present,
   browserRequired as required,
@@ -115,10 +117,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const { taskId } = await api<{ taskId: string }>("/v1/tasks", { objective: "Plan the release", agent: "chat" });
     await until(taskId, (detail) => detail.status === "completed");
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${serving?.url}/`);
+    const { page, problems } = await openPage(browser as Browser, serving?.url ?? "");
     // Sign in, open the task and continue it with the keyboard only.
     await page.keyboard.press("Tab");
     for (
@@ -314,8 +313,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     const { taskId } = await api<{ taskId: string }>("/v1/tasks", { objective: "Plan for axe", agent: "chat" });
     await until(taskId, (detail) => detail.status === "completed");
     for (const colorScheme of ["light", "dark"] as const) {
-      // The CSP refuses axe's injected script: this context bypasses it, for this check only.
-      const context = await (browser as Browser).newContext({ bypassCSP: true, colorScheme });
+      const context = await axeContext(browser as Browser, colorScheme);
       const { page } = await open(context);
       expect(await axe(page), `sign-in done, ${colorScheme}`).toEqual([]);
       await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}`);
