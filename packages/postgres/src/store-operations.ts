@@ -52,11 +52,14 @@ export function operationQueries(s: string) {
       ORDER BY family.depth, t.task_no`,
     task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
     /**
-     * `countChildren`: the children of each parent in $2 among principal $1's tasks, one search
-     * of `tasks_by_parent` per parent; a parent without children has no row.
+     * `countChildren`: the children of each parent in $2 among principal $1's tasks, one
+     * index-only search of `tasks_by_parent` (principal, parent) per parent, a row for each. A
+     * GROUP BY over `parent_task_id = ANY($2)` lets the planner scan the principal's tasks
+     * instead (measured: a seq scan of 4,000 rows, or the index with the array as a filter).
      */
-    countChildren: `SELECT parent_task_id AS id, count(*)::float8 AS n FROM ${s}.tasks
-      WHERE principal = $1 AND parent_task_id = ANY($2::text[]) GROUP BY parent_task_id`,
+    countChildren: `SELECT ids.id, (SELECT count(*) FROM ${s}.tasks t
+        WHERE t.principal = $1 AND t.parent_task_id = ids.id)::float8 AS n
+      FROM unnest($2::text[]) AS ids (id)`,
     /** Events and bytes of tasks $1. */
     sizes: `SELECT count(*)::float8 AS events, coalesce(sum(octet_length(body)), 0)::float8 AS bytes
       FROM ${s}.events WHERE task_no = ANY($1::bigint[])`,
