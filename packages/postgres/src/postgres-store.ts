@@ -34,10 +34,13 @@ import {
   ChangeNotifier,
   type Claim,
   type ClaimOptions,
+  type CountChildrenOptions,
   type CreateTaskInput,
   checkExpectedVersion,
   checkPutRecord,
   checkRecordKey,
+  childCountIds,
+  childCountsOf,
   type DeletedTask,
   EMPTY_SUMMARY,
   finishedPageRequest,
@@ -664,6 +667,14 @@ export class PostgresStore implements Store {
     if (search !== undefined) params.push(search);
     if (cursor !== undefined) params.push(cursor.createdAt, cursor.taskId);
     return taskPageOf(await this.#query<TaskRow>(statement, params), limit, recordOf);
+  }
+
+  async countChildren(options: CountChildrenOptions): Promise<Map<string, number>> {
+    const ids = childCountIds(options);
+    await this.#open();
+    if (ids.length === 0) return new Map();
+    const rows = await this.#query<{ id: string; n: number }>(this.#ops.countChildren, [options.principal, ids]);
+    return childCountsOf(ids, new Map(rows.map((row) => [row.id, Number(row.n)])));
   }
 
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {

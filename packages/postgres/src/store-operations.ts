@@ -51,6 +51,15 @@ export function operationQueries(s: string) {
       FROM ${s}.tasks t JOIN family USING (task_id) WHERE t.task_no IN (SELECT task_no FROM locked)
       ORDER BY family.depth, t.task_no`,
     task: `SELECT ${TASK_COLUMNS} FROM ${s}.tasks WHERE task_id = $1`,
+    /**
+     * `countChildren`: the children of each parent in $2 among principal $1's tasks, one
+     * index-only search of `tasks_by_parent` (principal, parent) per parent, a row for each. A
+     * GROUP BY over `parent_task_id = ANY($2)` lets the planner scan the principal's tasks
+     * instead (measured: a seq scan of 4,000 rows, or the index with the array as a filter).
+     */
+    countChildren: `SELECT ids.id, (SELECT count(*) FROM ${s}.tasks t
+        WHERE t.principal = $1 AND t.parent_task_id = ids.id)::float8 AS n
+      FROM unnest($2::text[]) AS ids (id)`,
     /** Events and bytes of tasks $1. */
     sizes: `SELECT count(*)::float8 AS events, coalesce(sum(octet_length(body)), 0)::float8 AS bytes
       FROM ${s}.events WHERE task_no = ANY($1::bigint[])`,

@@ -2,8 +2,10 @@
 // The task list: a page from GET /v1/tasks, kept current by GET /v1/tasks/stream (each frame one
 // changed task), with children under their parent and forks under their source, filtered by
 // status, agent and objective, and paged ("Load more") for thousands of tasks. Unfiltered, it pages
-// through the tasks without a parent (`roots=true`) and a row's toggle loads its children
-// (`parentTaskId=`), so a child sits under its parent however far apart they were made; filtered,
+// through the tasks without a parent (`roots=true`, forks among them: a fork is a root) and a
+// row's toggle, "Children (n)" on the rows that have children (the item's `childCount`), loads
+// them (`parentTaskId=`), so a child sits under its parent however far apart they were made; a fork
+// sits under its source when both are loaded; filtered,
 // it lists every task that matches, nested where its parent is listed too. A change redraws that
 // task's row alone unless it moves in the tree.
 import { ApiError } from "./api.js";
@@ -52,6 +54,8 @@ export class TaskList {
   #loadedChildren = new Set();
   /** Tasks whose children a person hid. @type {Set<string>} */
   #collapsed = new Set();
+  /** How many children of each task are loaded, as of the last `render`. @type {Map<string, number> | undefined} */
+  #listed;
   /** How the list keeps current ("Live", or polling), and what it shows. */
   #connection = "";
   #counts = "";
@@ -262,6 +266,10 @@ export class TaskList {
     const select = this.options.agent;
     const known = new Set([...select.options].map((option) => option.value));
     for (const agent of [...agents].sort()) if (!known.has(agent)) select.append(el("option", { value: agent }, agent));
+    this.#listed = new Map();
+    for (const task of this.items.values())
+      if (task.parentTaskId !== undefined)
+        this.#listed.set(task.parentTaskId, (this.#listed.get(task.parentTaskId) ?? 0) + 1);
     const shown = [...this.items.values()].filter((task) => this.#shows(task));
     const ids = new Set(shown.map((task) => task.taskId));
     /** @type {Map<string, TaskRow[]>} */
@@ -321,18 +329,33 @@ export class TaskList {
     );
     if (task.taskId === this.#selected) open.setAttribute("aria-current", "true");
     open.addEventListener("click", () => this.options.open(task.taskId));
+    const children = this.#childCount(task);
+    // Only where there are children (a server that cannot count them: on every row, unlabelled).
+    if (children === 0) return el("li", { dataset: { taskId: task.taskId } }, open);
+    const name = task.objective.split("\n")[0]?.slice(0, 60) || task.taskId;
     const toggle = el(
       "button",
       {
         type: "button",
         className: "tree-toggle",
-        title: "Child tasks and forks",
+        title: "Child tasks",
         "aria-expanded": "false",
-        "aria-label": `Children of ${task.objective.split("\n")[0]?.slice(0, 60) || task.taskId}`,
+        "aria-label": children === undefined ? `Children of ${name}` : `Children (${children}) of ${name}`,
       },
-      "Children",
+      children === undefined ? "Children" : `Children (${children})`,
     );
     toggle.addEventListener("click", () => this.#toggle(task.taskId).catch(this.options.fail));
     return el("li", { dataset: { taskId: task.taskId } }, open, toggle);
+  }
+
+  /**
+   * How many children `task` has: its item's count, or more when more are listed (a child the
+   * stream brought after its parent's last frame); undefined when the server does not count them.
+   * @returns {number | undefined}
+   */
+  #childCount(/** @type {TaskRow} */ task) {
+    const listed = this.#listed?.get(task.taskId) ?? 0;
+    if (task.childCount === undefined) return listed > 0 ? listed : undefined;
+    return Math.max(task.childCount, listed);
   }
 }

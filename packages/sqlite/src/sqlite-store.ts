@@ -26,9 +26,12 @@ import {
   ChangeNotifier,
   type Claim,
   type ClaimOptions,
+  type CountChildrenOptions,
   type CreateTaskInput,
   checkPutRecord,
   checkRecordKey,
+  childCountIds,
+  childCountsOf,
   claimByListing,
   type DeletedTask,
   finishedPageRequest,
@@ -78,7 +81,7 @@ import {
   type TaskRow,
 } from "./rows.ts";
 import { rollback } from "./schema.ts";
-import type { Statements } from "./statements.ts";
+import { COUNT_CHILDREN, type Statements } from "./statements.ts";
 import { listFinishedRows, reclaim, storeStats, vacuumFile } from "./store-operations.ts";
 import { type SqliteStoreOptions, type WriteStats, writerOf } from "./store-options.ts";
 import { ThreadWriter } from "./thread-writer.ts";
@@ -492,6 +495,19 @@ export class SqliteStore implements Store {
         cursor: cursor !== undefined,
       });
       return taskPageOf(statement.all(params) as TaskRow[], limit, recordOf);
+    });
+  }
+
+  async countChildren(options: CountChildrenOptions): Promise<Map<string, number>> {
+    const ids = childCountIds(options);
+    const sql = this.#statements();
+    if (ids.length === 0) return new Map();
+    return this.#guard(() => {
+      const rows = sql.cached(COUNT_CHILDREN).all({ principal: options.principal, ids: JSON.stringify(ids) }) as Array<{
+        id: string;
+        n: number;
+      }>;
+      return childCountsOf(ids, new Map(rows.map((row) => [row.id, Number(row.n)])));
     });
   }
 

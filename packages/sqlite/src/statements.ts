@@ -43,6 +43,15 @@ function listSql({ status, forkedFrom, agent, parent, roots, search, cursor }: L
 }
 
 /**
+ * `countChildren`: the children of each parent in :ids (a JSON array of task ids) among
+ * :principal's tasks, one search of `tasks_by_parent` per parent (no row is read, the index
+ * covers the query); a parent without children has no row.
+ */
+export const COUNT_CHILDREN = `SELECT parent_task_id AS id, count(*) AS n FROM tasks
+    WHERE principal = :principal AND parent_task_id IN (SELECT value FROM json_each(:ids))
+    GROUP BY parent_task_id`;
+
+/**
  * The latest version of each record name of (:kind, :principal) after :after ('' for the first
  * page), in name order, at most :limit names. The names are found one at a time, each the next
  * after the last by one search of the primary key (a loose index scan), so a page costs one

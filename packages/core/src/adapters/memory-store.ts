@@ -14,6 +14,7 @@ import type {
   AppendOptions,
   Claim,
   ClaimOptions,
+  CountChildrenOptions,
   CreateTaskInput,
   DeletedTask,
   Lease,
@@ -56,6 +57,8 @@ import {
   assertLimit,
   assertSnapshotSeq,
   assertTtl,
+  childCountIds,
+  childCountsOf,
   forkSourceOf,
   frozenStampedEvent,
   isAfterCursor,
@@ -108,6 +111,8 @@ export class MemoryStore implements Store {
   /** Usage counters: principal → `hour model` → bucket. */
   readonly #usage = new Map<string, Map<string, UsageBucket>>();
   readonly #records = new MemoryRecords();
+  /** The index `countChildren` reads: parent task id → its children's ids. */
+  readonly #children = new Map<string, Set<string>>();
   readonly #now: () => number;
   #closed = false;
 
@@ -182,6 +187,7 @@ export class MemoryStore implements Store {
     if (input.created.parentTaskId !== undefined) record.parentTaskId = input.created.parentTaskId;
     const entry: Entry = { record, events: [], inputs: new Map(), model: input.created.model };
     this.#tasks.set(taskId, entry);
+    this.#indexChild(record);
     // Stamped at the task's createdAt, as the other stores do: a copy (sema migrate) takes its
     // createdAt from the first event's time, and the two must agree.
     return this.#commit(entry, events, at);
@@ -348,6 +354,33 @@ export class MemoryStore implements Store {
     return taskPageOf(matching, limit, jsonCopy);
   }
 
+  async countChildren(options: CountChildrenOptions): Promise<Map<string, number>> {
+    this.#open();
+    const ids = childCountIds(options);
+    const found = new Map<string, number>();
+    for (const taskId of ids) {
+      let count = 0;
+      for (const child of this.#children.get(taskId) ?? [])
+        if (this.#tasks.get(child)?.record.principal === options.principal) count++;
+      if (count > 0) found.set(taskId, count);
+    }
+    return childCountsOf(ids, found);
+  }
+
+  #indexChild(record: TaskRecord): void {
+    if (record.parentTaskId === undefined) return;
+    const children = this.#children.get(record.parentTaskId) ?? new Set<string>();
+    children.add(record.taskId);
+    this.#children.set(record.parentTaskId, children);
+  }
+
+  #unindexChild(record: TaskRecord): void {
+    if (record.parentTaskId === undefined) return;
+    const children = this.#children.get(record.parentTaskId);
+    children?.delete(record.taskId);
+    if (children?.size === 0) this.#children.delete(record.parentTaskId);
+  }
+
   async putBlob(blob: { digest: string; bytes: Uint8Array }): Promise<void> {
     this.#open();
     assertBlob(blob);
@@ -414,6 +447,7 @@ export class MemoryStore implements Store {
       if (copy.type === "human_input" && !entry.inputs.has(copy.inputId)) entry.inputs.set(copy.inputId, copy);
     });
     this.#tasks.set(log.taskId, entry);
+    this.#indexChild(record);
     this.#notifier.notify(log.taskId, record.lastSeq);
     return jsonCopy(record);
   }
@@ -449,6 +483,7 @@ export class MemoryStore implements Store {
       deleted.logBytes += logBytesOf(member.events);
       for (const event of member.events) for (const digest of blobDigests(event)) digests.add(digest);
       this.#tasks.delete(member.record.taskId);
+      this.#unindexChild(member.record);
     }
     // A blob goes only when no task left references it; the rest stay for those that do.
     for (const { events } of this.#tasks.values()) {

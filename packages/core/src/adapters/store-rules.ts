@@ -8,7 +8,7 @@ import { copyKeysInto, frozenCopy, jsonCopy } from "../core/canonical-json.ts";
 import { nextWakeAt } from "../core/task-summary.ts";
 import { fromBase64Url, toBase64Url } from "../internal/base64url.ts";
 import { newId } from "../internal/ids.ts";
-import type { Lease, ListTasksOptions, Snapshot, TaskPage, TaskRecord } from "../ports/store.ts";
+import type { CountChildrenOptions, Lease, ListTasksOptions, Snapshot, TaskPage, TaskRecord } from "../ports/store.ts";
 import { InvalidInputError, LeaseHeldError, LeaseLostError } from "../protocol/errors.ts";
 import type { LeaseHolder, StoredEvent, TaskEvent } from "../protocol/task-event.ts";
 import type { TaskSummary } from "../protocol/task-summary.ts";
@@ -237,6 +237,28 @@ export function taskPageRequest(options: ListTasksOptions): {
     cursor: options.cursor === undefined ? undefined : decodeCursor(options.cursor),
     search: text?.toLowerCase(),
   };
+}
+
+/** The most parents one `countChildren` may ask about (a listing's largest page). */
+export const MAX_CHILD_COUNT_IDS = 1000;
+
+/**
+ * The distinct ids of a `countChildren` call, in the order asked; `InvalidInput` for more than
+ * `MAX_CHILD_COUNT_IDS` of them (repeats included) or an id that is not a non-empty string.
+ */
+export function childCountIds(options: CountChildrenOptions): string[] {
+  const { taskIds } = options;
+  if (!Array.isArray(taskIds) || taskIds.length > MAX_CHILD_COUNT_IDS)
+    throw new InvalidInputError(`countChildren takes at most ${MAX_CHILD_COUNT_IDS} task ids`);
+  for (const taskId of taskIds)
+    if (typeof taskId !== "string" || taskId.length === 0)
+      throw new InvalidInputError("countChildren's task ids must be non-empty strings");
+  return [...new Set(taskIds)];
+}
+
+/** The answer of `countChildren`: every id in `ids`, with its count in `found` or 0. */
+export function childCountsOf(ids: readonly string[], found: ReadonlyMap<string, number>): Map<string, number> {
+  return new Map(ids.map((taskId) => [taskId, found.get(taskId) ?? 0]));
 }
 
 /** Whether a task passes `listTasks`' filters other than status, fork source and cursor (memory store). */

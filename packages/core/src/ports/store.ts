@@ -169,6 +169,17 @@ export interface ListTasksOptions {
   limit?: number;
 }
 
+/**
+ * Which tasks `countChildren` counts the children of: at most `MAX_CHILD_COUNT_IDS` ids
+ * (store-kit), of one principal (a count never crosses principals).
+ */
+export interface CountChildrenOptions {
+  /** Whose tasks: only children of this principal are counted. */
+  principal: string;
+  /** The parents asked about (a page of a listing, say); repeats are counted once. */
+  taskIds: readonly string[];
+}
+
 /** One page of `listTasks`, newest first. */
 export interface TaskPage {
   tasks: TaskRecord[];
@@ -317,6 +328,14 @@ export interface Store {
   onTaskChange?(listener: (taskId: string | undefined) => void): () => void;
   /** One principal's tasks, newest first. */
   listTasks(options: ListTasksOptions): Promise<TaskPage>;
+  /**
+   * How many children (tasks whose `parentTaskId` it is) each of `taskIds` has among the
+   * principal's tasks: every id asked is in the map, 0 when it has none or is unknown. One indexed
+   * query however many ids (a listing shows "Children (3)" only where there are children);
+   * `InvalidInput` for more than `MAX_CHILD_COUNT_IDS` ids. A fork is not a child (it is a root:
+   * `listTasks({ forkedFrom })` lists forks).
+   */
+  countChildren?(options: CountChildrenOptions): Promise<Map<string, number>>;
 
   /**
    * Store the bytes of an image or file part under `digest`, the lowercase-hex SHA-256 of

@@ -1,7 +1,8 @@
 /**
  * The listing filters part of the store conformance suite: `listTasks` by agent, by a piece of the
  * objective (ignoring case, within its first `OBJECTIVE_SEARCH_CHARS` characters), by parent, and
- * roots only; each within the principal, combined with the others and paged like any listing.
+ * roots only; each within the principal, combined with the others and paged like any listing. And
+ * `countChildren`, which a listing asks for the children of the tasks of a page.
  */
 import { OBJECTIVE_SEARCH_CHARS } from "../adapters/store-rules.ts";
 import type { ListTasksOptions, Store } from "../ports/store.ts";
@@ -61,6 +62,44 @@ export function filtersConformance(context: ConformanceContext): void {
       expect(await allIds(store, { principal: "alice", parentTaskId: root, agent: "reader" })).toEqual([kids[1]]);
       expect(await allIds(store, { principal: "bob", parentTaskId: root })).toHaveLength(1);
       expect(await allIds(store, { principal: "alice", rootsOnly: false })).toHaveLength(7);
+    });
+
+    it("counts each asked task's children within the principal, forks not among them", async () => {
+      const store = await fresh();
+      expect(typeof store.countChildren, "the store has countChildren").toBe("function");
+      const count = (principal: string, taskIds: string[]) => {
+        if (store.countChildren === undefined) throw new Error("no countChildren");
+        return store.countChildren({ principal, taskIds });
+      };
+      const root = await created(store, "alice");
+      const other = await created(store, "alice");
+      const kid = await created(store, "alice", { parentTaskId: root });
+      await created(store, "alice", { parentTaskId: root });
+      const grandchild = await created(store, "alice", { parentTaskId: kid });
+      await created(store, "bob", { parentTaskId: root });
+      // A fork is a root of its own: its source does not count it as a child.
+      await store.createTask({
+        created: make.created("alice"),
+        more: [{ type: "task_forked", v: 1, origin: "fork", source: { taskId: other, seq: 1 } }],
+      });
+
+      const counts = await count("alice", [root, other, kid, grandchild, "unknown", root]);
+      expect(Object.fromEntries(counts)).toEqual({
+        [root]: 2,
+        [other]: 0,
+        [kid]: 1,
+        [grandchild]: 0,
+        unknown: 0,
+      });
+      expect(Object.fromEntries(await count("bob", [root]))).toEqual({ [root]: 1 });
+      expect((await count("alice", [])).size).toBe(0);
+      await expectCode(
+        count(
+          "alice",
+          Array.from({ length: 1001 }, (_, i) => `t${i}`),
+        ),
+        "InvalidInput",
+      );
     });
 
     it("lists by a piece of the objective, ignoring case, with the other filters", async () => {

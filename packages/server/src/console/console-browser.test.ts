@@ -7,7 +7,7 @@
  * approval and complete once it has ended. Without the browser this says it was skipped and why,
  * unless SEMA_REQUIRE_BROWSER=1 (CI), where a missing browser fails.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, MemoryStore, runLeg, type Store, startTask } from "@sema-agent/core";
@@ -15,19 +15,21 @@ import { ScriptedModel } from "@sema-agent/core/testing";
 import { traceTaskJson } from "@sema-agent/otel";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { createAgentRegistry } from "@sema-agent/worker";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../node/serve.ts";
 import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent, writeTool } from "../test-support/api-fixture.ts";
-
-/** Debian's browser; SEMA_CHROMIUM names another binary (or a missing one, to see the skip). */
-const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
-const present = existsSync(CHROMIUM);
-const required = process.env.SEMA_REQUIRE_BROWSER === "1";
-const WHY_SKIPPED = `${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; SEMA_REQUIRE_BROWSER=1 makes this a failure)`;
+import {
+  launchChromium,
+  openPage,
+  openStudio,
+  chromiumPresent as present,
+  browserRequired as required,
+  WHY_SKIPPED,
+} from "../test-support/studio-browser.ts";
 
 if (!present && !required) console.warn(`console browser tests SKIPPED: ${WHY_SKIPPED}`);
 
@@ -71,19 +73,7 @@ async function start() {
     workers: { pollMs: 50 },
   });
   token = (await tokens.create({ principal: "local", actorId: "dana", roles: ["approver"] })).token;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 }
 
 afterAll(async () => {
@@ -142,7 +132,6 @@ async function crashedTrace(): Promise<string> {
  * A request whose 404 is expected: the studio asks for the list's stream and the approvals inbox,
  * and falls back to listing on a server without those routes.
  */
-const probe = (url: string) => /\/v1\/(tasks\/stream|approvals|agents)(\?|$)/.test(new URL(url, "http://x").pathname);
 
 /** The digest a decision on `callId` must name, from the task's pending approvals. */
 async function digestOf(taskId: string, callId: string): Promise<string> {
@@ -166,14 +155,7 @@ describe.runIf(present || required)("the web console in Chromium", () => {
 
   it("signs in, creates a task, streams it, takes a steer, an approval and reloads without losing anything", async () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      // Chromium asks for /favicon.ico on its own; the API answers 404 and that is fine.
-      if (message.type() === "error" && !probe(message.location().url)) problems.push(message.text());
-    });
-    await page.goto(`${serving?.url}/`);
+    const { page, problems } = await openPage(browser as Browser, serving?.url ?? "");
 
     // Sign in: a wrong token is refused, the right one opens the workspace.
     await page.fill("#token", "sema_wrong");
@@ -286,12 +268,12 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     });
     expect(created.status).toBe(201);
     const { taskId } = (await created.json()) as { taskId: string };
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}`);
-    await page.fill("#token", token);
-    await page.click("#sign-in-form button");
+    const { page, problems } = await openStudio(
+      browser as Browser,
+      serving?.url ?? "",
+      token,
+      `#task=${encodeURIComponent(taskId)}`,
+    );
     const image = page.locator(".msg.person img.attachment").first();
     await image.waitFor();
     // Decoded by the browser from the object URL: a real image of the real bytes. Polled through
@@ -321,16 +303,13 @@ describe.runIf(present || required)("the web console in Chromium", () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const created = await api("/v1/tasks", { method: "POST", body: { objective: "Tidy the notes, traced" } });
     const { taskId } = (await created.json()) as { taskId: string };
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error" && !probe(message.location().url)) problems.push(message.text());
-    });
     // The view is in the link: a reload or a shared URL opens the trace again.
-    await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}&view=trace`);
-    await page.fill("#token", token);
-    await page.click("#sign-in-form button");
+    const { page, problems } = await openStudio(
+      browser as Browser,
+      serving?.url ?? "",
+      token,
+      `#task=${encodeURIComponent(taskId)}&view=trace`,
+    );
     await page.locator("#trace-view").waitFor({ state: "visible" });
     expect(await page.locator("#activity").isHidden()).toBe(true);
     expect(await page.getAttribute("#view-trace", "aria-selected")).toBe("true");

@@ -19,6 +19,7 @@ import { SqliteTokenStore } from "../ingress/sqlite-token-store.ts";
 import { type Serving, serve } from "../node/serve.ts";
 import { type BearerJsonInit, bearerJson } from "../test-support/bearer-json.ts";
 import {
+  axeContext,
   axeSerious,
   browserRequired,
   chromiumPresent,
@@ -201,8 +202,7 @@ describe.runIf(chromiumPresent || browserRequired)("the studio's experiments in 
   it("has no serious or critical accessibility violation on the experiments views, light or dark", async () => {
     if (!chromiumPresent) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     for (const colorScheme of ["light", "dark"] as const) {
-      // The CSP refuses axe's injected script: this context bypasses it, for this check only.
-      const context = await (browser as Browser).newContext({ bypassCSP: true, colorScheme });
+      const context = await axeContext(browser as Browser, colorScheme);
       const { page } = await openStudio(context, serving?.url ?? "", token, "#experiments");
       await page.getByRole("region", { name: "Experiments" }).locator(`tr[data-experiment-id="${baseline}"]`).waitFor();
       expect(await axeSerious(page), `experiments, ${colorScheme}`).toEqual([]);

@@ -14,6 +14,7 @@ import { MemoryTokenStore } from "../ingress/memory-token-store.ts";
 import { type Serving, serve } from "../node/serve.ts";
 import {
   axeSerious as axe,
+  axeContext,
   launchChromium,
   openStudio,
   chromiumPresent as present,
@@ -156,7 +157,7 @@ describe.runIf(present || required)("a long task in the studio", () => {
   it("shows a new message at the bottom and the live region hears it whole; axe finds nothing serious", async () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     // axe runs in the page: a context that lets its script past the CSP (for the test only).
-    const context = await (browser as Browser).newContext({ bypassCSP: true });
+    const context = await axeContext(browser as Browser);
     const { page, problems } = await openStudio(context, serving?.url ?? "", token, `#task=${taskId}`);
     await page.locator(`#task[data-seq="${lastSeq}"]`).waitFor({ state: "attached", timeout: 30_000 });
     for (const scheme of ["light", "dark"] as const) {

@@ -19,7 +19,9 @@ import { allProtocols } from "../test-support/all-protocols.ts";
 import { scriptedAgent } from "../test-support/api-fixture.ts";
 import {
   axeSerious as axe,
+  axeContext,
   launchChromium,
+  openPage,
   openStudio,
   chromiumPresent as present,
   browserRequired as required,
@@ -115,10 +117,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const { taskId } = await api<{ taskId: string }>("/v1/tasks", { objective: "Plan the release", agent: "chat" });
     await until(taskId, (detail) => detail.status === "completed");
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${serving?.url}/`);
+    const { page, problems } = await openPage(browser as Browser, serving?.url ?? "");
     // Sign in, open the task and continue it with the keyboard only.
     await page.keyboard.press("Tab");
     for (
@@ -253,7 +252,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
-  it("nests a child under its parent when only roots are listed (Children loads them), and a fork under its source", async () => {
+  it("nests a child under its parent when only roots are listed (Children (n) loads them), and a fork under its source", async () => {
     if (!present) throw new Error(`SEMA_REQUIRE_BROWSER=1 but ${WHY_SKIPPED}`);
     const { taskId: parent } = await api<{ taskId: string }>("/v1/tasks", {
       objective: "Plan the offsite",
@@ -273,8 +272,12 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     await parentRow.locator(`:scope > ul > li[data-task-id="${forked.taskId}"]`).waitFor();
     expect(await page.locator(`.task-row[data-task-id="${childId}"]`).count()).toBe(0);
     const toggle = parentRow.locator(":scope > .tree-toggle");
-    expect(await toggle.getAttribute("aria-label")).toBe("Children of Plan the offsite");
+    // The toggle only where there are children, with their count; a fork is not a child.
+    expect(await toggle.getAttribute("aria-label")).toBe("Children (1) of Plan the offsite");
+    expect(await toggle.textContent()).toBe("Children (1)");
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    const forkRow = parentRow.locator(`:scope > ul > li[data-task-id="${forked.taskId}"]`);
+    expect(await forkRow.locator(":scope > .tree-toggle").count()).toBe(0);
     // Hidden, then shown again with its children loaded: the child under its parent.
     await toggle.click();
     await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("false");
@@ -284,6 +287,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     await childRow.waitFor();
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     expect(await childRow.textContent()).toContain("Book the venue");
+    expect(await childRow.locator(":scope > .tree-toggle").count()).toBe(0);
     // A search lists what matches at any depth.
     await page.getByLabel("Search").fill("venue");
     await page.locator(`#task-list > li[data-task-id="${childId}"]`).waitFor();
@@ -309,8 +313,7 @@ describe.runIf(present || required)("the studio in Chromium", () => {
     const { taskId } = await api<{ taskId: string }>("/v1/tasks", { objective: "Plan for axe", agent: "chat" });
     await until(taskId, (detail) => detail.status === "completed");
     for (const colorScheme of ["light", "dark"] as const) {
-      // The CSP refuses axe's injected script: this context bypasses it, for this check only.
-      const context = await (browser as Browser).newContext({ bypassCSP: true, colorScheme });
+      const context = await axeContext(browser as Browser, colorScheme);
       const { page } = await open(context);
       expect(await axe(page), `sign-in done, ${colorScheme}`).toEqual([]);
       await page.goto(`${serving?.url}/#task=${encodeURIComponent(taskId)}`);

@@ -4,10 +4,10 @@
  * usage, and the timeline's legs; and, for any log, an `add` that reports exactly what it touched
  * (a view redraws those parts and nothing else).
  */
-import { costUsd, type StoredEvent } from "@sema-agent/core";
+import { priceOf as corePriceOf, costUsd, type ModelPrice, type StoredEvent, type Usage } from "@sema-agent/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { costOf, TaskFold } from "../../console/fold.js";
+import { costOf, priceOf, TaskFold } from "../../console/fold.js";
 import { taskLog } from "./fold-arbitraries.ts";
 
 let seq = 0;
@@ -22,7 +22,15 @@ const digest = "b".repeat(64);
 function conversation(): StoredEvent[] {
   seq = 0;
   return [
-    ev({ type: "task_created", v: 1, objective: "Tidy the notes", principal: "local", agent: "notes", actor: dana }),
+    ev({
+      type: "task_created",
+      v: 1,
+      objective: "Tidy the notes",
+      principal: "local",
+      agent: "notes",
+      model: "anthropic:claude-sonnet-4-5",
+      actor: dana,
+    }),
     ev({
       type: "human_input",
       v: 1,
@@ -266,13 +274,15 @@ describe("TaskFold", () => {
     );
   });
 
-  it("counts each turn and the whole task at the task's price, whenever the price arrives", () => {
+  it("counts each turn and the whole task at the task's price, whenever the prices arrive", () => {
     const price = { input: 3, output: 15, cachedInput: 0.3 };
+    // The server's table: the task's model is priced by its longest matching prefix.
+    const prices = { claude: { input: 99, output: 99 }, "claude-sonnet": price, "gpt-5": { input: 1, output: 2 } };
     // The price after the log (the detail answered late): every turn is drawn again with its cost.
     const late = new TaskFold();
     late.addAll([...conversation(), ...ending()]);
     expect(late.costUsd).toBeUndefined();
-    const change = late.setPrice(price);
+    const change = late.setPrices(prices);
     expect(change.items).toEqual(["turn:5", "turn:11", "turn:18"]);
     expect(change.usage).toBe(true);
     const cost = (key: string) => (late.items.get(key) as { costUsd?: number }).costUsd;
@@ -282,17 +292,17 @@ describe("TaskFold", () => {
     expect(cost("turn:18")).toBeCloseTo((30 * 3 + 2 * 15) / 1e6, 15);
     expect(late.costUsd).toBeCloseTo((cost("turn:5") ?? 0) + (cost("turn:11") ?? 0) + (cost("turn:18") ?? 0), 15);
     // The same price again changes nothing; none takes the costs away.
-    expect(late.setPrice({ ...price })).toMatchObject({ items: [], usage: false });
-    late.setPrice(undefined);
+    expect(late.setPrices(structuredClone(prices))).toMatchObject({ items: [], usage: false });
+    late.setPrices(undefined);
     expect(cost("turn:5")).toBeUndefined();
     expect(late.costUsd).toBeUndefined();
     // The price first: each turn is counted as it is folded, and the totals agree.
     const early = new TaskFold();
-    early.setPrice(price);
+    early.setPrices(prices);
     early.addAll(conversation());
     const more = early.addAll(ending());
     expect(more.usage).toBe(true);
-    late.setPrice(price);
+    late.setPrices(prices);
     expect(early.items).toEqual(late.items);
     expect(early.costUsd).toBeCloseTo(late.costUsd ?? Number.NaN, 15);
   });
@@ -318,6 +328,151 @@ describe("TaskFold", () => {
           expect(costOf(usage, price)).toBe(costUsd(usage, price));
         },
       ),
+    );
+  });
+
+  it("prices each turn at the model that ran it: the task's, a turn's own, a fork's", () => {
+    seq = 0;
+    const use = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens });
+    const turn = (sessionSeq: number, usage: Usage, model?: string) =>
+      ev({
+        type: "model_turn",
+        v: 1,
+        legId: "l1",
+        sessionSeq,
+        text: "ok",
+        toolCalls: [],
+        usage,
+        finishReason: "stop",
+        ...(model === undefined ? {} : { model }),
+      });
+    const log = [
+      ev({ type: "task_created", v: 1, objective: "Mixed", principal: "local", model: "openai:gpt-5" }),
+      ev({ type: "leg_started", v: 1, legId: "l1", trigger: "start" }),
+      turn(1, use(100, 10)),
+      // A resume on another model: the turn names it.
+      turn(2, use(200, 20), "openai:gpt-5-mini"),
+      // A fork with another model: the turns after it ran on that one, naming none.
+      ev({ type: "task_forked", v: 1, origin: "fork", source: { taskId: "t0", seq: 4 }, model: "anthropic:claude-x" }),
+      turn(3, use(300, 30)),
+      ev({ type: "child_task", v: 1, phase: "result", childTaskId: "c", status: "completed", usage: use(5, 5) }),
+    ];
+    const prices = {
+      "gpt-5": { input: 1, output: 10 },
+      "gpt-5-mini": { input: 0.25, output: 2 },
+      claude: { input: 3, output: 15 },
+    };
+    const fold = new TaskFold();
+    fold.setPrices(prices);
+    fold.addAll(log);
+    const cost = (key: string) => fold.items.get(key) as { costUsd?: number; pricedModel?: string } | undefined;
+    expect(cost("turn:3")).toMatchObject({
+      pricedModel: "openai:gpt-5",
+      costUsd: costUsd(use(100, 10), prices["gpt-5"]),
+    });
+    expect(cost("turn:4")).toMatchObject({
+      pricedModel: "openai:gpt-5-mini",
+      costUsd: costUsd(use(200, 20), prices["gpt-5-mini"]),
+    });
+    expect(cost("turn:6")).toMatchObject({
+      pricedModel: "anthropic:claude-x",
+      costUsd: costUsd(use(300, 30), prices.claude),
+    });
+    // The total, model by model; a child's tokens at the model the parent ran then.
+    expect(fold.costUsd).toBe(
+      costUsd(use(100, 10), prices["gpt-5"]) +
+        costUsd(use(200, 20), prices["gpt-5-mini"]) +
+        costUsd(use(305, 35), prices.claude),
+    );
+    // A model without a price: that turn has no cost, and the task no total.
+    const partial = new TaskFold();
+    partial.setPrices({ "gpt-5": prices["gpt-5"] });
+    partial.addAll(log);
+    expect((partial.items.get("turn:3") as { costUsd?: number }).costUsd).toBe(costUsd(use(100, 10), prices["gpt-5"]));
+    expect((partial.items.get("turn:6") as { costUsd?: number }).costUsd).toBeUndefined();
+    expect(partial.costUsd).toBeUndefined();
+  });
+
+  it("prices a mixed-model task exactly as core's priceOf and costUsd, turn by turn and in all", () => {
+    const models = ["openai:gpt-5", "openai:gpt-5-mini", "anthropic:claude-x", "gpt-4o", "other:unpriced"];
+    const model = fc.constantFrom(...models);
+    const rate = fc.double({ min: 0, max: 100, noNaN: true });
+    const price = fc.record({ input: rate, output: rate, cachedInput: fc.option(rate, { nil: undefined }) });
+    const table = fc.dictionary(fc.constantFrom("gpt-5", "gpt-5-mini", "gpt", "claude", "gpt-4o"), price);
+    const count = fc.nat({ max: 100_000 });
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant("turn" as const),
+        model: fc.option(model, { nil: undefined }),
+        i: count,
+        o: count,
+      }),
+      fc.record({ kind: fc.constant("fork" as const), model: fc.option(model, { nil: undefined }) }),
+    );
+    fc.assert(
+      fc.property(model, fc.array(step, { maxLength: 12 }), table, (first, steps, rawPrices) => {
+        const prices: Record<string, ModelPrice> = {};
+        for (const [key, p] of Object.entries(rawPrices))
+          prices[key] =
+            p.cachedInput === undefined
+              ? { input: p.input, output: p.output }
+              : { input: p.input, output: p.output, cachedInput: p.cachedInput };
+        seq = 0;
+        const log = [ev({ type: "task_created", v: 1, objective: "x", principal: "local", model: first })];
+        // What each turn ran on, worked out here apart from the fold.
+        let current = first;
+        const expected: Array<{ key: string; model: string; usage: Usage }> = [];
+        for (const s of steps) {
+          if (s.kind === "fork") {
+            log.push(
+              ev({
+                type: "task_forked",
+                v: 1,
+                origin: "fork",
+                source: { taskId: "t0", seq: 1 },
+                ...(s.model === undefined ? {} : { model: s.model }),
+              }),
+            );
+            if (s.model !== undefined) current = s.model;
+            continue;
+          }
+          const usage = { inputTokens: s.i, outputTokens: s.o };
+          const event = ev({
+            type: "model_turn",
+            v: 1,
+            legId: "l1",
+            sessionSeq: expected.length + 1,
+            text: "",
+            toolCalls: [],
+            usage,
+            finishReason: "stop",
+            ...(s.model === undefined ? {} : { model: s.model }),
+          });
+          log.push(event);
+          expected.push({ key: `turn:${event.seq}`, model: s.model ?? current, usage });
+        }
+        for (const id of models) expect(priceOf(id, prices)).toEqual(corePriceOf(id, prices));
+        const fold = new TaskFold();
+        fold.addAll(log);
+        fold.setPrices(prices);
+        const byModel = new Map<string, Usage>();
+        for (const turn of expected) {
+          const p = corePriceOf(turn.model, prices);
+          const item = fold.items.get(turn.key) as { costUsd?: number };
+          expect(item.costUsd).toBe(p === undefined ? undefined : costUsd(turn.usage, p));
+          const sum = byModel.get(turn.model) ?? { inputTokens: 0, outputTokens: 0 };
+          byModel.set(turn.model, {
+            inputTokens: sum.inputTokens + turn.usage.inputTokens,
+            outputTokens: sum.outputTokens + turn.usage.outputTokens,
+          });
+        }
+        let total: number | undefined = 0;
+        for (const [id, usage] of byModel) {
+          const p = corePriceOf(id, prices);
+          total = p === undefined || total === undefined ? undefined : total + costUsd(usage, p);
+        }
+        expect(fold.costUsd).toBe(total);
+      }),
     );
   });
 });

@@ -8,7 +8,7 @@
  */
 import type { Store, TaskRecord } from "@sema-agent/core";
 import type { TaskListItemBody } from "../schemas/tasks.ts";
-import { type Prices, taskListItem } from "../tasks/task-view.ts";
+import { countChildrenOf, type Prices, taskListItem } from "../tasks/task-view.ts";
 
 /** What a stream gets from the feed. */
 export interface TaskListListener {
@@ -122,7 +122,8 @@ export class TaskListFeed {
       if (listeners === undefined) return;
       const sent = this.#sent.get(taskId);
       if (sent !== undefined && record.lastSeq <= sent) return;
-      const item = await taskListItem(this.#store, record, this.#options.prices);
+      const children = await countChildrenOf(this.#store, [record]);
+      const item = await taskListItem(this.#store, record, this.#options.prices, children.get(record.taskId));
       this.#sent.delete(taskId);
       this.#sent.set(taskId, record.lastSeq);
       if (this.#sent.size > KNOWN_TASKS) this.#sent.delete(this.#sent.keys().next().value as string);

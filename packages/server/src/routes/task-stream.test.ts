@@ -25,7 +25,12 @@ describe("GET /v1/tasks/stream", () => {
     await reader.until((frames) => items(frames).some((item) => item.status === "completed"));
     const seen = items(reader.frames);
     expect(seen.every((item) => item.taskId === taskId)).toBe(true);
-    expect(seen[0]).toMatchObject({ objective: "Summarize", agent: "default", createdBy: { actorId: "alice" } });
+    expect(seen[0]).toMatchObject({
+      objective: "Summarize",
+      agent: "default",
+      createdBy: { actorId: "alice" },
+      childCount: 0,
+    });
     expect(seen.at(-1)?.usage.inputTokens).toBeGreaterThan(0);
     // No ids: a client that reconnects lists again.
     expect(reader.frames.every((frame) => frame.id === undefined)).toBe(true);

@@ -122,6 +122,11 @@ describe("GET /v1/tasks", () => {
     expect(await ids("roots=true")).toEqual([report, trip]);
     expect(await ids("roots=true&q=trip")).toEqual([trip]);
     expect(await ids("roots=false")).toHaveLength(3);
+    // Each item says how many children it has: the list shows "Children (n)" only where there are.
+    const counts = async (query: string) =>
+      TaskPage.parse(await json(await fx.call("GET", `/v1/tasks?${query}`))).tasks.map((task) => task.childCount);
+    expect(await counts("roots=true")).toEqual([0, 1]);
+    expect(await counts(`parentTaskId=${trip}`)).toEqual([0]);
 
     const page = TaskPage.parse(await json(await fx.call("GET", "/v1/tasks?status=completed")));
     const [item] = page.tasks;
@@ -135,12 +140,16 @@ describe("GET /v1/tasks", () => {
     // The detail names the price the cost was counted at (the studio prices each turn with it).
     const detail = TaskDetail.parse(await json(await fx.call("GET", `/v1/tasks/${report}`)));
     expect(detail.price).toEqual({ input: 1, output: 2 });
+    // And the whole table: the studio prices each turn at the model that ran it.
+    expect(detail.prices).toEqual({ inline: { input: 1, output: 2 } });
     // Without prices, no cost and no price.
     const plain = await apiFixture();
     const unpriced = await createTask(plain, "x");
     const [bare] = TaskPage.parse(await json(await plain.call("GET", "/v1/tasks"))).tasks;
     expect(bare?.usage.costUsd).toBeUndefined();
-    expect(TaskDetail.parse(await json(await plain.call("GET", `/v1/tasks/${unpriced}`))).price).toBeUndefined();
+    const unpricedDetail = TaskDetail.parse(await json(await plain.call("GET", `/v1/tasks/${unpriced}`)));
+    expect(unpricedDetail.price).toBeUndefined();
+    expect(unpricedDetail.prices).toBeUndefined();
   });
 
   it("refuses a bad cursor, status, limit or filter with a 400", async () => {

@@ -99,6 +99,14 @@ export const TaskListItem = named(
     status: TaskStatus,
     parkedReason: ParkReason.optional(),
     parentTaskId: z.string().optional(),
+    childCount: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "How many child tasks it has (`parentTaskId=` lists them); forks are not children (`GET /v1/tasks/{taskId}/forks`). Absent when the store cannot count them.",
+      ),
     forkedFrom: ForkedFrom.optional(),
     scores: TaskScores.optional(),
     agent: z.string().optional().describe("The agent the task runs (from `task_created`)."),
@@ -174,8 +182,14 @@ export const TaskDetail = named(
     lastSeq: z.number().int().describe("Seq of the last stored event: `after` for the event stream."),
     usage: Usage,
     price: TaskModelPrice.optional().describe(
-      "The server's quota price for the task's model, when it has one: what the list's `costUsd` and the studio's cost per turn are counted at.",
+      "The server's quota price for the task's model, when it has one: what the list's `costUsd` is counted at.",
     ),
+    prices: z
+      .record(z.string(), TaskModelPrice)
+      .optional()
+      .describe(
+        "The server's quota prices by model id or prefix (a model's price is that of the longest key its id, without the provider prefix, starts with): the studio prices each turn at the model that ran it (`model_turn.model`, else the task's model, which a fork may change). Absent when the server has no prices.",
+      ),
     result: z.string().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     pendingApprovals: z.array(PendingApproval),

@@ -5,7 +5,7 @@ import { badRequest } from "../http-error.ts";
 import type { Caller } from "../ingress/caller.ts";
 import type { ListTasksQuery, TaskDetailBody, TaskListItemBody } from "../schemas/tasks.ts";
 import { ownTask } from "./own-task.ts";
-import { type Prices, taskDetail, taskListItem } from "./task-view.ts";
+import { countChildrenOf, type Prices, taskDetail, taskListItem } from "./task-view.ts";
 
 /**
  * The task's detail: its record's summary and the few events it points at (cost independent of the
@@ -43,7 +43,10 @@ export function listQueryOf(query: z.infer<typeof ListTasksQuery>): TaskListQuer
   return { ...rest, roots: roots === "true" };
 }
 
-/** The caller's tasks, newest first, filtered by `query`; each item priced at `prices` when given. */
+/**
+ * The caller's tasks, newest first, filtered by `query`; each item priced at `prices` when given,
+ * with its children counted (one query for the page).
+ */
 export async function listTasksOf(
   store: Store,
   caller: Caller,
@@ -61,6 +64,9 @@ export async function listTasksOf(
     ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     limit: query.limit ?? 50,
   });
-  const tasks = await Promise.all(page.tasks.map((record) => taskListItem(store, record, prices)));
+  const children = await countChildrenOf(store, page.tasks);
+  const tasks = await Promise.all(
+    page.tasks.map((record) => taskListItem(store, record, prices, children.get(record.taskId))),
+  );
   return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
 }

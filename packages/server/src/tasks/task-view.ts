@@ -15,10 +15,16 @@ export type Prices = Readonly<Record<string, ModelPrice>>;
 
 /**
  * A task as lists show it: its record's summary and its first event (`task_created`: objective,
- * agent, model, creator). `usage.costUsd` prices the task's tokens at its model's price in
- * `prices`, when there is one (turns on another model are counted at that price too).
+ * agent, model, creator), and `childCount` when given (see {@link countChildrenOf}). `usage.costUsd`
+ * prices the task's tokens at its model's price in `prices`, when there is one (turns on another
+ * model are counted at that price too).
  */
-export async function taskListItem(store: Store, record: TaskRecord, prices?: Prices): Promise<TaskListItemBody> {
+export async function taskListItem(
+  store: Store,
+  record: TaskRecord,
+  prices?: Prices,
+  childCount?: number,
+): Promise<TaskListItemBody> {
   const [created] = await store.read(record.taskId, { limit: 1 });
   const { summary } = record;
   const first = created?.type === "task_created" ? created : undefined;
@@ -35,12 +41,23 @@ export async function taskListItem(store: Store, record: TaskRecord, prices?: Pr
   };
   if (summary.parkedReason !== undefined) item.parkedReason = summary.parkedReason;
   if (record.parentTaskId !== undefined) item.parentTaskId = record.parentTaskId;
+  if (childCount !== undefined) item.childCount = childCount;
   if (summary.forkedFrom !== undefined) item.forkedFrom = { ...summary.forkedFrom };
   if (summary.scores !== undefined) item.scores = scoresOf(summary.scores);
   if (first?.agent !== undefined) item.agent = first.agent;
   if (first?.model !== undefined) item.model = first.model;
   if (first?.actor !== undefined) item.createdBy = { actorId: first.actor.id, verified: first.actor.verified };
   return item;
+}
+
+/**
+ * How many children each of `records` has, in one indexed query of the store (`countChildren`);
+ * an empty map when the store cannot count them (then the items carry no `childCount`).
+ */
+export async function countChildrenOf(store: Store, records: readonly TaskRecord[]): Promise<Map<string, number>> {
+  const [first] = records;
+  if (first === undefined || store.countChildren === undefined) return new Map();
+  return store.countChildren({ principal: first.principal, taskIds: records.map((record) => record.taskId) });
 }
 
 /** The summary's verdicts, copied (a read never hands out the store's own objects). */
@@ -59,7 +76,8 @@ export function parsed(inputJson: string): JsonValue {
 
 /**
  * The detail of a task from its record and `loadTaskOverview` of that same record; with `prices`,
- * its model's price when there is one (the price its list item's `costUsd` is counted at).
+ * its model's price when there is one (the price its list item's `costUsd` is counted at), and
+ * the whole table, which the studio prices each turn with at the model that ran it.
  */
 export function taskDetail(record: TaskRecord, overview: TaskOverview, prices?: Prices): TaskDetailBody {
   const { summary } = record;
@@ -92,6 +110,8 @@ export function taskDetail(record: TaskRecord, overview: TaskOverview, prices?: 
   if (overview.model !== undefined) detail.model = overview.model;
   const price = overview.model === undefined || prices === undefined ? undefined : priceOf(overview.model, prices);
   if (price !== undefined) detail.price = { ...price };
+  if (prices !== undefined && Object.keys(prices).length > 0)
+    detail.prices = Object.fromEntries(Object.entries(prices).map(([key, value]) => [key, { ...value }]));
   if (overview.parentTaskId !== undefined) detail.parentTaskId = overview.parentTaskId;
   if (summary.forkedFrom !== undefined) detail.forkedFrom = { ...summary.forkedFrom };
   if (summary.scores !== undefined) detail.scores = scoresOf(summary.scores);

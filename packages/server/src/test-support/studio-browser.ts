@@ -1,7 +1,8 @@
 /**
- * For the studio's Chromium tests (console-*.test.ts): where Chromium is and why a test skips,
- * launching it headless and offline, opening the page signed in (collecting page errors), and
- * axe-core's serious and critical findings.
+ * For the studio's Chromium tests (console-*.test.ts): the one page setup they share — where
+ * Chromium is and why a test skips, launching it headless and offline, opening the page (signed in
+ * or not) while collecting its errors, a context axe-core may run in, and axe-core's serious and
+ * critical findings.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -35,31 +36,50 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Requests the studio makes of routes an older server lacks: a 404 there is expected, not a problem. */
+const PROBE = /\/v1\/(tasks\/stream|approvals|agents)$/;
+
 /**
- * A page of the studio at `url` + `hash`, signed in with `token`, with the page errors and console
- * errors it logs (but the expected 404s of probes for routes an older server lacks).
+ * A page of the studio at `url` + `hash`, not signed in, with the page errors and console errors
+ * it logs (but the expected 404s of probes for routes an older server lacks): for a test that
+ * signs in its own way (a refused token first, the keyboard alone).
  */
-export async function openStudio(
+export async function openPage(
   context: BrowserContext | Browser,
   url: string,
-  token: string,
   hash = "",
 ): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
-    if (
-      message.type() === "error" &&
-      !/\/v1\/(tasks\/stream|approvals|agents)$/.test(new URL(message.location().url, "http://x").pathname)
-    )
+    if (message.type() === "error" && !PROBE.test(new URL(message.location().url, "http://x").pathname))
       problems.push(message.text());
   });
   await page.goto(`${url}/${hash}`);
-  await page.getByLabel("API token").fill(token);
-  await page.getByLabel("API token").press("Enter");
-  await page.locator("#workspace").waitFor({ state: "visible" });
   return { page, problems };
+}
+
+/** {@link openPage}, signed in with `token` (the workspace shown). */
+export async function openStudio(
+  context: BrowserContext | Browser,
+  url: string,
+  token: string,
+  hash = "",
+): Promise<{ page: Page; problems: string[] }> {
+  const opened = await openPage(context, url, hash);
+  await opened.page.getByLabel("API token").fill(token);
+  await opened.page.getByLabel("API token").press("Enter");
+  await opened.page.locator("#workspace").waitFor({ state: "visible" });
+  return opened;
+}
+
+/**
+ * A browser context for {@link axeSerious}: the studio's CSP refuses axe's injected script, so
+ * this context bypasses it (for the accessibility check only), in the given colour scheme.
+ */
+export function axeContext(browser: Browser, colorScheme?: "light" | "dark"): Promise<BrowserContext> {
+  return browser.newContext(colorScheme === undefined ? { bypassCSP: true } : { bypassCSP: true, colorScheme });
 }
 
 /** axe-core's findings on the page, as seen from the test (this file is compiled without the DOM's types). */
