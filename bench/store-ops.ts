@@ -3,9 +3,10 @@
  * so its peak memory is its own.
  *
  * - prune: N finished tasks (default 100,000; a created, a leg, a turn, a completion each) on a
- *   SQLite file, every one pruned by `pruneStore`: the time, and the file's size before and after.
+ *   SQLite file (or, with `--prune-store postgres`, a PostgreSQL schema), every one pruned by
+ *   `pruneStore`: the time, and the file's size (the schema's tables) before and after.
  * - migrate: M tasks (default 10,000, as above) copied from a SQLite file to PostgreSQL by
- *   `migrateStores`: the time.
+ *   `migrateStores` (or back, with `--migrate-from postgres`): the time.
  * - huge: one task of E events (default 100,000; tool-using turns, a snapshot at its end as a
  *   leg leaves it) on a SQLite file: its resume's state load (`loadTaskState`), its overview
  *   (`GET /v1/tasks/{id}`, in process), and its catch-up from seq 0 (`store.watch`, what the SSE
@@ -18,6 +19,7 @@
  *
  *   npm run bench:store-ops                       # all three cases
  *   npm run bench:store-ops -- --cases prune --tasks 10000 --prune-batch 1 --save
+ *   npm run bench:store-ops -- --cases prune,migrate --tasks 10000 --prune-store postgres --migrate-from postgres
  *   npm run store-ops -w @sema-agent/bench -- --case prune --tasks 20000
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -53,6 +55,8 @@ const { values } = parseArgs({
     cases: { type: "string", default: "prune,migrate,huge" },
     "prune-batch": { type: "string", default: "100" },
     "migrate-concurrency": { type: "string", default: "8" },
+    "prune-store": { type: "string", default: "sqlite" },
+    "migrate-from": { type: "string", default: "sqlite" },
     tasks: { type: "string", default: "100000" },
     migrate: { type: "string", default: "10000" },
     events: { type: "string", default: "100000" },
@@ -65,6 +69,13 @@ const EVENTS = Number(values.events);
 const PRUNE_BATCH = Number(values["prune-batch"]);
 const MIGRATE_CONCURRENCY = Number(values["migrate-concurrency"]);
 const CASES = new Set((values.cases ?? "").split(","));
+const PRUNE_POSTGRES = values["prune-store"] === "postgres";
+const MIGRATE_FROM_POSTGRES = values["migrate-from"] === "postgres";
+if (
+  !["sqlite", "postgres"].includes(values["prune-store"] ?? "") ||
+  !["sqlite", "postgres"].includes(values["migrate-from"] ?? "")
+)
+  throw new Error("--prune-store and --migrate-from take sqlite or postgres");
 
 /** The peak RSS of this process so far, in MiB. */
 function peakMiB(): number {
@@ -95,13 +106,27 @@ function tempFile(): { path: string; remove: () => void } {
   return { path: join(dir, "bench.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Drop the PostgreSQL schema `schema` a case made. */
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
 async function pruneCase(): Promise<ResultRow[]> {
   const { path, remove } = tempFile();
-  const store = new SqliteStore({ path });
+  const schema = `sema_bench_prune_${process.pid}`;
+  const store = PRUNE_POSTGRES
+    ? await PostgresStore.open({ connectionString: POSTGRES_URL, schema })
+    : new SqliteStore({ path });
+  /** The file's size, or the schema's tables, indexes and TOAST, in MiB. */
+  const size = async () =>
+    (PRUNE_POSTGRES ? ((await store.stats?.({ events: false }))?.storeBytes ?? 0) : statSync(path).size) / 2 ** 20;
   try {
     await seedFinished(store, TASKS);
-    await store.reclaimSpace();
-    const before = statSync(path).size / 2 ** 20;
+    if (store instanceof SqliteStore) await store.reclaimSpace();
+    const before = await size();
     const { ms, value: report } = await timed(() =>
       pruneStore(store, {
         policy: { default: { olderThan: "0ms" } },
@@ -110,45 +135,47 @@ async function pruneCase(): Promise<ResultRow[]> {
       }),
     );
     if (report.removed.length !== TASKS) throw new Error(`pruned ${report.removed.length} of ${TASKS}`);
-    const after = statSync(path).size / 2 ** 20;
+    const after = await size();
     const n = TASKS.toLocaleString("en-US");
-    const subject = `SqliteStore (file), ${PRUNE_BATCH} task${PRUNE_BATCH === 1 ? "" : "s"} a batch`;
+    const where = PRUNE_POSTGRES ? "PostgresStore" : "SqliteStore (file)";
+    const subject = `${where}, ${PRUNE_BATCH} task${PRUNE_BATCH === 1 ? "" : "s"} a batch`;
+    const space = PRUNE_POSTGRES ? "tables (pg_total_relation_size)" : "file";
     return [
       { subject, metric: `prune ${n} finished tasks (sema prune)`, unit: "s", samples: [ms / 1000] },
       { subject, metric: `prune of ${n}: time a task`, unit: "ms", samples: [ms / TASKS] },
-      { subject, metric: `file before the prune (${n} tasks)`, unit: "MiB", samples: [before] },
-      { subject, metric: "file after the prune", unit: "MiB", samples: [after] },
+      { subject, metric: `${space} before the prune (${n} tasks)`, unit: "MiB", samples: [before] },
+      { subject, metric: `${space} after the prune`, unit: "MiB", samples: [after] },
     ];
   } finally {
     await store.close();
+    if (PRUNE_POSTGRES) await dropSchema(schema);
     remove();
   }
 }
 
 async function migrateCase(): Promise<ResultRow[]> {
   const { path, remove } = tempFile();
-  const source = new SqliteStore({ path });
   const schema = `sema_bench_migrate_${process.pid}`;
-  const target = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+  const sqlite = new SqliteStore({ path });
+  const postgres = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+  const [source, target] = MIGRATE_FROM_POSTGRES ? [postgres, sqlite] : [sqlite, postgres];
   try {
     await seedFinished(source, MIGRATE);
     const { ms, value: report } = await timed(() =>
       migrateStores(source, target, { concurrency: MIGRATE_CONCURRENCY }),
     );
     if (report.copied.length !== MIGRATE) throw new Error(`copied ${report.copied.length} of ${MIGRATE}`);
-    const subject = `SqliteStore → PostgresStore, ${MIGRATE_CONCURRENCY} at once`;
+    const direction = MIGRATE_FROM_POSTGRES ? "PostgresStore → SqliteStore" : "SqliteStore → PostgresStore";
+    const subject = `${direction}, ${MIGRATE_CONCURRENCY} at once`;
     const n = MIGRATE.toLocaleString("en-US");
     return [
       { subject, metric: `migrate ${n} tasks (sema migrate)`, unit: "s", samples: [ms / 1000] },
       { subject, metric: `migrate of ${n}: time a task`, unit: "ms", samples: [ms / MIGRATE] },
     ];
   } finally {
-    await source.close();
-    await target.close();
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await sqlite.close();
+    await postgres.close();
+    await dropSchema(schema);
     remove();
   }
 }
@@ -231,6 +258,7 @@ else if (values.case?.startsWith("huge:")) {
   const args = [
     ...["--tasks", String(TASKS), "--migrate", String(MIGRATE), "--events", String(EVENTS)],
     ...["--prune-batch", String(PRUNE_BATCH), "--migrate-concurrency", String(MIGRATE_CONCURRENCY)],
+    ...["--prune-store", values["prune-store"] ?? "sqlite", "--migrate-from", values["migrate-from"] ?? "sqlite"],
   ];
   if (CASES.has("prune")) rows.push(...(await runInChild(self, ["--case", "prune", ...args])));
   if (CASES.has("migrate")) rows.push(...(await runInChild(self, ["--case", "migrate", ...args])));

@@ -267,6 +267,55 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: "blob references of content parts only",
+    // Schema 11's trigger took any "digest" member for a reference, so every approval and every
+    // model_turn v 2 (its request digests) added rows naming no blob, and cost its append a parse
+    // of its body as jsonb. A blob is named by the digest of an object in a human_input's
+    // attachments or a user_message's parts (blobDigests of the store kit), and only those are
+    // references now (the trigger reads that one array; sema_blob_digests, the same rule as a
+    // function, backfills): the trigger runs when the body names a digest and one of
+    // those two types (three strpos() tests; an event without "digest" still costs one). The
+    // references are rebuilt from the events that can hold one, which drops the wrong rows.
+    sql: `
+      CREATE FUNCTION {schema}.sema_blob_digests(body jsonb) RETURNS SETOF text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+          SELECT p ->> 'digest' FROM jsonb_array_elements(CASE
+              WHEN body ->> 'type' = 'human_input' AND jsonb_typeof(body -> 'attachments') = 'array'
+                THEN body -> 'attachments'
+              WHEN body ->> 'type' = 'user_message' AND jsonb_typeof(body -> 'parts') = 'array'
+                THEN body -> 'parts'
+              ELSE '[]'::jsonb END) AS p
+          WHERE jsonb_typeof(p -> 'digest') = 'string'
+        $$;
+      CREATE OR REPLACE FUNCTION {schema}.events_blob_refs() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        body jsonb := NEW.body::jsonb;
+        parts jsonb := CASE body ->> 'type' WHEN 'human_input' THEN body -> 'attachments'
+          WHEN 'user_message' THEN body -> 'parts' END;
+      BEGIN
+        IF jsonb_typeof(parts) = 'array' THEN
+          INSERT INTO {schema}.blob_refs (digest, task_no)
+            SELECT DISTINCT p ->> 'digest', NEW.task_no FROM jsonb_array_elements(parts) AS p
+            WHERE jsonb_typeof(p -> 'digest') = 'string'
+            ON CONFLICT DO NOTHING;
+        END IF;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER events_blob_refs ON {schema}.events;
+      CREATE TRIGGER events_blob_refs AFTER INSERT ON {schema}.events FOR EACH ROW
+        WHEN (strpos(NEW.body, '"digest"') > 0
+          AND (strpos(NEW.body, '"human_input"') > 0 OR strpos(NEW.body, '"user_message"') > 0))
+        EXECUTE FUNCTION {schema}.events_blob_refs();
+      DELETE FROM {schema}.blob_refs;
+      INSERT INTO {schema}.blob_refs (digest, task_no)
+        SELECT DISTINCT d, e.task_no FROM {schema}.events e, {schema}.sema_blob_digests(e.body::jsonb) AS d
+        WHERE strpos(e.body, '"digest"') > 0
+          AND (strpos(e.body, '"human_input"') > 0 OR strpos(e.body, '"user_message"') > 0)
+        ON CONFLICT DO NOTHING;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

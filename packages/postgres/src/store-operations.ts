@@ -72,6 +72,13 @@ export function operationQueries(s: string) {
       SELECT 1`,
     deleteTasks: `DELETE FROM ${s}.tasks WHERE task_no = ANY($1::bigint[])`,
     /**
+     * Lock the rows of blobs $1, in digest order, until the transaction ends: two deletions of the
+     * last tasks naming a blob would otherwise each see the other's reference (uncommitted, so
+     * still there for it) and both keep the blob. The second waits here for the first to commit,
+     * and its next statement sees the first's references gone. Ordered, so two never deadlock.
+     */
+    lockBlobs: `SELECT digest FROM ${s}.blobs WHERE digest = ANY($1::text[]) ORDER BY digest FOR UPDATE`,
+    /**
      * Delete blob $1 unless a remaining event references it (one search of blob_refs) or it was
      * put after $2 (ms since the epoch: the grace period's start).
      */
@@ -146,7 +153,9 @@ export async function deleteTaskRows(tx: Tx, q: OperationQueries, taskId: string
   await tx.client.query(q.deleteTasks, [taskNos]);
   const blobs: string[] = [];
   const graceFrom = head.now_ms - BLOB_GRACE_MS;
-  for (const digest of references.map((row) => row.digest).sort()) {
+  const digests = references.map((row) => row.digest).sort();
+  if (digests.length > 0) await tx.client.query(q.lockBlobs, [digests]);
+  for (const digest of digests) {
     if ((await tx.client.query(q.deleteBlobIfUnused, [digest, graceFrom])).rows.length > 0) blobs.push(digest);
   }
   return {

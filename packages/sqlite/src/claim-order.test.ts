@@ -56,7 +56,7 @@ describe("SqliteStore's runnable order", () => {
     await store.close();
     const db = new DatabaseSync(path);
     db.exec(`DROP TRIGGER events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
-      DELETE FROM schema_migrations WHERE version = 12;
+      DELETE FROM schema_migrations WHERE version IN (12, 13);
       ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;`);
     db.close();
     const migrated = new SqliteStore({ path });

@@ -5,12 +5,11 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TaskEvent } from "@sema-agent/core";
-import { make } from "@sema-agent/core/testing";
 import { SqlitePushConfigStore } from "@sema-agent/server/sqlite-a2a-push";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { type FixtureEnd, runFixture, tornRowsOf } from "../test-support/kill-fixture.ts";
+import { seedMigrationSource as seed } from "../test-support/seed-tasks.ts";
 import { logDigest } from "./migrate-stores.ts";
 
 const dirs: string[] = [];
@@ -21,60 +20,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "sema-migrate-kill-"));
   dirs.push(dir);
   return dir;
-}
-
-const ended: TaskEvent[] = [make.legStarted("l1"), { type: "task_completed", v: 1, result: "ok" }, make.legEnded("l1")];
-
-/** A source with three finished tasks (one with a child, one with a blob and a push config) and a parked one. */
-async function seed(path: string): Promise<string[]> {
-  const store = new SqliteStore({ path });
-  const ids: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const [created] = await store.createTask({ created: make.created(i % 2 === 0 ? "p1" : "p2") });
-    const id = created?.taskId ?? "";
-    ids.push(id);
-    if (i === 1) {
-      const [child] = await store.createTask({ created: { ...make.created("p2"), parentTaskId: id } });
-      await store.append(child?.taskId ?? "", [...ended, { type: "parent_notified", v: 1 }], { expectedSeq: 1 });
-      ids.push(child?.taskId ?? "");
-    }
-    if (i === 2) {
-      const bytes = Uint8Array.from([4, 5, 6]);
-      const digest = Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("hex");
-      await store.putBlob({ digest, bytes });
-      const input: TaskEvent = {
-        type: "human_input",
-        v: 2,
-        inputId: "i1",
-        carrier: "steer",
-        source: "user",
-        delivery: "parked",
-        sessionSeq: 0,
-        text: "look",
-        attachments: [{ type: "image", digest, mediaType: "image/png", size: 3 }],
-      };
-      await store.append(id, [input], { expectedSeq: 1 });
-      await store.append(id, ended, { expectedSeq: 2 });
-      const pushes = new SqlitePushConfigStore({ path });
-      await pushes.put({
-        taskId: id,
-        id: "hook",
-        principal: "p1",
-        url: "https://example.com/hook",
-        token: "t",
-        createdAt: "2026-12-01T00:00:00.000Z",
-        deliveredSeq: 3,
-      });
-      await pushes.close();
-    } else await store.append(id, ended, { expectedSeq: 1 });
-  }
-  const [parked] = await store.createTask({ created: make.created("p1") });
-  await store.append(parked?.taskId ?? "", [make.legStarted("l1"), make.legEnded("l1", "parked:input")], {
-    expectedSeq: 1,
-  });
-  ids.push(parked?.taskId ?? "");
-  await store.close();
-  return ids;
 }
 
 function migrateInChild(from: string, to: string, killAt: number): Promise<FixtureEnd> {

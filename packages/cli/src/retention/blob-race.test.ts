@@ -4,7 +4,7 @@
 // finds its blob. Once the period is over and nothing names them, they go with the last task.
 // The clock is injected (memory, SQLite); PostgreSQL stamps puts by its own clock, so there the
 // puts are aged by rewriting their stamps.
-import type { Store, TaskEvent } from "@sema-agent/core";
+import type { Store } from "@sema-agent/core";
 import { MemoryStore } from "@sema-agent/core";
 import { BLOB_GRACE_MS } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
@@ -21,17 +21,7 @@ afterEach(async () => {
 
 const bytes = Uint8Array.from([9, 8, 7, 6]);
 const digest = Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("hex");
-const withImage: TaskEvent = {
-  type: "human_input",
-  v: 2,
-  inputId: "i1",
-  carrier: "steer",
-  source: "user",
-  delivery: "parked",
-  sessionSeq: 0,
-  text: "look",
-  attachments: [{ type: "image", digest, mediaType: "image/png", size: bytes.length }],
-};
+const withImage = make.imageInput(digest, bytes.length);
 
 /** A finished task whose input names the blob. */
 async function finishedWithBlob(store: Store): Promise<string> {

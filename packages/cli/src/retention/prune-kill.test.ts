@@ -6,12 +6,11 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { TaskEvent } from "@sema-agent/core";
-import { make } from "@sema-agent/core/testing";
 import { parseExport } from "@sema-agent/core/time-travel";
 import { SqliteStore } from "@sema-agent/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { type FixtureEnd, runFixture, tornRows } from "../test-support/kill-fixture.ts";
+import { seedFamilies } from "../test-support/seed-tasks.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -23,52 +22,19 @@ function tempDir(): string {
   return dir;
 }
 
-const ended: TaskEvent[] = [make.legStarted("l1"), { type: "task_completed", v: 1, result: "ok" }, make.legEnded("l1")];
-
 /**
  * A file with three finished families (one with a child, one with a blob) and a parked task,
- * written two hours ago, so the blob's grace period (BLOB_GRACE_MS) is over when the prune runs.
+ * written at a fixed time long past, so the blob's grace period (BLOB_GRACE_MS) is over when the
+ * prune runs.
  */
 async function seed(path: string): Promise<{ finished: string[]; live: string }> {
-  const store = new SqliteStore({ path, now: () => Date.now() - 2 * 3_600_000 });
-  const finished: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const [created] = await store.createTask({ created: make.created("p1") });
-    const id = created?.taskId ?? "";
-    if (i === 1) {
-      const [child] = await store.createTask({ created: { ...make.created("p1"), parentTaskId: id } });
-      await store.append(child?.taskId ?? "", [...ended, { type: "parent_notified", v: 1 }], { expectedSeq: 1 });
-    }
-    if (i === 2) {
-      const bytes = Uint8Array.from([1, 2, 3]);
-      const digest = Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("hex");
-      await store.putBlob({ digest, bytes });
-      await store.append(
-        id,
-        [
-          {
-            type: "human_input",
-            v: 2,
-            inputId: "i1",
-            carrier: "steer",
-            source: "user",
-            delivery: "parked",
-            sessionSeq: 0,
-            text: "look",
-            attachments: [{ type: "image", digest, mediaType: "image/png", size: 3 }],
-          },
-        ],
-        { expectedSeq: 1 },
-      );
-      await store.append(id, ended, { expectedSeq: 2 });
-    } else await store.append(id, ended, { expectedSeq: 1 });
-    finished.push(id);
+  const store = new SqliteStore({ path, now: () => Date.parse("2026-01-01T00:00:00.000Z") });
+  try {
+    const { roots, live } = await seedFamilies(store, Uint8Array.from([1, 2, 3]));
+    return { finished: roots, live };
+  } finally {
+    await store.close();
   }
-  const [parked] = await store.createTask({ created: make.created("p1") });
-  const live = parked?.taskId ?? "";
-  await store.append(live, [make.legStarted("l1"), make.legEnded("l1", "parked:input")], { expectedSeq: 1 });
-  await store.close();
-  return { finished, live };
 }
 
 function pruneInChild(path: string, archive: string, killAt: number): Promise<FixtureEnd> {

@@ -17,7 +17,7 @@ import type {
 
 /**
  * Constructors of valid events for tests, each with defaults for every argument and a fresh object
- * per call: `created`, `legStarted`, `legEnded`, `note`, `input`, `turn`, `toolStarted`, `toolResult`.
+ * per call: `created`, `legStarted`, `legEnded`, `note`, `input`, `imageInput`, `turn`, `toolStarted`, `toolResult`.
  */
 export const make = {
   /** A `task_created` v 1 of `principal` with `objective`. */
@@ -46,6 +46,23 @@ export const make = {
       sessionSeq: 0,
       ...(delivery === "received" || delivery === "parked" ? { text } : {}),
     });
+  },
+  /**
+   * A `human_input` parked on `steer` whose attachment is the PNG blob `digest` of `size` bytes:
+   * an event that names a blob.
+   */
+  imageInput(digest: string, size: number, inputId = "i1"): HumanInputEvent {
+    return {
+      type: "human_input",
+      v: 2,
+      inputId,
+      carrier: "steer",
+      source: "user",
+      delivery: "parked",
+      sessionSeq: 0,
+      text: "look",
+      attachments: [{ type: "image", digest, mediaType: "image/png", size }],
+    };
   },
   /** A `model_turn` with `text` and `toolCalls` (finish reason `tool-calls` when there are any, else `stop`). */
   turn(sessionSeq: number, text = "ok", toolCalls: ModelTurnEvent["toolCalls"] = [], legId = "leg-1"): ModelTurnEvent {
