@@ -87,7 +87,7 @@ describe("blob references", () => {
     const [a, b] = await twoTasks(path, NOW);
     // The file as schema 11 left it: no references, no put times, no trigger.
     const db = new DatabaseSync(path);
-    db.exec(`DROP TRIGGER events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
+    db.exec(`DROP TRIGGER IF EXISTS events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
       DELETE FROM schema_migrations WHERE version IN (12, 13);`);
     db.close();
     const store = new SqliteStore({ path, now: () => NOW });

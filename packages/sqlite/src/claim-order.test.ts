@@ -55,7 +55,7 @@ describe("SqliteStore's runnable order", () => {
     const steered = second?.taskId ?? "";
     await store.close();
     const db = new DatabaseSync(path);
-    db.exec(`DROP TRIGGER events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
+    db.exec(`DROP TRIGGER IF EXISTS events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
       DELETE FROM schema_migrations WHERE version IN (12, 13);
       ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;`);
     db.close();

@@ -22,7 +22,7 @@ function reference(objectives: readonly string[], piece: string): number[] {
 function downgrade(path: string): void {
   const db = new DatabaseSync(path);
   try {
-    db.exec(`DROP TRIGGER events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
+    db.exec(`DROP TRIGGER IF EXISTS events_blob_refs; DROP TABLE blob_refs; DROP TABLE blob_puts;
       DELETE FROM schema_migrations WHERE version IN (12, 13);
       ALTER TABLE tasks DROP COLUMN person_lane; DELETE FROM schema_migrations WHERE version = 11;
       DROP INDEX tasks_by_agent; DROP INDEX tasks_by_parent;

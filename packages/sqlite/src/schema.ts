@@ -264,23 +264,14 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "blob references of content parts only",
     // Schema 12's trigger took any "digest" member for a reference, so every approval and every
     // model_turn v 2 (its request digests) added rows naming no blob, and cost its append a
-    // json_tree() walk. A blob is named by the digest of an object in a human_input's attachments
-    // or a user_message's parts (blobDigests of the store kit), and only those are references now:
-    // the trigger runs when the body names a digest and one of those two types (three instr()
-    // tests; an event without "digest" still costs one) and reads just that array. The references
-    // are rebuilt from the events that can hold one, which drops the wrong rows.
+    // json_tree() walk; and any trigger on events cost every insert about 14 µs on a file (bench
+    // blob-refs-trigger.ts), even with its WHEN false. A blob is named by the digest of an object in
+    // a human_input's attachments or a user_message's parts (blobDigests of the store kit): the
+    // store now writes those references itself, in the insert's transaction (write-events.ts), and
+    // the trigger is gone. The references are rebuilt from the events that can hold one, which
+    // drops the wrong rows.
     sql: `
-      DROP TRIGGER events_blob_refs;
-      CREATE TRIGGER events_blob_refs AFTER INSERT ON events
-        WHEN instr(NEW.body, '"digest"') > 0
-          AND (instr(NEW.body, '"human_input"') > 0 OR instr(NEW.body, '"user_message"') > 0)
-      BEGIN
-        INSERT OR IGNORE INTO blob_refs (digest, task_no)
-          SELECT json_extract(p.value, '$.digest'), NEW.task_no
-          FROM json_each(NEW.body, CASE json_extract(NEW.body, '$.type')
-              WHEN 'human_input' THEN '$.attachments' WHEN 'user_message' THEN '$.parts' ELSE '$.none' END) AS p
-          WHERE p.type = 'object' AND json_type(p.value, '$.digest') = 'text';
-      END;
+      DROP TRIGGER IF EXISTS events_blob_refs;
       DELETE FROM blob_refs;
       INSERT OR IGNORE INTO blob_refs (digest, task_no)
         SELECT json_extract(p.value, '$.digest'), e.task_no

@@ -102,6 +102,8 @@ export class Statements {
   readonly #readEvents: StatementSync;
   readonly #eventRowsAreArrays: boolean;
   readonly insertInput: StatementSync;
+  /** A blob a content part of the task's names (migration 13: the store writes these, no trigger). */
+  readonly insertBlobRef: StatementSync;
   readonly findInput: StatementSync;
   readonly setLease: StatementSync;
   readonly releaseLease: StatementSync;
@@ -158,6 +160,7 @@ export class Statements {
     this.#eventRowsAreArrays = typeof this.#readEvents.setReturnArrays === "function";
     if (this.#eventRowsAreArrays) this.#readEvents.setReturnArrays(true);
     this.insertInput = db.prepare("INSERT OR IGNORE INTO inputs (task_no, input_id, seq) VALUES (?, ?, ?)");
+    this.insertBlobRef = db.prepare("INSERT OR IGNORE INTO blob_refs (digest, task_no) VALUES (?, ?)");
     this.findInput = db.prepare(
       `SELECT e.seq, e.at, e.body FROM tasks t JOIN inputs i ON i.task_no = t.task_no
         JOIN events e ON e.task_no = i.task_no AND e.seq = i.seq WHERE t.task_id = ? AND i.input_id = ?`,

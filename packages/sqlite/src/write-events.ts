@@ -6,6 +6,7 @@ import {
   type AppendOptions,
   assertEventText,
   assertLeaseColumnsHeld,
+  blobDigests,
   forkSourceOf,
   isoTime,
   jsonCopy,
@@ -84,6 +85,9 @@ export function writeEvents(
     summary = reduceSummary(summary, event, { seq: task.lastSeq + i + 1 });
     // Only the first stage of an input is kept (the key ignores later ones).
     if (event.type === "human_input") sql.insertInput.run(task.taskNo, event.inputId, task.lastSeq + i + 1);
+    // The blobs its content parts name, in the same transaction (schema 13; no trigger).
+    if (event.type === "human_input" || event.type === "user_message")
+      for (const digest of blobDigests(event)) sql.insertBlobRef.run(digest, task.taskNo);
   }
   for (let start = 0; start < count; start += INSERT_CHUNK) {
     const rows = Math.min(INSERT_CHUNK, count - start);
