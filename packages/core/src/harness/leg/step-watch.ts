@@ -10,13 +10,16 @@ export const WATCH_AFTER_MS = 5;
 export class StepWatch {
   /** Starts a watcher on the log; returns what stops it. */
   readonly #arm: () => () => void;
+  readonly #afterMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #inStep = false;
   #stepStartedAt = 0;
   #stop: (() => void) | undefined;
 
-  constructor(arm: () => () => void) {
+  /** `afterMs`: how long a step runs before it is watched (default `WATCH_AFTER_MS`). */
+  constructor(arm: () => () => void, afterMs = WATCH_AFTER_MS) {
     this.#arm = arm;
+    this.#afterMs = afterMs;
   }
 
   /** Run one step, with the watcher armed if it runs long enough. */
@@ -27,7 +30,7 @@ export class StepWatch {
     this.#inStep = true;
     // Touching a timer for every step was 3% of an instant turn: a step only notes its start,
     // and the one pending timer, when it fires, works out whether the step has run long enough.
-    this.#timer ??= setTimeout(this.#onTimer, WATCH_AFTER_MS);
+    this.#timer ??= setTimeout(this.#onTimer, this.#afterMs);
     try {
       return await work();
     } finally {
@@ -41,7 +44,7 @@ export class StepWatch {
   readonly #onTimer = (): void => {
     this.#timer = undefined;
     if (!this.#inStep || this.#stop !== undefined) return;
-    const left = this.#stepStartedAt + WATCH_AFTER_MS - performance.now();
+    const left = this.#stepStartedAt + this.#afterMs - performance.now();
     if (left > 0) {
       this.#timer = setTimeout(this.#onTimer, left);
       return;

@@ -29,6 +29,12 @@ import { StepWatch } from "./step-watch.ts";
 import { isStopSignal, watchForStops } from "./stop-signals.ts";
 import { runTools } from "./tool-step.ts";
 
+/**
+ * How long a leg waits in the pacer before it watches its log for a person's event: watching costs
+ * a subscription and a read, and most waits end within a few slices; a person is served within it.
+ */
+const PACE_WATCH_AFTER_MS = 25;
+
 /** One leg's loop: `runLeg` builds it once the leg has started, runs it, and disposes of it. */
 export class LegLoop implements RunningLeg {
   readonly ctx: LegContext;
@@ -39,6 +45,8 @@ export class LegLoop implements RunningLeg {
   readonly offered: OfferedTools;
   #step = new AbortController();
   readonly #watch: StepWatch;
+  /** Watches a wait in the pacer, armed later than a step's: most waits are over in a few slices. */
+  readonly #paceWatch: StepWatch;
   readonly #pacer: LegPacer | undefined;
   #paceWait: PacerWait | undefined;
 
@@ -54,9 +62,10 @@ export class LegLoop implements RunningLeg {
       blobs: () => this.#gateBlobs(),
       watched: (work) => this.watched(work),
     });
-    this.#watch = new StepWatch(() =>
-      watchForStops(ctx.store, ctx.taskId, ctx.writer.state.lastSeq, (event) => this.stopSignal(event)),
-    );
+    const arm = () =>
+      watchForStops(ctx.store, ctx.taskId, ctx.writer.state.lastSeq, (event) => this.stopSignal(event));
+    this.#watch = new StepWatch(arm);
+    this.#paceWatch = new StepWatch(arm, PACE_WATCH_AFTER_MS);
   }
 
   /**
@@ -114,7 +123,7 @@ export class LegLoop implements RunningLeg {
   async #waitForTurn(wait: PacerWait): Promise<void> {
     this.#paceWait = wait;
     try {
-      await this.#watch.run(() => wait.turn);
+      await this.#paceWatch.run(() => wait.turn);
     } finally {
       this.#paceWait = undefined;
     }
@@ -141,6 +150,7 @@ export class LegLoop implements RunningLeg {
   /** Stop the leg's timers (the leg is over). */
   dispose(): void {
     this.#watch.dispose();
+    this.#paceWatch.dispose();
   }
 
   /** Run one step with a watcher armed if it takes a while; others may append meanwhile. */
