@@ -256,7 +256,7 @@ async function runOne(key: string, n: number): Promise<ResultRow[]> {
       .sort((a, b) => a - b);
     const rssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20;
     const ms = (ns: number) => ns / 1e6;
-    const label = `${subject.name}${pacing ? "" : ", pacing off"}, N = ${n}`;
+    const label = `${subject.name}, N = ${n}`;
     // Issue 21's goals, for SQLite at 10,000 tasks.
     const goal = (value: number) =>
       n >= 10_000 && key.startsWith("sqlite") ? { target: { value, higher: false } } : {};
