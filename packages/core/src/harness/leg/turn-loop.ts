@@ -62,8 +62,7 @@ export class LegLoop implements RunningLeg {
       blobs: () => this.#gateBlobs(),
       watched: (work) => this.watched(work),
     });
-    const arm = () =>
-      watchForStops(ctx.store, ctx.taskId, ctx.writer.state.lastSeq, (event) => this.stopSignal(event));
+    const arm = () => watchForStops(ctx.store, ctx.taskId, ctx.writer.state.lastSeq, (event) => this.stopSignal(event));
     this.#watch = new StepWatch(arm);
     this.#paceWatch = new StepWatch(arm, PACE_WATCH_AFTER_MS);
   }
