@@ -1,6 +1,6 @@
 /**
  * The studio (the web console) in headless Chromium against `serve()` on loopback: how long the
- * page takes to load, how long a 10,000-event task takes to open (every event folded; the result
+ * page takes to load (beside the floor: a one-module page loaded the same way), how long a 10,000-event task takes to open (every event folded; the result
  * and what is near the viewport drawn, the rest standing in as gaps), to scroll to its end, what
  * one more event costs once it is shown, and how many bytes the page's assets are (raw and gzipped).
  *
@@ -14,6 +14,7 @@
  * and with the conversation scrolled to its end. Needs Chromium (/usr/bin/chromium or SEMA_CHROMIUM).
  */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { MemoryStore, runLeg, startTask } from "@sema-agent/core";
@@ -61,6 +62,21 @@ const serving = await serve({
   port: 0,
   workers: false,
 });
+// The floor: a page of one tiny module from a bare node:http server, loaded in a fresh context of
+// the same browser as the studio is. What a page load costs before any of the studio's own work.
+const floorServer = createServer((request, response) => {
+  if (request.url === "/m.js") {
+    response.writeHead(200, { "content-type": "text/javascript" });
+    response.end("document.title = 'floor';");
+    return;
+  }
+  response.writeHead(200, { "content-type": "text/html" });
+  response.end('<!doctype html><title>floor</title><script type="module" src="/m.js"></script><p>floor</p>');
+}).listen(0, "127.0.0.1");
+await new Promise((resolve) => floorServer.once("listening", resolve));
+const floorUrl = `http://127.0.0.1:${(floorServer.address() as { port: number }).port}/`;
+const NAVIGATION_MS = `(() => { const [n] = performance.getEntriesByType("navigation"); return n === undefined ? Number.NaN : n.loadEventEnd - n.startTime; })()`;
+
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
@@ -130,11 +146,17 @@ const APPEND = `(async ({ taskId, token, appends }) => {
 })`;
 
 const load: number[] = [];
+const floor: number[] = [];
 const render: number[] = [];
 const append: number[] = [];
 const toEnd: number[] = [];
 const elements: number[] = [];
 for (let round = 0; round <= rounds; round++) {
+  const floorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const floorPage = await floorContext.newPage();
+  await floorPage.goto(floorUrl, { waitUntil: "load" });
+  const floorMs = (await floorPage.evaluate(NAVIGATION_MS)) as number;
+  await floorContext.close();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(`sessionStorage.setItem("sema.token", ${JSON.stringify(token)})`);
   const page = await context.newPage();
@@ -142,9 +164,7 @@ for (let round = 0; round <= rounds; round++) {
   page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
   // Load: navigation start to the load event, signed in (the token is in the tab already).
   await page.goto(`${serving.url}/`, { waitUntil: "load" });
-  const loaded = (await page.evaluate(
-    `(() => { const [n] = performance.getEntriesByType("navigation"); return n === undefined ? Number.NaN : n.loadEventEnd - n.startTime; })()`,
-  )) as number;
+  const loaded = (await page.evaluate(NAVIGATION_MS)) as number;
   await page.locator(`.task-row[data-task-id="${taskId}"]`).waitFor();
   // Open: from the click to every event folded and drawn as the page draws it (what is near the
   // viewport; the rest stands in as gaps of the right height), the result and the first message shown.
@@ -173,6 +193,7 @@ for (let round = 0; round <= rounds; round++) {
   // Round 0 warms the server and the browser up.
   if (round === 0) continue;
   load.push(loaded);
+  floor.push(floorMs);
   render.push(rendered);
   toEnd.push(scrolled);
   append.push(perEvent);
@@ -192,10 +213,17 @@ for (const file of files) {
 
 await browser.close();
 await serving.close({ deadlineMs: 2000 });
+floorServer.close();
 
 const n = `${events.toLocaleString("en-US")}-event task`;
 const rows: ResultRow[] = [
   { subject: "studio", metric: "page load (navigation to load event), loopback", unit: "ms", samples: load },
+  {
+    subject: "studio",
+    metric: "floor: a one-module page's load in a fresh context of the same browser",
+    unit: "ms",
+    samples: floor,
+  },
   {
     subject: "studio",
     metric: `open a ${n} (every event folded, result and first screen drawn)`,
