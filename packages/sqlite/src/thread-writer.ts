@@ -33,8 +33,8 @@ interface Waiting {
 
 /**
  * Options of this process a worker must not inherit (Node's default): they say which program the
- * process runs (`-e`, `--input-type`, `--test` …), not how modules load, and some are refused in a
- * worker. Those that take a value as the next argument are marked true.
+ * process runs (`-e`, `--input-type`, `--test` …), not how modules load, or set V8 for the whole
+ * process; some are refused in a worker. Those that take a value as the next argument are marked true.
  */
 const PROGRAM_OPTIONS = new Map<string, boolean>([
   ["--input-type", true],
@@ -49,6 +49,9 @@ const PROGRAM_OPTIONS = new Map<string, boolean>([
   ["-c", false],
   ["--interactive", false],
   ["-i", false],
+  // A V8 flag: it already holds for every isolate of the process, and a worker refuses it (the
+  // test runner sets it against a V8 abort, see vitest.config.ts).
+  ["--no-memory-protection-keys", false],
 ]);
 
 /** This process's options for the worker: the loading ones (`--conditions`, `--import` …), not the program's. */
