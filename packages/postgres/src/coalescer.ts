@@ -5,7 +5,8 @@
  * statement never touches a row twice; a write whose key is already in the batch waits for the
  * next one. Reads, which touch no row, coalesce the same way without a key. People first
  * (`WorkLane`): an item added in the `person` lane goes ahead of the routine ones queued (and
- * starts a batch at once when one may start). Up to `MAX_IN_FLIGHT` batches run at once, each on its own pooled connection.
+ * starts a batch at once when one may start), and takes the routine items queued for its key (its
+ * task, whose leg is blocked on them) into the person lane ahead of it, in their order. Up to `MAX_IN_FLIGHT` batches run at once, each on its own pooled connection.
  */
 import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
 
@@ -23,6 +24,8 @@ export class Coalescer<Item> {
   #queue: Item[] = [];
   /** Items at the head of `#queue` that are in the person lane. */
   #people = 0;
+  /** Routine items queued per key: a person's item scans the queue for its key's only when some wait. */
+  readonly #routineKeys = new Map<string, number>();
   #inFlight = 0;
   #cancel: (() => void) | undefined;
   /** Batches sent (for bench:live's commits per second). */
@@ -42,8 +45,14 @@ export class Coalescer<Item> {
   /** Queue `item` for the next batch; in the `person` lane, ahead of the routine items queued. */
   add(item: Item, lane: WorkLane = "routine"): void {
     const person = lane === "person";
-    if (person) this.#queue.splice(this.#people++, 0, item);
-    else this.#queue.push(item);
+    const key = this.#key?.(item);
+    if (person) {
+      if (key !== undefined) this.#lift(key);
+      this.#queue.splice(this.#people++, 0, item);
+    } else {
+      this.#queue.push(item);
+      if (key !== undefined) this.#routineKeys.set(key, (this.#routineKeys.get(key) ?? 0) + 1);
+    }
     if (this.#inFlight >= MAX_IN_FLIGHT) return; // the next batch starts as one ends
     if (person || this.#queue.length >= this.#settings.maxBatch) this.#start();
     else if (this.#cancel === undefined) {
@@ -52,6 +61,21 @@ export class Coalescer<Item> {
         this.#start();
       });
     }
+  }
+
+  /** Move the routine items queued for `key`, in order, to the end of the person lane. */
+  #lift(key: string): void {
+    if (!this.#routineKeys.has(key)) return;
+    this.#routineKeys.delete(key);
+    const keyOf = this.#key as (item: Item) => string;
+    const lifted: Item[] = [];
+    const rest: Item[] = [];
+    for (let i = this.#people; i < this.#queue.length; i++) {
+      const item = this.#queue[i] as Item;
+      (keyOf(item) === key ? lifted : rest).push(item);
+    }
+    this.#queue = [...this.#queue.slice(0, this.#people), ...lifted, ...rest];
+    this.#people += lifted.length;
   }
 
   #start(): void {
@@ -98,10 +122,18 @@ export class Coalescer<Item> {
       } else {
         keys.add(key);
         batch.push(item);
+        if (i >= people) this.#forgetRoutine(key);
       }
     }
     this.#people = skippedPeople + Math.max(0, people - i);
     this.#queue = skipped.length === 0 ? this.#queue.slice(i) : [...skipped, ...this.#queue.slice(i)];
     return batch;
+  }
+
+  /** A routine item of `key` left the queue. */
+  #forgetRoutine(key: string): void {
+    const left = (this.#routineKeys.get(key) ?? 0) - 1;
+    if (left > 0) this.#routineKeys.set(key, left);
+    else this.#routineKeys.delete(key);
   }
 }

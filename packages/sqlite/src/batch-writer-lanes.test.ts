@@ -78,6 +78,68 @@ describe("BatchWriter lanes", () => {
   });
 });
 
+describe("BatchWriter lifts a task's routine writes", () => {
+  it("runs the routine writes queued for a person's task just ahead of the person's write", async () => {
+    const { db, writer } = writerOn(tempDb(), 256);
+    try {
+      const order: string[] = [];
+      const writes = [
+        writer.submit(() => order.push("a1"), "routine", "a"),
+        writer.submit(() => order.push("b1"), "routine", "b"),
+        writer.submit(() => order.push("a2"), "routine", "a"),
+        writer.submit(() => order.push("c1"), "routine", "c"),
+        writer.submit(() => order.push("b2"), "routine", "b"),
+      ];
+      writes.push(writer.submit(() => order.push("person b"), "person", "b"));
+      await Promise.all(writes);
+      // b's leg is blocked on b1 and b2: they go in the person lane ahead of the person's write, in
+      // order; the lanes still take turns, so a and c's writes keep their order between them.
+      expect(order).toEqual(["b1", "a1", "b2", "a2", "person b", "c1"]);
+      expect(writer.commits).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("runs each lifted write once, and counts it once among the writes waiting", async () => {
+    vi.useFakeTimers();
+    const { db, writer } = writerOn(tempDb(), 2);
+    try {
+      const runs = new Map<string, number>();
+      const run = (name: string) => () => runs.set(name, (runs.get(name) ?? 0) + 1);
+      const writes = [
+        writer.submit(run("r0"), "routine", "t"),
+        writer.submit(run("r1"), "routine", "u"),
+        writer.submit(run("r2"), "routine", "t"),
+        writer.submit(run("p0"), "person", "t"),
+        writer.submit(run("p1"), "person", "t"),
+      ];
+      await vi.runAllTimersAsync();
+      await Promise.all(writes);
+      expect([...runs].sort()).toEqual([
+        ["p0", 1],
+        ["p1", 1],
+        ["r0", 1],
+        ["r1", 1],
+        ["r2", 1],
+      ]);
+      // Five writes in batches of two: three commits, none empty.
+      expect(writer.commits).toBe(3);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("rejects every waiting write once when the transaction cannot begin", async () => {
+    const { db, writer } = writerOn(tempDb(), 256);
+    const routine = writer.submit(() => 1, "routine", "t");
+    const person = writer.submit(() => 2, "person", "t");
+    db.close(); // BEGIN fails on a closed connection
+    const outcomes = await Promise.allSettled([routine, person]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+  });
+});
+
 describe("SqliteStore lanes", () => {
   it("commits a person's input, and a leg's append serving one, ahead of a backlog of routine appends", async () => {
     // Batches of 4: the 20 routine appends queued first need 5 of them.

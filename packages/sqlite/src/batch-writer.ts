@@ -13,7 +13,9 @@
  * delivering one) goes ahead of every routine write queued, into the next batch, and does not
  * wait out a wider `windowMs`. Each lane keeps its order, and while both have writes waiting
  * they take turns, one each: a stream of people's writes delays routine work by at most half the
- * writer's pace, never starves it.
+ * writer's pace, never starves it. A person's write lifts the routine writes queued for its task
+ * into the person lane ahead of it: the task's leg is blocked on them, so the person's word would
+ * otherwise wait for the whole routine queue before the leg could take it up.
  */
 import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
 import { isSqliteFailure } from "./connection.ts";
@@ -24,6 +26,10 @@ interface Pending {
   work: (sql: Statements) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** The task written, when the write is one task's: a person's write to it lifts this one. */
+  task: string | undefined;
+  /** Moved to the person lane by a person's write to its task; skipped where it was queued. */
+  lifted: boolean;
 }
 
 /** What the writer needs from its store: the open connection's statements, and the store's error mapping. */
@@ -57,6 +63,10 @@ export class BatchWriter {
   #person: Pending[] = [];
   /** The last write taken was a person's: a routine one goes next if one waits. */
   #personLast = false;
+  /** The routine writes queued per task, in order, for a person's write to lift (see the module comment). */
+  readonly #routineOf = new Map<string, Pending[]>();
+  /** Lifted writes still in `#queue` (skipped when they reach its head). */
+  #liftedInQueue = 0;
   #cancel: (() => void) | undefined;
   /** The flush is due at the end of this tick (not later in a window). */
   #soon = false;
@@ -75,34 +85,93 @@ export class BatchWriter {
    * Run `work` in the next batch's transaction (ahead of routine writes when `lane` is `person`);
    * resolves with its result once that transaction committed.
    */
-  submit<T>(work: (sql: Statements) => T, lane: WorkLane = "routine"): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.enqueue(work, resolve as (value: unknown) => void, reject, lane));
+  submit<T>(work: (sql: Statements) => T, lane: WorkLane = "routine", task?: string): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.enqueue(work, resolve as (value: unknown) => void, reject, lane, task),
+    );
   }
 
-  /** `submit` with callbacks instead of a promise: `resolve` or `reject` is called once, after the COMMIT. */
+  /**
+   * `submit` with callbacks instead of a promise: `resolve` or `reject` is called once, after the
+   * COMMIT. `task`: the task the write is to, if one (a person's write to it lifts its routine ones).
+   */
   enqueue(
     work: (sql: Statements) => unknown,
     resolve: (value: unknown) => void,
     reject: (error: unknown) => void,
     lane: WorkLane = "routine",
+    task?: string,
   ): void {
     const person = lane === "person";
-    (person ? this.#person : this.#queue).push({ work, resolve, reject });
+    const pending: Pending = { work, resolve, reject, task, lifted: false };
+    if (person) {
+      if (task !== undefined) this.#lift(task);
+      this.#person.push(pending);
+    } else {
+      this.#queue.push(pending);
+      if (task !== undefined) {
+        const queued = this.#routineOf.get(task);
+        if (queued === undefined) this.#routineOf.set(task, [pending]);
+        else queued.push(pending);
+      }
+    }
     // A full batch, or a person's write, goes at the end of this tick, even inside a wider window.
     if ((person || this.#queued() >= this.#settings.maxBatch) && !this.#soon) this.#schedule(0);
     else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
   }
 
+  /** Move `task`'s queued routine writes, in their order, to the end of the person lane. */
+  #lift(task: string): void {
+    const queued = this.#routineOf.get(task);
+    if (queued === undefined) return;
+    this.#routineOf.delete(task);
+    for (const pending of queued) {
+      pending.lifted = true;
+      this.#liftedInQueue++;
+      this.#person.push(pending);
+    }
+  }
+
   /** Writes waiting, both lanes. */
   #queued(): number {
-    return this.#person.length + this.#queue.length;
+    return this.#person.length + this.#queue.length - this.#liftedInQueue;
+  }
+
+  /** Drop lifted writes from the head of the routine queue, so its head, if any, is waiting there. */
+  #routineHead(): Pending | undefined {
+    let head = this.#queue[0];
+    while (head?.lifted === true) {
+      this.#queue.shift();
+      this.#liftedInQueue--;
+      head = this.#queue[0];
+    }
+    return head;
   }
 
   /** The next write to run: the person lane's first, except right after a person's while routine ones wait. */
   #next(): Pending {
-    const person = this.#person.length > 0 && (!this.#personLast || this.#queue.length === 0);
+    const routine = this.#routineHead() !== undefined;
+    const person = this.#person.length > 0 && (!this.#personLast || !routine);
     this.#personLast = person;
-    return (person ? this.#person.shift() : this.#queue.shift()) as Pending;
+    if (person) return this.#person.shift() as Pending;
+    const pending = this.#queue.shift() as Pending;
+    if (pending.task !== undefined) {
+      // A task's routine writes leave the queue in order: this one is first in its list.
+      const queued = this.#routineOf.get(pending.task);
+      queued?.shift();
+      if (queued?.length === 0) this.#routineOf.delete(pending.task);
+    }
+    return pending;
+  }
+
+  /** Every write waiting, once each, leaving the writer empty (their transaction could not begin). */
+  #takeAll(): Pending[] {
+    const all = [...this.#person, ...this.#queue.filter((pending) => !pending.lifted)];
+    this.#person = [];
+    this.#queue = [];
+    this.#routineOf.clear();
+    this.#liftedInQueue = 0;
+    return all;
   }
 
   /** Commit everything queued now, in batches, without waiting for the tick (on close). */
@@ -143,10 +212,7 @@ export class BatchWriter {
       sql = this.#host.statements();
       sql.begin.run();
     } catch (error) {
-      const failed = [...this.#person, ...this.#queue];
-      this.#person = [];
-      this.#queue = [];
-      for (const pending of failed) pending.reject(this.#host.storeError(error));
+      for (const pending of this.#takeAll()) pending.reject(this.#host.storeError(error));
       return;
     }
     // A lone write needs no savepoint: its failure rolls the whole transaction back, as without

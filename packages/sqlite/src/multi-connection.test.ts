@@ -146,6 +146,28 @@ for (const kind of ["main", "thread"] as const) {
       }
       expect(seen).toEqual([2, 3]);
     });
+
+    it("deliver the other store's append to a watch that starts, while this store polls, at the seq it wrote last", async () => {
+      // a polls (a watch on t2 holds its poller), so a watch trusts what a knows of t1 without
+      // asking SQLite; b's append lands after a's last write to t1 and must still be delivered.
+      const path = tempDb();
+      const [a, b] = [store(path), store(path)];
+      await a.createTask({ taskId: "t1", created: make.created() });
+      await a.createTask({ taskId: "t2", created: make.created() });
+      const other = watchUntil(a, "t2", 1, 2);
+      await other.live;
+      await a.append("t1", notes("a", 1), { expectedSeq: 1 });
+      await b.append("t1", notes("b", 2), { expectedSeq: 2 });
+      const controller = new AbortController();
+      const seen: number[] = [];
+      for await (const event of a.watch("t1", { afterSeq: 2, signal: controller.signal })) {
+        seen.push(event.seq);
+        if (event.seq === 4) controller.abort();
+      }
+      expect(seen).toEqual([3, 4]);
+      await a.append("t2", notes("a", 1), { expectedSeq: 1 });
+      expect(await other.seen).toEqual([1, 2]);
+    });
   });
 
   describe(`stores in other processes (writer ${kind})`, () => {

@@ -107,6 +107,11 @@ export interface RestoreCommand {
   log: RestoredLog;
 }
 
+/** The task a write is to, if it is one task's (a person's write lifts the task's routine ones). */
+export function taskOfCommand(command: WriteCommand): string | undefined {
+  return "taskId" in command ? command.taskId : undefined;
+}
+
 /** One write of the store, as data. */
 export type WriteCommand =
   | CreateCommand

@@ -15,7 +15,7 @@ import type { Statements } from "./statements.ts";
 import { toWire } from "./thread-errors.ts";
 import type { FromWriter, ToWriter, WriteAnswer, WriterThreadData } from "./thread-messages.ts";
 import { UsageCounters } from "./usage-counters.ts";
-import { runWrite, type WriteContext } from "./write-commands.ts";
+import { runWrite, taskOfCommand, type WriteContext } from "./write-commands.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("writer-worker.ts runs as a worker thread of SqliteStore");
@@ -94,6 +94,7 @@ port.on("message", (message: ToWriter) => {
           (value) => answers.push({ id, value }),
           (error) => answers.push({ id, error: toWire(error) }),
           lane,
+          taskOfCommand(command),
         );
       }
       return;
