@@ -45,6 +45,8 @@ export {
   laneRank,
   PERSON_HEAD_START_MS,
   type WorkLane,
+  type WriteLane,
+  writeLaneOf,
 } from "./core/work-lane.ts";
 export { newId } from "./internal/ids.ts";
 export type * from "./ports/store.ts";

@@ -78,6 +78,46 @@ describe("BatchWriter lanes", () => {
   });
 });
 
+describe("BatchWriter attended lane", () => {
+  it("runs an attended write before every person and routine write queued", async () => {
+    vi.useFakeTimers();
+    const { db, writer } = writerOn(tempDb(), 4);
+    try {
+      const order: string[] = [];
+      const writes = [
+        ...[0, 1, 2].map((n) => writer.submit(() => order.push(`r${n}`))),
+        ...[0, 1, 2, 3, 4].map((n) => writer.submit(() => order.push(`p${n}`), "person")),
+        writer.submit(() => order.push("a0"), "attended"),
+      ];
+      await vi.runAllTimersAsync();
+      writes.push(writer.submit(() => order.push("a1"), "attended"));
+      await vi.runAllTimersAsync();
+      await Promise.all(writes);
+      expect(order.slice(0, 5)).toEqual(["a0", "p0", "r0", "p1", "r1"]);
+      expect(order).toContain("a1");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("lifts its task's person and routine writes into the attended lane, in order", async () => {
+    const { db, writer } = writerOn(tempDb(), 256);
+    try {
+      const order: string[] = [];
+      const writes = [
+        writer.submit(() => order.push("p-other"), "person", "other"),
+        writer.submit(() => order.push("r-t"), "routine", "t"),
+        writer.submit(() => order.push("p-t"), "person", "t"),
+        writer.submit(() => order.push("a-t"), "attended", "t"),
+      ];
+      await Promise.all(writes);
+      expect(order).toEqual(["r-t", "p-t", "a-t", "p-other"]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe("BatchWriter lifts a task's routine writes", () => {
   it("runs the routine writes queued for a person's task just ahead of the person's write", async () => {
     const { db, writer } = writerOn(tempDb(), 256);

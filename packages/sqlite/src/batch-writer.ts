@@ -9,15 +9,18 @@
  * count (`maxBatch`) and by time (`maxBatchMs`), and what is left waits for the next tick, letting
  * timers and I/O in between.
  *
- * People first (`WorkLane`, design §7): a write in the `person` lane (a steer, a decision, a leg
- * delivering one) goes ahead of every routine write queued, into the next batch, and does not
- * wait out a wider `windowMs`. Each lane keeps its order, and while both have writes waiting
- * they take turns, one each: a stream of people's writes delays routine work by at most half the
- * writer's pace, never starves it. A person's write lifts the routine writes queued for its task
- * into the person lane ahead of it: the task's leg is blocked on them, so the person's word would
- * otherwise wait for the whole routine queue before the leg could take it up.
+ * People first (`WriteLane`, design §7): a write in the `person` lane (a new task's first step, a
+ * leg a person waits for) goes ahead of every routine write queued, into the next batch, and does
+ * not wait out a wider `windowMs`; while both lanes have writes waiting they take turns, one each,
+ * so a stream of them delays routine work by at most half the writer's pace, never starves it. An
+ * `attended` write (one carrying a person's own event: their steer, interrupt or decision, or a
+ * leg applying it) goes before both, always: such writes come at a person's pace, and a burst of
+ * new tasks' first steps must not hold them up. Each lane keeps its order. A write lifts the
+ * writes queued for its task in lower lanes into its own, just ahead of it: the task's leg is
+ * blocked on them, so the person's word would otherwise wait for the whole routine queue before
+ * the leg could take it up.
  */
-import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
+import { type GroupCommitSettings, scheduleFlush, type WriteLane } from "@sema-agent/core/store-kit";
 import { isSqliteFailure } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
@@ -26,11 +29,19 @@ interface Pending {
   work: (sql: Statements) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-  /** The task written, when the write is one task's: a person's write to it lifts this one. */
+  /** The task written, when the write is one task's: a write to it in a higher lane lifts this one. */
   task: string | undefined;
-  /** Moved to the person lane by a person's write to its task; skipped where it was queued. */
-  lifted: boolean;
+  /** The lane it waits in now (`RANK`): a lift raises it, and its slot in the lower lane is then skipped. */
+  rank: number;
+  /** Taken into a batch. */
+  taken: boolean;
 }
+
+/** A lane's index in the writer's queues: lower goes first. */
+const RANK: Readonly<Record<WriteLane, number>> = { attended: 0, person: 1, routine: 2 };
+const ATTENDED = 0;
+const PERSON = 1;
+const ROUTINE = 2;
 
 /** What the writer needs from its store: the open connection's statements, and the store's error mapping. */
 export interface WriterHost {
@@ -58,15 +69,14 @@ export class BatchWriter {
   readonly #host: WriterHost;
   readonly #settings: GroupCommitSettings;
   readonly #now: () => number;
-  #queue: Pending[] = [];
-  /** Writes in the `person` lane, taken ahead of `#queue`'s (in turns while both wait). */
-  #person: Pending[] = [];
-  /** The last write taken was a person's: a routine one goes next if one waits. */
+  /** Writes waiting per lane (`RANK`); a slot whose write was lifted or taken is skipped. */
+  readonly #lanes: [Pending[], Pending[], Pending[]] = [[], [], []];
+  /** Writes waiting, all lanes, each counted once. */
+  #waiting = 0;
+  /** The last write taken from the person or routine lane was a person's: a routine one goes next if one waits. */
   #personLast = false;
-  /** The routine writes queued per task, in order, for a person's write to lift (see the module comment). */
-  readonly #routineOf = new Map<string, Pending[]>();
-  /** Lifted writes still in `#queue` (skipped when they reach its head). */
-  #liftedInQueue = 0;
+  /** The writes waiting per task, in order of arrival, for a write in a higher lane to lift. */
+  readonly #ofTask = new Map<string, Pending[]>();
   #cancel: (() => void) | undefined;
   /** The flush is due at the end of this tick (not later in a window). */
   #soon = false;
@@ -82,10 +92,10 @@ export class BatchWriter {
   }
 
   /**
-   * Run `work` in the next batch's transaction (ahead of routine writes when `lane` is `person`);
-   * resolves with its result once that transaction committed.
+   * Run `work` in the next batch's transaction (ahead of the writes in lower lanes, see the module
+   * comment); resolves with its result once that transaction committed.
    */
-  submit<T>(work: (sql: Statements) => T, lane: WorkLane = "routine", task?: string): Promise<T> {
+  submit<T>(work: (sql: Statements) => T, lane: WriteLane = "routine", task?: string): Promise<T> {
     return new Promise<T>((resolve, reject) =>
       this.enqueue(work, resolve as (value: unknown) => void, reject, lane, task),
     );
@@ -93,84 +103,89 @@ export class BatchWriter {
 
   /**
    * `submit` with callbacks instead of a promise: `resolve` or `reject` is called once, after the
-   * COMMIT. `task`: the task the write is to, if one (a person's write to it lifts its routine ones).
+   * COMMIT. `task`: the task the write is to, if one (a write to it in a higher lane lifts this one).
    */
   enqueue(
     work: (sql: Statements) => unknown,
     resolve: (value: unknown) => void,
     reject: (error: unknown) => void,
-    lane: WorkLane = "routine",
+    lane: WriteLane = "routine",
     task?: string,
   ): void {
-    const person = lane === "person";
-    const pending: Pending = { work, resolve, reject, task, lifted: false };
-    if (person) {
-      if (task !== undefined) this.#lift(task);
-      this.#person.push(pending);
-    } else {
-      this.#queue.push(pending);
-      if (task !== undefined) {
-        const queued = this.#routineOf.get(task);
-        if (queued === undefined) this.#routineOf.set(task, [pending]);
-        else queued.push(pending);
+    const rank = RANK[lane];
+    const pending: Pending = { work, resolve, reject, task, rank, taken: false };
+    if (task !== undefined) {
+      const queued = this.#ofTask.get(task);
+      if (queued === undefined) this.#ofTask.set(task, [pending]);
+      else {
+        if (rank < ROUTINE) this.#lift(queued, rank);
+        queued.push(pending);
       }
     }
+    this.#lanes[rank]?.push(pending);
+    this.#waiting++;
     // A full batch, or a person's write, goes at the end of this tick, even inside a wider window.
-    if ((person || this.#queued() >= this.#settings.maxBatch) && !this.#soon) this.#schedule(0);
+    if ((rank < ROUTINE || this.#waiting >= this.#settings.maxBatch) && !this.#soon) this.#schedule(0);
     else if (this.#cancel === undefined) this.#schedule(this.#settings.windowMs);
   }
 
-  /** Move `task`'s queued routine writes, in their order, to the end of the person lane. */
-  #lift(task: string): void {
-    const queued = this.#routineOf.get(task);
-    if (queued === undefined) return;
-    this.#routineOf.delete(task);
+  /** Raise the task's writes waiting below `rank` to it, in their order (their old slots are skipped). */
+  #lift(queued: readonly Pending[], rank: number): void {
     for (const pending of queued) {
-      pending.lifted = true;
-      this.#liftedInQueue++;
-      this.#person.push(pending);
+      if (pending.rank <= rank) continue;
+      pending.rank = rank;
+      this.#lanes[rank]?.push(pending);
     }
   }
 
-  /** Writes waiting, both lanes. */
+  /** Writes waiting, all lanes. */
   #queued(): number {
-    return this.#person.length + this.#queue.length - this.#liftedInQueue;
+    return this.#waiting;
   }
 
-  /** Drop lifted writes from the head of the routine queue, so its head, if any, is waiting there. */
-  #routineHead(): Pending | undefined {
-    let head = this.#queue[0];
-    while (head?.lifted === true) {
-      this.#queue.shift();
-      this.#liftedInQueue--;
-      head = this.#queue[0];
+  /** The first write waiting in lane `rank`, dropping the slots of writes lifted out of it. */
+  #head(rank: number): Pending | undefined {
+    const lane = this.#lanes[rank] as Pending[];
+    let head = lane[0];
+    while (head !== undefined && (head.rank !== rank || head.taken)) {
+      lane.shift();
+      head = lane[0];
     }
     return head;
   }
 
-  /** The next write to run: the person lane's first, except right after a person's while routine ones wait. */
+  /**
+   * The next write to run: an attended one if any waits; else the person lane's first, except
+   * right after a person's while routine ones wait.
+   */
   #next(): Pending {
-    const routine = this.#routineHead() !== undefined;
-    const person = this.#person.length > 0 && (!this.#personLast || !routine);
-    this.#personLast = person;
-    if (person) return this.#person.shift() as Pending;
-    const pending = this.#queue.shift() as Pending;
+    let rank = ATTENDED;
+    if (this.#head(ATTENDED) === undefined) {
+      const routine = this.#head(ROUTINE) !== undefined;
+      const person = this.#head(PERSON) !== undefined && (!this.#personLast || !routine);
+      this.#personLast = person;
+      rank = person ? PERSON : ROUTINE;
+    }
+    const pending = (this.#lanes[rank] as Pending[]).shift() as Pending;
+    pending.taken = true;
+    this.#waiting--;
     if (pending.task !== undefined) {
-      // A task's routine writes leave the queue in order: this one is first in its list.
-      const queued = this.#routineOf.get(pending.task);
-      queued?.shift();
-      if (queued?.length === 0) this.#routineOf.delete(pending.task);
+      const queued = this.#ofTask.get(pending.task) as Pending[];
+      queued.splice(queued.indexOf(pending), 1);
+      if (queued.length === 0) this.#ofTask.delete(pending.task);
     }
     return pending;
   }
 
   /** Every write waiting, once each, leaving the writer empty (their transaction could not begin). */
   #takeAll(): Pending[] {
-    const all = [...this.#person, ...this.#queue.filter((pending) => !pending.lifted)];
-    this.#person = [];
-    this.#queue = [];
-    this.#routineOf.clear();
-    this.#liftedInQueue = 0;
+    const all: Pending[] = [];
+    for (const [rank, lane] of this.#lanes.entries()) {
+      for (const pending of lane) if (pending.rank === rank && !pending.taken) all.push(pending);
+      lane.length = 0;
+    }
+    this.#waiting = 0;
+    this.#ofTask.clear();
     return all;
   }
 

@@ -41,7 +41,6 @@ import {
   type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
-  laneOfEvents,
   newId,
   type ReadOptions,
   type ReclaimedSpace,
@@ -65,8 +64,9 @@ import {
   type UsageReport,
   validateEvents,
   type WatchOptions,
-  type WorkLane,
+  type WriteLane,
   watchTask,
+  writeLaneOf,
 } from "@sema-agent/core/store-kit";
 import { BatchWriter } from "./batch-writer.ts";
 import { CommitPoller } from "./commit-poller.ts";
@@ -214,7 +214,7 @@ export class SqliteStore implements Store {
    * true): the next group commit's, or one of its own when group commit is off. Resolves once
    * the transaction committed.
    */
-  async #write<T>(work: (sql: Statements) => T, lane: WorkLane = "routine", task?: string): Promise<T> {
+  async #write<T>(work: (sql: Statements) => T, lane: WriteLane = "routine", task?: string): Promise<T> {
     this.#writes++;
     if (this.#writer !== undefined) {
       this.#statements();
@@ -227,7 +227,7 @@ export class SqliteStore implements Store {
    * Run `command`: on the writer thread, or in a write transaction on this connection (reading
    * the clock inside it, as the batch runs). Resolves once the transaction holding it committed.
    */
-  #submit<C extends WriteCommand>(command: C, lane: WorkLane = "routine"): Promise<WriteResult<C>> {
+  #submit<C extends WriteCommand>(command: C, lane: WriteLane = "routine"): Promise<WriteResult<C>> {
     if (this.#thread === undefined)
       return this.#write((sql) => runWrite(this.#context, sql, command, this.#now()), lane, taskOfCommand(command));
     this.#writes++;
@@ -311,7 +311,7 @@ export class SqliteStore implements Store {
       leaseToken === undefined
         ? { kind: "append", taskId, events, expectedSeq }
         : { kind: "append", taskId, events, expectedSeq, leaseToken },
-      options.lane === "person" ? "person" : laneOfEvents(events),
+      writeLaneOf(events, options.lane),
     );
     if (written === undefined) return [];
     const stored = storedEvents(events, taskId, written.firstSeq, written.at);

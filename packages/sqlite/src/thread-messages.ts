@@ -25,8 +25,8 @@ export interface WriteRequest {
   id: number;
   command: WriteCommand;
   nowMs: number;
-  /** `person`: ahead of the routine writes queued on the thread (`WorkLane`); absent: routine. */
-  lane?: "person";
+  /** The write's lane on the thread (`WriteLane`, see `BatchWriter`); absent: routine. */
+  lane?: "attended" | "person";
 }
 
 /** To the thread. */

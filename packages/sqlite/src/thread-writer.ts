@@ -9,7 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { StoreUnavailableError } from "@sema-agent/core/protocol";
-import { scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
+import { scheduleFlush, type WriteLane } from "@sema-agent/core/store-kit";
 import { fromWire } from "./thread-errors.ts";
 import type { FromWriter, ToWriter, WriteAnswer, WriteRequest, WriterThreadData } from "./thread-messages.ts";
 import type { WriteCommand, WriteResult } from "./write-commands.ts";
@@ -140,16 +140,16 @@ export class ThreadWriter {
   }
 
   /**
-   * Run `command` on the thread (ahead of routine writes when `lane` is `person`); resolves with
-   * its result once the transaction holding it committed.
+   * Run `command` on the thread (in its `lane`, see `BatchWriter`); resolves with its result once
+   * the transaction holding it committed.
    */
-  submit<C extends WriteCommand>(command: C, lane: WorkLane = "routine"): Promise<WriteResult<C>> {
+  submit<C extends WriteCommand>(command: C, lane: WriteLane = "routine"): Promise<WriteResult<C>> {
     if (this.#death !== undefined || this.#closing !== undefined) return Promise.reject(this.#unavailable());
     return new Promise<WriteResult<C>>((resolve, reject) => {
       const id = this.#nextId++;
       this.#waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
       // The time is set when the tick's writes are posted, as the main-thread writer reads it in its batch.
-      this.#outbox.push(lane === "person" ? { id, command, nowMs: 0, lane } : { id, command, nowMs: 0 });
+      this.#outbox.push(lane === "routine" ? { id, command, nowMs: 0 } : { id, command, nowMs: 0, lane });
       if (this.#cancelFlush === undefined) this.#cancelFlush = scheduleFlush(0, () => this.#flush());
       this.#reference();
     });

@@ -9,6 +9,7 @@ import {
   laneOfSummary,
   laneRank,
   PERSON_HEAD_START_MS,
+  writeLaneOf,
 } from "./work-lane.ts";
 
 const summary = (over: Partial<TaskSummary>): TaskSummary => ({ ...EMPTY_SUMMARY, ...over });
@@ -31,6 +32,14 @@ describe("work lanes", () => {
         actor: { id: "alice", verified: true },
       }),
     ).toBe(true);
+  });
+
+  it("puts a write carrying a person's own event in the attended lane, whatever its writer asked", () => {
+    expect(writeLaneOf([make.input("received", "steer")], undefined)).toBe("attended");
+    expect(writeLaneOf([make.turn(1), make.input("applied", "steer")], "routine")).toBe("attended");
+    expect(writeLaneOf([make.legStarted()], "person")).toBe("person");
+    expect(writeLaneOf([make.turn(1)], undefined)).toBe("routine");
+    expect(writeLaneOf([make.input("received", "wake")], "routine")).toBe("routine");
   });
 
   it("leaves a timer's wake, the engine's own inputs and a leg's routine events in the routine lane", () => {
