@@ -53,7 +53,6 @@ import {
   type ListFinishedOptions,
   type ListRunnableOptions,
   type ListTasksOptions,
-  laneOfEvents,
   movesUsage,
   newId,
   newLease,
@@ -82,6 +81,7 @@ import {
   type WatchOptions,
   wantsWorker,
   watchTask,
+  writeLaneOf,
 } from "@sema-agent/core/store-kit";
 import type pg from "pg";
 import { type BatchedAppend, commitAppendBatch } from "./append-batch.ts";
@@ -393,7 +393,8 @@ export class PostgresStore implements Store {
             resolve,
             reject,
           },
-          options.lane === "person" ? "person" : laneOfEvents(events),
+          // Two lanes here: an attended write rides the person lane.
+          writeLaneOf(events, options.lane) === "routine" ? "routine" : "person",
         ),
       );
       this.#notifier.notify(taskId, stored.at(-1)?.seq);

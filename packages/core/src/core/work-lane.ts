@@ -46,15 +46,16 @@ export function laneOfEvents(events: readonly TaskEvent[]): WorkLane {
 /**
  * Where a write waits in a store's queue of writes: `attended` when it carries a person's own
  * event (`laneOfEvents`: their input, interrupt, cancel, decision or resume, or a leg applying
- * one), which a person is waiting on right now; else the lane its writer gave (`person` for a new
- * task's first step or a leg a person waits for, `routine` by default). A store runs `attended`
+ * one), which a person is waiting on right now; else the lane its writer gave (`attended` for a
+ * leg's appends between a person's word arriving and the model request that carries it, `person`
+ * for a new task's first step, `routine` by default). A store runs `attended`
  * writes before both other lanes: they are rare (a person's pace) and each is what the person
  * waits for, so a burst of new tasks' first steps cannot hold them up.
  */
 export type WriteLane = "attended" | WorkLane;
 
 /** The `WriteLane` of a write carrying `events`, given the lane its writer asked for (see there). */
-export function writeLaneOf(events: readonly TaskEvent[], lane: WorkLane | undefined): WriteLane {
+export function writeLaneOf(events: readonly TaskEvent[], lane: WriteLane | undefined): WriteLane {
   return laneOfEvents(events) === "person" ? "attended" : (lane ?? "routine");
 }
 

@@ -101,12 +101,14 @@ export interface AppendOptions {
   /** When given, the append fails with `LeaseLost` unless this lease is live. */
   leaseToken?: string;
   /**
-   * The writer's lane (`WorkLane` of `@sema-agent/core/store-kit`): `person` when a person waits for
-   * what follows this append (a leg delivering a steer or a decision). A store that batches writes
-   * runs a `person` write ahead of the routine ones queued before it; it also takes the lane from
-   * the events themselves (`laneOfEvents`), so callers need not say it. Default `routine`.
+   * The writer's lane (`WriteLane` of `@sema-agent/core/store-kit`): `person` when a person waits
+   * for what follows this append (a new task's first step), `attended` when a person's word arrived
+   * during the leg and this append comes before the model request that carries it. A store that
+   * batches writes runs `attended` writes first, then `person` ones ahead of the routine ones queued
+   * before them; it also takes the lane from the events themselves (`writeLaneOf`), so callers need
+   * not say it. A store with two lanes treats `attended` as `person`. Default `routine`.
    */
-  lane?: "person" | "routine";
+  lane?: "attended" | "person" | "routine";
 }
 
 /** Which stored events `read` returns: those after a seq, at most a limit. */

@@ -235,7 +235,7 @@ export class LegWriter {
    */
   async #appendOnce(events: TaskEvent[], expectedSeq: number): Promise<StoredEvent[]> {
     const options: AppendOptions = { expectedSeq, leaseToken: this.#ctx.leaseToken };
-    if (this.#lane === "person") options.lane = "person";
+    if (this.#lane === "person") options.lane = this.#attended ? "attended" : "person";
     try {
       return await this.#ctx.store.append(this.#ctx.taskId, events, options);
     } catch (error) {

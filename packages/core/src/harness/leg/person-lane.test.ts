@@ -1,7 +1,8 @@
 // People first in one process (`WorkLane`): a leg's appends ride the person lane from the moment
 // it knows a person waits (a new task, a person's input folded, or seen by the step's watcher)
-// until the model request that carries what they sent, so a store that batches writes runs them
-// ahead of routine legs' writes; afterwards the leg's appends are routine again.
+// until the model request that carries what they sent (`attended` once a person's word arrived
+// mid-leg), so a store that batches writes runs them ahead of routine legs' writes; afterwards the
+// leg's appends are routine again.
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
 import type { AppendOptions, Store } from "../../ports/store.ts";
@@ -47,7 +48,7 @@ describe("a leg's lane", () => {
     ]);
   });
 
-  it("turns to the person lane when a steer arrives mid-leg, until the request that carries it", async () => {
+  it("turns to the attended lane when a steer arrives mid-leg, until the request that carries it", async () => {
     const { store, appends } = recordingStore();
     const taskId = await startTask(store, { objective: "Look keys up" });
     let steered = false;
@@ -75,10 +76,11 @@ describe("a leg's lane", () => {
       { types: "tool_result", lane: "routine" },
       // The steer itself: the store takes its lane from the event (`laneOfEvents`).
       { types: "human_input", lane: "routine" },
-      // From the conflict that folded the steer until the request that carries it: person.
-      { types: "model_turn,tool_call_started", lane: "person" },
-      { types: "tool_result", lane: "person" },
-      { types: "human_input,user_message", lane: "person" },
+      // From the conflict that folded the steer until the request that carries it: attended (the
+      // person lane's front, ahead of new tasks' first steps).
+      { types: "model_turn,tool_call_started", lane: "attended" },
+      { types: "tool_result", lane: "attended" },
+      { types: "human_input,user_message", lane: "attended" },
       { types: "model_turn,task_completed,leg_ended", lane: "routine" },
     ]);
   });
