@@ -13,6 +13,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
+import type { TestProject } from "vitest/node";
 
 /** `packages/server/console/`: the modules, the page, its stylesheet and icon. */
 const CONSOLE = new URL("../packages/server/console/", import.meta.url);
@@ -68,9 +69,15 @@ export async function buildConsole(): Promise<{ file: string; bytes: number; wri
   return { file: CONSOLE_BUNDLE, bytes, written: true };
 }
 
-/** vitest's global setup: the bundle built from the modules as they are before any test runs. */
-export async function setup(): Promise<void> {
+/**
+ * vitest's global setup: the bundle built from the modules as they are before any test runs, and
+ * again before each rerun in watch mode.
+ */
+export async function setup(project: TestProject): Promise<void> {
   await buildConsole();
+  project.onTestsRerun(async () => {
+    await buildConsole();
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
