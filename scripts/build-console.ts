@@ -24,7 +24,7 @@ export const CONSOLE_ENTRY = fileURLToPath(new URL("app.js", CONSOLE));
 /** Where the bundle is written (what `consoleRoutes` serves at `/console/studio.js`). */
 export const CONSOLE_BUNDLE = fileURLToPath(new URL("dist/studio.js", CONSOLE));
 
-/** The bundle's text: the modules in import order, each in its `//#region`, not minified (the docs say why). */
+/** The bundle's text: the modules in import order, each under a comment naming its file, not minified (the docs say why). */
 export async function bundleConsole(): Promise<string> {
   const build = await rolldown({
     input: CONSOLE_ENTRY,
