@@ -9,7 +9,8 @@
  *   npm run bench:console -- --save        # and write bench/results/console/…json
  *
  * The appended events are timed inside the page with the studio's own modules (the fold, the
- * conversation, the timeline and the event log, as the page draws a batch of one, the activity tab
+ * conversation, the timeline and the event log, loaded from their sources beside the page's bundle
+ * (the same code), as the page draws a batch of one, the activity tab
  * hidden as it is by default), a layout forced after each, over the 10,000 events already shown
  * and with the conversation scrolled to its end. Needs Chromium (/usr/bin/chromium or SEMA_CHROMIUM).
  */
@@ -23,6 +24,8 @@ import { createAgentRegistry, MemoryTokenStore } from "@sema-agent/server";
 import { webConsole } from "@sema-agent/server/console";
 import { serve } from "@sema-agent/server/node";
 import { chromium } from "playwright-core";
+import { routeModules } from "../packages/server/src/test-support/studio-browser.ts";
+import { buildConsole } from "../scripts/build-console.ts";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 import { saveIfAsked } from "./lib/results.ts";
 
@@ -38,6 +41,8 @@ const appends = Number(values.appends);
 if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 const machine = describeMachine();
+// The server runs from its sources: the studio's bundle is built from the modules as they are now.
+await buildConsole();
 const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
 
 // A task of about 10,000 events: a scripted model that looks a key up each turn (a model turn,
@@ -90,10 +95,10 @@ const browser = await chromium.launch({
  * between two events arriving, so what the page draws when the end comes into view is drawn.
  */
 const APPEND = `(async ({ taskId, token, appends }) => {
-  const { TaskFold } = await import("/console/fold.js");
-  const { ConversationView } = await import("/console/conversation.js");
-  const { TimelineView } = await import("/console/timeline.js");
-  const { EventLogView } = await import("/console/event-log.js");
+  const { TaskFold } = await import("/console/src/fold.js");
+  const { ConversationView } = await import("/console/src/conversation.js");
+  const { TimelineView } = await import("/console/src/timeline.js");
+  const { EventLogView } = await import("/console/src/event-log.js");
   const response = await fetch("/v1/tasks/" + taskId + "/events?format=json&limit=1000", { headers: { authorization: "Bearer " + token } });
   let page = await response.json();
   const log = [...page.events];
@@ -185,6 +190,9 @@ for (let round = 0; round <= rounds; round++) {
       await new Promise((resolve) => requestAnimationFrame(resolve));
     }
   })(${lastTurnSeq})`)) as number;
+  // The append loop drives single modules (the page itself loads only the bundle), answered by the
+  // browser; routed only now, so no interception is on while the load and the open are timed.
+  await routeModules(page);
   const { perEvent, drawn } = (await page.evaluate(`${APPEND}(${JSON.stringify({ taskId, token, appends })})`)) as {
     perEvent: number;
     drawn: number;

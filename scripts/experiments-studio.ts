@@ -15,6 +15,7 @@ import { webConsole } from "../packages/server/src/console/console-protocol.ts";
 import { SqliteTokenStore } from "../packages/server/src/ingress/sqlite-token-store.ts";
 import { serve } from "../packages/server/src/node/serve.ts";
 import { bearerJson } from "../packages/server/src/test-support/bearer-json.ts";
+import { buildConsole } from "./build-console.ts";
 import { until } from "./studio-serve.ts";
 
 /** A served console with two finished experiments: where, its token, their ids, and its end. */
@@ -27,6 +28,8 @@ export interface ExperimentsStudio {
 }
 
 export async function serveExperiments(): Promise<ExperimentsStudio> {
+  // Served from the sources: the studio's bundle is built from the modules as they are now.
+  await buildConsole();
   const dir = mkdtempSync(join(tmpdir(), "sema-studio-evals-shot-"));
   const path = join(dir, "sema.db");
   const store = new SqliteStore({ path });

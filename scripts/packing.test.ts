@@ -85,6 +85,17 @@ describe("the published packages", () => {
     }
   });
 
+  it("ship the studio as it is served: the page, its one bundled script, the stylesheet and the icon", async () => {
+    const { stdout } = await run("tar", ["tzf", tarballs.get("server") ?? ""]);
+    const files = stdout.trim().split("\n");
+    expect(files.filter((file) => file.startsWith("package/console/")).sort()).toEqual([
+      "package/console/console.css",
+      "package/console/dist/studio.js",
+      "package/console/favicon.svg",
+      "package/console/index.html",
+    ]);
+  });
+
   it("pass npm publish --dry-run without npm having to correct their manifests", async () => {
     for (const name of PACKAGES) {
       const { stderr } = await run("npm", ["publish", "--dry-run", "--ignore-scripts"], {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { workspaceName } from "../packages/cli/src/tools/workspaces.ts";
+import { buildConsole } from "./build-console.ts";
 
 const SEMA = fileURLToPath(new URL("../packages/cli/src/test-support/sema-node.ts", import.meta.url));
 /** The Chromium binary: `SEMA_CHROMIUM`, else the system's. */
@@ -47,6 +48,8 @@ export interface StudioServer {
  * workspace of the first token's principal ("local") holding `notes.md` with `notes`.
  */
 export async function serveStudio(prefix: string, turns: unknown, notes: string): Promise<StudioServer> {
+  // The CLI runs from its sources: the studio's bundle is built from the modules as they are now.
+  await buildConsole();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   let server: ChildProcess | undefined;
   let browser: Browser | undefined;

@@ -28,6 +28,7 @@ import {
   openStudio,
   chromiumPresent as present,
   browserRequired as required,
+  routeModules,
   WHY_SKIPPED,
 } from "../test-support/studio-browser.ts";
 
@@ -406,11 +407,13 @@ describe.runIf(present || required)("the web console in Chromium", () => {
 
     // A crashed and recovered task: the lost leg is an error, the call it ran is in doubt.
     const crashed = await crashedTrace();
+    // The page has the bundle only; the waterfall's own module is driven here, from its source.
+    await routeModules(page);
     type Mark = { name: string; status: string; inDoubt: boolean; marks: string[] };
     // A string, not a function: vitest would rewrite a function's import() for Node.
     const marks = await page.evaluate<Mark[]>(`(async (json) => {
-      const { parseTrace, renderWaterfall } = await import("/console/trace.js");
-      const { el } = await import("/console/task-log.js");
+      const { parseTrace, renderWaterfall } = await import("/console/src/trace.js");
+      const { el } = await import("/console/src/task-log.js");
       const container = document.createElement("div");
       renderWaterfall(container, parseTrace(JSON.parse(json)), { el, onSelect: () => undefined });
       return [...container.querySelectorAll(".wf-row")].map((row) => ({

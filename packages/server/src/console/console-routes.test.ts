@@ -3,13 +3,19 @@
  * allowlisted files, no authentication needed for them while `/v1` still needs it, and the assets
  * themselves free of inline code and of markup built from data.
  */
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { bundleConsole } from "../../../../scripts/build-console.ts";
 import { apiFixture } from "../test-support/api-fixture.ts";
-import { CONSOLE_ASSETS, CONSOLE_CSP, CONSOLE_DIR } from "./console-routes.ts";
+import { CONSOLE_ASSETS, CONSOLE_BUNDLE_FILE, CONSOLE_CSP, CONSOLE_DIR, consoleRoutes } from "./console-routes.ts";
 
 const asset = (file: string) => readFileSync(new URL(file, CONSOLE_DIR), "utf8");
+/** The studio's source modules (app.js and what it imports), which the bundle is made of. */
+const MODULES = readdirSync(CONSOLE_DIR).filter((file) => file.endsWith(".js"));
 
 describe("the web console's routes", () => {
   it("serves the page at / without a token, with a strict content security policy", async () => {
@@ -24,7 +30,7 @@ describe("the web console's routes", () => {
     expect(csp).not.toContain("unsafe");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("x-frame-options")).toBe("DENY");
-    expect(await response.text()).toContain('<script type="module" src="/console/app.js"></script>');
+    expect(await response.text()).toContain('<script type="module" src="/console/studio.js"></script>');
   });
 
   it("serves every asset with its content type", async () => {
@@ -73,11 +79,21 @@ describe("the web console's routes", () => {
     expect(new Set(byFile.values()).size).toBe(byFile.size);
   });
 
-  it("preloads every module the page imports, so they load in one round trip", () => {
+  it("loads one script: every module bundled, as the modules are now", async () => {
     const html = asset("index.html");
-    const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map(([, url]) => url));
-    const modules = Object.keys(CONSOLE_ASSETS).filter((path) => path.endsWith(".js") && path !== "/console/app.js");
-    expect([...preloaded].sort()).toEqual(modules.sort());
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag)).toEqual([
+      '<script type="module" src="/console/studio.js">',
+    ]);
+    expect(html).not.toContain("modulepreload");
+    expect(CONSOLE_ASSETS["/console/studio.js"]?.file).toBe(CONSOLE_BUNDLE_FILE);
+    // What is served is a fresh build of the modules (vitest's global setup builds it), not an old one.
+    const fixture = await apiFixture();
+    const served = await (await fixture.call("GET", "/console/studio.js", { token: null })).text();
+    expect(served).toBe(await bundleConsole());
+    // Self-contained (it imports nothing) and made of every module there is.
+    expect(served).not.toMatch(/^\s*(import|export)\b/m);
+    expect(MODULES.length).toBeGreaterThan(20);
+    for (const file of MODULES) expect(served, file).toContain(`\n// packages/server/console/${file}\n`);
   });
 
   it("serves nothing else, and the API still needs a token", async () => {
@@ -86,8 +102,11 @@ describe("the web console's routes", () => {
       "/console/",
       "/console/nope.js",
       "/console/../package.json",
-      "/console/app.js/x",
+      "/console/studio.js/x",
+      "/console/dist/studio.js",
       "/index.html",
+      // The modules are in the bundle, not served one by one.
+      ...MODULES.map((file) => `/console/${file}`),
     ]) {
       const response = await fixture.call("GET", path, { token: null });
       expect(response.status, path).toBe(404);
@@ -102,18 +121,30 @@ describe("the web console's routes", () => {
     const html = asset("index.html");
     // (A fragment is a place in the page, not a request.)
     for (const [, url] of html.matchAll(/(?:src|href)="([^"#][^"]*)"/g)) expect(served, url).toContain(url);
-    for (const { file } of Object.values(CONSOLE_ASSETS).filter((a) => a.file.endsWith(".js")))
-      for (const [, name] of asset(file).matchAll(/from "\.\/([^"]+)"/g))
-        expect(served, name).toContain(`/console/${name}`);
+    // The bundle requests nothing more: no import of any kind.
+    expect(asset(CONSOLE_BUNDLE_FILE)).not.toMatch(/^\s*import\b|\bimport\s*\(/m);
   });
 
   it("has no inline script or style, and never turns data into markup", () => {
     const html = asset("index.html");
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
-    for (const { file } of Object.values(CONSOLE_ASSETS).filter((a) => a.file.endsWith(".js")))
+    for (const file of [...MODULES, CONSOLE_BUNDLE_FILE])
       expect(asset(file), file).not.toMatch(
         /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/,
       );
+  });
+
+  it("refuses to start without the bundle, saying how to build it", () => {
+    const bare = mkdtempSync(join(tmpdir(), "sema-console-"));
+    try {
+      for (const file of ["index.html", "console.css", "favicon.svg"])
+        cpSync(new URL(file, CONSOLE_DIR), join(bare, file));
+      expect(() => consoleRoutes({ dir: pathToFileURL(`${bare}/`) })).toThrow(
+        /studio's bundle .*dist\/studio\.js is missing: run `npm run build`/,
+      );
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 });

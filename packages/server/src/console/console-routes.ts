@@ -1,12 +1,14 @@
 /**
- * The web console (the studio): a static page, plain ES modules, a stylesheet and an icon, served
- * by the API's own process at `/`. No build step (docs/guide/studio.md says why): the assets in `packages/server/console/` are read once, when the
- * routes are made, and served from memory, each with an ETag (a revisit revalidates and gets 304s)
- * and gzipped once for a browser that accepts it. They talk to `/v1` with the token the person signs in
- * with, so this module needs no authentication of its own: it serves nothing but public files.
+ * The web console (the studio): a static page, one script (its ES modules bundled at build time,
+ * docs/guide/studio.md says why), a stylesheet and an icon, served by the API's own process at
+ * `/`. The assets in `packages/server/console/` are read once, when the routes are made, and
+ * served from memory, each with an ETag (a revisit revalidates and gets 304s) and gzipped once for
+ * a browser that accepts it. They talk to `/v1` with the token the person signs in with, so this
+ * module needs no authentication of its own: it serves nothing but public files.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Hono } from "hono";
 
@@ -26,6 +28,9 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/** The bundle, relative to the assets folder: written by scripts/build-console.ts (`npm run build`). */
+export const CONSOLE_BUNDLE_FILE = "dist/studio.js";
+
 const TYPES = {
   html: "text/html; charset=utf-8",
   js: "text/javascript; charset=utf-8",
@@ -39,29 +44,9 @@ export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof
   "/console/console.css": { file: "console.css", type: "css" },
   "/console/favicon.svg": { file: "favicon.svg", type: "svg" },
   "/favicon.ico": { file: "favicon.svg", type: "svg" },
-  "/console/app.js": { file: "app.js", type: "js" },
-  "/console/agents.js": { file: "agents.js", type: "js" },
-  "/console/api.js": { file: "api.js", type: "js" },
-  "/console/approvals.js": { file: "approvals.js", type: "js" },
-  "/console/conversation.js": { file: "conversation.js", type: "js" },
-  "/console/dom.js": { file: "dom.js", type: "js" },
-  "/console/event-log.js": { file: "event-log.js", type: "js" },
-  "/console/experiments.js": { file: "experiments.js", type: "js" },
-  "/console/experiments-view.js": { file: "experiments-view.js", type: "js" },
-  "/console/fold.js": { file: "fold.js", type: "js" },
-  "/console/fold-conversation.js": { file: "fold-conversation.js", type: "js" },
-  "/console/fold-cost.js": { file: "fold-cost.js", type: "js" },
-  "/console/fold-timeline.js": { file: "fold-timeline.js", type: "js" },
-  "/console/inbox.js": { file: "inbox.js", type: "js" },
-  "/console/markdown.js": { file: "markdown.js", type: "js" },
-  "/console/stream.js": { file: "stream.js", type: "js" },
-  "/console/task-controls.js": { file: "task-controls.js", type: "js" },
-  "/console/task-list.js": { file: "task-list.js", type: "js" },
-  "/console/task-view.js": { file: "task-view.js", type: "js" },
-  "/console/task-log.js": { file: "task-log.js", type: "js" },
-  "/console/timeline.js": { file: "timeline.js", type: "js" },
-  "/console/trace.js": { file: "trace.js", type: "js" },
-  "/console/window-list.js": { file: "window-list.js", type: "js" },
+  // The modules (app.js and all it imports) bundled into one script by the build: the page makes
+  // one request for them, not 25. The modules themselves are not served.
+  "/console/studio.js": { file: CONSOLE_BUNDLE_FILE, type: "js" },
 };
 
 /**
@@ -70,11 +55,15 @@ export const CONSOLE_ASSETS: Readonly<Record<string, { file: string; type: keyof
  */
 export const CONSOLE_DIR = new URL("../../console/", import.meta.url);
 
+/**
+ * Serves the studio's assets from `dir` (by default the package's `console/` folder), read once,
+ * now; fails if the bundle is missing there (a checkout that was never built).
+ */
 export function consoleRoutes(options: { dir?: URL } = {}): Hono {
   const dir = options.dir ?? CONSOLE_DIR;
   const app = new Hono();
   for (const [path, asset] of Object.entries(CONSOLE_ASSETS)) {
-    const body = readFileSync(new URL(asset.file, dir));
+    const body = read(new URL(asset.file, dir), asset.file);
     const gzipped = gzipSync(body, { level: 9 });
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
     const headers = {
@@ -96,6 +85,19 @@ export function consoleRoutes(options: { dir?: URL } = {}): Hono {
     });
   }
   return app;
+}
+
+/** The file's bytes; a missing bundle says how to make it rather than just ENOENT. */
+function read(url: URL, file: string): Buffer {
+  try {
+    return readFileSync(url);
+  } catch (error) {
+    if (file !== CONSOLE_BUNDLE_FILE || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    throw new Error(
+      `the studio's bundle ${fileURLToPath(url)} is missing: run \`npm run build\` (it bundles packages/server/console/*.js)`,
+      { cause: error },
+    );
+  }
 }
 
 /** Whether an `If-None-Match` header names `etag` (or is `*`); weak and strong forms alike. */

@@ -88,6 +88,38 @@ async function until(taskId: string, check: (detail: Detail) => boolean) {
   await expect.poll(async () => check(await api<Detail>(`/v1/tasks/${taskId}`)), { timeout: 10_000 }).toBe(true);
 }
 
+/**
+ * Runs `act` (which makes a task and returns its id) with a list stream of this token's open, and
+ * returns once that stream has told of the task: the list feed has sent the task's change notice
+ * to every stream open then, so a stream opened later never gets it.
+ */
+async function streamTellsOf(act: () => Promise<string>): Promise<string> {
+  const abort = new AbortController();
+  const response = await fetch(`${serving?.url}/v1/tasks/stream`, {
+    headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
+    signal: abort.signal,
+  });
+  // Subscribed once the headers are here (the stream starts from then).
+  expect(response.status).toBe(200);
+  try {
+    const taskId = await act();
+    const deadline = setTimeout(() => abort.abort(), 10_000);
+    let seen = "";
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body ?? []) {
+        seen += decoder.decode(chunk, { stream: true });
+        if (seen.includes(`"taskId":"${taskId}"`)) return taskId;
+      }
+    } finally {
+      clearTimeout(deadline);
+    }
+    throw new Error(`the list stream never told of ${taskId}`);
+  } finally {
+    abort.abort();
+  }
+}
+
 /** The studio signed in (as `as`), with the errors it logs. */
 const open = (context: BrowserContext | Browser, hash = "", as = token) =>
   openStudio(context, serving?.url ?? "", as, hash);
@@ -259,11 +291,16 @@ describe.runIf(present || required)("the studio in Chromium", () => {
       agent: "chat",
     });
     await until(parent, (detail) => detail.status === "completed");
-    // A child as a parent's tool call writes it: its parent named on its task_created.
-    const [child] = await (store as SqliteStore).createTask({
-      created: { type: "task_created", v: 1, objective: "Book the venue", principal: "local", parentTaskId: parent },
+    // A child as a parent's tool call writes it: its parent named on its task_created. Its change
+    // notice reaches the list streams open then (a page left open by an earlier test) a moment
+    // later; waited for here, so it cannot instead reach the page opened below, which would then
+    // show the child before anyone asked for it.
+    const childId = await streamTellsOf(async () => {
+      const [child] = await (store as SqliteStore).createTask({
+        created: { type: "task_created", v: 1, objective: "Book the venue", principal: "local", parentTaskId: parent },
+      });
+      return child?.taskId ?? "";
     });
-    const childId = child?.taskId ?? "";
     const forked = await api<{ taskId: string }>(`/v1/tasks/${parent}/fork`, { atSeq: 2 });
     const { page, problems } = await open(browser as Browser);
     const parentRow = page.locator(`li[data-task-id="${parent}"]`);

@@ -1,12 +1,13 @@
 /**
  * For the studio's Chromium tests (console-*.test.ts): the one page setup they share — where
  * Chromium is and why a test skips, launching it headless and offline, opening the page (signed in
- * or not) while collecting its errors, a context axe-core may run in, and axe-core's serious and
- * critical findings.
+ * or not) while collecting its errors, a context axe-core may run in, axe-core's serious and
+ * critical findings, and the studio's source modules for a test that drives one in the page.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { CONSOLE_DIR } from "../console/console-routes.ts";
 
 /** The Chromium binary: `SEMA_CHROMIUM`, else the system's. */
 export const CHROMIUM = process.env.SEMA_CHROMIUM ?? "/usr/bin/chromium";
@@ -105,4 +106,24 @@ export async function axeSerious(page: Page): Promise<string[]> {
   return found
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map((violation) => `${violation.id}: ${violation.targets.join(", ")}`);
+}
+
+/** Where {@link routeModules} answers a source module: a path the server itself never serves. */
+export const MODULES_PATH = "/console/src/";
+
+/**
+ * The studio's source modules at `/console/src/<name>.js` for `target` (a page or a context),
+ * answered by the browser from `packages/server/console/`, never by the server: the page loads
+ * only the bundle, and a test that drives one module in the page (`import("/console/src/trace.js")`)
+ * gets it, and what it imports, this way. Same origin, so the page's CSP admits it.
+ */
+export async function routeModules(target: Page | BrowserContext): Promise<void> {
+  await target.route(/\/console\/src\/[a-z-]+\.js$/, (route) => {
+    const name = new URL(route.request().url()).pathname.slice(MODULES_PATH.length);
+    return route.fulfill({
+      status: 200,
+      contentType: "text/javascript; charset=utf-8",
+      body: readFileSync(new URL(name, CONSOLE_DIR), "utf8"),
+    });
+  });
 }
