@@ -20,6 +20,7 @@ import { hasWork } from "./has-work.ts";
 import { keepLease } from "./keep-lease.ts";
 import type { LegOptions } from "./leg-options.ts";
 import { type LegOutcome, outcomeOf } from "./leg-outcome.ts";
+import { sharedLegPacer } from "./leg-pacer.ts";
 import { enterLegHere, leaseHeldHere } from "./legs-here.ts";
 import { scoreOnline } from "./online-scores.ts";
 import { openingDeliveries } from "./opening-deliveries.ts";
@@ -103,6 +104,17 @@ export async function runLeg(given: HarnessOptions, taskId: string, legOptions: 
   }
 }
 
+/**
+ * Wait for the pacer's turn before a new task's first leg opens (`leg-pacer.ts`, the `person`
+ * lane: behind other new tasks' openings only). A leg a person resumed or a routine one opens at
+ * once: its wait would not be watched for a person's word, which a turn's wait is.
+ */
+async function openInTurn(options: HarnessOptions, writer: LegWriter): Promise<void> {
+  if (options.pacing === false || writer.state.summary.status !== "created") return;
+  const wait = sharedLegPacer.pace("person");
+  if (wait !== undefined) await wait.turn;
+}
+
 /** `runLeg` once no other leg of the task runs in this process. */
 async function runLeased(
   options: HarnessOptions,
@@ -158,6 +170,10 @@ async function runLeased(
       return outcomeOf(taskId, writer.state);
     }
 
+    // A new task's first step opens in its turn: at 10,000 new tasks, their openings (the append
+    // of leg_started, the first request) in one wave of microtasks held a person's steer for
+    // 100 ms. Other legs open at once, as a leg woken by a person must (see `openInTurn`).
+    await openInTurn(options, writer);
     const legId = newId();
     const trigger = legOptions.trigger ?? inferTrigger(writer.state);
     await writer.appendWhen((state) => {
