@@ -100,6 +100,24 @@ describe("BatchWriter attended lane", () => {
     }
   });
 
+  it("commits an attended write in a batch of its own before the tick ends, the rest after", async () => {
+    const { db, writer } = writerOn(tempDb(), 256);
+    try {
+      const order: string[] = [];
+      // Queued before any write: a flush at the end of the tick comes after it.
+      const tickEnded = new Promise<void>((resolve) => setImmediate(() => resolve(void order.push("tick ended"))));
+      const writes = [
+        writer.submit(() => order.push("routine")),
+        writer.submit(() => order.push("attended"), "attended"),
+      ];
+      await Promise.all([...writes, tickEnded]);
+      expect(order).toEqual(["attended", "tick ended", "routine"]);
+      expect(writer.commits).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
   it("lifts its task's person and routine writes into the attended lane, in order", async () => {
     const { db, writer } = writerOn(tempDb(), 256);
     try {
