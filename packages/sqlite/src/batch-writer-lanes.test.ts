@@ -118,6 +118,30 @@ describe("BatchWriter attended lane", () => {
     }
   });
 
+  it("tells each caller whether its write committed in the attended lane, lifted there or not", async () => {
+    const { db, writer } = writerOn(tempDb(), 256);
+    try {
+      const told = new Map<string, boolean>();
+      const done = ["routine t", "attended t", "routine u"].map(
+        (name) =>
+          new Promise<void>((resolve, reject) =>
+            writer.enqueue(
+              () => name,
+              (_value, attended) => resolve(void told.set(name, attended)),
+              reject,
+              name.startsWith("attended") ? "attended" : "routine",
+              name.endsWith("t") ? "t" : "u",
+            ),
+          ),
+      );
+      await Promise.all(done);
+      // The writer thread sends these flags with its answers, and the store tells attended ones first.
+      expect(Object.fromEntries(told)).toEqual({ "routine t": true, "attended t": true, "routine u": false });
+    } finally {
+      db.close();
+    }
+  });
+
   it("lifts its task's person and routine writes into the attended lane, in order", async () => {
     const { db, writer } = writerOn(tempDb(), 256);
     try {

@@ -27,7 +27,8 @@ import type { Statements } from "./statements.ts";
 /** One caller's write: its work inside the transaction and how to tell it the outcome. */
 interface Pending {
   work: (sql: Statements) => unknown;
-  resolve: (value: unknown) => void;
+  /** `attended`: it committed in the attended lane (lifted there or not). */
+  resolve: (value: unknown, attended: boolean) => void;
   reject: (error: unknown) => void;
   /** The task written, when the write is one task's: a write to it in a higher lane lifts this one. */
   task: string | undefined;
@@ -105,11 +106,12 @@ export class BatchWriter {
 
   /**
    * `submit` with callbacks instead of a promise: `resolve` or `reject` is called once, after the
-   * COMMIT. `task`: the task the write is to, if one (a write to it in a higher lane lifts this one).
+   * COMMIT (`resolve` told whether the write committed in the attended lane). `task`: the task the
+   * write is to, if one (a write to it in a higher lane lifts this one).
    */
   enqueue(
     work: (sql: Statements) => unknown,
-    resolve: (value: unknown) => void,
+    resolve: (value: unknown, attended: boolean) => void,
     reject: (error: unknown) => void,
     lane: WriteLane = "routine",
     task?: string,
@@ -278,7 +280,7 @@ export class BatchWriter {
       return;
     }
     for (const { pending, ok, value } of taken) {
-      if (ok) pending.resolve(value);
+      if (ok) pending.resolve(value, pending.rank === ATTENDED);
       else pending.reject(value);
     }
   }
@@ -302,6 +304,6 @@ export class BatchWriter {
     }
     this.commits++;
     this.longestMs = Math.max(this.longestMs, this.#now() - started);
-    pending.resolve(value);
+    pending.resolve(value, pending.rank === ATTENDED);
   }
 }

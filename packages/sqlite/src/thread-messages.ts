@@ -39,7 +39,11 @@ export type ToWriter =
   | { type: "close" };
 
 /** A write's answer: its result or the error that refused it. */
-export type WriteAnswer = { id: number; value: unknown } | { id: number; error: WireError };
+/**
+ * A write's outcome. `attended`: it committed in the attended lane (a person waits on it; see
+ * `BatchWriter`), so it is told to its caller on arrival, ahead of the answers queued for delivery.
+ */
+export type WriteAnswer = { id: number; value: unknown; attended?: true } | { id: number; error: WireError };
 
 /** From the thread. */
 export type FromWriter =

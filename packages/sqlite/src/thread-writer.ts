@@ -99,6 +99,8 @@ export class ThreadWriter {
   #inbox: WriteAnswer[] = [];
   #cancelDelivery: (() => void) | undefined;
   #cancelFlush: (() => void) | undefined;
+  /** A post of the outbox is due once the current task's microtasks ran (an attended write is in it). */
+  #attendedSoon = false;
   #watchers = 0;
   #polling = false;
   #referenced = true;
@@ -150,6 +152,15 @@ export class ThreadWriter {
       this.#waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
       // The time is set when the tick's writes are posted, as the main-thread writer reads it in its batch.
       this.#outbox.push(lane === "routine" ? { id, command, nowMs: 0 } : { id, command, nowMs: 0, lane });
+      // An attended write goes to the thread once this task's microtasks ran, not at the end of the
+      // tick (the thread commits it in a batch of its own, see `BatchWriter`).
+      if (lane === "attended" && !this.#attendedSoon) {
+        this.#attendedSoon = true;
+        queueMicrotask(() => {
+          this.#attendedSoon = false;
+          this.#flush();
+        });
+      }
       if (this.#cancelFlush === undefined) this.#cancelFlush = scheduleFlush(0, () => this.#flush());
       this.#reference();
     });
@@ -233,8 +244,13 @@ export class ThreadWriter {
       case "done":
         this.commits = message.commits;
         this.longestMs = message.longestMs;
-        for (const answer of message.answers) this.#inbox.push(answer);
-        if (this.#cancelDelivery === undefined) this.#cancelDelivery = scheduleFlush(0, () => this.#deliver());
+        for (const answer of message.answers) {
+          // A person waits on an attended write: told now, not behind the answers queued.
+          if ("attended" in answer) this.#tell([answer]);
+          else this.#inbox.push(answer);
+        }
+        if (this.#inbox.length > 0 && this.#cancelDelivery === undefined)
+          this.#cancelDelivery = scheduleFlush(0, () => this.#deliver());
         return;
       case "foreign":
         this.#options.foreignCommit();

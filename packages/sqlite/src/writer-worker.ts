@@ -91,7 +91,7 @@ port.on("message", (message: ToWriter) => {
         const ctx = context;
         writer.enqueue(
           (statements) => runWrite(ctx, statements, command, nowMs),
-          (value) => answers.push({ id, value }),
+          (value, attended) => answers.push(attended ? { id, value, attended } : { id, value }),
           (error) => answers.push({ id, error: toWire(error) }),
           lane,
           taskOfCommand(command),
