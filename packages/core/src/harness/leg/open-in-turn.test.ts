@@ -2,23 +2,16 @@
 // tasks their openings would otherwise run in one wave ahead of everything else on the loop. A leg
 // a person's decision woke opens at once.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
 import { MemoryStore } from "../../adapters/memory-store.ts";
+import { lookupTool } from "../../testing/lookup-tool.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { startTask } from "../tasks/start-task.ts";
 import { decideApproval } from "../tools/approvals.ts";
-import { defineTool } from "../tools/define-tool.ts";
 import { type PacerWait, sharedLegPacer } from "./leg-pacer.ts";
 import { runLeg } from "./run-leg.ts";
 
-/** A tool a person approves every call of. */
-const approveMe = defineTool({
-  name: "approve_me",
-  description: "A call a person approves",
-  inputSchema: z.object({ n: z.number() }),
-  needsApproval: true,
-  execute: ({ n }) => `approved ${n}`,
-});
+/** `lookup`, with a person approving every call. */
+const approvedLookup = { ...lookupTool, needsApproval: true };
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -58,8 +51,8 @@ describe("a leg's opening", () => {
   it("opens at once when a person's decision woke the task", async () => {
     const store = new MemoryStore();
     const taskId = await startTask(store, { objective: "Ask, then answer" });
-    const model = new ScriptedModel([{ toolCalls: [{ name: "approve_me", input: { n: 1 } }] }, { text: "Done." }]);
-    const agent = { model, tools: [approveMe] };
+    const model = new ScriptedModel([{ toolCalls: [{ name: "lookup", input: { key: "k1" } }] }, { text: "Done." }]);
+    const agent = { model, tools: [approvedLookup] };
     const parked = await runLeg({ store, agent, pacing: false }, taskId);
     expect(parked).toMatchObject({ status: "parked", parkedReason: "approval" });
     const events = await store.read(taskId);
