@@ -32,17 +32,18 @@ interface Pending {
   reject: (error: unknown) => void;
   /** The task written, when the write is one task's: a write to it in a higher lane lifts this one. */
   task: string | undefined;
-  /** The lane it waits in now (`RANK`): a lift raises it, and its slot in the lower lane is then skipped. */
+  /**
+   * The lane it waits in now (`RANK`): a lift raises it, and its slot in the lower lane is then
+   * skipped. Its one slot whose lane matches is removed when it is taken, so none is left to skip.
+   */
   rank: number;
-  /** Taken into a batch. */
-  taken: boolean;
 }
 
 /** A lane's index in the writer's queues: lower goes first. */
-const RANK: Readonly<Record<WriteLane, number>> = { attended: 0, person: 1, routine: 2 };
 const ATTENDED = 0;
 const PERSON = 1;
 const ROUTINE = 2;
+const RANK: Readonly<Record<WriteLane, number>> = { attended: ATTENDED, person: PERSON, routine: ROUTINE };
 
 /** What the writer needs from its store: the open connection's statements, and the store's error mapping. */
 export interface WriterHost {
@@ -70,7 +71,7 @@ export class BatchWriter {
   readonly #host: WriterHost;
   readonly #settings: GroupCommitSettings;
   readonly #now: () => number;
-  /** Writes waiting per lane (`RANK`); a slot whose write was lifted or taken is skipped. */
+  /** Writes waiting per lane (`RANK`); a slot whose write was lifted to a higher lane is skipped. */
   readonly #lanes: [Pending[], Pending[], Pending[]] = [[], [], []];
   /** Writes waiting, all lanes, each counted once. */
   #waiting = 0;
@@ -117,7 +118,7 @@ export class BatchWriter {
     task?: string,
   ): void {
     const rank = RANK[lane];
-    const pending: Pending = { work, resolve, reject, task, rank, taken: false };
+    const pending: Pending = { work, resolve, reject, task, rank };
     if (task !== undefined) {
       const queued = this.#ofTask.get(task);
       if (queued === undefined) this.#ofTask.set(task, [pending]);
@@ -152,16 +153,11 @@ export class BatchWriter {
     }
   }
 
-  /** Writes waiting, all lanes. */
-  #queued(): number {
-    return this.#waiting;
-  }
-
   /** The first write waiting in lane `rank`, dropping the slots of writes lifted out of it. */
   #head(rank: number): Pending | undefined {
     const lane = this.#lanes[rank] as Pending[];
     let head = lane[0];
-    while (head !== undefined && (head.rank !== rank || head.taken)) {
+    while (head !== undefined && head.rank !== rank) {
       lane.shift();
       head = lane[0];
     }
@@ -181,7 +177,6 @@ export class BatchWriter {
       rank = person ? PERSON : ROUTINE;
     }
     const pending = (this.#lanes[rank] as Pending[]).shift() as Pending;
-    pending.taken = true;
     this.#waiting--;
     if (pending.task !== undefined) {
       const queued = this.#ofTask.get(pending.task) as Pending[];
@@ -195,7 +190,7 @@ export class BatchWriter {
   #takeAll(): Pending[] {
     const all: Pending[] = [];
     for (const [rank, lane] of this.#lanes.entries()) {
-      for (const pending of lane) if (pending.rank === rank && !pending.taken) all.push(pending);
+      for (const pending of lane) if (pending.rank === rank) all.push(pending);
       lane.length = 0;
     }
     this.#waiting = 0;
@@ -208,7 +203,7 @@ export class BatchWriter {
     this.#cancel?.();
     this.#cancel = undefined;
     this.#soon = false;
-    while (this.#queued() > 0) this.#runBatch(Number.POSITIVE_INFINITY);
+    while (this.#waiting > 0) this.#runBatch(Number.POSITIVE_INFINITY);
   }
 
   #schedule(windowMs: number): void {
@@ -218,9 +213,9 @@ export class BatchWriter {
       this.#cancel = undefined;
       this.#soon = false;
       // The attended writes it was scheduled for may have gone in a batch of their own already.
-      if (this.#queued() > 0) this.#runBatch(MAX_BATCH_MS);
+      if (this.#waiting > 0) this.#runBatch(MAX_BATCH_MS);
       // What did not fit goes in the next tick's batch, so timers and I/O run in between.
-      if (this.#queued() > 0 && this.#cancel === undefined) this.#schedule(0);
+      if (this.#waiting > 0 && this.#cancel === undefined) this.#schedule(0);
     });
   }
 
@@ -248,11 +243,11 @@ export class BatchWriter {
     // A lone write needs no savepoint: its failure rolls the whole transaction back, as without
     // group commit (two statements fewer per write when legs do not overlap). node:sqlite is
     // synchronous, so nothing can join the queue while this batch runs.
-    if (this.#queued() === 1) {
+    if (this.#waiting === 1) {
       this.#runAlone(sql, this.#next(), started);
       return;
     }
-    const more = attendedOnly ? () => this.#head(ATTENDED) !== undefined : () => this.#queued() > 0;
+    const more = attendedOnly ? () => this.#head(ATTENDED) !== undefined : () => this.#waiting > 0;
     try {
       while (more() && taken.length < this.#settings.maxBatch) {
         const entry = { pending: this.#next(), ok: false, value: undefined as unknown };

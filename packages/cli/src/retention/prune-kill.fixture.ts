@@ -45,10 +45,16 @@ fs.renameSync = (from, to) => {
 };
 syncBuiltinESMExports();
 
+/**
+ * The prune's time: any moment after the tasks were seeded (with `olderThan` 0 every finished
+ * task is due), fixed rather than read from the clock.
+ */
+const AFTER_THE_SEEDING = Date.parse("2100-01-01T00:00:00.000Z");
+
 const store = new SqliteStore({ path });
 const report = await pruneStore(store, {
   policy: { default: { olderThan: "0ms", action: "archive" } },
-  nowMs: Date.now() + 1000,
+  nowMs: AFTER_THE_SEEDING,
   archive: folderSink(archiveDir),
   batchSize: 2,
 });
