@@ -10,10 +10,16 @@
  * the retryable `StoreUnavailable`.
  */
 import type { StoredEvent, TaskEvent } from "@sema-agent/core";
-import { forkSourceOf, type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
+import {
+  forkSourceOf,
+  type SummaryCache,
+  summarizeAfter,
+  type WorkLane,
+  wantsWorker,
+} from "@sema-agent/core/store-kit";
 import { isUniqueViolation, toStoreError } from "./connection.ts";
 import type { Queries } from "./queries.ts";
-import type { Database } from "./session.ts";
+import type { Database, PoolLane } from "./session.ts";
 import { addTurnUsage, turnUsageColumns, turnUsageParams } from "./usage-counters.ts";
 import { storedEvents } from "./write-events.ts";
 
@@ -34,13 +40,21 @@ export interface AppendBatchHost {
   db: Database;
   sql: Queries;
   summaries: SummaryCache;
-  /** The append alone, on the locking path: for a task whose row moved since this store wrote it. */
-  alone(append: BatchedAppend): Promise<StoredEvent[]>;
+  /** The append alone, on the locking path (on `pool`): for a task whose row moved since this store wrote it. */
+  alone(append: BatchedAppend, pool: PoolLane): Promise<StoredEvent[]>;
 }
 
-/** Commit `batch` (one append per task) in one statement and settle every caller. Never rejects. */
-export async function commitAppendBatch(host: AppendBatchHost, batch: readonly BatchedAppend[]): Promise<void> {
-  const alone = (append: BatchedAppend) => host.alone(append).then(append.resolve, append.reject);
+/**
+ * Commit `batch` (one append per task) in one statement and settle every caller; a batch in the
+ * person lane runs on the priority lane's pool. Never rejects.
+ */
+export async function commitAppendBatch(
+  host: AppendBatchHost,
+  batch: readonly BatchedAppend[],
+  lane: WorkLane = "routine",
+): Promise<void> {
+  const pool: PoolLane = lane === "person" ? "priority" : "main";
+  const alone = (append: BatchedAppend) => host.alone(append, pool).then(append.resolve, append.reject);
   const columns = {
     taskIds: [] as string[],
     expected: [] as number[],
@@ -100,23 +114,27 @@ export async function commitAppendBatch(host: AppendBatchHost, batch: readonly B
   }
   let rows: Array<{ task_id: string; at: string }>;
   try {
-    rows = await host.db.query<{ task_id: string; at: string }>(host.sql.appendBatch, [
-      columns.taskIds,
-      columns.expected,
-      columns.known,
-      columns.tokens,
-      columns.lastSeqs,
-      columns.texts,
-      columns.statuses,
-      columns.wants,
-      columns.runnable,
-      columns.eventTasks,
-      columns.seqs,
-      columns.bodies,
-      columns.inputIds,
-      ...turnUsageParams(columns.usage),
-      columns.forkedFrom,
-    ]);
+    rows = await host.db.query<{ task_id: string; at: string }>(
+      host.sql.appendBatch,
+      [
+        columns.taskIds,
+        columns.expected,
+        columns.known,
+        columns.tokens,
+        columns.lastSeqs,
+        columns.texts,
+        columns.statuses,
+        columns.wants,
+        columns.runnable,
+        columns.eventTasks,
+        columns.seqs,
+        columns.bodies,
+        columns.inputIds,
+        ...turnUsageParams(columns.usage),
+        columns.forkedFrom,
+      ],
+      pool,
+    );
   } catch (error) {
     // A writer that does not take the row lock got there first: nothing was written; each alone.
     if (isUniqueViolation(error)) {

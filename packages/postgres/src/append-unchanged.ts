@@ -9,7 +9,7 @@ import type { StoredEvent, TaskEvent } from "@sema-agent/core";
 import { forkSourceOf, type SummaryCache, summarizeAfter, wantsWorker } from "@sema-agent/core/store-kit";
 import { isUniqueViolation } from "./connection.ts";
 import type { Queries } from "./queries.ts";
-import type { Database } from "./session.ts";
+import type { Database, PoolLane } from "./session.ts";
 import { addTurnUsage, turnUsageColumns, turnUsageParams } from "./usage-counters.ts";
 import { inputIdsOf, storedEvents } from "./write-events.ts";
 
@@ -20,6 +20,8 @@ export interface UnchangedAppend {
   leaseToken: string | undefined;
   /** The `sema_runnable` payload, sent if the task wants a worker and no lease is live. */
   runnablePayload: string;
+  /** The pool the statement runs on: `priority` for a leg a person waits on. */
+  pool: PoolLane;
 }
 
 /**
@@ -45,23 +47,27 @@ export async function appendIfUnchanged(
   addTurnUsage(usage, taskId, events);
   let rows: Array<{ at: string }>;
   try {
-    rows = await db.query<{ at: string }>(sql.appendIfUnchanged, [
-      taskId,
-      expectedSeq,
-      known.text,
-      append.leaseToken ?? null,
-      lastSeq,
-      text,
-      summary.status,
-      wantsWorker(summary),
-      seqs,
-      bodies,
-      inputIdsOf(events) ?? [],
-      `${taskId}:${lastSeq}`,
-      append.runnablePayload,
-      ...turnUsageParams(usage),
-      forkSourceOf(summary),
-    ]);
+    rows = await db.query<{ at: string }>(
+      sql.appendIfUnchanged,
+      [
+        taskId,
+        expectedSeq,
+        known.text,
+        append.leaseToken ?? null,
+        lastSeq,
+        text,
+        summary.status,
+        wantsWorker(summary),
+        seqs,
+        bodies,
+        inputIdsOf(events) ?? [],
+        `${taskId}:${lastSeq}`,
+        append.runnablePayload,
+        ...turnUsageParams(usage),
+        forkSourceOf(summary),
+      ],
+      append.pool,
+    );
   } catch (error) {
     // A writer that does not take the row lock got there first: the locking path reports it.
     if (isUniqueViolation(error)) return undefined;

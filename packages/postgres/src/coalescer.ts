@@ -6,7 +6,10 @@
  * next one. Reads, which touch no row, coalesce the same way without a key. People first
  * (`WorkLane`): an item added in the `person` lane goes ahead of the routine ones queued (and
  * starts a batch at once when one may start), and takes the routine items queued for its key (its
- * task, whose leg is blocked on them) into the person lane ahead of it, in their order. Up to `MAX_IN_FLIGHT` batches run at once, each on its own pooled connection.
+ * task, whose leg is blocked on them) into the person lane ahead of it, in their order. Up to `MAX_IN_FLIGHT` batches run at once, each on its own pooled connection; beside them, a batch of
+ * the person lane's items alone (`PERSON_IN_FLIGHT`), which `run` is told to send on the
+ * connections no routine work queues for: at ten thousand legs, routine batches waited seconds for
+ * the pool, and a person waited with them.
  */
 import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-agent/core/store-kit";
 
@@ -16,10 +19,13 @@ import { type GroupCommitSettings, scheduleFlush, type WorkLane } from "@sema-ag
  */
 const MAX_IN_FLIGHT = 4;
 
+/** Batches of person-lane items alone in flight at once, beside the routine ones. */
+const PERSON_IN_FLIGHT = 1;
+
 /** Writes of one kind, coalesced; `run` commits a batch and settles each write's caller. */
 export class Coalescer<Item> {
   readonly #settings: GroupCommitSettings;
-  readonly #run: (batch: Item[]) => Promise<void>;
+  readonly #run: (batch: Item[], lane: WorkLane) => Promise<void>;
   readonly #key: ((item: Item) => string) | undefined;
   #queue: Item[] = [];
   /** Items at the head of `#queue` that are in the person lane. */
@@ -27,15 +33,19 @@ export class Coalescer<Item> {
   /** Routine items queued per key: a person's item scans the queue for its key's only when some wait. */
   readonly #routineKeys = new Map<string, number>();
   #inFlight = 0;
+  #personInFlight = 0;
   #cancel: (() => void) | undefined;
   /** Batches sent (for bench:live's commits per second). */
   batches = 0;
 
-  /** `key` undefined: items need no key of their own in a batch (reads). */
+  /**
+   * `key` undefined: items need no key of their own in a batch (reads). `run` sends a batch and
+   * settles each item; `lane` is `person` for a batch of the person lane's items alone.
+   */
   constructor(
     settings: GroupCommitSettings,
     key: ((item: Item) => string) | undefined,
-    run: (batch: Item[]) => Promise<void>,
+    run: (batch: Item[], lane: WorkLane) => Promise<void>,
   ) {
     this.#settings = settings;
     this.#key = key;
@@ -53,8 +63,10 @@ export class Coalescer<Item> {
       this.#queue.push(item);
       if (key !== undefined) this.#routineKeys.set(key, (this.#routineKeys.get(key) ?? 0) + 1);
     }
-    if (this.#inFlight >= MAX_IN_FLIGHT) return; // the next batch starts as one ends
-    if (person || this.#queue.length >= this.#settings.maxBatch) this.#start();
+    // A person's item goes at once: on its own lane when that is free, else in the next batch.
+    if (person && (this.#personInFlight < PERSON_IN_FLIGHT || this.#inFlight < MAX_IN_FLIGHT)) this.#start();
+    else if (this.#inFlight >= MAX_IN_FLIGHT) return; // the next batch starts as one ends
+    else if (this.#queue.length >= this.#settings.maxBatch) this.#start();
     else if (this.#cancel === undefined) {
       this.#cancel = scheduleFlush(this.#settings.windowMs, () => {
         this.#cancel = undefined;
@@ -79,29 +91,41 @@ export class Coalescer<Item> {
   }
 
   #start(): void {
+    // The person lane's items go on their own lane first, when its slot is free.
+    while (this.#people > 0 && this.#personInFlight < PERSON_IN_FLIGHT) {
+      this.#personInFlight++;
+      this.#send(this.#take(true), "person", () => this.#personInFlight--);
+    }
+    if (this.#inFlight >= MAX_IN_FLIGHT) return;
     this.#cancel?.();
     this.#cancel = undefined;
     while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#take();
       this.#inFlight++;
-      this.batches++;
-      // `run` settles every item itself; a throw past that must not become an unhandled rejection.
-      this.#run(batch)
-        .catch(() => undefined)
-        .finally(() => {
-          this.#inFlight--;
-          // What queued up meanwhile goes at once: that wait was its window.
-          if (this.#queue.length > 0) this.#start();
-        });
+      this.#send(this.#take(false), "routine", () => this.#inFlight--);
     }
   }
 
-  /** Up to `maxBatch` queued items, one per key, in arrival order; the rest stay queued. */
-  #take(): Item[] {
-    const max = this.#settings.maxBatch;
+  #send(batch: Item[], lane: WorkLane, done: () => void): void {
+    this.batches++;
+    // `run` settles every item itself; a throw past that must not become an unhandled rejection.
+    this.#run(batch, lane)
+      .catch(() => undefined)
+      .finally(() => {
+        done();
+        // What queued up meanwhile goes at once: that wait was its window.
+        if (this.#queue.length > 0) this.#start();
+      });
+  }
+
+  /**
+   * Up to `maxBatch` queued items, one per key, in arrival order; the rest stay queued. With
+   * `peopleOnly`, the person lane's items alone.
+   */
+  #take(peopleOnly: boolean): Item[] {
     // The person lane's items lead the queue; a batch takes them first (those skipped for their
     // key stay at the head, still counted).
     const people = this.#people;
+    const max = peopleOnly ? Math.min(people, this.#settings.maxBatch) : this.#settings.maxBatch;
     if (this.#key === undefined) {
       this.#people = Math.max(0, people - max);
       return this.#queue.splice(0, max);
@@ -113,7 +137,8 @@ export class Coalescer<Item> {
     // for every batch of 256 was quadratic.
     let i = 0;
     let skippedPeople = 0;
-    for (; i < this.#queue.length && batch.length < max; i++) {
+    const end = peopleOnly ? people : this.#queue.length;
+    for (; i < end && batch.length < max; i++) {
       const item = this.#queue[i] as Item;
       const key = this.#key(item);
       if (keys.has(key)) {

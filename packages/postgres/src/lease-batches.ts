@@ -37,7 +37,7 @@ export interface BatchedRelease {
 /** What the lease batches need from their store. */
 export interface LeaseBatchHost {
   query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]>;
-  /** The same on the lease lane, for renewals: they must not wait behind the legs' reads and appends. */
+  /** The same on the priority lane, for renewals: they must not wait behind the legs' reads and appends. */
   renewQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]>;
   sql: Queries;
   /** The locking path for one acquisition (it throws the precise error). */

@@ -109,7 +109,7 @@ import {
 } from "./read-batches.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
-import { Database, type Tx } from "./session.ts";
+import { Database, type PoolLane, type Tx } from "./session.ts";
 import {
   deleteTaskRows,
   listFinishedRows,
@@ -202,7 +202,7 @@ export class PostgresStore implements Store {
     this.#appends = groupCommit === undefined ? undefined : this.#appendCoalescer(groupCommit);
     const leases: LeaseBatchHost = {
       query: (text, params) => this.#query(text, params),
-      renewQuery: (text, params) => this.#db.leaseQuery(text, params),
+      renewQuery: (text, params) => this.#db.priorityQuery(text, params),
       sql: this.#sql,
       acquireAlone: (taskId, options) => this.#acquireLocked(taskId, options),
       renewAlone: (taskId, token, ttlMs) => this.#renewLocked(taskId, token, ttlMs),
@@ -211,7 +211,10 @@ export class PostgresStore implements Store {
     this.#acquires = groupCommit === undefined ? undefined : acquireCoalescer(leases, groupCommit);
     this.#renewals = groupCommit === undefined ? undefined : renewCoalescer(leases, groupCommit);
     // Reads coalesce with group commit: at thousands of legs they are most of the statements.
-    const reads: ReadBatchHost = { query: (text, params) => this.#query(text, params), sql: this.#sql };
+    const reads: ReadBatchHost = {
+      query: (text, params, lane) => this.#db.query(text, params, lane === "person" ? "priority" : "main"),
+      sql: this.#sql,
+    };
     this.#reads = groupCommit === undefined ? undefined : readCoalescer(reads, groupCommit);
     this.#tasks = groupCommit === undefined ? undefined : taskCoalescer(reads, groupCommit);
     this.#snapshots = groupCommit === undefined ? undefined : snapshotCoalescer(reads, groupCommit);
@@ -222,17 +225,22 @@ export class PostgresStore implements Store {
       db: this.#db,
       sql: this.#sql,
       summaries: this.#summaries,
-      alone: (append: BatchedAppend) =>
-        this.#appendLocked(append.taskId, append.events, {
-          expectedSeq: append.expectedSeq,
-          ...(append.leaseToken === undefined ? {} : { leaseToken: append.leaseToken }),
-        }),
+      alone: (append: BatchedAppend, pool: PoolLane) =>
+        this.#appendLocked(
+          append.taskId,
+          append.events,
+          {
+            expectedSeq: append.expectedSeq,
+            ...(append.leaseToken === undefined ? {} : { leaseToken: append.leaseToken }),
+          },
+          pool,
+        ),
     };
     return new Coalescer(
       settings,
       (append) => append.taskId,
-      (batch) =>
-        commitAppendBatch(host, batch).catch((error: unknown) => {
+      (batch, lane) =>
+        commitAppendBatch(host, batch, lane).catch((error: unknown) => {
           for (const append of batch) append.reject(toStoreError(error, "group commit"));
         }),
     );
@@ -378,6 +386,9 @@ export class PostgresStore implements Store {
     }
     // An append that moves a usage counter (a model turn) counts it in the statement that writes
     // it, on every path: batched, one round trip, or locking.
+    // Two lanes here: an attended write rides the person lane.
+    const lane = writeLaneOf(events, options.lane) === "routine" ? "routine" : "person";
+    const pool: PoolLane = lane === "person" ? "priority" : "main";
     if (this.#appends !== undefined && events.length > 0 && this.#summaries.peek(taskId) !== undefined) {
       // This store wrote the task last (a leg's own appends): the batch can reduce its summary.
       this.#batchedWrites++;
@@ -393,8 +404,7 @@ export class PostgresStore implements Store {
             resolve,
             reject,
           },
-          // Two lanes here: an attended write rides the person lane.
-          writeLaneOf(events, options.lane) === "routine" ? "routine" : "person",
+          lane,
         ),
       );
       this.#notifier.notify(taskId, stored.at(-1)?.seq);
@@ -407,17 +417,26 @@ export class PostgresStore implements Store {
       expectedSeq: options.expectedSeq,
       leaseToken: options.leaseToken,
       runnablePayload: this.#runnablePayload(taskId),
+      pool,
     });
     if (unchanged !== undefined) {
       this.#notifier.notify(taskId, unchanged.at(-1)?.seq);
       return unchanged;
     }
-    return this.#appendLocked(taskId, events, options);
+    return this.#appendLocked(taskId, events, options, pool);
   }
 
-  /** The append on the locking path: the row locked, the lease and seq checked, the writes in one statement. */
-  async #appendLocked(taskId: string, events: readonly TaskEvent[], options: AppendOptions): Promise<StoredEvent[]> {
-    const written = await this.#tx(async (tx) => {
+  /**
+   * The append on the locking path: the row locked, the lease and seq checked, the writes in one
+   * statement; on `pool` (the priority lane's for a leg a person waits on).
+   */
+  async #appendLocked(
+    taskId: string,
+    events: readonly TaskEvent[],
+    options: AppendOptions,
+    pool: PoolLane = "main",
+  ): Promise<StoredEvent[]> {
+    const written = await this.#db.tx(async (tx) => {
       // Four round trips in all: BEGIN, this, the writes, COMMIT.
       const row = (await tx.client.query<TaskRow & { now_ms: number }>(tx.sql.lockTaskNow, [taskId])).rows[0];
       if (row === undefined) throw new TaskNotFoundError(taskId);
@@ -460,7 +479,7 @@ export class PostgresStore implements Store {
       if (movesUsage(events))
         await this.#usage.countAppend(tx.client, { taskNo: row.task_no, principal: record.principal }, events, now);
       return { stored: storedEvents(bodies, taskId, record.lastSeq, at), text, summary };
-    });
+    }, pool);
     if (written === undefined) return [];
     // What this store wrote last is what its next append to the task can take in one round trip.
     this.#summaries.remember(taskId, written.text, written.summary);
@@ -488,10 +507,18 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
+    // A leg a person waits on reads in their lane (the priority lane's pool), ahead of routine reads.
+    const person = options.lane !== undefined && options.lane !== "routine";
     const reads = this.#reads;
     if (reads !== undefined)
-      return new Promise((resolve, reject) => reads.add({ taskId, afterSeq, limit, resolve, reject }));
-    const rows = await this.#query<EventRow>(this.#sql.readEvents, [taskId, afterSeq, limit]);
+      return new Promise((resolve, reject) =>
+        reads.add({ taskId, afterSeq, limit, resolve, reject }, person ? "person" : "routine"),
+      );
+    const rows = await this.#db.query<EventRow>(
+      this.#sql.readEvents,
+      [taskId, afterSeq, limit],
+      person ? "priority" : "main",
+    );
     // An empty result is also what an unknown task gives; only then is the extra lookup needed.
     if (rows.length === 0) await this.#requireTask(taskId);
     return rows.map((row) => eventOf(taskId, row));

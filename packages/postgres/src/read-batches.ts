@@ -7,7 +7,7 @@
  */
 import type { StoredEvent } from "@sema-agent/core";
 import { TaskNotFoundError } from "@sema-agent/core/protocol";
-import type { GroupCommitSettings, Snapshot } from "@sema-agent/core/store-kit";
+import type { GroupCommitSettings, Snapshot, WorkLane } from "@sema-agent/core/store-kit";
 import type pg from "pg";
 import { Coalescer } from "./coalescer.ts";
 import type { Queries } from "./queries.ts";
@@ -31,7 +31,8 @@ export interface BatchedLookup<T> {
 
 /** What the read batches need from their store: a query (its errors already the port's) and the statements. */
 export interface ReadBatchHost {
-  query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]>;
+  /** `lane` `person`: the batch holds a person's reads alone, and runs on the priority lane's pool. */
+  query<R extends pg.QueryResultRow>(text: string, params: unknown[], lane?: WorkLane): Promise<R[]>;
   sql: Queries;
 }
 
@@ -65,14 +66,14 @@ function splitReads(batch: readonly BatchedRead[], rows: readonly ReadRow[]): vo
 
 /** Event reads in batches: one `readEventsBatch` statement per batch. */
 export function readCoalescer(host: ReadBatchHost, settings: GroupCommitSettings): Coalescer<BatchedRead> {
-  return new Coalescer(settings, undefined, async (batch) => {
+  return new Coalescer(settings, undefined, async (batch, lane) => {
     let rows: ReadRow[];
     try {
-      rows = await host.query<ReadRow>(host.sql.readEventsBatch, [
-        batch.map((read) => read.taskId),
-        batch.map((read) => read.afterSeq),
-        batch.map((read) => read.limit),
-      ]);
+      rows = await host.query<ReadRow>(
+        host.sql.readEventsBatch,
+        [batch.map((read) => read.taskId), batch.map((read) => read.afterSeq), batch.map((read) => read.limit)],
+        lane,
+      );
     } catch (error) {
       for (const read of batch) read.reject(error);
       return;

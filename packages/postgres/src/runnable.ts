@@ -35,10 +35,10 @@ export async function listRunnableTasks(
   sql: Queries,
   limit: number,
   options: Omit<ListRunnableOptions, "limit"> = {},
-  lane: "main" | "lease" = "main",
+  lane: "main" | "priority" = "main",
 ): Promise<TaskRecord[]> {
   const query = <R extends TaskRow | { now_ms: number }>(text: string, params: unknown[]) =>
-    lane === "lease" ? db.leaseQuery<R>(text, params) : db.query<R>(text, params);
+    lane === "priority" ? db.priorityQuery<R>(text, params) : db.query<R>(text, params);
   const [clock] = await query<{ now_ms: number }>(sql.nowMs, []);
   const now = clock?.now_ms ?? Date.now();
   const nowAt = new Date(now);
@@ -81,12 +81,12 @@ export async function claimRunnableTasks(db: Database, sql: Queries, options: Cl
   const exclude = new Set(options.exclude ?? []);
   const { fairness } = options;
   // Candidates unlocked (a racing claimer may take some), with headroom for those it takes.
-  // On the lease lane: a worker's claim must not wait behind the reads and appends of the legs it
+  // On the priority lane: a worker's claim must not wait behind the reads and appends of the legs it
   // already runs (bench:live, 3 workers at N = 10,000: claiming every task took 15 s on the pool).
   const listed =
     fairness === undefined
-      ? await listRunnableTasks(db, sql, Math.min(10_000, limit * 4 + 8 + exclude.size), {}, "lease")
-      : await listRunnableTasks(db, sql, 10_000, fairListing(limit, fairness, exclude.size), "lease");
+      ? await listRunnableTasks(db, sql, Math.min(10_000, limit * 4 + 8 + exclude.size), {}, "priority")
+      : await listRunnableTasks(db, sql, 10_000, fairListing(limit, fairness, exclude.size), "priority");
   const unexcluded = listed.filter((record) => !exclude.has(record.taskId));
   // A fair claim locks the first of its candidates it can get, in the fair order.
   const ordered = fairness === undefined ? unexcluded : fairOrder(unexcluded, fairness).slice(0, limit * 4 + 8);
@@ -125,5 +125,5 @@ export async function claimRunnableTasks(db: Database, sql: Queries, options: Cl
         claims.map((claim) => claim.lease.token),
       ]);
     return claims;
-  }, "lease");
+  }, "priority");
 }

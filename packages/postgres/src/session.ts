@@ -1,6 +1,6 @@
 /**
  * The store's hold on its database: the pool (its own or the caller's), the schema migration
- * every call waits for, and the ways to run statements — one query, one query on the lease lane,
+ * every call waits for, and the ways to run statements — one query, one query on the priority lane,
  * or a transaction on one client that any failure rolls back. Failures come out as the port's
  * typed errors.
  */
@@ -13,11 +13,15 @@ import { migrate } from "./schema.ts";
 const noop = () => undefined;
 
 /**
- * Connections reserved for lease renewals when the store makes its own pool: at ten thousand
- * legs, thousands of reads and appends queue for the main pool, and a renewal waiting behind them
- * would come after its lease expired. Two, so one slow renewal batch does not hold up the next.
+ * Connections of the priority lane when the store makes its own pool: lease renewals, claims and
+ * the reads and writes of a leg a person waits on. At ten thousand legs, thousands of reads and
+ * appends queue for the main pool; a renewal waiting behind them would come after its lease
+ * expired, and a person's steer waited seconds. Two, so one slow batch does not hold up the next.
  */
-const LEASE_CONNECTIONS = 2;
+const PRIORITY_CONNECTIONS = 2;
+
+/** Which pool a statement runs on: the main one, or the priority lane's (see `PRIORITY_CONNECTIONS`). */
+export type PoolLane = "main" | "priority";
 
 /** A client inside a transaction, with the store's statements. */
 export type Tx = { client: pg.PoolClient; sql: Queries };
@@ -25,8 +29,8 @@ export type Tx = { client: pg.PoolClient; sql: Queries };
 export class Database {
   readonly pool: pg.Pool;
   readonly #ownsPool: boolean;
-  /** The lease lane: a pool of its own beside the store's, or the caller's pool when it gave one. */
-  readonly #leasePool: pg.Pool;
+  /** The priority lane: a pool of its own beside the store's, or the caller's pool when it gave one. */
+  readonly #priorityPool: pg.Pool;
   readonly #schema: string;
   readonly #sql: Queries;
   readonly ready: Promise<void>;
@@ -39,10 +43,10 @@ export class Database {
       this.pool = options.pool;
       this.#ownsPool = false;
       // The caller sized its pool; taking more connections from its server is not ours to decide.
-      this.#leasePool = options.pool;
+      this.#priorityPool = options.pool;
     } else if (options.connectionString !== undefined) {
       this.pool = new pg.Pool({ connectionString: options.connectionString });
-      this.#leasePool = new pg.Pool({ connectionString: options.connectionString, max: LEASE_CONNECTIONS });
+      this.#priorityPool = new pg.Pool({ connectionString: options.connectionString, max: PRIORITY_CONNECTIONS });
       this.#ownsPool = true;
     } else {
       throw new StoreUnavailableError("PostgresStore needs a connectionString or a pool");
@@ -50,7 +54,7 @@ export class Database {
     // An idle client that loses its connection emits here; without a listener it would crash the process.
     if (this.#ownsPool) {
       this.pool.on("error", noop);
-      this.#leasePool.on("error", noop);
+      this.#priorityPool.on("error", noop);
     }
     this.ready = this.#migrate();
     // Failures surface through ready and every call; this only keeps them from being unhandled.
@@ -82,16 +86,18 @@ export class Database {
     if (this.#closed) throw new StoreUnavailableError(`the PostgreSQL store (schema ${this.#schema}) is closed`);
   }
 
-  async query<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
-    return this.#run(this.pool, text, params);
+  /** A query on the main pool, or on the priority lane's with `lane` `priority`. */
+  async query<R extends pg.QueryResultRow>(text: string, params: unknown[], lane: PoolLane = "main"): Promise<R[]> {
+    return this.#run(lane === "priority" ? this.#priorityPool : this.pool, text, params);
   }
 
   /**
-   * A query on the lease lane, which no read or append queues on (with the store's own pool): lease
-   * renewals and claims, which must not wait behind thousands of a busy node's legs.
+   * A query on the priority lane, which no routine read or append queues on (with the store's own
+   * pool): lease renewals, claims, and a person's reads and writes, which must not wait behind
+   * thousands of a busy node's legs.
    */
-  async leaseQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
-    return this.#run(this.#leasePool, text, params);
+  async priorityQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    return this.#run(this.#priorityPool, text, params);
   }
 
   async #run<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, params: unknown[]): Promise<R[]> {
@@ -104,14 +110,14 @@ export class Database {
   }
 
   /**
-   * Run `work` in a transaction on one client; any failure rolls it back. On the `lease` lane (a
-   * claim) it takes no connection reads and appends are queued for.
+   * Run `work` in a transaction on one client; any failure rolls it back. On the `priority` lane
+   * (a claim, a person's append) it takes no connection routine reads and appends are queued for.
    */
-  async tx<T>(work: (tx: Tx) => Promise<T>, lane: "main" | "lease" = "main"): Promise<T> {
+  async tx<T>(work: (tx: Tx) => Promise<T>, lane: PoolLane = "main"): Promise<T> {
     await this.open();
     let client: pg.PoolClient;
     try {
-      client = await (lane === "lease" ? this.#leasePool : this.pool).connect();
+      client = await (lane === "priority" ? this.#priorityPool : this.pool).connect();
     } catch (error) {
       throw toStoreError(error, "connect");
     }
@@ -143,6 +149,6 @@ export class Database {
     this.#closed = true;
     await this.ready.catch(noop);
     await beforeEnd();
-    if (this.#ownsPool) await Promise.all([this.pool.end().catch(noop), this.#leasePool.end().catch(noop)]);
+    if (this.#ownsPool) await Promise.all([this.pool.end().catch(noop), this.#priorityPool.end().catch(noop)]);
   }
 }

@@ -117,6 +117,12 @@ export interface ReadOptions {
   afterSeq?: number;
   /** At most this many events. Default: all. */
   limit?: number;
+  /**
+   * The reader's lane, as `AppendOptions.lane`: a leg a person waits on reads in their lane. A
+   * store that queues reads (PostgreSQL with group commit) runs them ahead of the routine reads
+   * queued; one that reads at once ignores it. Default `routine`.
+   */
+  lane?: "attended" | "person" | "routine";
 }
 
 /** Where a `watch` starts and how it is stopped. */

@@ -5,17 +5,20 @@
 // leg's appends are routine again.
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/memory-store.ts";
-import type { AppendOptions, Store } from "../../ports/store.ts";
+import type { AppendOptions, ReadOptions, Store } from "../../ports/store.ts";
 import type { TaskEvent } from "../../protocol/task-event.ts";
 import { lookupTool } from "../../testing/lookup-tool.ts";
 import { ScriptedModel } from "../../testing/scripted-model.ts";
 import { sendInput } from "../tasks/send-input.ts";
 import { startTask } from "../tasks/start-task.ts";
+import { LegWriter, loadState } from "./event-writer.ts";
 import { runLeg } from "./run-leg.ts";
+import { ForeignInterrupts } from "./stop-signals.ts";
 
-/** A MemoryStore that records each append's event types and lane. */
+/** A MemoryStore that records each append's event types and lane, and each read's lane. */
 function recordingStore() {
   const appends: Array<{ types: string; lane: string }> = [];
+  const reads: string[] = [];
   const inner = new MemoryStore();
   const store: Store = new Proxy(inner, {
     get(target, key) {
@@ -25,11 +28,16 @@ function recordingStore() {
           appends.push({ types: events.map((e) => e.type).join(","), lane: options.lane ?? "routine" });
           return stored;
         };
+      if (key === "read")
+        return async (taskId: string, options?: ReadOptions) => {
+          reads.push(options?.lane ?? "routine");
+          return target.read(taskId, options);
+        };
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { store, appends };
+  return { store, appends, reads };
 }
 
 describe("a leg's lane", () => {
@@ -49,7 +57,7 @@ describe("a leg's lane", () => {
   });
 
   it("turns to the attended lane when a steer arrives mid-leg, until the request that carries it", async () => {
-    const { store, appends } = recordingStore();
+    const { store, appends, reads } = recordingStore();
     const taskId = await startTask(store, { objective: "Look keys up" });
     let steered = false;
     const model = new ScriptedModel(
@@ -83,5 +91,37 @@ describe("a leg's lane", () => {
       { types: "human_input,user_message", lane: "attended" },
       { types: "model_turn,task_completed,leg_ended", lane: "routine" },
     ]);
+    // The leg learned of the steer from the read that folded it (routine: it did not know yet).
+    expect(reads).toEqual(["routine", "routine"]);
+  });
+
+  it("reads in the lane it writes in", async () => {
+    const { store, reads } = recordingStore();
+    const taskId = await startTask(store, { objective: "Look keys up" });
+    const { folder } = await loadState(store, taskId);
+    const lease = await store.acquireLease(taskId, { holder: { id: "h" }, ttlMs: 60_000 });
+    const writer = new LegWriter(
+      {
+        store,
+        taskId,
+        leaseToken: lease.token,
+        emit: () => undefined,
+        snapshotEvery: 1000,
+        retry: { maxMs: 1000 },
+        foreign: new ForeignInterrupts(),
+      },
+      folder,
+    );
+    reads.length = 0;
+    // A new task's first step rides the person lane, and its refresh reads there (a store that
+    // queues reads runs it ahead of the routine ones); its input still waits after a request.
+    await writer.refresh();
+    writer.requestSent();
+    await writer.refresh();
+    // A person's word arrived mid-leg: attended until the request that carries it.
+    writer.personArrived();
+    await writer.refresh();
+    expect(reads).toEqual(["person", "person", "attended"]);
+    expect(writer.lane).toBe("person");
   });
 });
