@@ -74,6 +74,15 @@ interface ChatLabels {
   output: MetricAttributes;
 }
 
+/** The chat labels made last, and the span attribute values they were made from. */
+interface LastChat {
+  provider: SpanAttributes[string] | undefined;
+  request: SpanAttributes[string] | undefined;
+  response: SpanAttributes[string] | undefined;
+  operation: SpanAttributes[string] | undefined;
+  labels: ChatLabels;
+}
+
 const NONE = "\u0000";
 
 /** Folds one task's stored events, in `seq` order, into measurements. */
@@ -86,6 +95,8 @@ export class MetricFold {
   // The attribute sets made so far, by their labels: a handful per task (its models, its tools).
   readonly #chats = new Map<string, ChatLabels>();
   readonly #tools = new Map<string, MetricAttributes>();
+  // The labels of the last chat span, by the values they were made from (strings, compared as such).
+  #lastChat: LastChat | undefined;
 
   constructor(options: MetricFoldOptions = {}) {
     const { toolLabel, ...spanOptions } = options;
@@ -211,6 +222,28 @@ export class MetricFold {
 
   /** The attribute sets of a chat span's labels, made once per distinct provider and models. */
   #chatLabels(attributes: SpanAttributes): ChatLabels {
+    // Turn after turn the same provider and models: the last set again, without building its key.
+    const last = this.#lastChat;
+    if (
+      last !== undefined &&
+      attributes[GEN_AI.providerName] === last.provider &&
+      attributes[GEN_AI.requestModel] === last.request &&
+      attributes[GEN_AI.responseModel] === last.response &&
+      attributes[GEN_AI.operation] === last.operation
+    )
+      return last.labels;
+    const labels = this.#chatLabelsByKey(attributes);
+    this.#lastChat = {
+      provider: attributes[GEN_AI.providerName],
+      request: attributes[GEN_AI.requestModel],
+      response: attributes[GEN_AI.responseModel],
+      operation: attributes[GEN_AI.operation],
+      labels,
+    };
+    return labels;
+  }
+
+  #chatLabelsByKey(attributes: SpanAttributes): ChatLabels {
     const provider = label(attributes[GEN_AI.providerName]);
     const request = label(attributes[GEN_AI.requestModel]);
     const response = label(attributes[GEN_AI.responseModel]);
