@@ -20,6 +20,8 @@ export interface Instruments {
   record(measurement: Measurement): void;
   /** Records `value` on the instrument of `metric`: `record` without a `Measurement` to make. */
   recordValue(metric: MetricName, value: number, attributes: MetricAttributes): void;
+  /** The function that records on `metric`'s instrument (made now if need be); `undefined` for a gauge. */
+  recorderOf(metric: MetricName): ((value: number, attributes: MetricAttributes) => void) | undefined;
 }
 
 const cache = new WeakMap<Meter, Instruments>();
@@ -64,6 +66,7 @@ export function instrumentsOf(meter: Meter): Instruments {
     meter,
     record: (measurement) => recordValue(measurement.metric, measurement.value, measurement.attributes),
     recordValue,
+    recorderOf: recorder,
   };
   cache.set(meter, instruments);
   return instruments;

@@ -41,8 +41,27 @@ interface PendingInput {
   lane: string;
 }
 
+// The last two stored times parsed, most recent first: a chat span starts at the event before it
+// and a tool's span at its turn, so most times of a turn were parsed a moment ago.
+let lastIso = "";
+let lastMs = 0;
+let priorIso = "";
+let priorMs = 0;
+
+/** `isoMs(iso)`, remembered for the last two times asked. */
+function msOf(iso: string): number {
+  if (iso === lastIso) return lastMs;
+  if (iso === priorIso) return priorMs;
+  const ms = isoMs(iso);
+  priorIso = lastIso;
+  priorMs = lastMs;
+  lastIso = iso;
+  lastMs = ms;
+  return ms;
+}
+
 // `isoMs` is `Date.parse`, faster for the stored form (Date.parse was 2 % of a metered leg).
-const seconds = (start: string, end: string) => Math.max(0, (isoMs(end) - isoMs(start)) / 1000);
+const seconds = (start: string, end: string) => Math.max(0, (msOf(end) - msOf(start)) / 1000);
 
 /** Copies the listed attributes that are set, as strings. */
 function pick(from: SpanAttributes, keys: readonly string[]): MetricAttributes {
@@ -74,6 +93,15 @@ interface ChatLabels {
   output: MetricAttributes;
 }
 
+/** The chat labels made last, and the span attribute values they were made from. */
+interface LastChat {
+  provider: SpanAttributes[string] | undefined;
+  request: SpanAttributes[string] | undefined;
+  response: SpanAttributes[string] | undefined;
+  operation: SpanAttributes[string] | undefined;
+  labels: ChatLabels;
+}
+
 const NONE = "\u0000";
 
 /** Folds one task's stored events, in `seq` order, into measurements. */
@@ -86,6 +114,8 @@ export class MetricFold {
   // The attribute sets made so far, by their labels: a handful per task (its models, its tools).
   readonly #chats = new Map<string, ChatLabels>();
   readonly #tools = new Map<string, MetricAttributes>();
+  // The labels of the last chat span, by the values they were made from (strings, compared as such).
+  #lastChat: LastChat | undefined;
 
   constructor(options: MetricFoldOptions = {}) {
     const { toolLabel, ...spanOptions } = options;
@@ -211,6 +241,28 @@ export class MetricFold {
 
   /** The attribute sets of a chat span's labels, made once per distinct provider and models. */
   #chatLabels(attributes: SpanAttributes): ChatLabels {
+    // Turn after turn the same provider and models: the last set again, without building its key.
+    const last = this.#lastChat;
+    if (
+      last !== undefined &&
+      attributes[GEN_AI.providerName] === last.provider &&
+      attributes[GEN_AI.requestModel] === last.request &&
+      attributes[GEN_AI.responseModel] === last.response &&
+      attributes[GEN_AI.operation] === last.operation
+    )
+      return last.labels;
+    const labels = this.#chatLabelsByKey(attributes);
+    this.#lastChat = {
+      provider: attributes[GEN_AI.providerName],
+      request: attributes[GEN_AI.requestModel],
+      response: attributes[GEN_AI.responseModel],
+      operation: attributes[GEN_AI.operation],
+      labels,
+    };
+    return labels;
+  }
+
+  #chatLabelsByKey(attributes: SpanAttributes): ChatLabels {
     const provider = label(attributes[GEN_AI.providerName]);
     const request = label(attributes[GEN_AI.requestModel]);
     const response = label(attributes[GEN_AI.responseModel]);

@@ -206,6 +206,46 @@ describe("the live sink against per-event recording", () => {
     expect(recorded.every((attributes) => Object.isFrozen(attributes))).toBe(true);
   });
 
+  it("a turn on another model gets that model's sets, and the first model's again after it", () => {
+    const fold = new MetricFold();
+    const recorded: [string, Record<string, string>][] = [];
+    const record = (metric: string, _value: number, attributes: Record<string, string>) =>
+      recorded.push([metric, attributes]);
+    const models = ["openai:gpt-a", "anthropic:claude-b", "openai:gpt-a", "openai:gpt-a", "mystery"];
+    const log = [
+      make.created(),
+      make.legStarted(),
+      ...models.map((model, index) => ({ ...make.turn(index + 1), model })),
+    ].map(
+      (event, index) =>
+        ({ ...event, taskId: "t1", seq: index + 1, at: new Date(T0 + index).toISOString() }) as StoredEvent,
+    );
+    for (const event of log) fold.record(event, record);
+    const durations = recorded.filter(([metric]) => metric === "gen_ai.client.operation.duration");
+    expect(durations.map(([, attributes]) => attributes["gen_ai.response.model"])).toEqual([
+      "gpt-a",
+      "claude-b",
+      "gpt-a",
+      "gpt-a",
+      "mystery",
+    ]);
+    expect(durations.map(([, attributes]) => attributes["gen_ai.provider.name"])).toEqual([
+      "openai",
+      "anthropic",
+      "openai",
+      "openai",
+      undefined,
+    ]);
+    // Each model's set is made once and handed out again, whichever model came between.
+    expect(durations[2]?.[1]).toBe(durations[0]?.[1]);
+    expect(durations[3]?.[1]).toBe(durations[0]?.[1]);
+    expect(durations[1]?.[1]).not.toBe(durations[0]?.[1]);
+    // And the fold as it was agrees, measurement for measurement.
+    const old = new PerEventMetricFold();
+    const now = new MetricFold();
+    for (const event of log) expect(now.add(event)).toEqual(old.add(event));
+  });
+
   it("a meter that is not the SDK's gets the same calls", () => {
     const calls: unknown[] = [];
     const instrument = (name: string) => ({
