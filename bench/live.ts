@@ -22,6 +22,7 @@
  *   npm run live -w @sema-agent/bench -- --n 10000 --store sqlite,sqlite-thread   # writer thread
  *   npm run bench:live -- --save                               # and write bench/results/live/…json
  *   npm run bench:live -- --n 10000 --store sqlite --pacing off  # the load's legs without the pacer
+ *   npm run bench:live -- --n 10000 --store sqlite --checkpoints inline  # WAL checkpoints inside COMMITs
  *
  * At N = 10,000 the SQLite subjects' rows carry issue 21's goals as targets (wall ≤ 1.2×, lag p99
  * ≤ 50 ms, RSS ≤ 1 GiB, steer p99 ≤ 100 ms); lib/live-workers.ts sets those of the worker pools.
@@ -67,9 +68,12 @@ const { values } = parseArgs({
     save: { type: "boolean", default: false },
     // `off`: the load's legs leave the event loop's pacer (HarnessOptions.pacing), for a before/after.
     pacing: { type: "string", default: "on" },
+    // `inline`: SQLite's WAL checkpoints inside the COMMITs (SqliteStoreOptions.checkpoints), for a before/after.
+    checkpoints: { type: "string", default: "background" },
   },
 });
 const pacing = values.pacing !== "off";
+const checkpoints = values.checkpoints === "inline" ? "inline" : "background";
 
 interface Subject {
   name: string;
@@ -86,12 +90,12 @@ const SUBJECTS: Record<string, Subject> = {
   memory: { name: "MemoryStore", open: async () => new MemoryStore(), commits: () => memoryAppends },
   "sqlite-off": {
     name: "SqliteStore (file), group commit off",
-    open: async (dir) => new SqliteStore({ path: join(dir, "live.db"), groupCommit: false }),
+    open: async (dir) => new SqliteStore({ path: join(dir, "live.db"), groupCommit: false, checkpoints }),
     commits: (store) => sqliteStats(store).commits,
   },
   sqlite: {
     name: "SqliteStore (file), group commit on",
-    open: async (dir) => new SqliteStore({ path: join(dir, "live.db") }),
+    open: async (dir) => new SqliteStore({ path: join(dir, "live.db"), checkpoints }),
     commits: (store) => sqliteStats(store).commits,
     longestBatchMs: (store) => sqliteStats(store).longestBatchMs,
   },
@@ -362,7 +366,16 @@ if (values.child !== undefined) {
       console.error(`live: ${key}, N = ${n} … (load average ${load()})`);
       const before = rows.length;
       try {
-        rows.push(...(await runInChild(script, ["--child", `${key}:${n}`, "--pacing", pacing ? "on" : "off"])));
+        rows.push(
+          ...(await runInChild(script, [
+            "--child",
+            `${key}:${n}`,
+            "--pacing",
+            pacing ? "on" : "off",
+            "--checkpoints",
+            checkpoints,
+          ])),
+        );
       } catch (error) {
         console.error(`live: ${key}, N = ${n} failed: ${String(error)}`);
       }

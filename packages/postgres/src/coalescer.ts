@@ -63,9 +63,11 @@ export class Coalescer<Item> {
       this.#queue.push(item);
       if (key !== undefined) this.#routineKeys.set(key, (this.#routineKeys.get(key) ?? 0) + 1);
     }
+    const slot = this.#inFlight < MAX_IN_FLIGHT;
     // A person's item goes at once: on its own lane when that is free, else in the next batch.
-    if (person && (this.#personInFlight < PERSON_IN_FLIGHT || this.#inFlight < MAX_IN_FLIGHT)) this.#start();
-    else if (this.#inFlight >= MAX_IN_FLIGHT) return; // the next batch starts as one ends
+    // Without a free slot, the next batch starts as one ends.
+    if (person && (slot || this.#personInFlight < PERSON_IN_FLIGHT)) this.#start();
+    else if (!slot) return;
     else if (this.#queue.length >= this.#settings.maxBatch) this.#start();
     else if (this.#cancel === undefined) {
       this.#cancel = scheduleFlush(this.#settings.windowMs, () => {

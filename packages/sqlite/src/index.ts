@@ -5,4 +5,4 @@
  */
 export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./schema.ts";
 export { SqliteStore } from "./sqlite-store.ts";
-export type { SqliteStoreOptions, SqliteWriter, WriteStats } from "./store-options.ts";
+export type { SqliteCheckpoints, SqliteStoreOptions, SqliteWriter, WriteStats } from "./store-options.ts";

@@ -69,6 +69,11 @@ import {
   writeLaneOf,
 } from "@sema-agent/core/store-kit";
 import { BatchWriter } from "./batch-writer.ts";
+import { CHECKPOINT_EVERY_MS, CheckpointThread, FALLBACK_AUTOCHECKPOINT_PAGES } from "./checkpoint-thread.ts";
+
+/** Writes a store makes before its checkpoint thread starts (`SqliteStoreOptions.checkpoints`). */
+const CHECKPOINTS_AFTER_WRITES = 256;
+
 import { CommitPoller } from "./commit-poller.ts";
 import { openDatabase, storeError } from "./connection.ts";
 import {
@@ -83,7 +88,7 @@ import {
 import { rollback } from "./schema.ts";
 import { COUNT_CHILDREN, type Statements } from "./statements.ts";
 import { listFinishedRows, reclaim, storeStats, vacuumFile } from "./store-operations.ts";
-import { type SqliteStoreOptions, type WriteStats, writerOf } from "./store-options.ts";
+import { checkpointsOf, type SqliteStoreOptions, type WriteStats, writerOf } from "./store-options.ts";
 import { ThreadWriter } from "./thread-writer.ts";
 import { UsageCounters } from "./usage-counters.ts";
 import { runWrite, taskOfCommand, type WriteCommand, type WriteContext, type WriteResult } from "./write-commands.ts";
@@ -124,6 +129,9 @@ export class SqliteStore implements Store {
   #knownVersion = 0;
   #writes = 0;
   #soloCommits = 0;
+  /** Background checkpoints wanted, not started yet (they start after `CHECKPOINTS_AFTER_WRITES`). */
+  #checkpointsDue: { busyTimeoutMs: number } | undefined;
+  #checkpoints: CheckpointThread | undefined;
   #closing: Promise<void> | undefined;
 
   /**
@@ -135,6 +143,7 @@ export class SqliteStore implements Store {
     this.#now = options.now ?? Date.now;
     const groupCommit = groupCommitSettings("SqliteStore", options.groupCommit);
     const writer = writerOf(options);
+    const checkpoints = checkpointsOf(options);
     this.#limits = sizeLimits("SqliteStore", options);
     const { db, statements } = this.#guard(() => openDatabase(options.path, options.busyTimeoutMs ?? 5000, this.#now));
     this.#db = db;
@@ -177,6 +186,28 @@ export class SqliteStore implements Store {
             // The store's clock times the batches too: an injected one makes them deterministic.
             this.#now,
           );
+    // With a writer thread, its COMMITs checkpoint there, off this thread already.
+    if (checkpoints === "background" && writer === "main")
+      this.#checkpointsDue = { busyTimeoutMs: options.busyTimeoutMs ?? 5000 };
+  }
+
+  /**
+   * Start the checkpoint thread once the store has written enough for it to matter (a store that
+   * writes a little, as most in tests do, never pays for a thread); see `checkpoint-thread.ts`.
+   */
+  #startCheckpoints(): void {
+    const due = this.#checkpointsDue;
+    const db = this.#db;
+    if (due === undefined || db === undefined || this.#writes < CHECKPOINTS_AFTER_WRITES) return;
+    this.#checkpointsDue = undefined;
+    this.#guard(() => db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`));
+    this.#checkpoints = new CheckpointThread(
+      { path: this.#path, busyTimeoutMs: due.busyTimeoutMs, intervalMs: CHECKPOINT_EVERY_MS },
+      // The thread is gone: this connection checkpoints inline again, at SQLite's default.
+      () => {
+        if (this.#db !== undefined) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
+      },
+    );
   }
 
   /** Writes made and transactions committed so far (with group commit, many writes share one). */
@@ -185,6 +216,7 @@ export class SqliteStore implements Store {
       writes: this.#writes,
       commits: this.#soloCommits + (this.#writer?.commits ?? 0) + (this.#thread?.commits ?? 0),
       longestBatchMs: Math.max(this.#writer?.longestMs ?? 0, this.#thread?.longestMs ?? 0),
+      checkpoints: this.#checkpoints?.checkpoints ?? 0,
     };
   }
 
@@ -216,6 +248,7 @@ export class SqliteStore implements Store {
    */
   async #write<T>(work: (sql: Statements) => T, lane: WriteLane = "routine", task?: string): Promise<T> {
     this.#writes++;
+    if (this.#checkpointsDue !== undefined) this.#startCheckpoints();
     if (this.#writer !== undefined) {
       this.#statements();
       return this.#writer.submit(work, lane, task);
@@ -667,6 +700,10 @@ export class SqliteStore implements Store {
     this.#db = undefined;
     this.#sql = undefined;
     this.#poller.stop();
+    this.#checkpointsDue = undefined;
+    // The thread's connection closes first: the last connection to close checkpoints the whole log
+    // and removes it, as a store without the thread does.
+    const checkpoints = this.#checkpoints?.stop();
     const finish = () => {
       try {
         db.close();
@@ -675,7 +712,11 @@ export class SqliteStore implements Store {
       }
       this.#notifier.notifyAll();
     };
-    if (this.#thread === undefined) return finish();
+    if (this.#thread === undefined) {
+      if (checkpoints === undefined) return finish();
+      this.#closing = checkpoints.finally(finish);
+      return this.#closing;
+    }
     // The thread commits what it was sent, then ends; a second close waits for the same.
     this.#closing = this.#thread.close().finally(finish);
     return this.#closing;
