@@ -4,14 +4,16 @@
  * run with no `emit`, a no-op `emit`, `traceEmit` into an `InMemorySpanExporter`, and `traceEmit`
  * into an exporter that reads every field of every span as OTLP's transformer does (so the spans'
  * lazily derived ids and times are paid for); then with the metrics a host records
- * (`instrumentStore` feeding `metricsEmit`, into an SDK `MeterProvider` read by an in-memory
- * exporter once per task), alone and with `traceEmit` beside them. Warmed up first (V8 keeps optimizing for tens of
+ * (`instrumentStore` feeding `metricsEmit`, the histograms aggregated by `createMetricsProducer`
+ * and the counters on an SDK `MeterProvider`, read by an in-memory exporter once per task, as
+ * `metricsFromEnv` sets them up), alone and with `traceEmit` beside them, and the same metrics
+ * with every one on the SDK's instruments (a host's own `MeterProvider`). Warmed up first (V8 keeps optimizing for tens of
  * thousands of turns), then rounds with the modes in rotating order, so all see the same machine
  * state. Reports CPU and wall time per turn of each and the ratios per round: CPU time is what
  * the ratios are read on, a shared machine's other processes stretch wall time unevenly.
  * Then the sinks alone: one task's appends recorded once and replayed (each batch handed back at
  * once by a store that keeps nothing), through no sink, the metrics (`instrumentStore` feeding
- * `metricsEmit`, collected at the end) and `traceEmit`, so what they cost per turn is read apart
+ * `metricsEmit`, collected at the end; with the producer, and on the SDK's instruments) and `traceEmit`, so what they cost per turn is read apart
  * from whatever the harness's own turn costs.
  *
  *   npm run bench:otel                                   # 1,000-turn tasks, 20 rounds
@@ -28,7 +30,7 @@ import {
 import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { type Emit, MemoryStore, runLeg, type Store, type StoredEvent, startTask } from "@sema-agent/core";
 import { lookupTool, lookupTurns, ScriptedModel } from "@sema-agent/core/testing";
-import { instrumentStore, metricsEmit, traceEmit } from "@sema-agent/otel";
+import { createMetricsProducer, instrumentStore, metricsEmit, traceEmit } from "@sema-agent/otel";
 import { describeMachine, formatMachine, formatTable, type ResultRow } from "./lib/index.ts";
 import { saveIfAsked } from "./lib/results.ts";
 
@@ -71,7 +73,7 @@ class ReadingExporter implements SpanExporter {
   async shutdown(): Promise<void> {}
 }
 
-const MODES = ["off", "noop", "traced", "read", "metrics", "both"] as const;
+const MODES = ["off", "noop", "traced", "read", "metrics", "both", "sdk"] as const;
 type Mode = (typeof MODES)[number];
 
 interface Sample {
@@ -79,14 +81,24 @@ interface Sample {
   wallMsPerTurn: number;
 }
 
-/** A host's metrics over `raw`: the measured store feeding the sink, and a collection of what they recorded. */
-function metricsOver(raw: Store) {
+/**
+ * A host's metrics over `raw`: the measured store feeding the sink, and a collection of what they
+ * recorded; the histograms on a producer the reader lists (as `metricsFromEnv` does), or with
+ * `sdk` on the SDK's instruments.
+ */
+function metricsOver(raw: Store, sdk = false) {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const producer = sdk ? undefined : createMetricsProducer();
+  const via = producer === undefined ? {} : { producer };
+  const reader = new PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: 3_600_000,
+    ...(producer === undefined ? {} : { metricProducers: [producer] }),
+  });
   const meterProvider = new MeterProvider({ readers: [reader] });
-  const sink = metricsEmit({ meterProvider, store: raw });
+  const sink = metricsEmit({ meterProvider, store: raw, ...via });
   return {
-    store: instrumentStore(raw, { meterProvider, emit: sink.emit }),
+    store: instrumentStore(raw, { meterProvider, emit: sink.emit, ...via }),
     /** What a periodic export does, once per task: collect every instrument. */
     async collect(): Promise<number> {
       await sink.flush();
@@ -100,7 +112,8 @@ function metricsOver(raw: Store) {
 /** One task of `turns` turns on a fresh store, with no emit, a no-op one, the tracer, the metrics or both. */
 async function round(mode: Mode): Promise<Sample> {
   const raw = new MemoryStore();
-  const metrics = mode === "metrics" || mode === "both" ? metricsOver(raw) : undefined;
+  const metrics =
+    mode === "metrics" || mode === "both" ? metricsOver(raw) : mode === "sdk" ? metricsOver(raw, true) : undefined;
   const store: Store = metrics?.store ?? raw;
   // Started through the measured store, as a host does: the sink sees the task from its start.
   const taskId = await startTask(store, { objective: "Look everything up", agent: "bench" });
@@ -153,6 +166,7 @@ const SUBJECTS: Record<Mode, string> = {
   read: "traceEmit (exporter reading every field)",
   metrics: "metricsEmit + instrumentStore (in-memory reader)",
   both: "traceEmit and metrics",
+  sdk: "metrics, histograms on the SDK's instruments",
 };
 const rows: ResultRow[] = [];
 for (const mode of MODES)
@@ -200,6 +214,13 @@ rows.push(
     metric: "CPU per turn",
     unit: "ratio",
     samples: ratio("metrics", "off", "cpuMsPerTurn"),
+    target: { value: 1.1, higher: false },
+  },
+  {
+    subject: "metrics on the SDK's instruments ÷ off",
+    metric: "CPU per turn",
+    unit: "ratio",
+    samples: ratio("sdk", "off", "cpuMsPerTurn"),
   },
   {
     subject: "tracing and metrics ÷ off",
@@ -236,7 +257,7 @@ async function recordAppends(): Promise<{ taskId: string; batches: StoredEvent[]
   return { taskId, batches };
 }
 
-const REPLAYS = ["off", "metrics", "traced"] as const;
+const REPLAYS = ["off", "metrics", "traced", "sdk"] as const;
 type Replay = (typeof REPLAYS)[number];
 const recorded = await recordAppends();
 
@@ -246,7 +267,8 @@ async function replay(mode: Replay): Promise<number> {
   const handBack = async () => recorded.batches[next++] ?? [];
   // A store that stores nothing: each append answers with the next recorded batch.
   const replaying = { append: handBack, createTask: handBack, read: async () => [] } as unknown as Store;
-  const metrics = mode === "metrics" ? metricsOver(replaying) : undefined;
+  const metrics =
+    mode === "metrics" ? metricsOver(replaying) : mode === "sdk" ? metricsOver(replaying, true) : undefined;
   const inMemory = new InMemorySpanExporter();
   const tracer = mode === "traced" ? traceEmit({ exporter: inMemory, store: replaying, env: {} }) : undefined;
   const store = metrics?.store ?? replaying;
@@ -278,6 +300,7 @@ const REPLAY_SUBJECTS: Record<Replay, string> = {
   off: "a replayed log, no sink",
   metrics: "a replayed log, metrics",
   traced: "a replayed log, traceEmit",
+  sdk: "a replayed log, metrics on the SDK's instruments",
 };
 for (const mode of REPLAYS)
   rows.push({

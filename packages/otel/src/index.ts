@@ -5,7 +5,9 @@
  * builds the same spans live. Both hand `ReadableSpan`s to an SDK `SpanExporter`;
  * `traceTaskJson` gives the rebuilt trace as OTLP/JSON text. The metrics come from the same fold
  * (`MetricFold`): `metricsEmit` records them live, `instrumentStore` feeds it what this process
- * appends and times the appends, `observeTaskGauges` adds the host's gauges.
+ * appends and times the appends, `observeTaskGauges` adds the host's gauges, and
+ * `createMetricsProducer` aggregates the histograms outside the SDK's per-record path, for the
+ * SDK's readers to collect (`metricProducers`).
  * `callTraceparent` gives a running tool call the `traceparent` of its span, for the services it
  * calls.
  *
@@ -36,6 +38,12 @@ export {
   WAIT_BUCKETS,
 } from "./metrics/metric-names.ts";
 export { type MetricsEmit, type MetricsEmitOptions, metricsEmit } from "./metrics/metrics-emit.ts";
+export {
+  createMetricsProducer,
+  type MetricsProducer,
+  type MetricsProducerOptions,
+  type RecordHistogram,
+} from "./metrics/metrics-producer.ts";
 export { observeTaskGauges, type StoreSizes, type TaskGaugeOptions } from "./metrics/task-gauges.ts";
 export { agentToolNames, OTHER_TOOL, toolLabeler } from "./metrics/tool-labels.ts";
 export { foldSpans, SpanFold, type SpanFoldOptions } from "./spans/span-fold.ts";

@@ -10,6 +10,7 @@ import { type Emit, isSemaError, type Store, type StoredEvent } from "@sema-agen
 import { ERROR_TYPE } from "../attributes.ts";
 import { instrumentsOf, meterOf } from "./instruments.ts";
 import { METRIC, METRIC_ATTRIBUTE } from "./metric-names.ts";
+import type { MetricsProducer } from "./metrics-producer.ts";
 
 /** What the wrapper measures with and whom it tells. */
 export interface InstrumentStoreOptions {
@@ -17,6 +18,12 @@ export interface InstrumentStoreOptions {
   meter?: Meter;
   /** Its meter `@sema-agent/otel` is used. */
   meterProvider?: MeterProvider;
+  /**
+   * Where the histograms are recorded instead of the meter (`createMetricsProducer`, listed in the
+   * readers' `metricProducers`); the counters stay on the meter. Every sink and store wrapper on
+   * one meter must give the same producer, or none. Default: every metric on the meter.
+   */
+  producer?: MetricsProducer;
   /** Given every event this process stored, once it is stored (e.g. `metricsEmit(…).emit`); must not throw. */
   emit?: Emit;
   /** Milliseconds for the latency, monotonic. Default `performance.now`. */
@@ -27,7 +34,9 @@ const WRAPPED = new Set(["append", "createTask"]);
 
 /** Wraps `store` (see the module's note); the result is a `Store` with the same methods. */
 export function instrumentStore(store: Store, options: InstrumentStoreOptions): Store {
-  const recordLatency = instrumentsOf(meterOf(options, "instrumentStore")).recorderOf(METRIC.storeAppend);
+  const recordLatency = instrumentsOf(meterOf(options, "instrumentStore"), options.producer).recorderOf(
+    METRIC.storeAppend,
+  );
   const now = options.now ?? (() => performance.now());
   const { emit } = options;
   // A success's attributes are the same every time: one object per operation, not one per append.

@@ -6,6 +6,7 @@
 import type { Counter, Histogram, Meter, MeterProvider } from "@opentelemetry/api";
 import type { Measurement, MetricAttributes } from "./metric-fold.ts";
 import { METRIC_SPECS, type MetricName } from "./metric-names.ts";
+import type { MetricsProducer } from "./metrics-producer.ts";
 
 /** The instrumentation scope the metrics are recorded under. */
 export const METER_NAME = "@sema-agent/otel";
@@ -24,7 +25,8 @@ export interface Instruments {
   recorderOf(metric: MetricName): ((value: number, attributes: MetricAttributes) => void) | undefined;
 }
 
-const cache = new WeakMap<Meter, Instruments>();
+// By meter, with where its histograms go (undefined: on the meter itself).
+const cache = new WeakMap<Meter, { producer: MetricsProducer | undefined; instruments: Instruments }>();
 
 /** The meter of `options`: the one given, or `@sema-agent/otel`'s on the provider given. */
 export function meterOf(options: { meter?: Meter; meterProvider?: MeterProvider }, where: string): Meter {
@@ -33,16 +35,31 @@ export function meterOf(options: { meter?: Meter; meterProvider?: MeterProvider 
   throw new TypeError(`${where}: give a meter or a meterProvider`);
 }
 
-/** The instruments on `meter`, created on first use. */
-export function instrumentsOf(meter: Meter): Instruments {
+/**
+ * The instruments on `meter`, created on first use; with `producer`, the histograms are recorded
+ * on it instead and never created on the meter (a metric must not be exported twice), so one
+ * meter takes one choice: asking again with another is a `TypeError`.
+ */
+export function instrumentsOf(meter: Meter, producer?: MetricsProducer): Instruments {
   const known = cache.get(meter);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    if (known.producer !== producer)
+      throw new TypeError(
+        "@sema-agent/otel: this meter's histograms are already recorded elsewhere; give every sink and store wrapper on it the same producer (or none)",
+      );
+    return known.instruments;
+  }
   // Each metric's instrument as one function that records on it, made at its first measurement.
   const recorders = new Map<MetricName, (value: number, attributes: MetricAttributes) => void>();
   const recorder = (name: MetricName): ((value: number, attributes: MetricAttributes) => void) | undefined => {
     const existing = recorders.get(name);
     if (existing !== undefined) return existing;
     const spec = METRIC_SPECS[name];
+    if (producer !== undefined && spec.kind === "histogram") {
+      const onProducer = producer.recorderOf(name);
+      if (onProducer !== undefined) recorders.set(name, onProducer);
+      return onProducer;
+    }
     const options = { unit: spec.unit, description: spec.description };
     let made: Recorder | undefined;
     if (spec.kind === "counter") made = meter.createCounter(name, options);
@@ -68,6 +85,6 @@ export function instrumentsOf(meter: Meter): Instruments {
     recordValue,
     recorderOf: recorder,
   };
-  cache.set(meter, instruments);
+  cache.set(meter, { producer, instruments });
   return instruments;
 }

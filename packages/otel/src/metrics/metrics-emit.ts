@@ -13,6 +13,7 @@ import type { Emit, Store, StoredEvent, StreamEvent } from "@sema-agent/core";
 import { background } from "../sink/background.ts";
 import { instrumentsOf, meterOf } from "./instruments.ts";
 import { MetricFold, type MetricFoldOptions, type RecordMeasurement } from "./metric-fold.ts";
+import type { MetricsProducer } from "./metrics-producer.ts";
 import { toolLabeler } from "./tool-labels.ts";
 
 /** Where the metrics go and where missed events are read from. */
@@ -21,6 +22,12 @@ export interface MetricsEmitOptions {
   meter?: Meter;
   /** Its meter `@sema-agent/otel` is used. */
   meterProvider?: MeterProvider;
+  /**
+   * Where the histograms are recorded instead of the meter (`createMetricsProducer`, listed in the
+   * readers' `metricProducers`); the counters stay on the meter. Every sink and store wrapper on
+   * one meter must give the same producer, or none. Default: every metric on the meter.
+   */
+  producer?: MetricsProducer;
   /** Where events the sink never saw are read from (context only, never counted). Without it a gap is folded as it is. */
   store?: Store;
   /** `gen_ai.provider.name` when a model id does not name its provider. */
@@ -56,7 +63,7 @@ interface TaskMetrics {
 
 /** Builds the live metrics sink (see the module's note). */
 export function metricsEmit(options: MetricsEmitOptions): MetricsEmit {
-  const instruments = instrumentsOf(meterOf(options, "metricsEmit"));
+  const instruments = instrumentsOf(meterOf(options, "metricsEmit"), options.producer);
   const { store, onError } = options;
   const maxTasks = Math.max(1, options.maxTasks ?? 1000);
   // One labeler for every task's fold: the bound holds across tasks, not per task.

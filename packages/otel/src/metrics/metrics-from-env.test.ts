@@ -108,10 +108,77 @@ describe("metricsFromEnv", () => {
     expect(text).toMatch(/sema_tasks\{[^}]*sema_task_status="completed"[^}]*\} 2/);
     expect(text).toMatch(/sema_tasks\{[^}]*sema_task_status="parked"[^}]*\} 0/);
     expect(text).toMatch(/sema_store_bytes\{[^}]*\} 4096/);
+    // The histograms come from the producer, the counters from the SDK: each metric once.
+    expect(text.match(/^# TYPE gen_ai_client_operation_duration histogram$/gm)).toHaveLength(1);
+    expect(text.match(/^# TYPE sema_store_append_duration histogram$/gm)).toHaveLength(1);
+    expect(text.match(/^# TYPE sema_task_ended_total counter$/gm)).toHaveLength(1);
   });
 });
 
+/** A collector on loopback that keeps every body it is sent. */
+async function collector(): Promise<{ port: number; bodies: { type: string | undefined; body: string }[] }> {
+  const bodies: { type: string | undefined; body: string }[] = [];
+  const server = createServer((request: IncomingMessage, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    request.on("end", () => {
+      bodies.push({ type: request.headers["content-type"], body });
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  shutdowns.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { port: (server.address() as AddressInfo).port, bodies };
+}
+
+/** Each histogram's name and temporality (OTLP/JSON: 1 delta, 2 cumulative) in the bodies sent. */
+function histogramTemporalities(bodies: readonly { body: string }[]): [string, number][] {
+  const out: [string, number][] = [];
+  for (const { body } of bodies)
+    for (const resource of JSON.parse(body).resourceMetrics ?? [])
+      for (const scope of resource.scopeMetrics ?? [])
+        for (const metric of scope.metrics ?? [])
+          if (metric.histogram !== undefined) out.push([metric.name, metric.histogram.aggregationTemporality]);
+  return out.sort();
+}
+
 describe("OTLP export", () => {
+  it("keeps the histograms on the SDK's instruments when the variables ask for delta", async () => {
+    for (const [preference, temporality] of [
+      ["cumulative", 2],
+      ["delta", 1],
+      ["lowmemory", 1],
+    ] as const) {
+      const { port, bodies } = await collector();
+      const raw = clockedStore();
+      const metrics = await metricsFromEnv(
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_METRIC_EXPORT_INTERVAL: "3600000",
+          OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: preference,
+        },
+        { store: raw },
+      );
+      if (metrics?.store === undefined) throw new Error("no metrics");
+      const store = metrics.store;
+      await runScriptedTask(() => store, raw);
+      await metrics.shutdown();
+      const sent = histogramTemporalities(bodies);
+      expect(sent.map(([name]) => name)).toEqual([
+        "gen_ai.client.operation.duration",
+        "gen_ai.client.token.usage",
+        "sema.approval.wait.duration",
+        "sema.input.delivery.duration",
+        "sema.leg.duration",
+        "sema.store.append.duration",
+        "sema.task.duration",
+        "sema.tool.duration",
+      ]);
+      expect(sent.every(([, sentTemporality]) => sentTemporality === temporality)).toBe(true);
+    }
+  });
+
   it("sends the metrics to the collector the variables name (http/json), on shutdown at the latest", async () => {
     const bodies: { type: string | undefined; body: string }[] = [];
     const server = createServer((request: IncomingMessage, response) => {

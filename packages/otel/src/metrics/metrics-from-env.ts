@@ -181,7 +181,9 @@ async function pushExporter(settings: OtlpSettings): Promise<PushMetricExporter>
  * (`OTEL_METRICS_EXPORTER`, `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`,
  * `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`, `…_HEADERS`, `…_TIMEOUT`, `OTEL_METRIC_EXPORT_INTERVAL`,
  * `OTEL_METRIC_EXPORT_TIMEOUT`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED`),
- * and the Prometheus text when `options.prometheus` is set; both read one `MeterProvider`.
+ * and the Prometheus text when `options.prometheus` is set; both read one `MeterProvider`, and
+ * the histograms from a `createMetricsProducer` listed in every reader (on the SDK's instruments
+ * instead when `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` asks for delta or lowmemory).
  * Undefined, having loaded nothing, when neither is wanted. A bad variable is a `ConfigError`.
  */
 export async function metricsFromEnv(env: Env, options: MetricsFromEnvOptions = {}): Promise<MetricsSetup | undefined> {
@@ -190,17 +192,25 @@ export async function metricsFromEnv(env: Env, options: MetricsFromEnvOptions = 
   const problems: ConfigProblem[] = [];
   const attributes = keyValues(value(env, "OTEL_RESOURCE_ATTRIBUTES"), "OTEL_RESOURCE_ATTRIBUTES", problems);
   if (problems.length > 0) throw new ConfigError("OpenTelemetry metrics", problems);
-  const [sdk, resources, { metricsEmit }, { instrumentStore }, { observeTaskGauges }] = await Promise.all([
-    import("@opentelemetry/sdk-metrics"),
-    import("@opentelemetry/resources"),
-    import("./metrics-emit.ts"),
-    import("./instrument-store.ts"),
-    import("./task-gauges.ts"),
-  ]);
+  const [sdk, resources, { metricsEmit }, { instrumentStore }, { observeTaskGauges }, { createMetricsProducer }] =
+    await Promise.all([
+      import("@opentelemetry/sdk-metrics"),
+      import("@opentelemetry/resources"),
+      import("./metrics-emit.ts"),
+      import("./instrument-store.ts"),
+      import("./task-gauges.ts"),
+      import("./metrics-producer.ts"),
+    ]);
   const resource = resources.resourceFromAttributes({
     ...attributes,
     "service.name": value(env, "OTEL_SERVICE_NAME") ?? options.serviceName ?? "sema",
   });
+  // The histograms are aggregated by Sema's producer (the SDK's per-record path cost over a tenth
+  // of an instant turn), which reports cumulative only: a delta preference (delta, lowmemory)
+  // keeps them on the SDK's instruments, which honour it.
+  const producer =
+    settings?.temporality === "delta" || settings?.temporality === "lowmemory" ? undefined : createMetricsProducer();
+  const metricProducers = producer === undefined ? {} : { metricProducers: [producer] };
   const readers: InstanceType<typeof sdk.MetricReader>[] = [];
   if (settings !== undefined)
     readers.push(
@@ -208,13 +218,14 @@ export async function metricsFromEnv(env: Env, options: MetricsFromEnvOptions = 
         exporter: await pushExporter(settings),
         exportIntervalMillis: settings.intervalMillis,
         exportTimeoutMillis: settings.exportTimeoutMillis,
+        ...metricProducers,
       }),
     );
   let prometheus: (() => Promise<string>) | undefined;
   if (options.prometheus === true) {
     const { PrometheusExporter, PrometheusSerializer } = await import("@opentelemetry/exporter-prometheus");
     // The official exporter as a pull reader, its serializer on the host's own route: no server of its own.
-    const reader = new PrometheusExporter({ preventServerStart: true });
+    const reader = new PrometheusExporter({ preventServerStart: true, ...metricProducers });
     const serializer = new PrometheusSerializer();
     readers.push(reader);
     prometheus = async () => serializer.serialize((await reader.collect()).resourceMetrics);
@@ -223,6 +234,7 @@ export async function metricsFromEnv(env: Env, options: MetricsFromEnvOptions = 
   const onError = options.onError;
   const sink = metricsEmit({
     meterProvider,
+    ...(producer === undefined ? {} : { producer }),
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.toolNames === undefined ? {} : { toolNames: options.toolNames }),
     ...(onError === undefined ? {} : { onError }),
@@ -247,7 +259,12 @@ export async function metricsFromEnv(env: Env, options: MetricsFromEnvOptions = 
       }
     },
   };
-  if (options.store !== undefined) setup.store = instrumentStore(options.store, { meterProvider, emit: sink.emit });
+  if (options.store !== undefined)
+    setup.store = instrumentStore(options.store, {
+      meterProvider,
+      emit: sink.emit,
+      ...(producer === undefined ? {} : { producer }),
+    });
   if (prometheus !== undefined) setup.prometheus = prometheus;
   return setup;
 }

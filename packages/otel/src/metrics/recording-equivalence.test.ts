@@ -1,7 +1,9 @@
 // The live sink against per-event recording: on any generated log, `metricsEmit` (attribute sets
 // shared, measurements handed straight to the instruments) exports exactly the data points that
 // recording each `Measurement` of the fold as it was (test-support-per-event-fold.ts) exported —
-// the same metrics, attributes, counts, sums, minima, maxima and buckets.
+// the same metrics, attributes, counts, sums, minima, maxima and buckets. And the producer
+// (`createMetricsProducer`, the histograms aggregated outside the SDK's record path) against the
+// SDK's instruments: what a reader exports is the same, field for field, whichever records them.
 
 import type { Meter } from "@opentelemetry/api";
 import {
@@ -16,9 +18,11 @@ import type { StoredEvent, TaskEvent } from "@sema-agent/core";
 import { make } from "@sema-agent/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { instrumentStore } from "./instrument-store.ts";
 import { instrumentsOf } from "./instruments.ts";
 import { MetricFold } from "./metric-fold.ts";
 import { metricsEmit } from "./metrics-emit.ts";
+import { createMetricsProducer, type MetricsProducer } from "./metrics-producer.ts";
 import { PerEventMetricFold } from "./test-support-per-event-fold.ts";
 
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
@@ -267,5 +271,177 @@ describe("the live sink against per-event recording", () => {
       "sema.leg.ended",
       "sema.leg.duration",
     ]);
+  });
+});
+
+/**
+ * A provider read by an in-memory exporter, with `producer` listed in its reader when given;
+ * `points` is every exported point with everything an exporter reads but the times.
+ */
+function detailedReader(producer?: MetricsProducer) {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const periodic = new PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: 3_600_000,
+    ...(producer === undefined ? {} : { metricProducers: [producer] }),
+  });
+  const meterProvider = new MeterProvider({ readers: [periodic] });
+  return {
+    meterProvider,
+    /** The points of the last export, by metric, sorted; each point's start never after its end. */
+    async points(): Promise<string[]> {
+      await periodic.forceFlush();
+      const out: string[] = [];
+      const names: string[] = [];
+      const last = exporter.getMetrics().at(-1);
+      for (const scope of last?.scopeMetrics ?? [])
+        for (const metric of scope.metrics) {
+          names.push(metric.descriptor.name);
+          for (const point of metric.dataPoints as DataPoint<number | Histogram>[]) {
+            expect(point.startTime[0] * 1e9 + point.startTime[1]).toBeLessThanOrEqual(
+              point.endTime[0] * 1e9 + point.endTime[1],
+            );
+            const { descriptor } = metric;
+            out.push(
+              JSON.stringify([
+                scope.scope.name,
+                scope.scope.version,
+                scope.scope.schemaUrl,
+                descriptor.name,
+                descriptor.unit,
+                descriptor.description,
+                descriptor.valueType,
+                metric.aggregationTemporality,
+                metric.dataPointType,
+                Object.entries(point.attributes).sort(),
+                point.value,
+              ]),
+            );
+          }
+        }
+      // No metric twice, whichever way its points were recorded.
+      expect(new Set(names).size).toBe(names.length);
+      return out.sort();
+    },
+  };
+}
+
+/** A host's metrics over `log`: the sink, and a measured store whose appends take `latencies` ms. */
+async function record(log: readonly StoredEvent[], latencies: readonly number[], producer?: MetricsProducer) {
+  const host = detailedReader(producer);
+  const via = producer === undefined ? {} : { producer };
+  const sink = metricsEmit({ meterProvider: host.meterProvider, ...via });
+  let clock = 0;
+  let calls = 0;
+  // Each append reads the clock twice: at its start, and at its end some latency later.
+  const now = () => {
+    if (calls++ % 2 === 1) clock += latencies[(calls >> 1) % latencies.length] ?? 0;
+    return clock;
+  };
+  const fails = (seq: number) => seq % 7 === 3;
+  const store = instrumentStore(
+    {
+      append: async (_taskId: string, events: StoredEvent[]) => {
+        const first = events[0];
+        if (first !== undefined && fails(first.seq)) throw Object.assign(new Error("x"), { code: "conflict" });
+        return events;
+      },
+    } as unknown as Parameters<typeof instrumentStore>[0],
+    { meterProvider: host.meterProvider, now, ...via },
+  );
+  for (const event of log) {
+    await store.append(event.taskId, [event] as never, {} as never).catch(() => {});
+    sink.emit(event);
+  }
+  await sink.flush();
+  return host;
+}
+
+describe("the producer against the SDK's instruments", () => {
+  it("exports the same metrics, field for field, on any log and any store latencies", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        anyLog,
+        fc.array(fc.oneof(fc.nat(3), fc.double({ min: 0, max: 9000, noNaN: true })), { minLength: 1, maxLength: 8 }),
+        async (log, latencies) => {
+          const sdk = await record(log, latencies);
+          const producer = createMetricsProducer();
+          const ours = await record(log, latencies, producer);
+          const expected = await sdk.points();
+          expect(await ours.points()).toEqual(expected);
+          await sdk.meterProvider.shutdown();
+          await ours.meterProvider.shutdown();
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it("is cumulative: a second collection has the first one's counts and what came after, from the same start", async () => {
+    const t0 = Date.parse("2026-12-07T10:00:00.000Z");
+    let ms = t0;
+    const producer = createMetricsProducer({ now: () => ms });
+    const latency = producer.recorderOf("sema.store.append.duration");
+    if (latency === undefined) throw new Error("no recorder");
+    const append = Object.freeze({ "sema.store.operation": "append" });
+    latency(0.001, append);
+    ms += 1500;
+    latency(0.003, { "sema.store.operation": "append" });
+    const first = await producer.collect();
+    ms += 2000;
+    latency(7, append);
+    const second = await producer.collect();
+    const point = (result: typeof first) => {
+      const metric = result.resourceMetrics.scopeMetrics[0]?.metrics[0];
+      expect(metric?.aggregationTemporality).toBe(AggregationTemporality.CUMULATIVE);
+      expect(metric?.dataPoints).toHaveLength(1);
+      return metric?.dataPoints[0] as DataPoint<Histogram>;
+    };
+    expect(point(first).value).toEqual({
+      buckets: {
+        boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        counts: [0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      },
+      sum: 0.004,
+      count: 2,
+      min: 0.001,
+      max: 0.003,
+    });
+    expect(point(second).value).toMatchObject({ sum: 7.004, count: 3, min: 0.001, max: 7 });
+    expect(point(second).value.buckets.counts).toEqual([0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    // The start is the series' first measurement; the end, each collection's time.
+    const s0 = t0 / 1000;
+    expect(point(first).startTime).toEqual([s0, 0]);
+    expect(point(second).startTime).toEqual([s0, 0]);
+    expect(point(first).endTime).toEqual([s0 + 1, 500_000_000]);
+    expect(point(second).endTime).toEqual([s0 + 3, 500_000_000]);
+    // What was exported stays as it was when more is recorded.
+    expect(point(first).value.count).toBe(2);
+  });
+
+  it("drops a negative value, counts no NaN, and records nothing for a counter or a gauge", async () => {
+    const producer = createMetricsProducer();
+    expect(producer.recorderOf("sema.task.started")).toBeUndefined();
+    expect(producer.recorderOf("sema.tasks")).toBeUndefined();
+    const tokens = producer.recorderOf("gen_ai.client.token.usage");
+    tokens?.(-1, { "gen_ai.token.type": "input" });
+    expect((await producer.collect()).resourceMetrics.scopeMetrics).toEqual([]);
+    tokens?.(Number.NaN, { "gen_ai.token.type": "input" });
+    tokens?.(4, { "gen_ai.token.type": "input" });
+    const [scope] = (await producer.collect()).resourceMetrics.scopeMetrics;
+    expect(scope?.scope).toEqual({ name: "@sema-agent/otel", version: "" });
+    const value = (scope?.metrics[0]?.dataPoints[0] as DataPoint<Histogram> | undefined)?.value;
+    expect(value).toMatchObject({ count: 1, sum: 4, min: 4, max: 4 });
+    // 4 is on a boundary: bounds are inclusive upper bounds.
+    expect(value?.buckets.counts.slice(0, 3)).toEqual([0, 1, 0]);
+  });
+
+  it("a meter takes one choice: its histograms on it, or on one producer", () => {
+    const meterProvider = new MeterProvider();
+    const producer = createMetricsProducer();
+    metricsEmit({ meterProvider, producer });
+    instrumentStore({} as never, { meterProvider, producer });
+    expect(() => metricsEmit({ meterProvider })).toThrow(TypeError);
+    expect(() => instrumentStore({} as never, { meterProvider, producer: createMetricsProducer() })).toThrow(TypeError);
   });
 });
