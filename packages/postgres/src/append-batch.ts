@@ -14,12 +14,12 @@ import {
   forkSourceOf,
   type SummaryCache,
   summarizeAfter,
-  type WorkLane,
+  type WriteLane,
   wantsWorker,
 } from "@sema-agent/core/store-kit";
 import { isUniqueViolation, toStoreError } from "./connection.ts";
 import type { Queries } from "./queries.ts";
-import type { Database, PoolLane } from "./session.ts";
+import { type Database, type PoolLane, poolOf } from "./session.ts";
 import { addTurnUsage, turnUsageColumns, turnUsageParams } from "./usage-counters.ts";
 import { storedEvents } from "./write-events.ts";
 
@@ -45,15 +45,15 @@ export interface AppendBatchHost {
 }
 
 /**
- * Commit `batch` (one append per task) in one statement and settle every caller; a batch in the
- * person lane runs on the priority lane's pool. Never rejects.
+ * Commit `batch` (one append per task) in one statement and settle every caller; a batch of the
+ * attended lane runs on the priority lane's pool. Never rejects.
  */
 export async function commitAppendBatch(
   host: AppendBatchHost,
   batch: readonly BatchedAppend[],
-  lane: WorkLane = "routine",
+  lane: WriteLane = "routine",
 ): Promise<void> {
-  const pool: PoolLane = lane === "person" ? "priority" : "main";
+  const pool = poolOf(lane);
   const alone = (append: BatchedAppend) => host.alone(append, pool).then(append.resolve, append.reject);
   const columns = {
     taskIds: [] as string[],

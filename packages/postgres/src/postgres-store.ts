@@ -109,7 +109,7 @@ import {
 } from "./read-batches.ts";
 import { type EventRow, eventOf, recordOf, type SnapshotRow, snapshotOf, type TaskRow } from "./rows.ts";
 import { claimRunnableTasks, listRunnableTasks } from "./runnable.ts";
-import { Database, type PoolLane, type Tx } from "./session.ts";
+import { Database, type PoolLane, poolOf, type Tx } from "./session.ts";
 import {
   deleteTaskRows,
   listFinishedRows,
@@ -212,7 +212,7 @@ export class PostgresStore implements Store {
     this.#renewals = groupCommit === undefined ? undefined : renewCoalescer(leases, groupCommit);
     // Reads coalesce with group commit: at thousands of legs they are most of the statements.
     const reads: ReadBatchHost = {
-      query: (text, params, lane) => this.#db.query(text, params, lane === "person" ? "priority" : "main"),
+      query: (text, params, lane) => this.#db.query(text, params, poolOf(lane)),
       sql: this.#sql,
     };
     this.#reads = groupCommit === undefined ? undefined : readCoalescer(reads, groupCommit);
@@ -386,9 +386,8 @@ export class PostgresStore implements Store {
     }
     // An append that moves a usage counter (a model turn) counts it in the statement that writes
     // it, on every path: batched, one round trip, or locking.
-    // Two lanes here: an attended write rides the person lane.
-    const lane = writeLaneOf(events, options.lane) === "routine" ? "routine" : "person";
-    const pool: PoolLane = lane === "person" ? "priority" : "main";
+    const lane = writeLaneOf(events, options.lane);
+    const pool = poolOf(lane);
     if (this.#appends !== undefined && events.length > 0 && this.#summaries.peek(taskId) !== undefined) {
       // This store wrote the task last (a leg's own appends): the batch can reduce its summary.
       this.#batchedWrites++;
@@ -507,18 +506,13 @@ export class PostgresStore implements Store {
       await this.#requireTask(taskId);
       throw error;
     }
-    // A leg a person waits on reads in their lane (the priority lane's pool), ahead of routine reads.
-    const person = options.lane !== undefined && options.lane !== "routine";
+    // A leg a person waits on reads in their lane, ahead of routine reads (an attended one on the
+    // priority lane's pool).
+    const lane = options.lane ?? "routine";
     const reads = this.#reads;
     if (reads !== undefined)
-      return new Promise((resolve, reject) =>
-        reads.add({ taskId, afterSeq, limit, resolve, reject }, person ? "person" : "routine"),
-      );
-    const rows = await this.#db.query<EventRow>(
-      this.#sql.readEvents,
-      [taskId, afterSeq, limit],
-      person ? "priority" : "main",
-    );
+      return new Promise((resolve, reject) => reads.add({ taskId, afterSeq, limit, resolve, reject }, lane));
+    const rows = await this.#db.query<EventRow>(this.#sql.readEvents, [taskId, afterSeq, limit], poolOf(lane));
     // An empty result is also what an unknown task gives; only then is the extra lookup needed.
     if (rows.length === 0) await this.#requireTask(taskId);
     return rows.map((row) => eventOf(taskId, row));

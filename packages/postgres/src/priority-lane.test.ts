@@ -1,8 +1,9 @@
 /**
- * The priority lane: lease renewals, and the reads and appends of a leg a person waits on, have
- * connections of their own. With every connection of the store's pool busy (at ten thousand legs,
- * reads and appends queue there), a renewal still goes through at once, so a lease is lost only
- * when the process itself stalls; and so do a person's read and append.
+ * The priority lane: lease renewals, and the reads and appends of a leg a person attends (their
+ * word arrived, the request that carries it not sent yet), have connections of their own. With
+ * every connection of the store's pool busy (at ten thousand legs, reads and appends queue there),
+ * a renewal still goes through at once, so a lease is lost only when the process itself stalls;
+ * and so do the attended leg's read and append.
  */
 import { make } from "@sema-agent/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -41,7 +42,7 @@ describe.skipIf(skip)("the priority lane (PostgresStore)", () => {
   });
 
   for (const groupCommit of [true, false]) {
-    it(`reads and appends for a person while the main pool is held (group commit ${groupCommit ? "on" : "off"})`, async () => {
+    it(`reads and appends for an attended leg while the main pool is held (group commit ${groupCommit ? "on" : "off"})`, async () => {
       const schema = freshSchema();
       cleanup.push(() => dropSchema(schema));
       const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema, groupCommit });
@@ -55,8 +56,10 @@ describe.skipIf(skip)("the priority lane (PostgresStore)", () => {
 
       const pool = await holdMainPool(store);
       const routine = store.read("t");
+      // A new task's first step rides the person lane: ahead in the queue, but on the main pool.
+      const newTask = store.read("t", { lane: "person" });
       let routineDone = false;
-      void routine.then(() => {
+      void Promise.race([routine, newTask]).then(() => {
         routineDone = true;
       });
       try {
@@ -68,12 +71,14 @@ describe.skipIf(skip)("the priority lane (PostgresStore)", () => {
           lane: "attended",
         });
         expect(stored.map((event) => event.seq)).toEqual([3]);
-        // The routine read still waits for the main pool: the person's work did not queue behind it.
+        // The routine and person-lane reads still wait for the main pool: the attended work did
+        // not queue behind them.
         expect(routineDone).toBe(false);
       } finally {
         await pool.release();
       }
       expect((await routine).map((event) => event.seq)).toEqual([1, 2, 3]);
+      expect((await newTask).map((event) => event.seq)).toEqual([1, 2, 3]);
     });
   }
 });

@@ -7,7 +7,7 @@
  */
 import type { StoredEvent } from "@sema-agent/core";
 import { TaskNotFoundError } from "@sema-agent/core/protocol";
-import type { GroupCommitSettings, Snapshot, WorkLane } from "@sema-agent/core/store-kit";
+import type { GroupCommitSettings, Snapshot, WriteLane } from "@sema-agent/core/store-kit";
 import type pg from "pg";
 import { Coalescer } from "./coalescer.ts";
 import type { Queries } from "./queries.ts";
@@ -31,8 +31,8 @@ export interface BatchedLookup<T> {
 
 /** What the read batches need from their store: a query (its errors already the port's) and the statements. */
 export interface ReadBatchHost {
-  /** `lane` `person`: the batch holds a person's reads alone, and runs on the priority lane's pool. */
-  query<R extends pg.QueryResultRow>(text: string, params: unknown[], lane?: WorkLane): Promise<R[]>;
+  /** `lane` `attended`: the batch holds attended reads alone, and runs on the priority lane's pool. */
+  query<R extends pg.QueryResultRow>(text: string, params: unknown[], lane?: WriteLane): Promise<R[]>;
   sql: Queries;
 }
 

@@ -5,6 +5,7 @@
  * typed errors.
  */
 import { StoreUnavailableError } from "@sema-agent/core/protocol";
+import type { WriteLane } from "@sema-agent/core/store-kit";
 import pg from "pg";
 import { quoteSchema, toStoreError } from "./connection.ts";
 import type { Queries } from "./queries.ts";
@@ -22,6 +23,16 @@ const PRIORITY_CONNECTIONS = 2;
 
 /** Which pool a statement runs on: the main one, or the priority lane's (see `PRIORITY_CONNECTIONS`). */
 export type PoolLane = "main" | "priority";
+
+/**
+ * The pool for work in `lane`: the priority lane's for an attended one (a person's word, or a leg
+ * between it and the request that carries it), the main pool otherwise. A new task's first step
+ * (`person`) goes ahead in the queues but not there: ten thousand new tasks at once would starve
+ * the lease renewals that share it.
+ */
+export function poolOf(lane: WriteLane | undefined): PoolLane {
+  return lane === "attended" ? "priority" : "main";
+}
 
 /** A client inside a transaction, with the store's statements. */
 export type Tx = { client: pg.PoolClient; sql: Queries };
