@@ -40,6 +40,13 @@ describe("work lanes", () => {
     expect(writeLaneOf([make.legStarted()], "person")).toBe("person");
     expect(writeLaneOf([make.turn(1)], undefined)).toBe("routine");
     expect(writeLaneOf([make.input("received", "wake")], "routine")).toBe("routine");
+    // A new task's objective, created or delivered by its first leg: the person lane, not attended.
+    expect(writeLaneOf([make.created(), make.input("received", "objective")], undefined)).toBe("person");
+    expect(writeLaneOf([make.legStarted(), make.input("applied", "objective")], "routine")).toBe("person");
+    expect(writeLaneOf([make.input("applied", "objective")], "attended")).toBe("attended");
+    expect(writeLaneOf([make.input("applied", "objective"), make.input("applied", "steer")], "person")).toBe(
+      "attended",
+    );
   });
 
   it("leaves a timer's wake, the engine's own inputs and a leg's routine events in the routine lane", () => {

@@ -16,6 +16,9 @@ export type WorkLane = "person" | "routine";
 /** The carrier of inputs that time or the engine sends (timers, wakes): routine, not a person's. */
 const WAKE_CARRIER = "wake";
 
+/** The carrier of a new task's objective: a person's, but a new task's first step, not a word to a running one. */
+const OBJECTIVE_CARRIER = "objective";
+
 /**
  * Whether `event` is a person's: an input a person sent (or its delivery), an interrupt, a
  * cancel, an approval decision, a resume request. A timer's wake and the engine's own inputs
@@ -45,18 +48,26 @@ export function laneOfEvents(events: readonly TaskEvent[]): WorkLane {
 
 /**
  * Where a write waits in a store's queue of writes: `attended` when it carries a person's own
- * event (`laneOfEvents`: their input, interrupt, cancel, decision or resume, or a leg applying
- * one), which a person is waiting on right now; else the lane its writer gave (`attended` for a
- * leg's appends between a person's word arriving and the model request that carries it, `person`
- * for a new task's first step, `routine` by default). A store runs `attended`
- * writes before both other lanes: they are rare (a person's pace) and each is what the person
- * waits for, so a burst of new tasks' first steps cannot hold them up.
+ * event (`isPersonEvent`: their input, interrupt, cancel, decision or resume, or a leg applying
+ * one), which a person is waiting on right now; `person` at least when it carries a new task's
+ * objective (created, or delivered by the task's first leg); else the lane its writer gave
+ * (`attended` for a leg's appends between a person's word arriving and the model request that
+ * carries it, `person` for a new task's first step, `routine` by default). A store runs
+ * `attended` writes before both other lanes: they are rare (a person's pace) and each is what the
+ * person waits for, so a burst of new tasks' first steps (ten thousand objectives at once) cannot
+ * hold them up.
  */
 export type WriteLane = "attended" | WorkLane;
 
 /** The `WriteLane` of a write carrying `events`, given the lane its writer asked for (see there). */
 export function writeLaneOf(events: readonly TaskEvent[], lane: WriteLane | undefined): WriteLane {
-  return laneOfEvents(events) === "person" ? "attended" : (lane ?? "routine");
+  let objective = false;
+  for (const event of events) {
+    if (!isPersonEvent(event)) continue;
+    if (event.type !== "human_input" || event.carrier !== OBJECTIVE_CARRIER) return "attended";
+    objective = true;
+  }
+  return objective && lane !== "attended" ? "person" : (lane ?? "routine");
 }
 
 /**
