@@ -6,6 +6,6 @@ import { SqliteStore } from "./sqlite-store.ts";
 
 const store = new SqliteStore({ path: process.argv[2] ?? "" });
 await store.createTask({ taskId: "t", created: make.created("p") });
-for (let seq = 1; seq <= 300; seq++) await store.append("t", [make.note("x")], { expectedSeq: seq });
+for (let seq = 1; seq <= 4200; seq++) await store.append("t", [make.note("x")], { expectedSeq: seq });
 await store.close();
 process.stdout.write(`closed after ${store.writeStats.writes} writes\n`);

@@ -72,7 +72,7 @@ import { BatchWriter } from "./batch-writer.ts";
 import { CHECKPOINT_EVERY_MS, CheckpointThread, FALLBACK_AUTOCHECKPOINT_PAGES } from "./checkpoint-thread.ts";
 
 /** Writes a store makes before its checkpoint thread starts (`SqliteStoreOptions.checkpoints`). */
-const CHECKPOINTS_AFTER_WRITES = 256;
+const CHECKPOINTS_AFTER_WRITES = 4096;
 
 import { CommitPoller } from "./commit-poller.ts";
 import { openDatabase, storeError } from "./connection.ts";
@@ -197,8 +197,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Start the checkpoint thread once the store has written enough for it to matter (a store that
-   * writes a little, as most in tests do, never pays for a thread); see `checkpoint-thread.ts`.
+   * Start the checkpoint thread once the store has written enough for it to matter: a store that
+   * writes a little (a test, a script, a lone task of a few hundred turns) never pays for starting
+   * a thread, about 10 ms; see `checkpoint-thread.ts`.
    */
   #startCheckpoints(): void {
     const due = this.#checkpointsDue;

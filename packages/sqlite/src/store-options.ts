@@ -42,7 +42,7 @@ export interface SqliteStoreOptions extends StoreClock, StoreSizeLimits {
   writer?: SqliteWriter;
   /**
    * Where WAL checkpoints run (copying committed pages from the log back into the database).
-   * `"background"` (the default for a database file): once the store has made 256 writes, a thread
+   * `"background"` (the default for a database file): once the store has made 4,096 writes, a thread
    * of its own checkpoints whenever something was committed, so no COMMIT on the calling thread
    * stops for one; the store's connection still checkpoints itself if the log passes 10,000 pages
    * (the thread fell behind or died). `"inline"`: SQLite's default, inside the COMMIT that takes
