@@ -180,18 +180,7 @@ describe("OTLP export", () => {
   });
 
   it("sends the metrics to the collector the variables name (http/json), on shutdown at the latest", async () => {
-    const bodies: { type: string | undefined; body: string }[] = [];
-    const server = createServer((request: IncomingMessage, response) => {
-      let body = "";
-      request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-      request.on("end", () => {
-        bodies.push({ type: request.headers["content-type"], body });
-        response.writeHead(200, { "content-type": "application/json" }).end("{}");
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    shutdowns.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const { port } = server.address() as AddressInfo;
+    const { port, bodies } = await collector();
     const env = {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
