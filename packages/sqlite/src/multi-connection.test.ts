@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { isSemaError, type StoredEvent } from "@sema-agent/core";
 import { summarize } from "@sema-agent/core/store-kit";
 import { make } from "@sema-agent/core/testing";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "./sqlite-store.ts";
 import { tempDb } from "./temp-dir.fixture.ts";
 import { watchUntil } from "./watch.fixture.ts";
@@ -145,20 +145,6 @@ for (const kind of ["main", "thread"] as const) {
         if (event.seq === 3) controller.abort();
       }
       expect(seen).toEqual([2, 3]);
-    });
-
-    it("read nothing for a watch that starts at the seq this store wrote last, until something is appended", async () => {
-      // Nobody else wrote: the watch trusts what a knows and waits; the append wakes it, and that
-      // wake's read is its only one. (The poller's first look once forgot every seq a knew.)
-      const a = store(tempDb());
-      await a.createTask({ taskId: "t1", created: make.created() });
-      const reads = vi.spyOn(a, "read");
-      const controller = new AbortController();
-      const first = a.watch("t1", { afterSeq: 1, signal: controller.signal })[Symbol.asyncIterator]().next();
-      await a.append("t1", notes("a", 1), { expectedSeq: 1 });
-      expect((await first).value?.seq).toBe(2);
-      controller.abort();
-      expect(reads.mock.calls.map(([, options]) => options?.afterSeq)).toEqual([1]);
     });
 
     it("deliver the other store's append to a watch that starts, while this store polls, at the seq it wrote last", async () => {

@@ -149,11 +149,6 @@ export class SqliteStore implements Store {
     this.#db = db;
     this.#sql = statements;
     statements.maxEventBytes = this.#limits.maxEventBytes;
-    // The poller's first look compares with the version at open: a baseline of 0 counted as another
-    // connection's commit and forgot every seq this store had learnt (each watcher then read).
-    this.#dataVersion = this.#guard(
-      () => (statements.dataVersion.get() as { data_version: number } | undefined)?.data_version ?? 0,
-    );
     this.#usage = this.#guard(() => new UsageCounters(db));
     this.#context = { usage: this.#usage, summaries: this.#summaries };
     this.#poller = new CommitPoller({
