@@ -15,7 +15,7 @@ const noop = () => undefined;
 
 /**
  * Connections of the priority lane when the store makes its own pool: lease renewals, claims and
- * the reads and writes of a leg a person waits on. At ten thousand legs, thousands of reads and
+ * the reads and writes of a leg a person attends (`poolOf`). At ten thousand legs, thousands of reads and
  * appends queue for the main pool; a renewal waiting behind them would come after its lease
  * expired, and a person's steer waited seconds. Two, so one slow batch does not hold up the next.
  */
@@ -104,7 +104,7 @@ export class Database {
 
   /**
    * A query on the priority lane, which no routine read or append queues on (with the store's own
-   * pool): lease renewals, claims, and a person's reads and writes, which must not wait behind
+   * pool): lease renewals, claims, and an attended leg's reads and writes, which must not wait behind
    * thousands of a busy node's legs.
    */
   async priorityQuery<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
