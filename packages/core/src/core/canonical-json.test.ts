@@ -45,6 +45,26 @@ describe("canonicalJson", () => {
       { numRuns: 10_000 },
     );
   });
+
+  it("property: gives the text recorded digests were made of (the definition, written plainly)", () => {
+    // Digests in stored logs (approvals, model_turn v2) name this text: it may never change.
+    const definition = (value: JsonValue): string => {
+      if (value === null || typeof value !== "object") return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map(definition).join(",")}]`;
+      const members = Object.keys(value)
+        .sort()
+        .filter((key) => value[key] !== undefined)
+        .map((key) => `${JSON.stringify(key)}:${definition(value[key] as JsonValue)}`);
+      return `{${members.join(",")}}`;
+    };
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(canonicalJson(value)).toBe(definition(value));
+      }),
+      { numRuns: 10_000 },
+    );
+    expect(canonicalJson({ a: undefined, b: [1, 2] } as unknown as JsonValue)).toBe('{"b":[1,2]}');
+  });
 });
 
 describe("frozenFromJson", () => {

@@ -10,14 +10,26 @@ import type { JsonValue } from "../protocol/json.ts";
  */
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(",")}]`;
+  // Built by appending to one string: a digest takes the canonical text of every transcript entry,
+  // and arrays of parts joined at each level cost several times as much in allocation.
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ",";
+      // As `join` did: a hole or an undefined item adds nothing between its commas.
+      text += (canonicalJson(value[i] as JsonValue) as string | undefined) ?? "";
+    }
+    return `${text}]`;
+  }
   const keys = Object.keys(value).sort();
-  const parts: string[] = [];
+  let text = "{";
   for (const key of keys) {
     const item = value[key];
-    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+    if (item === undefined) continue;
+    if (text.length > 1) text += ",";
+    text += `${JSON.stringify(key)}:${canonicalJson(item)}`;
   }
-  return `{${parts.join(",")}}`;
+  return `${text}}`;
 }
 
 /** Freeze a value and everything reachable from it. */

@@ -25,6 +25,10 @@ const INITIAL = new Int32Array([
 /** The message schedule, shared: hashing is synchronous, so one block is processed at a time. */
 const W = new Int32Array(64);
 
+/** Scratch for finishing a digest (the state, the padded last blocks): `hex` is synchronous too. */
+const FINAL_H = new Int32Array(8);
+const FINAL_TAIL = new Uint8Array(128);
+
 const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 const encoder = new TextEncoder();
@@ -161,16 +165,26 @@ export class Sha256 {
     return this.update(scratch, written);
   }
 
+  /** Start again from nothing, as a new hasher would. */
+  reset(): this {
+    this.#h.set(INITIAL);
+    this.#blockLength = 0;
+    this.#length = 0;
+    return this;
+  }
+
   /** The digest of everything hashed so far, as lowercase hex; this hasher is left as it was. */
   hex(): string {
-    const h = this.#h.slice();
-    const tail = new Uint8Array(this.#blockLength < 56 ? 64 : 128);
+    const h = FINAL_H;
+    h.set(this.#h);
+    const tail = FINAL_TAIL;
+    const end = this.#blockLength < 56 ? 64 : 128;
+    tail.fill(0, 0, end);
     tail.set(this.#block.subarray(0, this.#blockLength));
     tail[this.#blockLength] = 0x80;
     // The length in bits, big-endian, in the last 8 bytes (as two 32-bit halves).
     const bits = this.#length * 8;
     const high = Math.floor(bits / 0x100000000);
-    const end = tail.length;
     tail[end - 8] = high >>> 24;
     tail[end - 7] = high >>> 16;
     tail[end - 6] = high >>> 8;
@@ -195,5 +209,8 @@ export class Sha256 {
 
 /** The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex, computed now on this thread. */
 export function sha256HexNow(text: string): string {
-  return new Sha256().updateText(text).hex();
+  // One hasher for every such call: each runs to its end synchronously, so none overlap.
+  return oneShot.reset().updateText(text).hex();
 }
+
+const oneShot = new Sha256();

@@ -9,6 +9,7 @@
  * The order of routine steps is kept (first come, first served); none is ever dropped.
  */
 import type { WorkLane } from "../../core/work-lane.ts";
+import { deferToMacrotask } from "../../internal/macrotask.ts";
 
 /** How the pacer tells time and defers to the end of the macrotask (injected in tests). */
 export interface PacerScheduler {
@@ -176,19 +177,6 @@ export class LegPacer {
 }
 
 const noop = (): void => undefined;
-
-type Immediate = (callback: () => void) => unknown;
-
-// Taken once, when the module loads: a test's fake timers installed later do not hold the legs
-// (their clock, `performance.now`, may still be faked; a frozen clock only means no slice ends).
-const immediate = (globalThis as { setImmediate?: Immediate }).setImmediate;
-const timeout = globalThis.setTimeout;
-
-/** `setImmediate` where the runtime has it (Node, Bun, Deno), else a zero timeout. */
-function deferToMacrotask(callback: () => void): void {
-  if (immediate !== undefined) immediate(callback);
-  else timeout(callback, 0);
-}
 
 /** The pacer every leg of this process shares unless its host turns pacing off. */
 export const sharedLegPacer = new LegPacer({ now: () => performance.now(), defer: deferToMacrotask });

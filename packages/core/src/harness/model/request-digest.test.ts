@@ -93,4 +93,34 @@ describe("digestRequest", () => {
     const each = await Promise.all(transcript.map((e) => sha256Hex(canonicalJson(modelView(e)))));
     expect(digest.transcript).toBe(await sha256Hex(each.join("\n")));
   });
+
+  it("hashes a long unhashed transcript in slices, letting the event loop turn between them", async () => {
+    const transcript: TranscriptEntry[] = Array.from({ length: 1_000 }, (_, i) => ({
+      role: "user",
+      entryId: `e${i}`,
+      content: `Entry ${i}.`,
+    }));
+    let turned = false;
+    const digesting = digestRequest(base(transcript));
+    setImmediate(() => {
+      turned = true;
+    });
+    const digest = await digesting;
+    // All at once, the digest would have settled before the loop's next turn.
+    expect(turned).toBe(true);
+    const each = await Promise.all(transcript.map((e) => sha256Hex(canonicalJson(modelView(e)))));
+    expect(digest.transcript).toBe(await sha256Hex(each.join("\n")));
+    expect(digest.entries).toBe(1_000);
+  });
+
+  it("hashes a turn's few new entries at once, without waiting for the event loop", async () => {
+    const transcript: TranscriptEntry[] = [{ role: "user", entryId: "e1", content: "Hi" }];
+    let turned = false;
+    const digesting = digestRequest(base(transcript));
+    setImmediate(() => {
+      turned = true;
+    });
+    await digesting;
+    expect(turned).toBe(false);
+  });
 });

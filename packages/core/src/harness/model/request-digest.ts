@@ -6,6 +6,7 @@
  * bytes). A replay computes the same digest over the request it builds and compares, part by part.
  */
 import { canonicalJson } from "../../core/canonical-json.ts";
+import { nextMacrotask } from "../../internal/macrotask.ts";
 import { Sha256, sha256HexNow } from "../../internal/sha256.ts";
 import type { ModelRequest } from "../../ports/model.ts";
 import type { JsonValue } from "../../protocol/json.ts";
@@ -83,36 +84,53 @@ interface TranscriptPrefix {
 }
 const transcriptPrefixes = new WeakMap<readonly TranscriptEntry[], TranscriptPrefix>();
 
-/** The digest of `entries`' digests joined by newlines, continuing the prefix hashed for `array`. */
-async function transcriptDigest(
-  array: readonly TranscriptEntry[],
-  entries: readonly TranscriptEntry[],
-): Promise<string> {
+/**
+ * The digest of `array`'s entries' digests joined by newlines, continuing the prefix hashed for
+ * it. Everything it needs of `array` is read before its first await: the caller may go on growing
+ * the transcript while this runs.
+ */
+async function transcriptDigest(array: readonly TranscriptEntry[]): Promise<string> {
+  const count = array.length;
+  const first = array[0];
   const known = transcriptPrefixes.get(array);
   const usable =
     known !== undefined &&
-    known.count <= entries.length &&
-    (known.count === 0 || (entries[0] === known.first && entries[known.count - 1] === known.last));
+    known.count <= count &&
+    (known.count === 0 || (first === known.first && array[known.count - 1] === known.last));
   const from = usable ? known.count : 0;
+  // Only the entries after the prefix are copied: a turn's few, not the whole history each time.
+  const fresh = array.slice(from, count);
+  const beforeLast = array[count - 2];
   const hasher = usable ? known.hasher.copy() : new Sha256();
-  const pending = entries.slice(from).map(entryDigest);
-  const each = pending.some((d) => typeof d !== "string") ? await Promise.all(pending) : (pending as string[]);
+  const each = await entryDigestsOf(fresh);
   if (each.length === 0 && from === 0) return sha256HexNow("");
   // All but the last entry's digest are followed by a newline: that prefix is kept for next time.
   for (let i = 0; i < each.length - 1; i++) hasher.updateText(`${each[i] as string}\n`);
-  const lastIndex = entries.length - 1;
   if (each.length > 0) {
-    transcriptPrefixes.set(array, {
-      count: lastIndex,
-      first: entries[0],
-      last: entries[lastIndex - 1],
-      hasher: hasher.copy(),
-    });
+    transcriptPrefixes.set(array, { count: count - 1, first, last: beforeLast, hasher: hasher.copy() });
     hasher.updateText(each[each.length - 1] as string);
     return hasher.hex();
   }
   // No entry since the prefix: it already holds the newline after the last entry, so start over.
-  return sha256HexNow((await Promise.all(entries.map(entryDigest))).join("\n"));
+  return sha256HexNow((await entryDigestsOf(array.slice(0, count))).join("\n"));
+}
+
+/**
+ * Entries hashed in one go: a turn adds a few, hashed at once. A leg's first request on a long
+ * task (a resume in a fresh process) has thousands unhashed, tens of milliseconds of work: that
+ * starts after the model call has gone out, in slices with the event loop's turns between them,
+ * so neither the request nor the other legs of the process wait for it.
+ */
+const DIGEST_SLICE = 256;
+
+/** The digests of `entries`, in order; a long list in slices, the first after a turn of the loop. */
+async function entryDigestsOf(entries: readonly TranscriptEntry[]): Promise<string[]> {
+  const pending: Array<string | Promise<string>> = [];
+  for (let i = 0; i < entries.length; i++) {
+    if (i % DIGEST_SLICE === 0 && entries.length > DIGEST_SLICE) await nextMacrotask();
+    pending.push(entryDigest(entries[i] as TranscriptEntry));
+  }
+  return pending.some((d) => typeof d !== "string") ? Promise.all(pending) : (pending as string[]);
 }
 
 // The system text, tools and settings rarely change between turns: their last digests are kept.
@@ -125,11 +143,11 @@ function textDigest(text: string, last: { text: string; digest: string | Promise
 }
 
 /**
- * The digests of a request. The transcript is read when this is called (a copy of its entries is
- * taken at once), so the caller may stream the request while the digest is computed.
+ * The digests of a request. The transcript is read when this is called (its length, and the
+ * entries not hashed before), so the caller may stream the request while the digest is computed.
  */
 export async function digestRequest(request: ModelRequest): Promise<RequestDigest> {
-  const entries = request.transcript.slice();
+  const entries = request.transcript.length;
   const parts = requestParts(request);
   lastText = textDigest(parts.system, lastText);
   lastSettings = textDigest(canonicalJson(parts.settings), lastSettings);
@@ -140,11 +158,11 @@ export async function digestRequest(request: ModelRequest): Promise<RequestDiges
   }
   // Taken before the first await: a concurrent request may replace the last digests meanwhile.
   const [systemDone, settingsDone] = [lastText.digest, lastSettings.digest];
-  const transcriptDone = transcriptDigest(request.transcript, entries);
+  const transcriptDone = transcriptDigest(request.transcript);
   const system = await systemDone;
   const tools = await toolsDigest;
   const settings = await settingsDone;
   const transcript = await transcriptDone;
   const digest = sha256HexNow(canonicalJson({ system, tools, settings, transcript }));
-  return { digest, system, tools, settings, transcript, entries: entries.length };
+  return { digest, system, tools, settings, transcript, entries };
 }
