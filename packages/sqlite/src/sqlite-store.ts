@@ -201,14 +201,20 @@ export class SqliteStore implements Store {
     const db = this.#db;
     if (due === undefined || db === undefined || this.#writes < CHECKPOINTS_AFTER_WRITES) return;
     this.#checkpointsDue = undefined;
+    // The thread is gone (or never started): this connection checkpoints inline, at SQLite's default.
+    const inline = () => {
+      if (this.#db !== undefined) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
+    };
     this.#guard(() => db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`));
-    this.#checkpoints = new CheckpointThread(
-      { path: this.#path, busyTimeoutMs: due.busyTimeoutMs, intervalMs: CHECKPOINT_EVERY_MS },
-      // The thread is gone: this connection checkpoints inline again, at SQLite's default.
-      () => {
-        if (this.#db !== undefined) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
-      },
-    );
+    try {
+      this.#checkpoints = new CheckpointThread(
+        { path: this.#path, busyTimeoutMs: due.busyTimeoutMs, intervalMs: CHECKPOINT_EVERY_MS },
+        inline,
+      );
+    } catch {
+      // A thread that cannot start costs the store its speed-up, never the write that was due.
+      this.#guard(inline);
+    }
   }
 
   /** Writes made and transactions committed so far (with group commit, many writes share one). */
