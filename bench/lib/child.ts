@@ -36,6 +36,9 @@ export function runInChild<Row extends ResultRow = ResultRow>(
   // NODE_OPTIONS may not carry --cpu-prof, so a profile of the measured child is asked for here.
   const profile = process.env.SEMA_BENCH_CPU_PROF;
   if (profile !== undefined) conditions.push("--cpu-prof", "--cpu-prof-dir", profile);
+  // And a sampling profile of its allocations: what keeps the garbage collector busy.
+  const heapProfile = process.env.SEMA_BENCH_HEAP_PROF;
+  if (heapProfile !== undefined) conditions.push("--heap-prof", "--heap-prof-dir", heapProfile);
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [...conditions, "--no-warnings", script, ...args], {
       stdio: ["ignore", "pipe", "inherit"],
