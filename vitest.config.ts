@@ -14,12 +14,19 @@ export default defineConfig({
       "docs/**/*.test.ts",
     ],
     testTimeout: 30_000,
-    // Two CI runs lost a test file's worker to a V8 abort ("Check failed: jit_page.has_value()"),
-    // V8's tracking of JIT pages for memory-protection keys, both in SQLite files whose stores run
-    // a writer thread. Turning the keys off in test workers avoids that path and changes nothing
-    // the tests observe; the writer thread leaves the flag out of its own options (a worker refuses
-    // V8 flags, which hold for the whole process anyway).
-    execArgv: ["--no-memory-protection-keys"],
+    // Test files whose SQLite stores run worker threads (the writer, the checkpointer) lost their
+    // process to a V8 abort now and then ("Check failed: jit_page.has_value()", three CI runs and
+    // one of six local runs of packages/sqlite). Symbolized, the stack is WebAssembly's: a
+    // wasm-to-JS wrapper tiering up (Runtime_TierUpWasmToJSWrapper) frees old wrapper code that
+    // V8's JIT page registry no longer knows, while other isolates come and go. Running from
+    // sources, every worker strips its modules' types with Node's WebAssembly stripper, so a file
+    // that starts 155 writer threads churns wasm code across isolates; the built package's workers
+    // load JavaScript and run no WebAssembly. A wrapper tier-up budget no test reaches keeps that
+    // path shut; memory-protection keys off closes the same registry's path on hosts that have
+    // them. Both are V8 flags: they hold for the whole process, worker threads included (the
+    // store's workers leave them out of their own options, which a worker refuses).
+    // scripts/wasm-wrapper-abort.ts reproduces the abort without SQLite or vitest.
+    execArgv: ["--no-memory-protection-keys", "--wasm-wrapper-tiering-budget=2147483647"],
     // The studio's bundle (packages/server/console/dist/studio.js), built from its modules before
     // any test runs: a test that serves the studio always serves the modules as they are now,
     // without a `npm run build` after each edit. Bundling takes well under a second.
