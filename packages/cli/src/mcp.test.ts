@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "./main.ts";
 import { captureIo } from "./test-support/capture-io.ts";
@@ -47,7 +47,26 @@ async function connect(dir: string, args: string[] = [], env: Record<string, str
   const client = new Client({ name: "sema-mcp-test", version: "1.0.0" });
   await client.connect(transport);
   clients.push(client);
-  return { client, log };
+  // Every message as the transport hands it to the client, in the order the server sent them: the
+  // SDK's client runs notification handlers a microtask later but settles a response at once, so
+  // progress that arrives in one read with the result reaches no \`onprogress\` (it is dropped).
+  const received: unknown[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    received.push(message);
+    deliver?.(message);
+  };
+  return { client, log, received };
+}
+
+/** The progress messages among `received`, in order, up to the response to request `id`. */
+function progressBefore(received: unknown[], id: number | string): string[] {
+  const messages: string[] = [];
+  for (const message of received as Array<{ id?: unknown; method?: string; params?: { message?: string } }>) {
+    if (message.id === id && message.method === undefined) return messages;
+    if (message.method === "notifications/progress") messages.push(message.params?.message ?? "");
+  }
+  throw new Error(`no response to request ${String(id)}`);
 }
 
 const data = <T>(result: unknown) => (result as CallToolResult).structuredContent as T;
@@ -60,7 +79,7 @@ describe("sema mcp (stdio)", () => {
   it("lists the tools and runs the agent to completion with progress, in --dir", { timeout: 60_000 }, async () => {
     const dir = workdir([{ text: "Done over stdio." }]);
     // Started elsewhere, as Claude Desktop starts servers: --dir is where the store lives.
-    const { client, log } = await connect(dir, ["--dir", dir], {}, tmpdir());
+    const { client, log, received } = await connect(dir, ["--dir", dir], {}, tmpdir());
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       ["cancel_task", "decide_approval", "get_task", "list_tasks", "run_default", "send_to_task"].sort(),
@@ -70,7 +89,16 @@ describe("sema mcp (stdio)", () => {
       onprogress: (note) => progress.push(note.message ?? ""),
     });
     expect(text(result)).toBe("Done over stdio.");
-    expect(progress).toContain("completed");
+    // The server sends every step before the result, ending with the task's end.
+    const answer = (received as Array<{ id?: number; result?: { content?: Array<{ text?: string }> } }>).find(
+      (message) => message.result?.content?.[0]?.text === "Done over stdio.",
+    );
+    const sent = progressBefore(received, answer?.id ?? -1);
+    expect(sent.slice(-2)).toEqual(["completed", "leg ended: completed"]);
+    expect(sent).toContain("input received");
+    // What the client's onprogress got is what was sent, less at most what came in one read with the result.
+    expect(sent.slice(0, progress.length)).toEqual(progress);
+    expect(progress.length).toBeGreaterThan(0);
     expect(log.text).toContain("as principal local");
     expect(log.text).toContain(join(dir, ".sema", "sema.db"));
   });
