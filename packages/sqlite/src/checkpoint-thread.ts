@@ -7,6 +7,7 @@
  * threshold as a fallback, so the log stays bounded if the thread falls behind or dies.
  */
 import { Worker } from "node:worker_threads";
+import type { DatabaseSync } from "./node-sqlite.ts";
 import { workerScript } from "./worker-script.ts";
 
 /** What the checkpoint thread is started with. */
@@ -65,4 +66,30 @@ export class CheckpointThread {
     this.#worker.postMessage("stop");
     await exited;
   }
+}
+
+/** SQLite's own `wal_autocheckpoint`, for a connection that checkpoints inline again. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+
+/**
+ * Start the checkpoint thread of the store whose connection is `db`, and raise that connection's
+ * threshold to the fallback; if the thread dies, the connection goes back to SQLite's default.
+ * `undefined` when the thread cannot start: the connection keeps checkpointing inline, and the
+ * write that was due goes in as usual (a thread costs the store its speed-up, never a write).
+ */
+export function startCheckpointThread(
+  db: DatabaseSync,
+  data: Omit<CheckpointThreadData, "intervalMs">,
+  open: () => boolean,
+): CheckpointThread | undefined {
+  let thread: CheckpointThread;
+  try {
+    thread = new CheckpointThread({ ...data, intervalMs: CHECKPOINT_EVERY_MS }, () => {
+      if (open()) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    });
+  } catch {
+    return undefined;
+  }
+  db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  return thread;
 }

@@ -69,7 +69,7 @@ import {
   writeLaneOf,
 } from "@sema-agent/core/store-kit";
 import { BatchWriter } from "./batch-writer.ts";
-import { CHECKPOINT_EVERY_MS, CheckpointThread, FALLBACK_AUTOCHECKPOINT_PAGES } from "./checkpoint-thread.ts";
+import { type CheckpointThread, startCheckpointThread } from "./checkpoint-thread.ts";
 
 /** Writes a store makes before its checkpoint thread starts (`SqliteStoreOptions.checkpoints`). */
 const CHECKPOINTS_AFTER_WRITES = 4096;
@@ -201,20 +201,9 @@ export class SqliteStore implements Store {
     const db = this.#db;
     if (due === undefined || db === undefined || this.#writes < CHECKPOINTS_AFTER_WRITES) return;
     this.#checkpointsDue = undefined;
-    // The thread is gone (or never started): this connection checkpoints inline, at SQLite's default.
-    const inline = () => {
-      if (this.#db !== undefined) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
-    };
-    this.#guard(() => db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`));
-    try {
-      this.#checkpoints = new CheckpointThread(
-        { path: this.#path, busyTimeoutMs: due.busyTimeoutMs, intervalMs: CHECKPOINT_EVERY_MS },
-        inline,
-      );
-    } catch {
-      // A thread that cannot start costs the store its speed-up, never the write that was due.
-      this.#guard(inline);
-    }
+    this.#checkpoints = this.#guard(() =>
+      startCheckpointThread(db, { path: this.#path, busyTimeoutMs: due.busyTimeoutMs }, () => this.#db !== undefined),
+    );
   }
 
   /** Writes made and transactions committed so far (with group commit, many writes share one). */
